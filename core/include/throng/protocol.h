@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The protocol vtable: how a plugin turns the plan's steps into requests.
+ *
+ * Threading: the `scenario_*` and `step_new/free` hooks run on the main
+ * thread while the plan loads (before any load is sent) and after the run;
+ * the `user_*`, `iteration_begin` and `step_run` hooks run on the user's
+ * worker thread and must never block: all I/O is asynchronous on
+ * throng_user_get_context().  Scenario and step data are read-only once
+ * the run starts (several workers read them at once); anything a plugin
+ * shares between users of different workers it protects itself.
+ */
+#pragma once
+
+#include <glib.h>
+#include <throng/node.h>
+#include <throng/sample.h>
+#include <throng/user.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ThrongScenarioSetup:
+ * @size: sizeof (ThrongScenarioSetup) as the core was built
+ * @name: the scenario's name
+ * @defaults: (nullable): the plan's `defaults.<protocol>` map
+ * @options: (nullable): the scenario's own `<protocol>` map
+ * @users: the largest number of users the scenario may run at once
+ * @validate_only: TRUE under `throng validate`: check, but open nothing
+ *
+ * What a protocol learns about a scenario when it is set up.
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    gsize size;
+    const char *name;
+    const ThrongNode *defaults;
+    const ThrongNode *options;
+    guint users;
+    gboolean validate_only;
+} ThrongScenarioSetup;
+
+/**
+ * ThrongProtocol:
+ * @size: sizeof (ThrongProtocol) as the plugin was built; hooks past it are
+ *   treated as absent
+ * @name: the key that names this protocol in a step (`http`)
+ * @scenario_new: parses the protocol's defaults and scenario options;
+ *   returns the scenario data or NULL with a located error
+ * @scenario_free: frees it
+ * @scenario_notes: (optional): appends to @notes (`char *`, transfer full)
+ *   the caveats `throng validate` prints for this scenario, e.g. where a
+ *   setting cannot be honoured exactly
+ * @step_new: parses one step's options (@options is the value of the step's
+ *   protocol key); returns the step data or NULL with a located error, and
+ *   sets *@label (transfer full) to the default label ("GET /")
+ * @step_free: frees it
+ * @user_new: creates the per-user state, on the user's worker
+ * @user_free: frees it, cancelling whatever is in flight without completing it
+ * @iteration_begin: (optional): called before each iteration's first step
+ * @step_run: starts @step for @user; fills @sample and calls
+ *   throng_user_step_done() when done.  @sample stays valid until then.
+ *
+ * Append-only: new hooks go at the end and the core calls them only when
+ * @size covers them.
+ *
+ * Since: 0.1
+ */
+typedef struct _ThrongProtocol ThrongProtocol;
+struct _ThrongProtocol {
+    gsize size;
+    const char *name;
+
+    gpointer (*scenario_new) (const ThrongScenarioSetup *setup, GError **error);
+    void (*scenario_free) (gpointer scenario);
+    void (*scenario_notes) (gpointer scenario, GPtrArray *notes);
+    gpointer (*step_new) (gpointer scenario, const ThrongNode *options, char **label, GError **error);
+    void (*step_free) (gpointer step);
+
+    gpointer (*user_new) (gpointer scenario, ThrongUser *user);
+    void (*user_free) (gpointer user_data);
+    void (*iteration_begin) (gpointer user_data);
+    void (*step_run) (gpointer user_data, gpointer step, ThrongSample *sample);
+};
+
+G_END_DECLS

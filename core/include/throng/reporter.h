@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reporter vtable.  Every hook runs on the main thread, never on a
+ * worker; a reporter that is slow delays only other reporters, never the
+ * load.
+ */
+#pragma once
+
+#include <glib.h>
+#include <throng/node.h>
+#include <throng/sample.h>
+#include <throng/summary.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ThrongRunInfo:
+ * @size: sizeof (ThrongRunInfo) as the core was built
+ * @plan_name: the plan's name
+ * @plan_file: the plan's path
+ * @n_scenarios: how many scenarios
+ * @scenario_names: (array length=n_scenarios): their names
+ * @scenario_users: (array length=n_scenarios): their (largest) user counts
+ * @step_labels: (array length=n_scenarios): per scenario, a NULL-terminated
+ *   array of step labels, indexed like #ThrongSample.step
+ * @step_protocols: (array length=n_scenarios): likewise, each step's protocol name
+ * @planned_us: the run's planned length when known, else 0
+ * @workers: worker threads
+ * @overwrite: TRUE when the user allowed result files to be overwritten
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    gsize size;
+    const char *plan_name;
+    const char *plan_file;
+    guint n_scenarios;
+    const char *const *scenario_names;
+    const guint *scenario_users;
+    const char *const *const *step_labels;
+    const char *const *const *step_protocols;
+    gint64 planned_us;
+    guint workers;
+    gboolean overwrite;
+} ThrongRunInfo;
+
+/**
+ * ThrongReporter:
+ * @size: sizeof (ThrongReporter) as the plugin was built
+ * @name: the key that names this reporter in the plan (`console`)
+ * @configure: parses and checks the reporter's options at plan load
+ *   (@options may be an empty map or null node); returns the reporter's
+ *   state or NULL with a located error.  Must not touch the outside world
+ *   (`throng validate` calls it too).
+ * @open: called when the run starts; may open files.  A failure stops the
+ *   run before any load is sent.
+ * @samples: (optional): a batch of samples, in completion order per worker
+ * @snapshot: (optional): about once a second, the last interval
+ * @close: the final summary; the reporter writes and flushes everything.
+ *   Called exactly once after a successful @open, however the run ended.
+ * @free: frees the state (also after a failed or absent @open)
+ * @wants_samples: (optional): whether @samples should be called for this
+ *   configuration; when absent, whether @samples is set.  When no reporter
+ *   wants samples, workers do not collect them at all.
+ *
+ * Since: 0.1
+ */
+typedef struct _ThrongReporter ThrongReporter;
+struct _ThrongReporter {
+    gsize size;
+    const char *name;
+
+    gpointer (*configure) (const ThrongNode *options, GError **error);
+    gboolean (*open) (gpointer self, const ThrongRunInfo *run, GError **error);
+    void (*samples) (gpointer self, const ThrongSample *samples, gsize n_samples);
+    void (*snapshot) (gpointer self, const ThrongSummary *snapshot);
+    gboolean (*close) (gpointer self, const ThrongSummary *summary, GError **error);
+    void (*free) (gpointer self);
+    gboolean (*wants_samples) (gpointer self);
+};
+
+G_END_DECLS

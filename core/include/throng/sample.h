@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sample: the measured result of one step.  A plain struct, filled in
+ * place by the protocol plugin in memory the core owns and reuses, so a
+ * step costs no allocation.
+ */
+#pragma once
+
+#include <glib.h>
+#include <throng/version.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ThrongErrorClass:
+ * @THRONG_ERROR_NONE: the step succeeded
+ * @THRONG_ERROR_CONNECT: the connection was refused or the address unreachable
+ * @THRONG_ERROR_DNS: the host name did not resolve
+ * @THRONG_ERROR_TLS: the TLS handshake failed for a reason other than the
+ *   peer's certificate
+ * @THRONG_ERROR_CERTIFICATE: the peer's certificate did not verify
+ * @THRONG_ERROR_TIMEOUT: a timeout expired (connect or whole step)
+ * @THRONG_ERROR_RESET: the peer reset or closed the connection before the
+ *   response was complete
+ * @THRONG_ERROR_PROTOCOL: the peer sent something the protocol forbids
+ * @THRONG_ERROR_STATUS: a complete response whose status was not expected
+ * @THRONG_ERROR_BODY_LIMIT: the response body exceeded the configured limit
+ * @THRONG_ERROR_OTHER: anything else (local I/O errors, resource limits)
+ *
+ * Why a step failed.  Values are only ever appended; a reporter that meets
+ * a value it does not know treats it as %THRONG_ERROR_OTHER.
+ *
+ * Since: 0.1
+ */
+typedef enum {
+    THRONG_ERROR_NONE = 0,
+    THRONG_ERROR_CONNECT,
+    THRONG_ERROR_DNS,
+    THRONG_ERROR_TLS,
+    THRONG_ERROR_CERTIFICATE,
+    THRONG_ERROR_TIMEOUT,
+    THRONG_ERROR_RESET,
+    THRONG_ERROR_PROTOCOL,
+    THRONG_ERROR_STATUS,
+    THRONG_ERROR_BODY_LIMIT,
+    THRONG_ERROR_OTHER,
+} ThrongErrorClass;
+
+/**
+ * THRONG_ERROR_CLASS_SLOTS:
+ *
+ * The size of every per-class counter array in the SDK.  Larger than the
+ * number of classes so that classes can be appended without changing the
+ * layout of #ThrongStats.
+ *
+ * Since: 0.1
+ */
+#define THRONG_ERROR_CLASS_SLOTS 16
+
+/**
+ * throng_error_class_name:
+ * @error_class: a #ThrongErrorClass
+ *
+ * Returns: (transfer none): a short stable name ("connect", "dns", "tls",
+ *   "certificate", "timeout", "reset", "protocol", "status", "body-limit",
+ *   "other"; "none" for success)
+ *
+ * Since: 0.1
+ */
+THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
+
+/**
+ * ThrongSample:
+ * @start_us: monotonic time (g_get_monotonic_time()) the step started, set
+ *   by the core before the step runs.  In open-model scenarios this is
+ *   when the step *should* have started.
+ * @elapsed_us: total time from @start_us to completion, set by the core in
+ *   throng_user_step_done()
+ * @latency_us: time from @start_us to the first byte of the response
+ *   (JMeter's "Latency"); 0 if none arrived
+ * @connect_us: time spent opening connections during the step (0 when an
+ *   open connection was reused)
+ * @tls_us: time spent in TLS handshakes during the step
+ * @bytes_sent: bytes written for this step, headers included
+ * @bytes_received: bytes read for this step, headers included
+ * @scenario: index of the scenario in the plan (set by the core)
+ * @step: index of the step in its scenario (set by the core)
+ * @user: index of the virtual user in its scenario (set by the core)
+ * @iteration: the user's iteration, from 0 (set by the core)
+ * @status: the protocol's status (an HTTP status code), 0 if none
+ * @error: why the step failed, %THRONG_ERROR_NONE on success
+ * @connections_opened: connections opened during the step
+ * @handshakes_full: full TLS handshakes completed during the step
+ * @handshakes_resumed: resumed (abbreviated) TLS handshakes during the step
+ * @message: (nullable): a static or step-owned string: the status's reason
+ *   phrase, or what went wrong; valid until the next step of the same user
+ * @resource: (nullable): what the step addressed (an URL), owned by the step
+ * @wall_start_us: wall-clock time of @start_us in µs since the epoch (set
+ *   by the core)
+ *
+ * The plugin sets the fields it measures and leaves the others to the core.
+ * Every field is reset to zero before a step runs.
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    gint64 start_us;
+    gint64 elapsed_us;
+    gint64 latency_us;
+    gint64 connect_us;
+    gint64 tls_us;
+    guint64 bytes_sent;
+    guint64 bytes_received;
+    guint32 scenario;
+    guint32 step;
+    guint32 user;
+    guint32 iteration;
+    gint32 status;
+    ThrongErrorClass error;
+    guint16 connections_opened;
+    guint16 handshakes_full;
+    guint16 handshakes_resumed;
+    guint16 reserved16;
+    const char *message;
+    const char *resource;
+    gint64 wall_start_us;
+    /*< private >*/
+    gpointer reserved[4];
+} ThrongSample;
+
+G_END_DECLS

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a run measured, as reporters receive it: counters and histograms
+ * per step and per scenario, once a second (a snapshot) and at the end
+ * (the summary).  All of it is owned by the core and valid only during
+ * the reporter call that receives it.
+ */
+#pragma once
+
+#include <glib.h>
+#include <throng/histogram.h>
+#include <throng/sample.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ThrongStats:
+ * @requests: steps completed (successes and failures)
+ * @errors: steps that failed (the sum of @errors_by_class)
+ * @errors_by_class: failures per #ThrongErrorClass
+ * @bytes_sent: bytes written
+ * @bytes_received: bytes read
+ * @connections: connections opened
+ * @handshakes_full: full TLS handshakes
+ * @handshakes_resumed: resumed TLS handshakes
+ * @latency: histogram of elapsed times (µs)
+ * @handshake: histogram of TLS handshake times (µs), one value per step
+ *   that made a handshake
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    guint64 requests;
+    guint64 errors;
+    guint64 errors_by_class[THRONG_ERROR_CLASS_SLOTS];
+    guint64 bytes_sent;
+    guint64 bytes_received;
+    guint64 connections;
+    guint64 handshakes_full;
+    guint64 handshakes_resumed;
+    ThrongHistogram *latency;
+    ThrongHistogram *handshake;
+    /*< private >*/
+    gpointer reserved[4];
+} ThrongStats;
+
+typedef struct {
+    const char *label;
+    const char *protocol;
+    ThrongStats stats;
+} ThrongStepSummary;
+
+/**
+ * ThrongScenarioSummary:
+ * @name: the scenario's name
+ * @users: configured (largest) number of users
+ * @active_users: users running now (snapshots) or at the end (summary)
+ * @iterations: iterations completed
+ * @stats: all steps together
+ * @steps: (array length=n_steps): per step
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    const char *name;
+    guint users;
+    guint active_users;
+    guint64 iterations;
+    ThrongStats stats;
+    const ThrongStepSummary *steps;
+    guint n_steps;
+    /*< private >*/
+    gpointer reserved[4];
+} ThrongScenarioSummary;
+
+/**
+ * ThrongSummary:
+ * @size: sizeof (ThrongSummary) as the core was built
+ * @plan_name: the plan's `name`
+ * @plan_file: the plan's path
+ * @start_wall_us: when the load started, µs since the epoch
+ * @end_wall_us: when it ended (snapshots: now)
+ * @elapsed_us: monotonic time since the start
+ * @planned_us: the run's planned length when it is known, else 0
+ * @interval_us: for a snapshot, the length of the interval its stats cover;
+ *   0 in the final summary
+ * @cpu_user_us: throng's user CPU time since the start (whole process)
+ * @cpu_system_us: its system CPU time
+ * @workers: worker threads
+ * @total: every scenario together
+ * @scenarios: (array length=n_scenarios): per scenario
+ * @warnings: (array zero-terminated=1): human-readable warnings about the
+ *   run itself (e.g. the load generator saturated)
+ * @interrupted: TRUE when the run was stopped before its planned end
+ *
+ * In a snapshot, the stats cover the last interval only; in the summary,
+ * the whole run.
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    gsize size;
+    const char *plan_name;
+    const char *plan_file;
+    gint64 start_wall_us;
+    gint64 end_wall_us;
+    gint64 elapsed_us;
+    gint64 planned_us;
+    gint64 interval_us;
+    gint64 cpu_user_us;
+    gint64 cpu_system_us;
+    guint workers;
+    ThrongStats total;
+    const ThrongScenarioSummary *scenarios;
+    guint n_scenarios;
+    const char *const *warnings;
+    gboolean interrupted;
+} ThrongSummary;
+
+G_END_DECLS

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan's YAML tree as the core builds it: libyaml's events turned into
+ * located nodes, with the limits libyaml lacks (depth, size, aliases,
+ * duplicate keys).  Private to the core.
+ */
+#pragma once
+
+#include <throng/node.h>
+
+/* A loaded tree owns every node and string below its root. */
+typedef struct _ThrongTree ThrongTree;
+
+/* Limits that keep a hostile plan from exhausting memory or the stack. */
+#define THRONG_TREE_MAX_DEPTH 64
+#define THRONG_TREE_MAX_NODES 1000000
+#define THRONG_TREE_MAX_BYTES (64 * 1024 * 1024)
+
+/*
+ * Loads @path.  Errors: a missing or unreadable file (THRONG_PLAN_ERROR_FILE,
+ * "PATH: No such file or directory"), an empty file ("PATH:1:1: the plan is
+ * empty"), invalid UTF-8, YAML syntax errors, anchors or aliases, duplicate
+ * keys, non-scalar keys, too deep or too large: all located.
+ */
+ThrongTree *throng_tree_load_file (const char *path, GError **error);
+ThrongTree *throng_tree_load_data (const char *name, const char *data, gsize length, GError **error);
+void throng_tree_free (ThrongTree *tree);
+const ThrongNode *throng_tree_root (ThrongTree *tree);
+
+/*
+ * Applies one `--set PATH=VALUE` override: PATH is dot-separated map keys
+ * and sequence indices (`scenarios.0.users`).  Every component but the
+ * last must exist; the last may name a new key of an existing map.  The
+ * value replaces a scalar (or is added) as a plain scalar whose location
+ * is "--set PATH":1:COLUMN.  Errors name the option: "--set
+ * scenarios.5.users=3: the plan has no scenarios.5".
+ */
+gboolean throng_tree_set (ThrongTree *tree, const char *assignment, GError **error);
+
+/*
+ * Replaces, in every scalar, each occurrence of "${NAME}" for which
+ * @lookup returns a string; other "${...}" texts are left alone (they are
+ * reserved for run-time variables).  Returns FALSE with a located error
+ * when @lookup sets one.
+ */
+typedef const char *(*ThrongTreeVariable) (const char *name, gpointer data, const ThrongNode *where,
+                                           GError **error);
+gboolean throng_tree_expand (ThrongTree *tree, ThrongTreeVariable lookup, gpointer data,
+                             GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTree, throng_tree_free)

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The http plugin's internal interface: its options, its scenario and
+ * step data, and the transport table behind which `fast` (sockets and
+ * GnuTLS driven directly) and `soup` (SoupSession) sit.  A scenario picks
+ * its transport once; the hot path calls through the table and never
+ * branches on the transport.
+ */
+#pragma once
+
+#include <throng/throng.h>
+#include <gio/gio.h>
+
+typedef enum {
+    HTTP_TRANSPORT_FAST,
+    HTTP_TRANSPORT_SOUP,
+} HttpTransportKind;
+
+/* How virtual users hold TLS sessions (docs/tls-session-policies.md). */
+typedef enum {
+    HTTP_SESSION_PER_THREAD,    /* each user resumes only its own session; connections kept */
+    HTTP_SESSION_GLOBAL,        /* one session store for every user; connections kept */
+    HTTP_SESSION_PER_ITERATION, /* connections closed and session dropped at each iteration */
+} HttpSessionPolicy;
+
+typedef struct {
+    gboolean verify;            /* default TRUE */
+    char *ca_file;              /* NULL: the system trust store */
+    char *cert_file;            /* client certificate (PEM) */
+    char *key_file;             /* its key (PEM) */
+    char *server_name;          /* SNI and verification name; default: the URL's host */
+    char *priority;             /* GnuTLS priority string; default "NORMAL" */
+    int session;                /* HttpSessionPolicy; default per-thread */
+    gboolean resumption;        /* default TRUE; FALSE: never offer a session */
+} HttpTlsOptions;
+
+/*
+ * Every http option, in one struct so that one table parses defaults,
+ * scenario and step layers in turn.  Options flagged NOT_IN_STEP are
+ * scenario-wide.
+ */
+typedef struct {
+    /* scenario-wide */
+    char *base_url;
+    int transport;              /* HttpTransportKind; default fast */
+    gboolean keep_alive;        /* default TRUE */
+    gint64 connect_timeout_us;  /* default 10 s */
+    HttpTlsOptions tls;
+    /* per step (defaults and scenario give their defaults) */
+    char *method;               /* default GET */
+    char *url;                  /* required: absolute, or relative to base_url */
+    char *body;                 /* inline body */
+    char *body_file;            /* body read from a file at plan load (relative to the plan's directory) */
+    const ThrongNode *headers;  /* map of header → value */
+    gint64 timeout_us;          /* whole step; default 30 s */
+    char *expect_status;        /* "200", "200-299", "2xx,3xx" (default "2xx,3xx") */
+    gboolean follow_redirects;  /* default FALSE */
+    guint64 max_redirects;      /* default 10 */
+    guint64 max_body;           /* default 64 MiB */
+} HttpOptions;
+
+typedef struct _HttpTransport HttpTransport;
+
+typedef struct {
+    HttpOptions options;        /* defaults + scenario layers applied */
+    const HttpTransport *transport;
+    gpointer transport_data;    /* from transport->scenario_new: credentials, session store … */
+    char *name;                 /* the scenario's name */
+    guint users;
+} HttpScenario;
+
+typedef struct {
+    char *name;
+    char *value;
+} HttpHeader;
+
+typedef struct {
+    HttpScenario *scenario;
+    char *method;
+    GUri *uri;                  /* absolute */
+    char *url;                  /* absolute, as text (the sample's resource) */
+    gboolean tls;               /* https */
+    char *host;                 /* for connect, SNI and the Host header */
+    guint16 port;
+    char *target;               /* path and query, as sent on the request line */
+    GBytes *body;               /* NULL when there is none */
+    GArray *headers;            /* HttpHeader: defaults, scenario and step merged, step last */
+    gint64 timeout_us;
+    guint64 max_body;
+    gboolean follow_redirects;
+    guint max_redirects;
+    guint64 expect[10];         /* bitmap of accepted statuses 100–739: bit (status - 100) */
+    gpointer transport_data;    /* from transport->step_new, e.g. a pre-built request head */
+} HttpStep;
+
+/* TRUE when @status is one the step accepts. */
+static inline gboolean
+http_step_expects (const HttpStep *step, guint status)
+{
+    if (status < 100 || status >= 740)
+        return FALSE;
+    guint bit = status - 100;
+    return (step->expect[bit / 64] >> (bit % 64)) & 1;
+}
+
+/*
+ * A transport.  All hooks but scenario_* and step_* run on the user's
+ * worker.  `run` fills @sample (status, bytes, latency, connect and TLS
+ * time, connections and handshakes, error class and message) and calls
+ * throng_user_step_done() exactly once, unless user_free comes first.
+ */
+struct _HttpTransport {
+    const char *name;
+    gpointer (*scenario_new) (HttpScenario *scenario, gboolean validate_only, GError **error);
+    void (*scenario_free) (gpointer data);
+    void (*scenario_notes) (HttpScenario *scenario, GPtrArray *notes);
+    gpointer (*step_new) (HttpScenario *scenario, HttpStep *step, GError **error);
+    void (*step_free) (gpointer data);
+    gpointer (*user_new) (HttpScenario *scenario, ThrongUser *user);
+    void (*user_free) (gpointer user);
+    void (*iteration_begin) (gpointer user);
+    void (*run) (gpointer user, const HttpStep *step, ThrongSample *sample);
+};
+
+extern const HttpTransport http_fast_transport;
+extern const HttpTransport http_soup_transport;
