@@ -1,1 +1,629 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The engine: spreads a plan's users over worker threads, runs the main
+ * thread's loop (signals, the one-second tick, worker reports), merges
+ * what workers measured and hands it to the reporters.  Reporters only
+ * ever run here, on the main thread.
+ */
+#include "engine.h"
+
+#include "metrics.h"
+#include "usage.h"
+#include "worker.h"
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <stdio.h>
+
+/* How long iterations in flight may go on after the planned end or a first signal. */
+#define GRACEFUL_STOP_US (10 * G_USEC_PER_SEC)
+/* A process CPU share above this, over the run, means throng may have measured itself. */
+#define SATURATED_CPU_SHARE 0.90
+
+typedef struct {
+    ThrongWorker *worker;
+    guint *active;              /* per scenario, from its latest report */
+    guint answered_tick;
+    gboolean final;
+} WorkerSlot;
+
+typedef struct {
+    const ThrongPlanReporter *plan_reporter;
+    gboolean opened;
+    gboolean wants_samples;
+} ReporterSlot;
+
+typedef struct {
+    ThrongPlan *plan;
+    ThrongEngineOptions options;
+    GMainLoop *loop;
+    GArray *workers;            /* WorkerSlot */
+    guint live_workers;
+    GArray *reporters;          /* ReporterSlot */
+    gboolean want_samples;
+
+    ThrongMetrics *total;
+    ThrongMetrics *interval;
+    guint tick;
+    guint tick_pending;
+    gint64 interval_start_us;
+
+    gint64 start_us;
+    gint64 wall_offset_us;
+    gint64 start_wall_us;
+    gint64 planned_us;
+    gint64 cpu_start_user_us;
+    gint64 cpu_start_system_us;
+
+    guint signals;
+    gboolean interrupted;
+    gboolean aborted;
+    guint grace_source;
+    guint tick_source;
+    guint sigint_source;
+    guint sigterm_source;
+    guint deadline_source;
+
+    ThrongRunInfo run_info;
+    GPtrArray *scenario_names;
+    guint *scenario_users;
+    GPtrArray *step_labels;     /* char** per scenario (shallow, NULL-terminated) */
+    GPtrArray *step_protocols;
+} ThrongEngine;
+
+/* --- summaries ------------------------------------------------------------ */
+
+typedef struct {
+    ThrongSummary summary;
+    ThrongScenarioSummary *scenarios;
+    ThrongStepSummary *steps;
+    GPtrArray *warnings;
+} SummaryBuffer;
+
+static void
+summary_buffer_clear (SummaryBuffer *buffer)
+{
+    for (guint i = 0; i < buffer->summary.n_scenarios; i++)
+        throng_stats_clear (&buffer->scenarios[i].stats);
+    throng_stats_clear (&buffer->summary.total);
+    g_free (buffer->scenarios);
+    g_free (buffer->steps);
+    if (buffer->warnings != NULL)
+        g_ptr_array_unref (buffer->warnings);
+    memset (buffer, 0, sizeof *buffer);
+}
+
+static void
+engine_cpu (ThrongEngine *engine, gint64 *user_us, gint64 *system_us)
+{
+    throng_usage_process (user_us, system_us);
+    *user_us -= engine->cpu_start_user_us;
+    *system_us -= engine->cpu_start_system_us;
+}
+
+/* Builds a summary of @metrics; its histograms stay owned by @metrics, but per-scenario and total ones are new. */
+static void
+summary_buffer_fill (SummaryBuffer *buffer, ThrongEngine *engine, ThrongMetrics *metrics,
+                     const guint *active, gint64 interval_us)
+{
+    ThrongPlan *plan = engine->plan;
+    ThrongSummary *summary = &buffer->summary;
+    gint64 now = g_get_monotonic_time ();
+    guint n_steps = metrics->first_step[metrics->n_scenarios];
+
+    summary->size = sizeof (ThrongSummary);
+    summary->plan_name = plan->name;
+    summary->plan_file = plan->file;
+    summary->start_wall_us = engine->start_wall_us;
+    summary->end_wall_us = now + engine->wall_offset_us;
+    summary->elapsed_us = now - engine->start_us;
+    summary->planned_us = engine->planned_us;
+    summary->interval_us = interval_us;
+    engine_cpu (engine, &summary->cpu_user_us, &summary->cpu_system_us);
+    summary->workers = engine->workers->len;
+    summary->interrupted = engine->interrupted;
+
+    buffer->scenarios = g_new0 (ThrongScenarioSummary, MAX (metrics->n_scenarios, 1));
+    buffer->steps = g_new0 (ThrongStepSummary, MAX (n_steps, 1));
+    throng_stats_init (&summary->total);
+    for (guint s = 0; s < metrics->n_scenarios; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        ThrongScenarioSummary *out = &buffer->scenarios[s];
+
+        out->name = scenario->name;
+        out->users = scenario->users;
+        out->active_users = active != NULL ? active[s] : 0;
+        out->iterations = metrics->iterations[s];
+        out->steps = &buffer->steps[metrics->first_step[s]];
+        out->n_steps = scenario->steps->len;
+        throng_stats_init (&out->stats);
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            ThrongStepSummary *step_out = &buffer->steps[metrics->first_step[s] + i];
+
+            step_out->label = step->label;
+            step_out->protocol = step->protocol_name;
+            step_out->stats = *throng_metrics_step (metrics, s, i);
+            throng_stats_merge (&out->stats, &step_out->stats);
+        }
+        throng_stats_merge (&summary->total, &out->stats);
+    }
+    summary->scenarios = buffer->scenarios;
+    summary->n_scenarios = metrics->n_scenarios;
+
+    buffer->warnings = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+summary_buffer_finish_warnings (SummaryBuffer *buffer)
+{
+    g_ptr_array_add (buffer->warnings, NULL);
+    buffer->summary.warnings = (const char *const *) buffer->warnings->pdata;
+}
+
+static void
+sum_active (ThrongEngine *engine, guint *active)
+{
+    guint n = engine->plan->scenarios->len;
+
+    memset (active, 0, sizeof (guint) * MAX (n, 1));
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        for (guint s = 0; s < n; s++)
+            active[s] += slot->active[s];
+    }
+}
+
+/* --- reporters ------------------------------------------------------------- */
+
+static void
+emit_snapshot (ThrongEngine *engine)
+{
+    SummaryBuffer buffer = { 0 };
+    g_autofree guint *active = g_new0 (guint, MAX (engine->plan->scenarios->len, 1));
+    gint64 now = g_get_monotonic_time ();
+
+    sum_active (engine, active);
+    summary_buffer_fill (&buffer, engine, engine->interval, active, now - engine->interval_start_us);
+    summary_buffer_finish_warnings (&buffer);
+    for (guint r = 0; r < engine->reporters->len; r++) {
+        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
+        const ThrongReporter *reporter = slot->plan_reporter->reporter;
+
+        if (!slot->opened || reporter->snapshot == NULL)
+            continue;
+        /* --quiet silences the live progress, which is the console's snapshot output. */
+        if (engine->options.quiet && g_strcmp0 (reporter->name, "console") == 0)
+            continue;
+        reporter->snapshot (slot->plan_reporter->data, &buffer.summary);
+    }
+    summary_buffer_clear (&buffer);
+    throng_metrics_reset (engine->interval);
+    engine->interval_start_us = now;
+    engine->tick_pending = 0;
+}
+
+static void
+deliver_samples (ThrongEngine *engine, GArray *samples)
+{
+    for (guint r = 0; r < engine->reporters->len; r++) {
+        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
+
+        if (slot->opened && slot->wants_samples)
+            slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
+                                                    (const ThrongSample *) samples->data,
+                                                    samples->len);
+    }
+}
+
+/* --- worker reports ---------------------------------------------------------- */
+
+static WorkerSlot *
+find_slot (ThrongEngine *engine, ThrongWorker *worker)
+{
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (slot->worker == worker)
+            return slot;
+    }
+    g_assert_not_reached ();
+}
+
+static void
+on_report (ThrongWorkerReport *report, gpointer data)
+{
+    ThrongEngine *engine = data;
+    WorkerSlot *slot = find_slot (engine, report->worker);
+
+    if (report->samples != NULL)
+        deliver_samples (engine, report->samples);
+    if (report->metrics != NULL) {
+        throng_metrics_merge (engine->total, report->metrics);
+        throng_metrics_merge (engine->interval, report->metrics);
+        memcpy (slot->active, report->metrics->active_users,
+                sizeof (guint) * engine->plan->scenarios->len);
+    }
+    if (report->final) {
+        /* The last report of a worker: its blocks are freed, not recycled. */
+        slot->final = TRUE;
+        memset (slot->active, 0, sizeof (guint) * engine->plan->scenarios->len);
+        if (report->metrics != NULL)
+            throng_metrics_free (report->metrics);
+        if (report->samples != NULL)
+            g_array_unref (report->samples);
+        if (engine->tick_pending > 0 && slot->answered_tick != engine->tick)
+            engine->tick_pending--;
+        engine->live_workers--;
+    } else {
+        throng_worker_recycle (report->worker, report->metrics, report->samples);
+        if (report->tick != 0 && report->tick == engine->tick && engine->tick_pending > 0) {
+            slot->answered_tick = report->tick;
+            engine->tick_pending--;
+            if (engine->tick_pending == 0)
+                emit_snapshot (engine);
+        }
+    }
+    if (engine->live_workers == 0)
+        g_main_loop_quit (engine->loop);
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+    ThrongEngine *engine = data;
+
+    /* A worker that has not answered within a second is itself a sign of
+     * saturation; the snapshot goes out with what arrived. */
+    if (engine->tick_pending > 0)
+        emit_snapshot (engine);
+    engine->tick++;
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (!slot->final) {
+            engine->tick_pending++;
+            throng_worker_flush (slot->worker, engine->tick);
+        }
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+/* --- stopping ----------------------------------------------------------------- */
+
+static void
+abort_workers (ThrongEngine *engine)
+{
+    if (engine->aborted)
+        return;
+    engine->aborted = TRUE;
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (!slot->final)
+            throng_worker_abort (slot->worker);
+    }
+}
+
+static gboolean
+on_grace_over (gpointer data)
+{
+    ThrongEngine *engine = data;
+
+    engine->grace_source = 0;
+    abort_workers (engine);
+    return G_SOURCE_REMOVE;
+}
+
+static void
+start_grace (ThrongEngine *engine)
+{
+    if (engine->grace_source == 0)
+        engine->grace_source = g_timeout_add (GRACEFUL_STOP_US / 1000, on_grace_over, engine);
+}
+
+static gboolean
+on_deadline (gpointer data)
+{
+    ThrongEngine *engine = data;
+
+    /* Users stop at their next iteration by themselves; this only bounds
+     * how long an iteration in flight may still take. */
+    engine->deadline_source = 0;
+    start_grace (engine);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+    ThrongEngine *engine = data;
+
+    engine->signals++;
+    engine->interrupted = TRUE;
+    if (engine->signals == 1) {
+        g_printerr ("\nthrong: stopping; iterations in flight may take up to %d s to finish "
+                    "(interrupt again to stop now)\n",
+                    (int) (GRACEFUL_STOP_US / G_USEC_PER_SEC));
+        for (guint w = 0; w < engine->workers->len; w++) {
+            WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+            if (!slot->final)
+                throng_worker_stop (slot->worker);
+        }
+        start_grace (engine);
+    } else {
+        abort_workers (engine);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+/* --- setup ----------------------------------------------------------------------- */
+
+static void
+build_run_info (ThrongEngine *engine)
+{
+    ThrongPlan *plan = engine->plan;
+    guint n = plan->scenarios->len;
+    gboolean all_timed = n > 0;
+    gint64 longest = 0;
+
+    engine->scenario_names = g_ptr_array_new ();
+    engine->scenario_users = g_new0 (guint, MAX (n, 1));
+    engine->step_labels = g_ptr_array_new_with_free_func (g_free);
+    engine->step_protocols = g_ptr_array_new_with_free_func (g_free);
+    for (guint s = 0; s < n; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        const char **labels = g_new0 (const char *, scenario->steps->len + 1);
+        const char **protocols = g_new0 (const char *, scenario->steps->len + 1);
+
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            labels[i] = step->label;
+            protocols[i] = step->protocol_name;
+        }
+        g_ptr_array_add (engine->scenario_names, scenario->name);
+        engine->scenario_users[s] = scenario->users;
+        g_ptr_array_add (engine->step_labels, labels);
+        g_ptr_array_add (engine->step_protocols, protocols);
+        if (scenario->duration_us > 0)
+            longest = MAX (longest, scenario->duration_us);
+        else
+            all_timed = FALSE;
+    }
+    engine->planned_us = all_timed ? longest : 0;
+
+    ThrongRunInfo *info = &engine->run_info;
+    info->size = sizeof (ThrongRunInfo);
+    info->plan_name = plan->name;
+    info->plan_file = plan->file;
+    info->n_scenarios = n;
+    info->scenario_names = (const char *const *) engine->scenario_names->pdata;
+    info->scenario_users = engine->scenario_users;
+    info->step_labels = (const char *const *const *) engine->step_labels->pdata;
+    info->step_protocols = (const char *const *const *) engine->step_protocols->pdata;
+    info->planned_us = engine->planned_us;
+    info->workers = engine->workers->len;
+    info->overwrite = engine->options.overwrite;
+}
+
+static gboolean
+open_reporters (ThrongEngine *engine, GError **error)
+{
+    ThrongPlan *plan = engine->plan;
+
+    for (guint r = 0; r < plan->reporters->len; r++) {
+        const ThrongPlanReporter *plan_reporter = g_ptr_array_index (plan->reporters, r);
+        const ThrongReporter *reporter = plan_reporter->reporter;
+        ReporterSlot slot = { .plan_reporter = plan_reporter };
+
+        if (reporter->wants_samples != NULL)
+            slot.wants_samples = reporter->samples != NULL
+                                 && reporter->wants_samples (plan_reporter->data);
+        else
+            slot.wants_samples = reporter->samples != NULL;
+        engine->want_samples |= slot.wants_samples;
+        g_array_append_val (engine->reporters, slot);
+    }
+    for (guint r = 0; r < engine->reporters->len; r++) {
+        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
+        const ThrongReporter *reporter = slot->plan_reporter->reporter;
+        g_autoptr (GError) local = NULL;
+
+        if (reporter->open != NULL
+            && !reporter->open (slot->plan_reporter->data, &engine->run_info, &local)) {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "reporter %s: %s",
+                         slot->plan_reporter->name, local != NULL ? local->message : "failed to open");
+            return FALSE;
+        }
+        slot->opened = TRUE;
+    }
+    return TRUE;
+}
+
+static void
+add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer, const gint64 *worker_cpu_us)
+{
+    ThrongSummary *summary = &buffer->summary;
+    gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
+    guint cores = MIN (engine->workers->len, (guint) g_get_num_processors ());
+    gdouble share = summary->elapsed_us > 0
+                        ? (gdouble) cpu_us / ((gdouble) summary->elapsed_us * MAX (cores, 1))
+                        : 0.0;
+
+    if (share > SATURATED_CPU_SHARE)
+        g_ptr_array_add (buffer->warnings,
+                         g_strdup_printf ("load generator saturated — latencies include throng's "
+                                          "own queueing (CPU %.0f%% of %u core%s)",
+                                          share * 100.0, cores, cores == 1 ? "" : "s"));
+    if (engine->options.builtin_target)
+        g_ptr_array_add (buffer->warnings,
+                         g_strdup ("the built-in target runs inside throng: its CPU time is "
+                                   "counted in throng's"));
+    if (engine->total->samples_dropped > 0)
+        g_ptr_array_add (buffer->warnings,
+                         g_strdup_printf ("%" G_GUINT64_FORMAT " samples were not recorded by "
+                                          "reporters that fell behind (counters and histograms "
+                                          "are complete)",
+                                          engine->total->samples_dropped));
+    if (engine->aborted)
+        g_ptr_array_add (buffer->warnings,
+                         g_strdup ("stopped before iterations in flight finished: their steps "
+                                   "are not counted"));
+    (void) worker_cpu_us;
+}
+
+static gboolean
+close_reporters (ThrongEngine *engine, const ThrongSummary *summary)
+{
+    gboolean ok = TRUE;
+
+    for (guint r = 0; r < engine->reporters->len; r++) {
+        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
+        g_autoptr (GError) local = NULL;
+
+        if (!slot->opened)
+            continue;
+        slot->opened = FALSE;
+        if (!slot->plan_reporter->reporter->close (slot->plan_reporter->data, summary, &local)) {
+            g_printerr ("throng: reporter %s: %s\n", slot->plan_reporter->name,
+                        local != NULL ? local->message : "failed to write its results");
+            ok = FALSE;
+        }
+    }
+    return ok;
+}
+
+static void
+engine_clear (ThrongEngine *engine)
+{
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        g_free (slot->active);
+    }
+    g_array_unref (engine->workers);
+    g_array_unref (engine->reporters);
+    throng_metrics_free (engine->total);
+    throng_metrics_free (engine->interval);
+    g_clear_pointer (&engine->scenario_names, g_ptr_array_unref);
+    g_clear_pointer (&engine->step_labels, g_ptr_array_unref);
+    g_clear_pointer (&engine->step_protocols, g_ptr_array_unref);
+    g_free (engine->scenario_users);
+    g_clear_pointer (&engine->loop, g_main_loop_unref);
+}
+
+gboolean
+throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongRunResult *result,
+                   GError **error)
+{
+    ThrongEngine engine = { 0 };
+    guint n_scenarios = plan->scenarios->len;
+    g_autofree guint *steps = g_new0 (guint, MAX (n_scenarios, 1));
+    guint n_workers = options->workers > 0 ? options->workers : (guint) g_get_num_processors ();
+    guint64 total_users = 0;
+
+    memset (result, 0, sizeof *result);
+    engine.plan = plan;
+    engine.options = *options;
+    for (guint s = 0; s < n_scenarios; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        steps[s] = scenario->steps->len;
+        total_users += scenario->users;
+    }
+    /* More workers than users would only idle. */
+    n_workers = (guint) MAX (1, MIN ((guint64) n_workers, total_users));
+
+    engine.loop = g_main_loop_new (NULL, FALSE);
+    engine.workers = g_array_new (FALSE, TRUE, sizeof (WorkerSlot));
+    engine.reporters = g_array_new (FALSE, TRUE, sizeof (ReporterSlot));
+    engine.total = throng_metrics_new (n_scenarios, steps);
+    engine.interval = throng_metrics_new (n_scenarios, steps);
+    g_array_set_size (engine.workers, n_workers);
+    build_run_info (&engine);
+
+    if (!open_reporters (&engine, error)) {
+        SummaryBuffer buffer = { 0 };
+        summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
+        summary_buffer_finish_warnings (&buffer);
+        close_reporters (&engine, &buffer.summary);
+        summary_buffer_clear (&buffer);
+        engine_clear (&engine);
+        return FALSE;
+    }
+
+    throng_usage_process (&engine.cpu_start_user_us, &engine.cpu_start_system_us);
+    engine.start_us = g_get_monotonic_time ();
+    engine.start_wall_us = g_get_real_time ();
+    engine.wall_offset_us = engine.start_wall_us - engine.start_us;
+    engine.interval_start_us = engine.start_us;
+
+    ThrongWorkerSetup setup = {
+        .plan = plan,
+        .main_context = g_main_context_default (),
+        .report_func = on_report,
+        .report_data = &engine,
+        .want_samples = engine.want_samples,
+        .start_us = engine.start_us,
+        .wall_offset_us = engine.wall_offset_us,
+    };
+    for (guint w = 0; w < n_workers; w++) {
+        WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
+        setup.index = w;
+        slot->worker = throng_worker_new (&setup);
+        slot->active = g_new0 (guint, MAX (n_scenarios, 1));
+    }
+    /* Users of every scenario dealt round-robin, so that the remainder of
+     * users / workers is spread too and each worker gets a share of every
+     * scenario. */
+    guint next = 0;
+    for (guint s = 0; s < n_scenarios; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        for (guint u = 0; u < scenario->users; u++) {
+            WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, next);
+            throng_worker_add_user (slot->worker, s, u);
+            next = (next + 1) % n_workers;
+        }
+    }
+
+    engine.live_workers = n_workers;
+    engine.sigint_source = g_unix_signal_add (SIGINT, on_signal, &engine);
+    engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
+    engine.tick_source = g_timeout_add (1000, on_tick, &engine);
+    if (engine.planned_us > 0)
+        engine.deadline_source = g_timeout_add ((guint) (engine.planned_us / 1000), on_deadline,
+                                                &engine);
+    for (guint w = 0; w < n_workers; w++)
+        throng_worker_start (g_array_index (engine.workers, WorkerSlot, w).worker);
+
+    g_main_loop_run (engine.loop);
+
+    g_source_remove (engine.sigint_source);
+    g_source_remove (engine.sigterm_source);
+    g_source_remove (engine.tick_source);
+    if (engine.deadline_source != 0)
+        g_source_remove (engine.deadline_source);
+    if (engine.grace_source != 0)
+        g_source_remove (engine.grace_source);
+
+    g_autofree gint64 *worker_cpu_us = g_new0 (gint64, n_workers);
+    for (guint w = 0; w < n_workers; w++) {
+        WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
+        throng_worker_join (slot->worker, &worker_cpu_us[w]);
+        slot->worker = NULL;
+    }
+    /* Reports the workers queued after their final one cannot exist; but
+     * sample batches sent just before it may still be pending. */
+    while (g_main_context_iteration (NULL, FALSE))
+        ;
+
+    SummaryBuffer buffer = { 0 };
+    summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
+    add_run_warnings (&engine, &buffer, worker_cpu_us);
+    summary_buffer_finish_warnings (&buffer);
+
+    result->outcome = engine.interrupted ? THRONG_RUN_INTERRUPTED : THRONG_RUN_COMPLETED;
+    result->requests = buffer.summary.total.requests;
+    result->errors = buffer.summary.total.errors;
+    result->samples_dropped = engine.total->samples_dropped;
+    result->reporter_failed = !close_reporters (&engine, &buffer.summary);
+
+    summary_buffer_clear (&buffer);
+    engine_clear (&engine);
+    return TRUE;
+}

@@ -1,1 +1,130 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Recording samples into ThrongStats and merging blocks of them.  The
+ * record path is the only one that runs per request: a few additions and
+ * one or two histogram records, no allocation, no lock.
+ */
+#include "metrics.h"
+
+void
+throng_stats_init (ThrongStats *stats)
+{
+    memset (stats, 0, sizeof *stats);
+    stats->latency = throng_histogram_new ();
+    stats->handshake = throng_histogram_new ();
+}
+
+void
+throng_stats_clear (ThrongStats *stats)
+{
+    g_clear_pointer (&stats->latency, throng_histogram_free);
+    g_clear_pointer (&stats->handshake, throng_histogram_free);
+}
+
+void
+throng_stats_reset (ThrongStats *stats)
+{
+    ThrongHistogram *latency = stats->latency;
+    ThrongHistogram *handshake = stats->handshake;
+
+    memset (stats, 0, sizeof *stats);
+    throng_histogram_reset (latency);
+    throng_histogram_reset (handshake);
+    stats->latency = latency;
+    stats->handshake = handshake;
+}
+
+void
+throng_stats_merge (ThrongStats *into, const ThrongStats *from)
+{
+    into->requests += from->requests;
+    into->errors += from->errors;
+    for (guint i = 0; i < THRONG_ERROR_CLASS_SLOTS; i++)
+        into->errors_by_class[i] += from->errors_by_class[i];
+    into->bytes_sent += from->bytes_sent;
+    into->bytes_received += from->bytes_received;
+    into->connections += from->connections;
+    into->handshakes_full += from->handshakes_full;
+    into->handshakes_resumed += from->handshakes_resumed;
+    throng_histogram_merge (into->latency, from->latency);
+    throng_histogram_merge (into->handshake, from->handshake);
+}
+
+void
+throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
+{
+    stats->requests++;
+    if (sample->error != THRONG_ERROR_NONE) {
+        guint slot = (guint) sample->error;
+        if (slot >= THRONG_ERROR_CLASS_SLOTS)
+            slot = THRONG_ERROR_OTHER;
+        stats->errors++;
+        stats->errors_by_class[slot]++;
+    }
+    stats->bytes_sent += sample->bytes_sent;
+    stats->bytes_received += sample->bytes_received;
+    stats->connections += sample->connections_opened;
+    stats->handshakes_full += sample->handshakes_full;
+    stats->handshakes_resumed += sample->handshakes_resumed;
+    throng_histogram_record (stats->latency, sample->elapsed_us);
+    if (sample->handshakes_full + sample->handshakes_resumed > 0)
+        throng_histogram_record (stats->handshake, sample->tls_us);
+}
+
+ThrongMetrics *
+throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario)
+{
+    ThrongMetrics *metrics = g_new0 (ThrongMetrics, 1);
+    guint total = 0;
+
+    metrics->n_scenarios = n_scenarios;
+    metrics->first_step = g_new0 (guint, n_scenarios + 1);
+    for (guint i = 0; i < n_scenarios; i++) {
+        metrics->first_step[i] = total;
+        total += steps_per_scenario[i];
+    }
+    metrics->first_step[n_scenarios] = total;
+    metrics->steps = g_new0 (ThrongStats, MAX (total, 1));
+    for (guint i = 0; i < total; i++)
+        throng_stats_init (&metrics->steps[i]);
+    metrics->iterations = g_new0 (guint64, MAX (n_scenarios, 1));
+    metrics->active_users = g_new0 (guint, MAX (n_scenarios, 1));
+    return metrics;
+}
+
+void
+throng_metrics_free (ThrongMetrics *metrics)
+{
+    if (metrics == NULL)
+        return;
+    for (guint i = 0; i < metrics->first_step[metrics->n_scenarios]; i++)
+        throng_stats_clear (&metrics->steps[i]);
+    g_free (metrics->steps);
+    g_free (metrics->first_step);
+    g_free (metrics->iterations);
+    g_free (metrics->active_users);
+    g_free (metrics);
+}
+
+void
+throng_metrics_reset (ThrongMetrics *metrics)
+{
+    for (guint i = 0; i < metrics->first_step[metrics->n_scenarios]; i++)
+        throng_stats_reset (&metrics->steps[i]);
+    memset (metrics->iterations, 0, sizeof (guint64) * metrics->n_scenarios);
+    memset (metrics->active_users, 0, sizeof (guint) * metrics->n_scenarios);
+    metrics->samples_dropped = 0;
+}
+
+void
+throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
+{
+    g_assert (into->n_scenarios == from->n_scenarios);
+    for (guint i = 0; i < into->first_step[into->n_scenarios]; i++)
+        throng_stats_merge (&into->steps[i], &from->steps[i]);
+    for (guint i = 0; i < into->n_scenarios; i++) {
+        into->iterations[i] += from->iterations[i];
+        into->active_users[i] += from->active_users[i];
+    }
+    into->samples_dropped += from->samples_dropped;
+}

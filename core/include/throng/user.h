@@ -43,6 +43,12 @@ THRONG_API guint throng_user_get_worker (ThrongUser *user);
  * later from a source on the user's context, exactly once per step, and
  * never after `user_free`.
  *
+ * The core may start the user's next step (calling `step_run` again, or
+ * `iteration_begin`, or even `user_free` when the user is done) before
+ * this returns, so a plugin calls it last, with its per-user state
+ * already consistent for the next step, and touches nothing of the user
+ * afterwards.
+ *
  * Since: 0.1
  */
 THRONG_API void throng_user_step_done (ThrongUser *user);

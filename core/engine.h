@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine: runs a loaded plan on worker threads, feeds the reporters on
+ * the main thread and says how the run ended.  Private to the core.
+ */
+#pragma once
+
+#include "plan.h"
+
+typedef enum {
+    THRONG_RUN_COMPLETED,       /* every scenario ran to its end */
+    THRONG_RUN_INTERRUPTED,     /* stopped early by a signal */
+} ThrongRunOutcome;
+
+typedef struct {
+    guint workers;              /* 0: the number of CPUs */
+    gboolean overwrite;         /* reporters may overwrite result files */
+    gboolean quiet;             /* no live progress (the console reporter's snapshots are skipped) */
+    gboolean builtin_target;    /* a target runs inside this process (its CPU is in the figures) */
+} ThrongEngineOptions;
+
+typedef struct {
+    ThrongRunOutcome outcome;
+    guint64 requests;
+    guint64 errors;
+    guint64 samples_dropped;
+    gboolean reporter_failed;   /* a reporter's close failed: results may be missing */
+} ThrongRunResult;
+
+/*
+ * Opens every reporter, runs the plan, closes every reporter with the
+ * summary.  Fails (before any load) when a reporter cannot open; a
+ * reporter that fails to close is reported on stderr by name and sets
+ * result->reporter_failed, and the other reporters still close.
+ */
+gboolean throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options,
+                            ThrongRunResult *result, GError **error);

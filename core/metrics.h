@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counters and histograms of a run, laid out per step of every scenario.
+ * A worker records into its own block for one interval and hands the
+ * block to the main thread, which merges it into the interval's and the
+ * run's totals.  Nothing here is shared between threads while recording.
+ * Private to the core.
+ */
+#pragma once
+
+#include <throng/throng.h>
+
+void throng_stats_init (ThrongStats *stats);
+void throng_stats_clear (ThrongStats *stats);
+void throng_stats_reset (ThrongStats *stats);
+void throng_stats_merge (ThrongStats *into, const ThrongStats *from);
+void throng_stats_record (ThrongStats *stats, const ThrongSample *sample);
+
+typedef struct {
+    guint n_scenarios;
+    guint *first_step;          /* index in steps of each scenario's first step; n_scenarios + 1 entries */
+    ThrongStats *steps;         /* every step of every scenario */
+    guint64 *iterations;        /* per scenario, completed in the interval */
+    guint *active_users;        /* per scenario, at the end of the interval (a level, not a sum) */
+    guint64 samples_dropped;    /* samples not handed to reporters because they fell behind */
+} ThrongMetrics;
+
+/* @steps_per_scenario: n_scenarios counts. */
+ThrongMetrics *throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario);
+void throng_metrics_free (ThrongMetrics *metrics);
+void throng_metrics_reset (ThrongMetrics *metrics);
+/* Adds counters and histograms; active_users is *added* too (the caller sums levels across workers). */
+void throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from);
+
+static inline ThrongStats *
+throng_metrics_step (ThrongMetrics *metrics, guint scenario, guint step)
+{
+    return &metrics->steps[metrics->first_step[scenario] + step];
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongMetrics, throng_metrics_free)
