@@ -616,6 +616,15 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
     add_run_warnings (&engine, &buffer, worker_cpu_us);
     summary_buffer_finish_warnings (&buffer);
+    buffer.summary.samples_dropped = engine.total->samples_dropped;
+    if (options->thresholds != NULL) {
+        buffer.summary.thresholds = throng_thresholds_evaluate (options->thresholds,
+                                                                &buffer.summary);
+        buffer.summary.n_thresholds = throng_thresholds_count (options->thresholds);
+        for (guint i = 0; i < buffer.summary.n_thresholds; i++)
+            if (!buffer.summary.thresholds[i].passed)
+                result->thresholds_failed++;
+    }
 
     result->outcome = engine.interrupted ? THRONG_RUN_INTERRUPTED : THRONG_RUN_COMPLETED;
     result->requests = buffer.summary.total.requests;

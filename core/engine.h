@@ -6,6 +6,7 @@
 #pragma once
 
 #include "plan.h"
+#include "threshold.h"
 
 typedef enum {
     THRONG_RUN_COMPLETED,       /* every scenario ran to its end */
@@ -17,6 +18,7 @@ typedef struct {
     gboolean overwrite;         /* reporters may overwrite result files */
     gboolean quiet;             /* no live progress (the console reporter's snapshots are skipped) */
     gboolean builtin_target;    /* a target runs inside this process (its CPU is in the figures) */
+    ThrongThresholds *thresholds; /* (nullable) evaluated on the final summary */
 } ThrongEngineOptions;
 
 typedef struct {
@@ -25,6 +27,7 @@ typedef struct {
     guint64 errors;
     guint64 samples_dropped;
     gboolean reporter_failed;   /* a reporter's close failed: results may be missing */
+    guint thresholds_failed;
 } ThrongRunResult;
 
 /*

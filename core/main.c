@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "target.h"
+#include "threshold.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -225,6 +226,15 @@ command_run (int argc, char **argv, gboolean validate_only)
         return status;
     }
 
+    g_autoptr (ThrongThresholds) thresholds = throng_thresholds_load (plan, &error);
+    if (thresholds == NULL) {
+        print_error (error);
+        status = error_status (error);
+        throng_plan_free (plan);
+        cli_clear (&cli);
+        return status;
+    }
+
     if (validate_only) {
         g_print ("%s: ok\n", argv[1]);
         for (guint s = 0; s < plan->scenarios->len; s++) {
@@ -251,6 +261,7 @@ command_run (int argc, char **argv, gboolean validate_only)
         .overwrite = cli.overwrite,
         .quiet = cli.quiet,
         .builtin_target = cli.target != NULL,
+        .thresholds = thresholds,
     };
     ThrongRunResult result;
     if (!throng_engine_run (plan, &options, &result, &error)) {
@@ -260,6 +271,8 @@ command_run (int argc, char **argv, gboolean validate_only)
         status = EXIT_NOT_WRITTEN;
     } else if (result.outcome == THRONG_RUN_INTERRUPTED) {
         status = EXIT_INTERRUPTED;
+    } else if (result.thresholds_failed > 0) {
+        status = EXIT_THRESHOLDS;
     } else {
         status = EXIT_OK;
     }

@@ -58,6 +58,8 @@ typedef struct {
  * @iterations: iterations completed
  * @stats: all steps together
  * @steps: (array length=n_steps): per step
+ * @dropped_iterations: arrival-rate scenarios: iterations that were due
+ *   but found no free user, so never ran
  *
  * Since: 0.1
  */
@@ -69,9 +71,27 @@ typedef struct {
     ThrongStats stats;
     const ThrongStepSummary *steps;
     guint n_steps;
+    guint64 dropped_iterations;
     /*< private >*/
-    gpointer reserved[4];
+    gpointer reserved[3];
 } ThrongScenarioSummary;
+
+/**
+ * ThrongThresholdResult:
+ * @expression: the threshold as written in the plan, with its subject made
+ *   explicit ("checkout.p99 < 200ms")
+ * @actual: the measured value, in the threshold's unit ("184ms", "0.3%")
+ * @passed: whether the condition held
+ *
+ * Since: 0.1
+ */
+typedef struct {
+    const char *expression;
+    const char *actual;
+    gboolean passed;
+    /*< private >*/
+    gpointer reserved[2];
+} ThrongThresholdResult;
 
 /**
  * ThrongSummary:
@@ -92,6 +112,21 @@ typedef struct {
  * @warnings: (array zero-terminated=1): human-readable warnings about the
  *   run itself (e.g. the load generator saturated)
  * @interrupted: TRUE when the run was stopped before its planned end
+ * @thresholds: (array length=n_thresholds): in the final summary, every
+ *   threshold of the plan and its outcome; NULL in snapshots
+ * @n_thresholds: how many
+ * @samples_dropped: samples that reporters did not receive because they
+ *   fell behind (counters and histograms still include them)
+ * @cpu_share: throng's CPU time over the interval (snapshot) or the run
+ *   (summary), as a share of the cores its workers may use (1.0 = all)
+ * @lag_p99_us: p99 of how late iterations and timed steps started against
+ *   their schedule, over the interval or the run
+ * @loop_delay_max_us: the largest delay of a worker's event loop seen
+ * @saturated: @cpu_share or @lag_p99_us passed their limits: the figures
+ *   may describe throng rather than the target
+ *
+ * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
+ * summary, the run.
  *
  * In a snapshot, the stats cover the last interval only; in the summary,
  * the whole run.
@@ -115,6 +150,13 @@ typedef struct {
     guint n_scenarios;
     const char *const *warnings;
     gboolean interrupted;
+    const ThrongThresholdResult *thresholds;
+    guint n_thresholds;
+    guint64 samples_dropped;
+    gdouble cpu_share;
+    gint64 lag_p99_us;
+    gint64 loop_delay_max_us;
+    gboolean saturated;
 } ThrongSummary;
 
 G_END_DECLS

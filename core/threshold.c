@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thresholds: parsing "SUBJECT.METRIC OP VALUE" at plan load with located
+ * errors, and evaluating them against the final summary.  A threshold
+ * names its subject by what the user sees in the summary: `total`, a
+ * scenario's name, a protocol (every step of it) or a step's label when
+ * that label is unique in the plan; inside a scenario or a step the
+ * subject is implicit.
+ */
+#include "threshold.h"
+
+#include "metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+    SUBJECT_TOTAL,
+    SUBJECT_SCENARIO,
+    SUBJECT_STEP,
+    SUBJECT_PROTOCOL,
+} SubjectKind;
+
+typedef enum {
+    METRIC_PERCENTILE,
+    METRIC_MIN,
+    METRIC_MAX,
+    METRIC_MEAN,
+    METRIC_RPS,
+    METRIC_REQUESTS,
+    METRIC_ERRORS,
+    METRIC_ERROR_RATE,
+    METRIC_ERROR_CLASS,
+    METRIC_CONNECTIONS,
+    METRIC_HANDSHAKES_FULL,
+    METRIC_HANDSHAKES_RESUMED,
+    METRIC_ITERATIONS,
+} MetricKind;
+
+typedef enum {
+    VALUE_DURATION,             /* µs */
+    VALUE_RATIO,                /* a fraction, written as 1% or 0.01 */
+    VALUE_NUMBER,
+} ValueKind;
+
+typedef enum { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE } Operator;
+
+typedef struct {
+    char *expression;
+    SubjectKind subject;
+    guint scenario;
+    guint step;
+    char *protocol;
+    MetricKind metric;
+    gdouble percentile;
+    ThrongErrorClass error_class;
+    Operator op;
+    gdouble value;
+    ValueKind value_kind;
+} Threshold;
+
+struct _ThrongThresholds {
+    GArray *items;              /* Threshold */
+    ThrongThresholdResult *results;
+    GPtrArray *actuals;         /* char*, owned */
+};
+
+static const char *const operator_texts[] = { "<", "<=", ">", ">=", "==", "!=" };
+
+static void
+threshold_clear (gpointer data)
+{
+    Threshold *threshold = data;
+
+    g_free (threshold->expression);
+    g_free (threshold->protocol);
+}
+
+void
+throng_thresholds_free (ThrongThresholds *thresholds)
+{
+    if (thresholds == NULL)
+        return;
+    g_array_unref (thresholds->items);
+    g_free (thresholds->results);
+    if (thresholds->actuals != NULL)
+        g_ptr_array_unref (thresholds->actuals);
+    g_free (thresholds);
+}
+
+guint
+throng_thresholds_count (const ThrongThresholds *thresholds)
+{
+    return thresholds != NULL ? thresholds->items->len : 0;
+}
+
+/* --- parsing ---------------------------------------------------------------- */
+
+static gboolean
+parse_metric (const char *text, Threshold *threshold)
+{
+    if (text[0] == 'p' && g_ascii_isdigit (text[1])) {
+        char *end = NULL;
+        gdouble p = g_ascii_strtod (text + 1, &end);
+        if (end == NULL || *end != '\0' || p <= 0 || p > 100)
+            return FALSE;
+        threshold->metric = METRIC_PERCENTILE;
+        threshold->percentile = p;
+        return TRUE;
+    }
+    static const struct {
+        const char *name;
+        MetricKind kind;
+    } names[] = {
+        { "min", METRIC_MIN },
+        { "max", METRIC_MAX },
+        { "mean", METRIC_MEAN },
+        { "avg", METRIC_MEAN },
+        { "rps", METRIC_RPS },
+        { "requests", METRIC_REQUESTS },
+        { "errors", METRIC_ERRORS },
+        { "errors.rate", METRIC_ERROR_RATE },
+        { "connections", METRIC_CONNECTIONS },
+        { "handshakes.full", METRIC_HANDSHAKES_FULL },
+        { "handshakes.resumed", METRIC_HANDSHAKES_RESUMED },
+        { "iterations", METRIC_ITERATIONS },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+        if (strcmp (text, names[i].name) == 0) {
+            threshold->metric = names[i].kind;
+            return TRUE;
+        }
+    }
+    if (g_str_has_prefix (text, "errors.")) {
+        for (guint c = THRONG_ERROR_CONNECT; c <= THRONG_ERROR_OTHER; c++) {
+            if (strcmp (text + strlen ("errors."), throng_error_class_name (c)) == 0) {
+                threshold->metric = METRIC_ERROR_CLASS;
+                threshold->error_class = c;
+                return TRUE;
+            }
+        }
+    }
+    return FALSE;
+}
+
+static ValueKind
+metric_value_kind (MetricKind metric)
+{
+    switch (metric) {
+    case METRIC_PERCENTILE:
+    case METRIC_MIN:
+    case METRIC_MAX:
+    case METRIC_MEAN:
+        return VALUE_DURATION;
+    case METRIC_ERROR_RATE:
+        return VALUE_RATIO;
+    default:
+        return VALUE_NUMBER;
+    }
+}
+
+/*
+ * Splits "SUBJECT.METRIC" at the dot that starts a known metric: metrics
+ * may contain dots themselves (errors.rate, p99.9), subjects too.
+ */
+static gboolean
+split_subject (const char *left, char **subject, Threshold *threshold)
+{
+    Threshold probe = { 0 };
+
+    if (parse_metric (left, &probe)) {
+        *subject = NULL;
+        *threshold = probe;
+        return TRUE;
+    }
+    for (const char *dot = strchr (left, '.'); dot != NULL; dot = strchr (dot + 1, '.')) {
+        memset (&probe, 0, sizeof probe);
+        if (dot > left && parse_metric (dot + 1, &probe)) {
+            *subject = g_strndup (left, (gsize) (dot - left));
+            *threshold = probe;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static gboolean
+parse_value (const ThrongNode *node, const char *text, Threshold *threshold, GError **error)
+{
+    threshold->value_kind = metric_value_kind (threshold->metric);
+    if (threshold->value_kind == VALUE_DURATION) {
+        gint64 us;
+        g_autoptr (GError) local = NULL;
+        if (!throng_parse_duration (text, &us, &local)) {
+            throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                                   "threshold value '%s' must be a duration such as 200ms", text);
+            return FALSE;
+        }
+        threshold->value = (gdouble) us;
+        return TRUE;
+    }
+
+    g_autofree char *copy = g_strstrip (g_strdup (text));
+    gsize length = strlen (copy);
+    gdouble scale = 1.0;
+    if (threshold->value_kind == VALUE_RATIO && length > 0 && copy[length - 1] == '%') {
+        copy[--length] = '\0';
+        scale = 0.01;
+    } else if (threshold->metric == METRIC_RPS && g_str_has_suffix (copy, "/s")) {
+        length -= 2;
+        copy[length] = '\0';
+    }
+    char *end = NULL;
+    gdouble value = g_ascii_strtod (copy, &end);
+    if (length == 0 || end == NULL || *end != '\0' || !isfinite (value) || value < 0) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               threshold->value_kind == VALUE_RATIO
+                                   ? "threshold value '%s' must be a percentage such as 1%%"
+                                   : "threshold value '%s' must be a non-negative number",
+                               text);
+        return FALSE;
+    }
+    threshold->value = value * scale;
+    return TRUE;
+}
+
+/* Finds what @subject names; steps by label only when the label is unique. */
+static gboolean
+resolve_subject (ThrongPlan *plan, const ThrongNode *node, const char *subject,
+                 Threshold *threshold, GError **error)
+{
+    if (strcmp (subject, "total") == 0) {
+        threshold->subject = SUBJECT_TOTAL;
+        return TRUE;
+    }
+    for (guint s = 0; s < plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        if (strcmp (scenario->name, subject) == 0) {
+            threshold->subject = SUBJECT_SCENARIO;
+            threshold->scenario = s;
+            return TRUE;
+        }
+    }
+    guint matches = 0;
+    for (guint s = 0; s < plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            if (strcmp (step->label, subject) == 0) {
+                matches++;
+                threshold->subject = SUBJECT_STEP;
+                threshold->scenario = s;
+                threshold->step = i;
+            }
+        }
+    }
+    if (matches == 1)
+        return TRUE;
+    if (matches > 1) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold subject '%s' is the label of %u steps; give the steps "
+                               "distinct names or put the threshold in the step",
+                               subject, matches);
+        return FALSE;
+    }
+    for (guint s = 0; s < plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            if (strcmp (step->protocol_name, subject) == 0) {
+                threshold->subject = SUBJECT_PROTOCOL;
+                threshold->protocol = g_strdup (subject);
+                return TRUE;
+            }
+        }
+    }
+    throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                           "threshold subject '%s' is not 'total', a scenario, a step label or a "
+                           "protocol of this plan",
+                           subject);
+    return FALSE;
+}
+
+static gboolean
+parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint step,
+                 Threshold *threshold, GError **error)
+{
+    const char *text = throng_node_scalar (node);
+
+    if (text == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "a threshold is a string such as \"p99 < 200ms\"");
+        return FALSE;
+    }
+
+    /* The operator: the first of < <= > >= == != in the text. */
+    const char *op_at = NULL;
+    gsize op_length = 0;
+    for (const char *p = text; *p != '\0' && op_at == NULL; p++) {
+        for (guint o = 0; o < G_N_ELEMENTS (operator_texts); o++) {
+            gsize length = strlen (operator_texts[o]);
+            if (strncmp (p, operator_texts[o], length) == 0 && length >= op_length) {
+                op_at = p;
+                op_length = length;
+                threshold->op = (Operator) o;
+            }
+        }
+    }
+    if (op_at == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s' has no comparison (<, <=, >, >=, ==, !=)", text);
+        return FALSE;
+    }
+
+    g_autofree char *left = g_strstrip (g_strndup (text, (gsize) (op_at - text)));
+    g_autofree char *right = g_strstrip (g_strdup (op_at + op_length));
+    g_autofree char *subject = NULL;
+    if (!split_subject (left, &subject, threshold)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s': unknown metric in '%s' (known: pNN, min, max, "
+                               "mean, rps, requests, errors, errors.rate, errors.CLASS, "
+                               "connections, handshakes.full, handshakes.resumed, iterations)",
+                               text, left);
+        return FALSE;
+    }
+    threshold->op = (Operator) 0;
+    for (guint o = 0; o < G_N_ELEMENTS (operator_texts); o++)
+        if (strlen (operator_texts[o]) == op_length
+            && strncmp (op_at, operator_texts[o], op_length) == 0)
+            threshold->op = (Operator) o;
+
+    if (subject != NULL && (scenario >= 0 || step >= 0)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s' inside a scenario or step names its subject "
+                               "already; write it without '%s.'",
+                               text, subject);
+        return FALSE;
+    }
+    if (subject == NULL && scenario < 0) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s' needs a subject at the top level, e.g. "
+                               "\"total.%s\"",
+                               text, left);
+        return FALSE;
+    }
+    if (subject != NULL) {
+        if (!resolve_subject (plan, node, subject, threshold, error))
+            return FALSE;
+    } else if (step >= 0) {
+        threshold->subject = SUBJECT_STEP;
+        threshold->scenario = (guint) scenario;
+        threshold->step = (guint) step;
+    } else {
+        threshold->subject = SUBJECT_SCENARIO;
+        threshold->scenario = (guint) scenario;
+    }
+    if (threshold->metric == METRIC_ITERATIONS && threshold->subject != SUBJECT_SCENARIO
+        && threshold->subject != SUBJECT_TOTAL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s': iterations belong to a scenario or the total",
+                               text);
+        return FALSE;
+    }
+    if (!parse_value (node, right, threshold, error))
+        return FALSE;
+
+    /* Written out with its subject, as the summary prints it. */
+    const char *subject_name = subject;
+    if (subject_name == NULL) {
+        const ThrongPlanScenario *owner = g_ptr_array_index (plan->scenarios, threshold->scenario);
+        subject_name = threshold->subject == SUBJECT_STEP
+                           ? ((const ThrongPlanStep *) g_ptr_array_index (owner->steps,
+                                                                          threshold->step))
+                                 ->label
+                           : owner->name;
+    }
+    threshold->expression = g_strdup_printf ("%s.%s %s %s", subject_name, left,
+                                             operator_texts[threshold->op], right);
+    return TRUE;
+}
+
+static gboolean
+load_list (ThrongThresholds *thresholds, ThrongPlan *plan, const ThrongNode *list, gint scenario,
+           gint step, GError **error)
+{
+    if (list == NULL || throng_node_is_null (list))
+        return TRUE;
+    if (throng_node_kind (list) != THRONG_NODE_SEQUENCE) {
+        throng_node_set_error (list, error, THRONG_PLAN_ERROR_TYPE,
+                               "thresholds must be a list of strings such as \"p99 < 200ms\"");
+        return FALSE;
+    }
+    for (guint i = 0; i < throng_node_n_children (list); i++) {
+        Threshold threshold = { 0 };
+        if (!parse_threshold (plan, throng_node_child (list, i), scenario, step, &threshold,
+                              error)) {
+            threshold_clear (&threshold);
+            return FALSE;
+        }
+        g_array_append_val (thresholds->items, threshold);
+    }
+    return TRUE;
+}
+
+ThrongThresholds *
+throng_thresholds_load (ThrongPlan *plan, GError **error)
+{
+    g_autoptr (ThrongThresholds) thresholds = g_new0 (ThrongThresholds, 1);
+    const ThrongNode *root = throng_tree_root (plan->tree);
+
+    thresholds->items = g_array_new (FALSE, TRUE, sizeof (Threshold));
+    g_array_set_clear_func (thresholds->items, threshold_clear);
+    if (!load_list (thresholds, plan, throng_node_lookup (root, "thresholds"), -1, -1, error))
+        return NULL;
+    for (guint s = 0; s < plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        if (scenario->node != NULL
+            && !load_list (thresholds, plan, throng_node_lookup (scenario->node, "thresholds"),
+                           (gint) s, -1, error))
+            return NULL;
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            if (step->node != NULL
+                && !load_list (thresholds, plan, throng_node_lookup (step->node, "thresholds"),
+                               (gint) s, (gint) i, error))
+                return NULL;
+        }
+    }
+    return g_steal_pointer (&thresholds);
+}
+
+/* --- evaluation ------------------------------------------------------------------ */
+
+static char *
+format_value (ValueKind kind, gdouble value)
+{
+    switch (kind) {
+    case VALUE_DURATION:
+        if (value >= 10 * G_USEC_PER_SEC)
+            return g_strdup_printf ("%.3gs", value / G_USEC_PER_SEC);
+        if (value >= 1000)
+            return g_strdup_printf ("%.3gms", value / 1000.0);
+        return g_strdup_printf ("%.0fus", value);
+    case VALUE_RATIO:
+        return g_strdup_printf ("%.3g%%", value * 100.0);
+    case VALUE_NUMBER:
+    default:
+        if (value == floor (value) && fabs (value) < 1e15)
+            return g_strdup_printf ("%.0f", value);
+        return g_strdup_printf ("%.1f", value);
+    }
+}
+
+static gdouble
+measure (const Threshold *threshold, const ThrongStats *stats, guint64 iterations,
+         gdouble elapsed_s)
+{
+    switch (threshold->metric) {
+    case METRIC_PERCENTILE:
+        return (gdouble) throng_histogram_percentile (stats->latency, threshold->percentile);
+    case METRIC_MIN:
+        return (gdouble) throng_histogram_min (stats->latency);
+    case METRIC_MAX:
+        return (gdouble) throng_histogram_max (stats->latency);
+    case METRIC_MEAN:
+        return throng_histogram_mean (stats->latency);
+    case METRIC_RPS:
+        return elapsed_s > 0 ? (gdouble) stats->requests / elapsed_s : 0.0;
+    case METRIC_REQUESTS:
+        return (gdouble) stats->requests;
+    case METRIC_ERRORS:
+        return (gdouble) stats->errors;
+    case METRIC_ERROR_RATE:
+        return stats->requests > 0 ? (gdouble) stats->errors / (gdouble) stats->requests : 0.0;
+    case METRIC_ERROR_CLASS:
+        return (gdouble) stats->errors_by_class[threshold->error_class];
+    case METRIC_CONNECTIONS:
+        return (gdouble) stats->connections;
+    case METRIC_HANDSHAKES_FULL:
+        return (gdouble) stats->handshakes_full;
+    case METRIC_HANDSHAKES_RESUMED:
+        return (gdouble) stats->handshakes_resumed;
+    case METRIC_ITERATIONS:
+        return (gdouble) iterations;
+    }
+    return 0.0;
+}
+
+static gboolean
+compare (Operator op, gdouble actual, gdouble wanted)
+{
+    switch (op) {
+    case OP_LT:
+        return actual < wanted;
+    case OP_LE:
+        return actual <= wanted;
+    case OP_GT:
+        return actual > wanted;
+    case OP_GE:
+        return actual >= wanted;
+    case OP_EQ:
+        return actual == wanted;
+    case OP_NE:
+        return actual != wanted;
+    }
+    return FALSE;
+}
+
+const ThrongThresholdResult *
+throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *summary)
+{
+    gdouble elapsed_s = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
+
+    g_free (thresholds->results);
+    if (thresholds->actuals != NULL)
+        g_ptr_array_unref (thresholds->actuals);
+    thresholds->actuals = g_ptr_array_new_with_free_func (g_free);
+    thresholds->results = g_new0 (ThrongThresholdResult, MAX (thresholds->items->len, 1));
+
+    for (guint i = 0; i < thresholds->items->len; i++) {
+        const Threshold *threshold = &g_array_index (thresholds->items, Threshold, i);
+        ThrongStats merged = { 0 };
+        const ThrongStats *stats = NULL;
+        guint64 iterations = 0;
+
+        switch (threshold->subject) {
+        case SUBJECT_TOTAL:
+            stats = &summary->total;
+            for (guint s = 0; s < summary->n_scenarios; s++)
+                iterations += summary->scenarios[s].iterations;
+            break;
+        case SUBJECT_SCENARIO:
+            stats = &summary->scenarios[threshold->scenario].stats;
+            iterations = summary->scenarios[threshold->scenario].iterations;
+            break;
+        case SUBJECT_STEP:
+            stats = &summary->scenarios[threshold->scenario].steps[threshold->step].stats;
+            break;
+        case SUBJECT_PROTOCOL:
+            throng_stats_init (&merged);
+            for (guint s = 0; s < summary->n_scenarios; s++)
+                for (guint k = 0; k < summary->scenarios[s].n_steps; k++)
+                    if (g_strcmp0 (summary->scenarios[s].steps[k].protocol, threshold->protocol)
+                        == 0)
+                        throng_stats_merge (&merged, &summary->scenarios[s].steps[k].stats);
+            stats = &merged;
+            break;
+        }
+
+        gdouble actual = measure (threshold, stats, iterations, elapsed_s);
+        char *text = format_value (threshold->value_kind, actual);
+        g_ptr_array_add (thresholds->actuals, text);
+        thresholds->results[i].expression = threshold->expression;
+        thresholds->results[i].actual = text;
+        thresholds->results[i].passed = compare (threshold->op, actual, threshold->value);
+        if (threshold->subject == SUBJECT_PROTOCOL)
+            throng_stats_clear (&merged);
+    }
+    return thresholds->results;
+}
