@@ -49,3 +49,25 @@ gboolean throng_tree_expand (ThrongTree *tree, ThrongTreeVariable lookup, gpoint
                              GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTree, throng_tree_free)
+
+/*
+ * The node itself, shared by yaml.c (which builds and edits trees) and
+ * node.c (which reads them).  Every node belongs to one tree, which frees
+ * it; children are borrowed pointers into the same tree.
+ */
+struct _ThrongNode {
+    ThrongNodeKind kind;
+    gboolean plain;   /* a plain (unquoted) scalar: only those can be null */
+    const char *file; /* owned by the tree */
+    guint line;       /* from 1 */
+    guint column;     /* from 1 */
+    char *text;       /* scalar text (UTF-8, no NUL) */
+    GPtrArray *keys;  /* map: key nodes, parallel to items */
+    GPtrArray *items; /* map: values; sequence: items */
+};
+
+/* What the user gave, for "got …" messages: "a map", "a list", "an empty value", "'text'". */
+char *throng_node_describe (const ThrongNode *node);
+
+/* The candidate nearest @word (a typo or a prefix), or NULL: for "did you mean". */
+const char *throng_node_suggest (const char *word, const char *const *candidates);

@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the plan loader.  The corpus under tests/plans/bad/ is one
+ * test per file: its first line, "# expect: LINE:COL: message", is the
+ * exact error (after the file's path) that loading it must give.  The
+ * plans under tests/plans/good/ load with the values checked here.  Cases
+ * a file cannot carry (an empty plan, invalid UTF-8, nesting generated to
+ * any depth, `--set`, plugin_path, the built-in target's callback) are
+ * written by the tests themselves.  Plans use the `null` protocol of
+ * THRONG_TEST_PLUGIN_DIR and the build tree's console reporter.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "plan.h"
+#include "test-utils.h"
+
+static const char *
+plugin_dir (void)
+{
+    const char *dir = g_getenv ("THRONG_TEST_PLUGIN_DIR");
+
+    g_assert_nonnull (dir);
+    return dir;
+}
+
+static ThrongPlan *
+load_plan (const char *path, const ThrongPlanLoadOptions *options, GError **error)
+{
+    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
+
+    /* the plan's plugin data outlives the registry: modules stay loaded */
+    return throng_plan_load (path, registry, options, error);
+}
+
+/* Asserts that @path fails to load with exactly "@path:@located". */
+static void
+assert_plan_error (const char *path, const ThrongPlanLoadOptions *options, int code,
+                   const char *located)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, options, &error);
+    g_autofree char *expected = g_strdup_printf ("%s:%s", path, located);
+
+    g_assert_null (plan);
+    g_assert_nonnull (error);
+    g_assert_true (error->domain == THRONG_PLAN_ERROR);
+    g_assert_cmpstr (error->message, ==, expected);
+    if (code >= 0)
+        g_assert_cmpint (error->code, ==, code);
+}
+
+/* ---- the corpus of bad plans --------------------------------------------- */
+
+static char *
+replace (const char *text, const char *from, const char *to)
+{
+    g_auto (GStrv) parts = g_strsplit (text, from, -1);
+    return g_strjoinv (to, parts);
+}
+
+static void
+test_bad_plan (gconstpointer data)
+{
+    const char *path = data;
+    g_autofree char *contents = NULL;
+    g_autoptr (GError) error = NULL;
+    const char *prefix = "# expect: ";
+
+    g_assert_true (g_file_get_contents (path, &contents, NULL, &error));
+    g_assert_true (g_str_has_prefix (contents, prefix));
+
+    /* the registry's search path and the plan's directory vary with the build */
+    g_autofree char *line
+        = g_strndup (contents + strlen (prefix), strcspn (contents + strlen (prefix), "\n"));
+    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
+    g_autofree char *search = throng_registry_describe_path (registry);
+    g_autofree char *dir = g_path_get_dirname (path);
+    g_autofree char *with_path = replace (line, "@PATH@", search);
+    g_autofree char *expected = replace (with_path, "@DIR@", dir);
+
+    ThrongPlanLoadOptions options = { .validate_only = TRUE };
+    assert_plan_error (path, &options, -1, expected);
+    g_assert_null (strchr (expected, '\n'));
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+    return strcmp (*(const char *const *)a, *(const char *const *)b);
+}
+
+static void
+add_bad_plans (void)
+{
+    g_autofree char *dir = throng_test_source_path ("tests/plans/bad");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    const char *entry;
+
+    g_assert_no_error (error);
+    while ((entry = g_dir_read_name (listing)) != NULL) {
+        if (g_str_has_suffix (entry, ".yaml"))
+            g_ptr_array_add (names, g_strdup (entry));
+    }
+    g_ptr_array_sort (names, compare_names);
+    /* the issue asks for at least 30; keep the corpus from shrinking unseen */
+    g_assert_cmpuint (names->len, >=, 35);
+
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        g_autofree char *stem = g_strndup (name, strlen (name) - strlen (".yaml"));
+        g_autofree char *test = g_strdup_printf ("/plan/bad/%s", stem);
+
+        g_test_add_data_func_full (test, g_build_filename (dir, name, NULL), test_bad_plan, g_free);
+    }
+}
+
+/* ---- good plans ----------------------------------------------------------- */
+
+static ThrongPlan *
+load_good (const char *name, const ThrongPlanLoadOptions *options)
+{
+    g_autofree char *path = g_strdup_printf ("tests/plans/good/%s", name);
+    g_autofree char *full = throng_test_source_path (path);
+    g_autoptr (GError) error = NULL;
+    ThrongPlan *plan = load_plan (full, options, &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (plan);
+    g_assert_cmpstr (plan->file, ==, full);
+    return plan;
+}
+
+static ThrongPlanScenario *
+scenario_at (ThrongPlan *plan, guint index)
+{
+    g_assert_cmpuint (index, <, plan->scenarios->len);
+    return plan->scenarios->pdata[index];
+}
+
+static ThrongPlanStep *
+step_at (ThrongPlanScenario *scenario, guint index)
+{
+    g_assert_cmpuint (index, <, scenario->steps->len);
+    return scenario->steps->pdata[index];
+}
+
+static void
+assert_step (ThrongPlanScenario *scenario, guint index, const char *label)
+{
+    ThrongPlanStep *step = step_at (scenario, index);
+    ThrongPlanProtocol *protocol = scenario->protocols->pdata[0];
+
+    g_assert_cmpstr (step->label, ==, label);
+    g_assert_cmpstr (step->protocol_name, ==, "null");
+    g_assert_nonnull (step->protocol);
+    g_assert_cmpstr (step->protocol->name, ==, "null");
+    g_assert_nonnull (step->data);
+    g_assert_true (step->protocol == protocol->protocol);
+    g_assert_true (step->scenario_data == protocol->data);
+    g_assert_cmpint (throng_node_kind (step->node), ==, THRONG_NODE_MAP);
+}
+
+static void
+assert_console_reporter (ThrongPlan *plan)
+{
+    ThrongPlanReporter *reporter;
+
+    g_assert_cmpuint (plan->reporters->len, ==, 1);
+    reporter = plan->reporters->pdata[0];
+    g_assert_cmpstr (reporter->name, ==, "console");
+    g_assert_nonnull (reporter->reporter);
+    g_assert_cmpstr (reporter->reporter->name, ==, "console");
+    g_assert_nonnull (reporter->data);
+    g_assert_nonnull (reporter->node);
+}
+
+static void
+test_good_minimal (void)
+{
+    g_autoptr (ThrongPlan) plan = load_good ("minimal.yaml", NULL);
+    ThrongPlanScenario *scenario;
+    ThrongPlanReporter *reporter;
+
+    g_assert_cmpstr (plan->name, ==, "minimal");
+    g_assert_false (plan->builtin_target);
+    g_assert_nonnull (plan->tree);
+    g_assert_cmpuint (plan->scenarios->len, ==, 1);
+
+    scenario = scenario_at (plan, 0);
+    g_assert_cmpstr (scenario->name, ==, "scenario-1");
+    g_assert_cmpuint (scenario->users, ==, 3);
+    g_assert_cmpuint (scenario->iterations, ==, 1);
+    g_assert_cmpint (scenario->duration_us, ==, 0);
+    g_assert_cmpint (scenario->ramp_up_us, ==, 0);
+    g_assert_cmpint (scenario->think_time_us, ==, 0);
+    g_assert_cmpuint (scenario->steps->len, ==, 1);
+    g_assert_cmpuint (scenario->protocols->len, ==, 1);
+    g_assert_cmpuint (throng_node_line (scenario->node), ==, 3);
+    assert_step (scenario, 0, "null 0ms");
+
+    /* no reporters named: one console reporter with an empty options map */
+    assert_console_reporter (plan);
+    reporter = plan->reporters->pdata[0];
+    g_assert_cmpint (throng_node_kind (reporter->node), ==, THRONG_NODE_MAP);
+    g_assert_cmpuint (throng_node_n_children (reporter->node), ==, 0);
+}
+
+static void
+test_good_full (void)
+{
+    g_autoptr (ThrongPlan) plan = load_good ("full.yaml", NULL);
+    ThrongPlanScenario *browse, *second;
+
+    g_assert_cmpstr (plan->name, ==, "checkout");
+    g_assert_false (plan->builtin_target);
+    g_assert_cmpuint (plan->scenarios->len, ==, 2);
+
+    browse = scenario_at (plan, 0);
+    g_assert_cmpstr (browse->name, ==, "browse");
+    g_assert_cmpuint (browse->users, ==, 50);
+    g_assert_cmpuint (browse->iterations, ==, 100);
+    g_assert_cmpint (browse->duration_us, ==, 0);
+    g_assert_cmpint (browse->ramp_up_us, ==, 5 * G_USEC_PER_SEC);
+    g_assert_cmpint (browse->think_time_us, ==, 100 * 1000);
+    g_assert_cmpuint (browse->steps->len, ==, 2);
+    g_assert_cmpuint (browse->protocols->len, ==, 1);
+    /* the scenario's null map (7ms) overrides defaults.null (5ms) */
+    assert_step (browse, 0, "null 7ms");
+    assert_step (browse, 1, "add to cart");
+
+    second = scenario_at (plan, 1);
+    g_assert_cmpstr (second->name, ==, "scenario-2");
+    g_assert_cmpuint (second->users, ==, 2);
+    g_assert_cmpuint (second->iterations, ==, 0);
+    g_assert_cmpint (second->duration_us, ==, 90 * G_USEC_PER_SEC);
+    g_assert_cmpint (second->ramp_up_us, ==, 30 * G_USEC_PER_SEC);
+    g_assert_cmpint (second->think_time_us, ==, 0);
+    assert_step (second, 0, "null 1ms");
+    /* each scenario has its own protocol data */
+    g_assert_true (((ThrongPlanProtocol *)second->protocols->pdata[0])->data
+                   != ((ThrongPlanProtocol *)browse->protocols->pdata[0])->data);
+
+    assert_console_reporter (plan);
+}
+
+static void
+test_good_builtin_validate (void)
+{
+    ThrongPlanLoadOptions options = { .validate_only = TRUE };
+    g_autoptr (ThrongPlan) plan = load_good ("builtin.yaml", &options);
+    ThrongPlanScenario *scenario = scenario_at (plan, 0);
+
+    g_assert_true (plan->builtin_target);
+    g_assert_cmpstr (scenario->name, ==, "demo https://127.0.0.1:1");
+    /* other ${...} are left for run-time variables */
+    g_assert_cmpstr (step_at (scenario, 0)->label, ==, "GET http://127.0.0.1:1/ and ${user.id}");
+    /* `console:` with no value: the reporter gets the null node as it is */
+    assert_console_reporter (plan);
+    g_assert_true (throng_node_is_null (((ThrongPlanReporter *)plan->reporters->pdata[0])->node));
+}
+
+typedef struct {
+    guint calls;
+    gboolean fail;
+} TargetCalls;
+
+static gboolean
+start_target (gpointer data, char **http_url, char **https_url, GError **error)
+{
+    TargetCalls *calls = data;
+
+    calls->calls++;
+    if (calls->fail) {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE, "could not listen");
+        return FALSE;
+    }
+    *http_url = g_strdup ("http://127.0.0.1:4321");
+    *https_url = g_strdup ("https://127.0.0.1:4322");
+    return TRUE;
+}
+
+static void
+test_good_builtin_run (void)
+{
+    TargetCalls calls = { 0 };
+    ThrongPlanLoadOptions options = { .start_target = start_target, .start_target_data = &calls };
+    g_autoptr (ThrongPlan) plan = load_good ("builtin.yaml", &options);
+    ThrongPlanScenario *scenario = scenario_at (plan, 0);
+
+    g_assert_cmpuint (calls.calls, ==, 1);
+    g_assert_cmpstr (scenario->name, ==, "demo https://127.0.0.1:4322");
+    g_assert_cmpstr (step_at (scenario, 0)->label, ==, "GET http://127.0.0.1:4321/ and ${user.id}");
+
+    /* a plan without `target: builtin` never starts it */
+    g_autoptr (ThrongPlan) minimal = load_good ("minimal.yaml", &options);
+    g_assert_cmpuint (calls.calls, ==, 1);
+    /* nor does validation */
+    options.validate_only = TRUE;
+    g_autoptr (ThrongPlan) validated = load_good ("builtin.yaml", &options);
+    g_assert_cmpuint (calls.calls, ==, 1);
+}
+
+static void
+test_builtin_fails (void)
+{
+    TargetCalls calls = { .fail = TRUE };
+    ThrongPlanLoadOptions options = { .start_target = start_target, .start_target_data = &calls };
+    g_autofree char *path = throng_test_source_path ("tests/plans/good/builtin.yaml");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+
+    /* the callback's error goes up as it is */
+    g_assert_null (plan);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
+    g_assert_cmpstr (error->message, ==, "could not listen");
+    g_assert_cmpuint (calls.calls, ==, 1);
+}
+
+/* ---- plans written by the tests ------------------------------------------ */
+
+static const char minimal_plan[] = "scenarios:\n  - users: 3\n    steps:\n      - null: {}\n";
+
+static void
+test_file_missing (void)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan ("/nonexistent/dir/plan.yaml", NULL, &error);
+
+    g_assert_null (plan);
+    g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE);
+    g_assert_cmpstr (error->message, ==, "/nonexistent/dir/plan.yaml: No such file or directory");
+}
+
+static void
+test_file_empty (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *const empties[]
+        = { "", "\n", "   \n\n  \n", "# nothing but a comment\n\n# and another\n" };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (empties); i++) {
+        g_autofree char *path = throng_test_write_plan (fixture->dir, "empty.yaml", empties[i]);
+        assert_plan_error (path, NULL, THRONG_PLAN_ERROR_SYNTAX, "1:1: the plan is empty");
+    }
+}
+
+static void
+test_file_utf8 (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_plan (
+        fixture->dir, "latin1.yaml",
+        "name: caf\xc3\xa9\nscenarios:\n  - name: caf\xe9\n    users: 1\n");
+
+    assert_plan_error (path, NULL, THRONG_PLAN_ERROR_SYNTAX,
+                       "3:14: invalid UTF-8 (byte 0xe9); a plan must be UTF-8 text");
+}
+
+static void
+test_file_deep (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GString) yaml = g_string_new ("name: deep\nscenarios:\n");
+
+    /* block maps, each key one level deeper than the last */
+    for (guint i = 0; i < 100; i++) {
+        for (guint j = 0; j < i + 1; j++)
+            g_string_append (yaml, "  ");
+        g_string_append_printf (yaml, "k%u:\n", i);
+    }
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "deep.yaml", yaml->str);
+    /* the root map is level 1 and the map at line 3 level 2: line 66 (k63) opens level 65 */
+    assert_plan_error (path, NULL, THRONG_PLAN_ERROR_LIMIT,
+                       "66:129: the plan nests deeper than 64 levels");
+}
+
+static void
+test_set (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", minimal_plan);
+    const char *const sets[]
+        = { "scenarios.0.users=7", "name=overridden", "scenarios.0.duration=10s",
+            "scenarios.0.steps.0.null.delay=3ms", NULL };
+    ThrongPlanLoadOptions options = { .sets = sets };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    ThrongPlanScenario *scenario;
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (plan->name, ==, "overridden");
+    scenario = scenario_at (plan, 0);
+    g_assert_cmpuint (scenario->users, ==, 7);
+    g_assert_cmpuint (scenario->iterations, ==, 0);
+    g_assert_cmpint (scenario->duration_us, ==, 10 * G_USEC_PER_SEC);
+    g_assert_cmpstr (step_at (scenario, 0)->label, ==, "null 3ms");
+}
+
+static void
+assert_set_error (const char *dir, const char *assignment, const char *message)
+{
+    g_autofree char *path = throng_test_write_plan (dir, "plan.yaml", minimal_plan);
+    const char *const sets[] = { "name=fine", assignment, NULL };
+    ThrongPlanLoadOptions options = { .sets = sets };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+
+    g_assert_null (plan);
+    g_assert_nonnull (error);
+    g_assert_true (error->domain == THRONG_PLAN_ERROR);
+    g_assert_cmpstr (error->message, ==, message);
+}
+
+static void
+test_set_errors (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    assert_set_error (fixture->dir, "scenarios.3.users=1",
+                      "--set scenarios.3.users=1: the plan has no scenarios.3");
+    assert_set_error (fixture->dir, "defaults.null.delay=1ms",
+                      "--set defaults.null.delay=1ms: the plan has no defaults");
+    assert_set_error (fixture->dir, "users",
+                      "--set users: expected PATH=VALUE, such as "
+                      "scenarios.0.users=10");
+    assert_set_error (fixture->dir, "scenarios.0.users=abc",
+                      "--set scenarios.0.users:1:19: expected a whole number, got 'abc'");
+    assert_set_error (fixture->dir, "scenarios.0.users=0",
+                      "--set scenarios.0.users:1:19: users must be between 1 and 1000000, got 0");
+    assert_set_error (fixture->dir, "scenarios.0.users=",
+                      "--set scenarios.0.users:1:19: expected a whole number, got an empty value");
+    assert_set_error (fixture->dir, "scenarios.0.usres=5",
+                      "--set scenarios.0.usres:1:1: unknown key 'usres' in scenario; did you "
+                      "mean 'users'?");
+    assert_set_error (fixture->dir, "scenarios.0.steps.0.null.delay=soon",
+                      "--set scenarios.0.steps.0.null.delay:1:32: expected a duration such as "
+                      "250ms, 10s or 2m, got 'soon'");
+    assert_set_error (fixture->dir, "scenarios.0.steps=none",
+                      "--set scenarios.0.steps=none: scenarios.0.steps is a list; --set replaces "
+                      "single values only");
+}
+
+static void
+test_plugin_path (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *saved = g_strdup (g_getenv ("THRONG_PLUGIN_PATH"));
+    g_autofree char *link = g_build_filename (fixture->dir, "plugins", NULL);
+    g_autofree char *without = throng_test_write_plan (fixture->dir, "without.yaml", minimal_plan);
+    g_autofree char *yaml = g_strconcat ("plugin_path: plugins\n", minimal_plan, NULL);
+    g_autofree char *with = throng_test_write_plan (fixture->dir, "with.yaml", yaml);
+    g_autoptr (GError) error = NULL;
+
+    g_assert_cmpint (symlink (plugin_dir (), link), ==, 0);
+    g_unsetenv ("THRONG_PLUGIN_PATH");
+
+    /* without it, null is nowhere the registry looks */
+    g_autoptr (ThrongPlan) none = load_plan (without, NULL, &error);
+    g_assert_null (none);
+    g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_UNKNOWN_KEY);
+    g_assert_true (strstr (error->message, ":4:9: unknown protocol 'null': no plugin "
+                                           "libthrong-null.so in ")
+                   != NULL);
+    g_clear_error (&error);
+
+    /* relative to the plan's directory, and added before any lookup */
+    g_autoptr (ThrongPlan) plan = load_plan (with, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (plan);
+    g_assert_cmpstr (step_at (scenario_at (plan, 0), 0)->label, ==, "null 0ms");
+
+    /* also when the plan's own path is relative */
+    g_autofree char *cwd = g_get_current_dir ();
+    g_assert_cmpint (g_chdir (fixture->dir), ==, 0);
+    g_autoptr (ThrongPlan) relative = load_plan ("with.yaml", NULL, &error);
+    g_assert_cmpint (g_chdir (cwd), ==, 0);
+    g_assert_no_error (error);
+    g_assert_nonnull (relative);
+
+    g_setenv ("THRONG_PLUGIN_PATH", saved, TRUE);
+}
+
+static void
+test_plugin_refused (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *bad = g_build_filename (plugin_dir (), "bad", NULL);
+    g_autofree char *yaml = g_strdup_printf ("plugin_path: [%s]\nscenarios:\n  - users: 1\n"
+                                             "    steps:\n      - badabi: {}\n",
+                                             bad);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, NULL, &error);
+
+    /* a plugin that exists but is refused is not a plan error: it goes up unchanged */
+    g_assert_null (plan);
+    g_assert_error (error, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_LOAD);
+    g_assert_true (strstr (error->message, "libthrong-badabi.so") != NULL);
+}
+
+/* Step options after the first failing step are never parsed, and nothing leaks. */
+static void
+test_partial_plan (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_plan (
+        fixture->dir, "plan.yaml",
+        "scenarios:\n"
+        "  - users: 1\n    steps: [{null: {}}, {null: {delay: 1ms}}]\n"
+        "  - users: 2\n    steps: [{null: {}}, {null: {delay: 1ms}}, {null: {delay: x}}]\n"
+        "reporters:\n  - console: {}\n");
+
+    assert_plan_error (path, NULL, THRONG_PLAN_ERROR_TYPE,
+                       "5:62: expected a duration such as 250ms, 10s or 2m, got 'x'");
+    throng_plan_free (NULL);
+}
+
+/* The schedule's keys (schedule.c) pass through the loader; `users` is then not required. */
+static void
+test_schedule (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_plan (
+        fixture->dir, "plan.yaml",
+        "saturation: {cpu: 50%, lag: 20ms}\n"
+        "scenarios:\n"
+        "  - executor: constant-arrival-rate\n    rate: 100/s\n    duration: 2s\n"
+        "    max_users: 8\n    steps: [{null: {}}]\n"
+        "  - executor: ramping-users\n    stages: [{duration: 1s, users: 4}, {duration: 1s, users: "
+        "0}]\n"
+        "    think_time: 10ms..20ms\n    steps: [{null: {}}]\n");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpfloat (plan->saturation_cpu, ==, 0.5);
+    g_assert_cmpint (plan->saturation_lag_us, ==, 20000);
+    g_assert_cmpint (scenario_at (plan, 0)->executor, ==, THRONG_EXECUTOR_CONSTANT_RATE);
+    g_assert_cmpuint (scenario_at (plan, 0)->users, ==, 8);
+    g_assert_cmpint (scenario_at (plan, 1)->executor, ==, THRONG_EXECUTOR_RAMPING_USERS);
+    g_assert_cmpuint (scenario_at (plan, 1)->users, ==, 4);
+    g_assert_cmpuint (scenario_at (plan, 1)->stages->len, ==, 2);
+    g_assert_cmpint (scenario_at (plan, 1)->think_time_us, ==, 10000);
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    g_setenv ("THRONG_PLUGIN_PATH", plugin_dir (), TRUE);
+
+    add_bad_plans ();
+    g_test_add_func ("/plan/good/minimal", test_good_minimal);
+    g_test_add_func ("/plan/good/full", test_good_full);
+    g_test_add_func ("/plan/good/builtin-validate", test_good_builtin_validate);
+    g_test_add_func ("/plan/good/builtin-run", test_good_builtin_run);
+    g_test_add_func ("/plan/builtin/fails", test_builtin_fails);
+    g_test_add_func ("/plan/file/missing", test_file_missing);
+    g_test_add ("/plan/file/empty", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_file_empty, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/file/utf8", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_file_utf8,
+                throng_test_tmpdir_teardown);
+    g_test_add ("/plan/file/deep", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_file_deep,
+                throng_test_tmpdir_teardown);
+    g_test_add ("/plan/set/ok", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_set,
+                throng_test_tmpdir_teardown);
+    g_test_add ("/plan/set/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_set_errors, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/plugin-path/relative", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_plugin_path, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/plugin-path/refused", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_plugin_refused, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/partial", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_partial_plan, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/schedule", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_schedule,
+                throng_test_tmpdir_teardown);
+
+    return g_test_run ();
+}
