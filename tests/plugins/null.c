@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The `null` protocol, for engine and plan tests that need no network: a
+ * step waits its `delay` on the user's worker context and completes with
+ * the status, size and error class its options say.  A step without delay
+ * completes inside step_run, which the core must handle.
+ *
+ *   defaults: { null: { delay: 5ms } }          # default delay of every step
+ *   steps:
+ *     - null: { delay: 10ms, status: 503, bytes: 100, fail: status }
+ *
+ * Per user it keeps one source, attached once and re-armed with a ready
+ * time for each step, so a step allocates nothing.
+ */
+#include <throng/throng.h>
+
+typedef struct {
+    gint64 delay;
+} NullScenario;
+
+typedef struct {
+    gint64 delay;
+    int fail;
+    guint64 status;
+    guint64 bytes;
+} NullStep;
+
+typedef struct {
+    GSource source;
+    ThrongUser *user;
+    const NullStep *step;
+    ThrongSample *sample;
+    gboolean connected;
+} NullUser;
+
+static const ThrongOption scenario_options[] = {
+    { "delay", THRONG_OPTION_DURATION, offsetof (NullScenario, delay), .min = 0 },
+    { NULL },
+};
+
+/* Indexed like ThrongErrorClass, whose names they are. */
+static const char *const fail_choices[] = {
+    "none",   "connect",  "dns",    "tls",        "certificate", "timeout",
+    "reset",  "protocol", "status", "body-limit", "other",       NULL,
+};
+
+static const ThrongOption step_options[] = {
+    { "delay", THRONG_OPTION_DURATION, offsetof (NullStep, delay), .min = 0 },
+    { "fail", THRONG_OPTION_ENUM, offsetof (NullStep, fail), .choices = fail_choices },
+    { "status", THRONG_OPTION_UINT, offsetof (NullStep, status), .min = 0, .max = 999 },
+    { "bytes", THRONG_OPTION_UINT, offsetof (NullStep, bytes) },
+    { NULL },
+};
+
+static gboolean
+apply (const ThrongNode *node, const ThrongOption *table, gpointer base, gboolean in_step,
+       GError **error)
+{
+    if (node == NULL || throng_node_is_null (node))
+        return TRUE;
+    return throng_options_apply (node, table, base, in_step, "null options", error);
+}
+
+static gpointer
+null_scenario_new (const ThrongScenarioSetup *setup, GError **error)
+{
+    g_autofree NullScenario *scenario = g_new0 (NullScenario, 1);
+
+    if (!apply (setup->defaults, scenario_options, scenario, FALSE, error) ||
+        !apply (setup->options, scenario_options, scenario, FALSE, error))
+        return NULL;
+    return g_steal_pointer (&scenario);
+}
+
+static void
+null_scenario_free (gpointer scenario)
+{
+    g_free (scenario);
+}
+
+static char *
+format_delay (gint64 us)
+{
+    if (us != 0 && us % G_USEC_PER_SEC == 0)
+        return g_strdup_printf ("%" G_GINT64_FORMAT "s", us / G_USEC_PER_SEC);
+    if (us % 1000 == 0)
+        return g_strdup_printf ("%" G_GINT64_FORMAT "ms", us / 1000);
+    return g_strdup_printf ("%" G_GINT64_FORMAT "us", us);
+}
+
+static gpointer
+null_step_new (gpointer scenario_data, const ThrongNode *options, char **label, GError **error)
+{
+    const NullScenario *scenario = scenario_data;
+    g_autofree NullStep *step = g_new0 (NullStep, 1);
+    g_autofree char *delay = NULL;
+
+    step->delay = scenario->delay;
+    step->fail = THRONG_ERROR_NONE;
+    step->status = 200;
+    if (!apply (options, step_options, step, TRUE, error))
+        return NULL;
+    delay = format_delay (step->delay);
+    *label = g_strconcat ("null ", delay, NULL);
+    return g_steal_pointer (&step);
+}
+
+static void
+null_step_free (gpointer step)
+{
+    g_free (step);
+}
+
+static void
+complete (NullUser *self)
+{
+    const NullStep *step = self->step;
+    ThrongSample *sample = self->sample;
+    ThrongUser *user = self->user;
+    gint64 waited = g_get_monotonic_time () - sample->start_us;
+
+    sample->latency_us = MAX (waited, 0);
+    if (!self->connected) {
+        sample->connections_opened = 1;
+        self->connected = TRUE;
+    }
+    sample->error = step->fail;
+    switch (step->fail) {
+    case THRONG_ERROR_CONNECT:
+    case THRONG_ERROR_DNS:
+    case THRONG_ERROR_TLS:
+    case THRONG_ERROR_CERTIFICATE:
+    case THRONG_ERROR_TIMEOUT:
+        /* These fail before any response: no status, nothing received. */
+        sample->message = "null: injected failure";
+        break;
+    case THRONG_ERROR_NONE:
+        sample->status = (gint32) step->status;
+        sample->bytes_received = step->bytes;
+        break;
+    default:
+        sample->message = "null: injected failure";
+        sample->status = (gint32) step->status;
+        sample->bytes_received = step->bytes;
+        break;
+    }
+    self->step = NULL;
+    self->sample = NULL;
+    /* May run the next step or free this user: nothing of self is touched after it. */
+    throng_user_step_done (user);
+}
+
+static gboolean
+null_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    NullUser *self = (NullUser *) source;
+
+    g_source_set_ready_time (source, -1);
+    if (self->step != NULL)
+        complete (self);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs null_source_funcs = {
+    .dispatch = null_source_dispatch,
+};
+
+static gpointer
+null_user_new (gpointer scenario, ThrongUser *user)
+{
+    GSource *source = g_source_new (&null_source_funcs, sizeof (NullUser));
+    NullUser *self = (NullUser *) source;
+
+    self->user = user;
+    g_source_set_name (source, "throng-null step");
+    g_source_attach (source, throng_user_get_context (user));
+    return self;
+}
+
+/* Cancels a pending step without completing it, as user_free must. */
+static void
+null_user_free (gpointer user_data)
+{
+    GSource *source = user_data;
+
+    g_source_destroy (source);
+    g_source_unref (source);
+}
+
+static void
+null_step_run (gpointer user_data, gpointer step_data, ThrongSample *sample)
+{
+    NullUser *self = user_data;
+    const NullStep *step = step_data;
+
+    self->step = step;
+    self->sample = sample;
+    if (step->delay == 0) {
+        complete (self);
+        return;
+    }
+    g_source_set_ready_time (&self->source, g_get_monotonic_time () + step->delay);
+}
+
+static const ThrongProtocol null_protocol = {
+    .size = sizeof (ThrongProtocol),
+    .name = "null",
+    .scenario_new = null_scenario_new,
+    .scenario_free = null_scenario_free,
+    .step_new = null_step_new,
+    .step_free = null_step_free,
+    .user_new = null_user_new,
+    .user_free = null_user_free,
+    .step_run = null_step_run,
+};
+
+static gboolean
+null_init (ThrongPluginHost *host, GError **error)
+{
+    return throng_plugin_host_register_protocol (host, &null_protocol, error);
+}
+
+static const ThrongPluginDescriptor null_descriptor = {
+    .abi = THRONG_ABI_VERSION,
+    .size = sizeof (ThrongPluginDescriptor),
+    .name = "null",
+    .version = THRONG_VERSION_STRING,
+    .description = "a protocol that waits and succeeds, for tests without a network",
+    .init = null_init,
+};
+
+THRONG_PLUGIN_DEFINE (null_descriptor)
