@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The csv reporter: one row per sample in the result-file format of
+ * JMeter (a "JTL" file), with JMeter's default header and column order,
+ * so that JMeter's report generator and other JTL tools read it as their
+ * own.  Rows are streamed through an OutputFile, which reaches the disk
+ * only in whole rows.
+ */
+#include <string.h>
+#include <throng/throng.h>
+
+#include "csv.h"
+#include "output.h"
+
+#define CSV_HEADER                                                                                \
+    "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"          \
+    "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n"
+
+typedef struct {
+    char *path;
+    gboolean overwrite;
+} CsvOptions;
+
+static const ThrongOption csv_options[] = {
+    { "path", THRONG_OPTION_STRING, G_STRUCT_OFFSET (CsvOptions, path) },
+    { "overwrite", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (CsvOptions, overwrite) },
+    { NULL },
+};
+
+typedef struct {
+    CsvOptions options;
+    OutputFile *file;
+    /* Copied from the run info, which is only promised for the duration of open. */
+    guint n_scenarios;
+    char **thread_prefixes;       /* per scenario, "NAME S-" of the threadName column */
+    gboolean *quote_threads;      /* per scenario, whether that column needs quotes */
+    GPtrArray *step_labels;       /* per scenario, a GStrv */
+    guint *active_users;          /* per scenario, from the last snapshot (configured until then) */
+    guint all_users;
+} Csv;
+
+static void
+csv_free (gpointer self)
+{
+    Csv *csv = self;
+
+    if (csv == NULL)
+        return;
+    output_file_abort (csv->file);
+    throng_options_clear (csv_options, &csv->options);
+    g_strfreev (csv->thread_prefixes);
+    g_free (csv->quote_threads);
+    g_clear_pointer (&csv->step_labels, g_ptr_array_unref);
+    g_free (csv->active_users);
+    g_free (csv);
+}
+
+static gpointer
+csv_configure (const ThrongNode *options, GError **error)
+{
+    Csv *csv = g_new0 (Csv, 1);
+
+    if (options != NULL && !throng_node_is_null (options)
+        && !throng_options_apply (options, csv_options, &csv->options, FALSE, "csv options",
+                                  error)) {
+        csv_free (csv);
+        return NULL;
+    }
+    if (csv->options.path == NULL || *csv->options.path == '\0') {
+        if (options != NULL)
+            throng_node_set_error (options, error, THRONG_PLAN_ERROR_MISSING,
+                                   "the csv reporter needs a 'path'");
+        else
+            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_MISSING,
+                         "the csv reporter needs a 'path'");
+        csv_free (csv);
+        return NULL;
+    }
+    return csv;
+}
+
+static gboolean
+csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
+{
+    Csv *csv = self;
+
+    csv->file = output_file_open (csv->options.path, csv->options.overwrite || run->overwrite,
+                                  FALSE, error);
+    if (csv->file == NULL)
+        return FALSE;
+
+    csv->n_scenarios = run->n_scenarios;
+    csv->thread_prefixes = g_new0 (char *, run->n_scenarios + 1);
+    csv->quote_threads = g_new0 (gboolean, MAX (run->n_scenarios, 1));
+    csv->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    csv->active_users = g_new0 (guint, MAX (run->n_scenarios, 1));
+    for (guint i = 0; i < run->n_scenarios; i++) {
+        /* JMeter's "<group> <groupIndex>-": the scenario's index counts from 1. */
+        csv->thread_prefixes[i] = g_strdup_printf ("%s %u-", run->scenario_names[i], i + 1);
+        csv->quote_threads[i] = strpbrk (csv->thread_prefixes[i], ",\"\r\n") != NULL;
+        g_ptr_array_add (csv->step_labels, g_strdupv ((char **) run->step_labels[i]));
+        csv->active_users[i] = run->scenario_users[i];
+        csv->all_users += run->scenario_users[i];
+    }
+
+    g_string_append (output_file_buffer (csv->file), CSV_HEADER);
+    output_file_commit (csv->file);
+    return TRUE;
+}
+
+/* The inside of a quoted field: quotes doubled. */
+static void
+csv_append_escaped (GString *out, const char *text)
+{
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '"')
+            g_string_append_c (out, '"');
+        g_string_append_c (out, *p);
+    }
+}
+
+/* RFC 4180: quote a field that holds a delimiter, a quote or a line break. */
+static void
+csv_append_field (GString *out, const char *text)
+{
+    if (text == NULL)
+        return;
+    if (strpbrk (text, ",\"\r\n") == NULL) {
+        g_string_append (out, text);
+        return;
+    }
+    g_string_append_c (out, '"');
+    csv_append_escaped (out, text);
+    g_string_append_c (out, '"');
+}
+
+/* Integers are most of a row; printf is measurably slower than this at 100k rows/s. */
+static void
+csv_append_int (GString *out, gint64 value)
+{
+    char digits[24];
+    int n = 0;
+    guint64 v = value < 0 ? (guint64) 0 - (guint64) value : (guint64) value;
+
+    do {
+        digits[n++] = (char) ('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    if (value < 0)
+        g_string_append_c (out, '-');
+    while (n > 0)
+        g_string_append_c (out, digits[--n]);
+}
+
+/* JMeter's columns are whole milliseconds; rounding keeps their mean unbiased. */
+static gint64
+csv_ms (gint64 us)
+{
+    return us >= 0 ? (us + 500) / 1000 : -((-us + 500) / 1000);
+}
+
+static void
+csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
+{
+    const char *label = "";
+    if (sample->scenario < csv->n_scenarios) {
+        char **labels = g_ptr_array_index (csv->step_labels, sample->scenario);
+        if (labels != NULL && sample->step < g_strv_length (labels))
+            label = labels[sample->step];
+    }
+    gboolean success = sample->error == THRONG_ERROR_NONE;
+    const char *class_name = throng_error_class_name (sample->error);
+
+    csv_append_int (out, sample->wall_start_us / 1000);
+    g_string_append_c (out, ',');
+    csv_append_int (out, csv_ms (sample->elapsed_us));
+    g_string_append_c (out, ',');
+    csv_append_field (out, label);
+    g_string_append_c (out, ',');
+    if (sample->status > 0) {
+        csv_append_int (out, sample->status);
+    } else if (!success) {
+        /* JMeter's wording for a failure without a response; our class stands for its exception. */
+        g_string_append (out, "Non HTTP response code: ");
+        csv_append_field (out, class_name);
+    }
+    g_string_append_c (out, ',');
+    csv_append_field (out, sample->message);
+    g_string_append_c (out, ',');
+
+    /* threadName: the scenario's prefix, then the user counted from 1. */
+    if (sample->scenario < csv->n_scenarios) {
+        gboolean quote = csv->quote_threads[sample->scenario];
+        if (quote) {
+            g_string_append_c (out, '"');
+            csv_append_escaped (out, csv->thread_prefixes[sample->scenario]);
+        } else {
+            g_string_append (out, csv->thread_prefixes[sample->scenario]);
+        }
+        csv_append_int (out, (gint64) sample->user + 1);
+        if (quote)
+            g_string_append_c (out, '"');
+    }
+    g_string_append (out, success ? ",text,true," : ",text,false,");
+    if (!success) {
+        gboolean has_message = sample->message != NULL && *sample->message != '\0';
+        g_autofree char *failure = NULL;
+        /* An unexpected status names the status; other classes say what went wrong. */
+        if (sample->error == THRONG_ERROR_STATUS && sample->status > 0)
+            failure = g_strdup_printf ("%s: %d%s%s", class_name, sample->status,
+                                       has_message ? " " : "", has_message ? sample->message : "");
+        else if (has_message)
+            failure = g_strdup_printf ("%s: %s", class_name, sample->message);
+        else
+            failure = g_strdup (class_name);
+        csv_append_field (out, failure);
+    }
+    g_string_append_c (out, ',');
+    csv_append_int (out, (gint64) sample->bytes_received);
+    g_string_append_c (out, ',');
+    csv_append_int (out, (gint64) sample->bytes_sent);
+    g_string_append_c (out, ',');
+    csv_append_int (out, sample->scenario < csv->n_scenarios
+                             ? csv->active_users[sample->scenario] : 0);
+    g_string_append_c (out, ',');
+    csv_append_int (out, csv->all_users);
+    g_string_append_c (out, ',');
+    csv_append_field (out, sample->resource);
+    g_string_append_c (out, ',');
+    csv_append_int (out, csv_ms (sample->latency_us));
+    /* JMeter's HTTP client counts the TLS handshake as part of Connect. */
+    g_string_append (out, ",0,");
+    csv_append_int (out, csv_ms (sample->connect_us + sample->tls_us));
+    g_string_append_c (out, '\n');
+}
+
+static void
+csv_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
+{
+    Csv *csv = self;
+
+    if (csv->file == NULL)
+        return;
+    GString *out = output_file_buffer (csv->file);
+    for (gsize i = 0; i < n_samples; i++) {
+        csv_append_row (csv, out, &samples[i]);
+        output_file_commit (csv->file);
+    }
+}
+
+static void
+csv_snapshot (gpointer self, const ThrongSummary *snapshot)
+{
+    Csv *csv = self;
+    guint all = 0;
+
+    if (csv->file == NULL)
+        return;
+    for (guint i = 0; i < snapshot->n_scenarios && i < csv->n_scenarios; i++) {
+        csv->active_users[i] = snapshot->scenarios[i].active_users;
+        all += snapshot->scenarios[i].active_users;
+    }
+    csv->all_users = all;
+}
+
+static gboolean
+csv_close (gpointer self, const ThrongSummary *summary, GError **error)
+{
+    Csv *csv = self;
+
+    if (csv->file == NULL)
+        return TRUE;
+    return output_file_close (g_steal_pointer (&csv->file), error);
+}
+
+static gboolean
+csv_wants_samples (gpointer self)
+{
+    return TRUE;
+}
+
+const ThrongReporter csv_reporter = {
+    .size = sizeof (ThrongReporter),
+    .name = "csv",
+    .configure = csv_configure,
+    .open = csv_open,
+    .samples = csv_samples,
+    .snapshot = csv_snapshot,
+    .close = csv_close,
+    .free = csv_free,
+    .wants_samples = csv_wants_samples,
+};

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Result files of the file reporters (csv, json): opening under the
+ * overwrite policy, buffered writes that only ever flush whole records,
+ * atomic publication by rename, and write errors kept until close, where
+ * the core can still turn them into exit status 4.
+ */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Large enough that a busy run makes few system calls, small enough to lose little on a crash. */
+#define OUTPUT_FLUSH_BYTES (64 * 1024)
+
+struct _OutputFile {
+    int fd;
+    char *path;         /* what the user named */
+    char *tmp_path;     /* the file being written when atomic, else NULL */
+    GString *buffer;
+    GError *error;      /* the first write error; later writes are dropped */
+};
+
+static void
+output_file_set_errno (OutputFile *file, const char *what, int saved_errno)
+{
+    if (file->error != NULL)
+        return;
+    g_set_error (&file->error, G_FILE_ERROR, g_file_error_from_errno (saved_errno), "%s %s: %s",
+                 what, file->path, g_strerror (saved_errno));
+}
+
+OutputFile *
+output_file_open (const char *path, gboolean overwrite, gboolean atomic, GError **error)
+{
+    struct stat st;
+    gboolean exists = FALSE;
+    gboolean regular = TRUE;
+
+    g_return_val_if_fail (path != NULL && *path != '\0', NULL);
+
+    if (stat (path, &st) == 0) {
+        exists = TRUE;
+        regular = S_ISREG (st.st_mode);
+        if (S_ISDIR (st.st_mode)) {
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "%s is a directory", path);
+            return NULL;
+        }
+        if (regular && !overwrite) {
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+                         "%s exists; set overwrite: true or pass --overwrite", path);
+            return NULL;
+        }
+    }
+
+    g_autofree char *tmp_path = atomic && regular ? g_strconcat (path, ".tmp", NULL) : NULL;
+    const char *target = tmp_path != NULL ? tmp_path : path;
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+    if (regular)
+        flags |= O_TRUNC;
+    /* A file that appears between the check and the open is not ours to truncate. */
+    if (!exists && tmp_path == NULL)
+        flags |= O_EXCL;
+
+    int fd = open (target, flags, 0666);
+    if (fd < 0) {
+        int saved_errno = errno;
+        if (saved_errno == EEXIST)
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+                         "%s exists; set overwrite: true or pass --overwrite", path);
+        else
+            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                         "cannot open %s: %s", target, g_strerror (saved_errno));
+        return NULL;
+    }
+
+    OutputFile *file = g_new0 (OutputFile, 1);
+    file->fd = fd;
+    file->path = g_strdup (path);
+    file->tmp_path = g_steal_pointer (&tmp_path);
+    file->buffer = g_string_sized_new (OUTPUT_FLUSH_BYTES + 4096);
+    return file;
+}
+
+GString *
+output_file_buffer (OutputFile *file)
+{
+    return file->buffer;
+}
+
+static void
+output_file_flush (OutputFile *file)
+{
+    const char *data = file->buffer->str;
+    gsize left = file->buffer->len;
+
+    while (left > 0 && file->error == NULL) {
+        ssize_t n = write (file->fd, data, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            output_file_set_errno (file, "cannot write", errno);
+            break;
+        }
+        data += n;
+        left -= (gsize) n;
+    }
+    g_string_truncate (file->buffer, 0);
+}
+
+void
+output_file_commit (OutputFile *file)
+{
+    if (file->buffer->len >= OUTPUT_FLUSH_BYTES)
+        output_file_flush (file);
+}
+
+static void
+output_file_free (OutputFile *file)
+{
+    g_string_free (file->buffer, TRUE);
+    g_free (file->path);
+    g_free (file->tmp_path);
+    g_clear_error (&file->error);
+    g_free (file);
+}
+
+gboolean
+output_file_close (OutputFile *file, GError **error)
+{
+    g_return_val_if_fail (file != NULL, FALSE);
+
+    output_file_flush (file);
+    /* The rename below promises a complete file; that needs the data on disk first. */
+    if (file->tmp_path != NULL && file->error == NULL && fsync (file->fd) != 0)
+        output_file_set_errno (file, "cannot write", errno);
+    if (close (file->fd) != 0 && errno != EINTR)
+        output_file_set_errno (file, "cannot write", errno);
+    file->fd = -1;
+
+    if (file->tmp_path != NULL) {
+        if (file->error == NULL && rename (file->tmp_path, file->path) != 0) {
+            int saved_errno = errno;
+            g_set_error (&file->error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                         "cannot rename %s to %s: %s", file->tmp_path, file->path,
+                         g_strerror (saved_errno));
+        }
+        if (file->error != NULL)
+            unlink (file->tmp_path);
+    }
+
+    gboolean ok = file->error == NULL;
+    if (!ok)
+        g_propagate_error (error, g_steal_pointer (&file->error));
+    output_file_free (file);
+    return ok;
+}
+
+void
+output_file_abort (OutputFile *file)
+{
+    if (file == NULL)
+        return;
+    close (file->fd);
+    if (file->tmp_path != NULL)
+        unlink (file->tmp_path);
+    output_file_free (file);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A result file as the file reporters write it: the overwrite policy, a
+ * buffer that reaches the disk only in whole records, and a close that
+ * reports every write error.  Compiled into the csv and json plugins.
+ */
+#pragma once
+
+#include <glib.h>
+
+typedef struct _OutputFile OutputFile;
+
+/*
+ * Opens @path for writing.  An existing regular file is refused unless
+ * @overwrite ("PATH exists; set overwrite: true or pass --overwrite");
+ * devices and pipes (/dev/stdout) are written as they are.  When @atomic,
+ * a regular file is written as PATH.tmp and renamed over PATH by a
+ * successful output_file_close(), so readers never see a partial file.
+ */
+OutputFile *output_file_open (const char *path, gboolean overwrite, gboolean atomic,
+                              GError **error);
+
+/*
+ * The buffer to append to.  Append one whole record, then call
+ * output_file_commit(): the buffer goes to the file only between records.
+ */
+GString *output_file_buffer (OutputFile *file);
+void output_file_commit (OutputFile *file);
+
+/*
+ * Writes what is buffered, closes and (atomic) renames; frees @file.
+ * Returns FALSE with the first write error of the file's life, if any.
+ */
+gboolean output_file_close (OutputFile *file, GError **error);
+
+/* Closes without publishing: an atomic file's PATH.tmp is removed.  NULL is allowed. */
+void output_file_abort (OutputFile *file);
