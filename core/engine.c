@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include "metrics.h"
+#include "schedule.h"
 #include "usage.h"
 #include "worker.h"
 
@@ -15,10 +16,6 @@
 #include <glib-unix.h>
 #include <stdio.h>
 
-/* How long iterations in flight may go on after the planned end or a first signal. */
-#define GRACEFUL_STOP_US (10 * G_USEC_PER_SEC)
-/* A process CPU share above this, over the run, means throng may have measured itself. */
-#define SATURATED_CPU_SHARE 0.90
 
 typedef struct {
     ThrongWorker *worker;
@@ -54,6 +51,14 @@ typedef struct {
     gint64 planned_us;
     gint64 cpu_start_user_us;
     gint64 cpu_start_system_us;
+
+    gint64 graceful_stop_us;    /* the longest of the scenarios' graceful_stop */
+    guint cores;                /* cores the workers may use: the CPU share's denominator */
+    gint64 interval_cpu_us;     /* process CPU at the start of the interval */
+    guint intervals;
+    guint saturated_intervals;
+    gdouble worst_cpu_share;
+    gint64 worst_lag_p99_us;
 
     guint signals;
     gboolean interrupted;
@@ -134,6 +139,7 @@ summary_buffer_fill (SummaryBuffer *buffer, ThrongEngine *engine, ThrongMetrics 
         out->users = scenario->users;
         out->active_users = active != NULL ? active[s] : 0;
         out->iterations = metrics->iterations[s];
+        out->dropped_iterations = metrics->dropped[s];
         out->steps = &buffer->steps[metrics->first_step[s]];
         out->n_steps = scenario->steps->len;
         throng_stats_init (&out->stats);
@@ -150,6 +156,9 @@ summary_buffer_fill (SummaryBuffer *buffer, ThrongEngine *engine, ThrongMetrics 
     }
     summary->scenarios = buffer->scenarios;
     summary->n_scenarios = metrics->n_scenarios;
+    summary->lag_p99_us = throng_histogram_percentile (metrics->lag, 99.0);
+    summary->loop_delay_max_us = metrics->loop_delay_max_us;
+    summary->samples_dropped = metrics->samples_dropped;
 
     buffer->warnings = g_ptr_array_new_with_free_func (g_free);
 }
@@ -185,6 +194,35 @@ emit_snapshot (ThrongEngine *engine)
 
     sum_active (engine, active);
     summary_buffer_fill (&buffer, engine, engine->interval, active, now - engine->interval_start_us);
+
+    /* Snapshots carry the interval's CPU, not the run's. */
+    ThrongSummary *snapshot = &buffer.summary;
+    gint64 cpu_now = snapshot->cpu_user_us + snapshot->cpu_system_us;
+    gint64 cpu_interval = cpu_now - engine->interval_cpu_us;
+    gdouble user_part = cpu_now > 0 ? (gdouble) snapshot->cpu_user_us / (gdouble) cpu_now : 0.5;
+    snapshot->cpu_user_us = (gint64) ((gdouble) cpu_interval * user_part);
+    snapshot->cpu_system_us = cpu_interval - snapshot->cpu_user_us;
+    engine->interval_cpu_us = cpu_now;
+    if (snapshot->interval_us > 0)
+        snapshot->cpu_share = (gdouble) cpu_interval
+                              / ((gdouble) snapshot->interval_us * engine->cores);
+    snapshot->saturated = snapshot->cpu_share > engine->plan->saturation_cpu
+                          || snapshot->lag_p99_us > engine->plan->saturation_lag_us;
+    /* A short last interval says little; do not let it decide. */
+    if (snapshot->interval_us >= G_USEC_PER_SEC / 2) {
+        engine->intervals++;
+        if (snapshot->saturated)
+            engine->saturated_intervals++;
+        engine->worst_cpu_share = MAX (engine->worst_cpu_share, snapshot->cpu_share);
+        engine->worst_lag_p99_us = MAX (engine->worst_lag_p99_us, snapshot->lag_p99_us);
+    }
+    if (snapshot->saturated) {
+        g_ptr_array_add (buffer.warnings,
+                         g_strdup_printf ("load generator saturated — latencies include throng's "
+                                          "own queueing (CPU %.0f%%, lag p99 %.1f ms)",
+                                          snapshot->cpu_share * 100.0,
+                                          (gdouble) snapshot->lag_p99_us / 1000.0));
+    }
     summary_buffer_finish_warnings (&buffer);
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
@@ -316,7 +354,8 @@ static void
 start_grace (ThrongEngine *engine)
 {
     if (engine->grace_source == 0)
-        engine->grace_source = g_timeout_add (GRACEFUL_STOP_US / 1000, on_grace_over, engine);
+        engine->grace_source = g_timeout_add ((guint) (engine->graceful_stop_us / 1000) + 1,
+                                              on_grace_over, engine);
 }
 
 static gboolean
@@ -339,9 +378,9 @@ on_signal (gpointer data)
     engine->signals++;
     engine->interrupted = TRUE;
     if (engine->signals == 1) {
-        g_printerr ("\nthrong: stopping; iterations in flight may take up to %d s to finish "
+        g_printerr ("\nthrong: stopping; iterations in flight may take up to %.1f s to finish "
                     "(interrupt again to stop now)\n",
-                    (int) (GRACEFUL_STOP_US / G_USEC_PER_SEC));
+                    (gdouble) engine->graceful_stop_us / G_USEC_PER_SEC);
         for (guint w = 0; w < engine->workers->len; w++) {
             WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
             if (!slot->final)
@@ -382,10 +421,12 @@ build_run_info (ThrongEngine *engine)
         engine->scenario_users[s] = scenario->users;
         g_ptr_array_add (engine->step_labels, labels);
         g_ptr_array_add (engine->step_protocols, protocols);
-        if (scenario->duration_us > 0)
-            longest = MAX (longest, scenario->duration_us);
+        gint64 length = throng_plan_scenario_length (scenario);
+        if (length > 0)
+            longest = MAX (longest, scenario->start_after_us + length);
         else
             all_timed = FALSE;
+        engine->graceful_stop_us = MAX (engine->graceful_stop_us, scenario->graceful_stop_us);
     }
     engine->planned_us = all_timed ? longest : 0;
 
@@ -438,20 +479,39 @@ open_reporters (ThrongEngine *engine, GError **error)
 }
 
 static void
-add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer, const gint64 *worker_cpu_us)
+add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
 {
     ThrongSummary *summary = &buffer->summary;
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
-    guint cores = MIN (engine->workers->len, (guint) g_get_num_processors ());
-    gdouble share = summary->elapsed_us > 0
-                        ? (gdouble) cpu_us / ((gdouble) summary->elapsed_us * MAX (cores, 1))
-                        : 0.0;
 
-    if (share > SATURATED_CPU_SHARE)
-        g_ptr_array_add (buffer->warnings,
-                         g_strdup_printf ("load generator saturated — latencies include throng's "
-                                          "own queueing (CPU %.0f%% of %u core%s)",
-                                          share * 100.0, cores, cores == 1 ? "" : "s"));
+    summary->cpu_share = summary->elapsed_us > 0
+                             ? (gdouble) cpu_us / ((gdouble) summary->elapsed_us * engine->cores)
+                             : 0.0;
+    summary->saturated = engine->saturated_intervals > 0
+                         || summary->cpu_share > engine->plan->saturation_cpu;
+    if (summary->saturated) {
+        g_ptr_array_add (
+            buffer->warnings,
+            g_strdup_printf ("load generator saturated — latencies include throng's own queueing "
+                             "(%u of %u intervals; worst CPU %.0f%% of %u core%s, worst lag p99 "
+                             "%.1f ms; limits %.0f%% and %.1f ms)",
+                             engine->saturated_intervals, engine->intervals,
+                             MAX (engine->worst_cpu_share, summary->cpu_share) * 100.0,
+                             engine->cores, engine->cores == 1 ? "" : "s",
+                             (gdouble) engine->worst_lag_p99_us / 1000.0,
+                             engine->plan->saturation_cpu * 100.0,
+                             (gdouble) engine->plan->saturation_lag_us / 1000.0));
+    }
+    for (guint s = 0; s < summary->n_scenarios; s++) {
+        const ThrongScenarioSummary *scenario = &summary->scenarios[s];
+        if (scenario->dropped_iterations > 0)
+            g_ptr_array_add (buffer->warnings,
+                             g_strdup_printf ("scenario %s: %" G_GUINT64_FORMAT " iterations "
+                                              "dropped: every one of its %u users was busy when "
+                                              "they were due (raise max_users)",
+                                              scenario->name, scenario->dropped_iterations,
+                                              scenario->users));
+    }
     if (engine->options.builtin_target)
         g_ptr_array_add (buffer->warnings,
                          g_strdup ("the built-in target runs inside throng: its CPU time is "
@@ -466,7 +526,6 @@ add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer, const gint64 *wor
         g_ptr_array_add (buffer->warnings,
                          g_strdup ("stopped before iterations in flight finished: their steps "
                                    "are not counted"));
-    (void) worker_cpu_us;
 }
 
 static gboolean
@@ -535,6 +594,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.total = throng_metrics_new (n_scenarios, steps);
     engine.interval = throng_metrics_new (n_scenarios, steps);
     g_array_set_size (engine.workers, n_workers);
+    engine.cores = MAX (1, MIN (n_workers, (guint) g_get_num_processors ()));
     build_run_info (&engine);
 
     if (!open_reporters (&engine, error)) {
@@ -552,6 +612,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.start_wall_us = g_get_real_time ();
     engine.wall_offset_us = engine.start_wall_us - engine.start_us;
     engine.interval_start_us = engine.start_us;
+    engine.interval_cpu_us = 0;
 
     ThrongWorkerSetup setup = {
         .plan = plan,
@@ -565,6 +626,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
         setup.index = w;
+        setup.n_workers = n_workers;
         slot->worker = throng_worker_new (&setup);
         slot->active = g_new0 (guint, MAX (n_scenarios, 1));
     }
@@ -614,9 +676,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 
     SummaryBuffer buffer = { 0 };
     summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
-    add_run_warnings (&engine, &buffer, worker_cpu_us);
+    add_run_warnings (&engine, &buffer);
     summary_buffer_finish_warnings (&buffer);
-    buffer.summary.samples_dropped = engine.total->samples_dropped;
     if (options->thresholds != NULL) {
         buffer.summary.thresholds = throng_thresholds_evaluate (options->thresholds,
                                                                 &buffer.summary);

@@ -89,6 +89,8 @@ throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario)
         throng_stats_init (&metrics->steps[i]);
     metrics->iterations = g_new0 (guint64, MAX (n_scenarios, 1));
     metrics->active_users = g_new0 (guint, MAX (n_scenarios, 1));
+    metrics->dropped = g_new0 (guint64, MAX (n_scenarios, 1));
+    metrics->lag = throng_histogram_new ();
     return metrics;
 }
 
@@ -103,6 +105,8 @@ throng_metrics_free (ThrongMetrics *metrics)
     g_free (metrics->first_step);
     g_free (metrics->iterations);
     g_free (metrics->active_users);
+    g_free (metrics->dropped);
+    throng_histogram_free (metrics->lag);
     g_free (metrics);
 }
 
@@ -113,7 +117,10 @@ throng_metrics_reset (ThrongMetrics *metrics)
         throng_stats_reset (&metrics->steps[i]);
     memset (metrics->iterations, 0, sizeof (guint64) * metrics->n_scenarios);
     memset (metrics->active_users, 0, sizeof (guint) * metrics->n_scenarios);
+    memset (metrics->dropped, 0, sizeof (guint64) * metrics->n_scenarios);
     metrics->samples_dropped = 0;
+    throng_histogram_reset (metrics->lag);
+    metrics->loop_delay_max_us = 0;
 }
 
 void
@@ -125,6 +132,9 @@ throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
     for (guint i = 0; i < into->n_scenarios; i++) {
         into->iterations[i] += from->iterations[i];
         into->active_users[i] += from->active_users[i];
+        into->dropped[i] += from->dropped[i];
     }
     into->samples_dropped += from->samples_dropped;
+    throng_histogram_merge (into->lag, from->lag);
+    into->loop_delay_max_us = MAX (into->loop_delay_max_us, from->loop_delay_max_us);
 }

@@ -22,14 +22,18 @@ typedef struct {
     ThrongStats *steps;         /* every step of every scenario */
     guint64 *iterations;        /* per scenario, completed in the interval */
     guint *active_users;        /* per scenario, at the end of the interval (a level, not a sum) */
+    guint64 *dropped;           /* per scenario: arrivals that found no free user */
     guint64 samples_dropped;    /* samples not handed to reporters because they fell behind */
+    ThrongHistogram *lag;       /* how late scheduled starts ran (µs) */
+    gint64 loop_delay_max_us;   /* the worst event-loop delay seen */
 } ThrongMetrics;
 
 /* @steps_per_scenario: n_scenarios counts. */
 ThrongMetrics *throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario);
 void throng_metrics_free (ThrongMetrics *metrics);
 void throng_metrics_reset (ThrongMetrics *metrics);
-/* Adds counters and histograms; active_users is *added* too (the caller sums levels across workers). */
+/* Adds counters and histograms; active_users is *added* too (the caller sums levels across
+ * workers); loop_delay_max_us is the larger of the two. */
 void throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from);
 
 static inline ThrongStats *

@@ -24,17 +24,53 @@ typedef struct {
     gpointer data;                  /* from protocol->scenario_new */
 } ThrongPlanProtocol;
 
+/* How a scenario's iterations are started (docs/workload-models.md). */
+typedef enum {
+    THRONG_EXECUTOR_USERS,          /* closed: `users` for `iterations` or a `duration` (default) */
+    THRONG_EXECUTOR_RAMPING_USERS,  /* closed: `stages` of user counts */
+    THRONG_EXECUTOR_CONSTANT_RATE,  /* open: `rate` iterations per second for `duration` */
+    THRONG_EXECUTOR_RAMPING_RATE,   /* open: `stages` of rates, from `rate` (default 0) */
+} ThrongExecutor;
+
+/* One stage: reach @target (users, or iterations per second) linearly over @duration_us. */
+typedef struct {
+    gint64 duration_us;
+    gdouble target;
+} ThrongStage;
+
+typedef enum {
+    THRONG_THINK_CONSTANT,      /* min_us */
+    THRONG_THINK_UNIFORM,       /* uniformly in [min_us, max_us] ("100ms..300ms") */
+    THRONG_THINK_EXPONENTIAL,   /* exponentially distributed with mean min_us ("~100ms") */
+} ThrongThinkKind;
+
+typedef struct {
+    ThrongThinkKind kind;
+    gint64 min_us;
+    gint64 max_us;
+} ThrongThinkTime;
+
 typedef struct {
     char *name;
     const ThrongNode *node;
-    guint users;
+    guint users;                    /* closed models: users (largest stage); open: max_users */
     guint64 iterations;             /* per user; 0 when the scenario runs for a duration */
     gint64 duration_us;             /* 0 when the scenario runs for a number of iterations */
     gint64 ramp_up_us;
     gint64 think_time_us;           /* pause after each step */
     GPtrArray *steps;               /* ThrongPlanStep* */
     GPtrArray *protocols;           /* ThrongPlanProtocol* */
+    ThrongExecutor executor;
+    GArray *stages;                 /* ThrongStage; NULL unless a ramping executor */
+    gdouble rate;                   /* per second: constant rate, or a ramp's start rate */
+    gint64 start_after_us;          /* offset of the scenario's start from the run's */
+    ThrongThinkTime think;          /* think_time_us is think.min_us */
+    gint64 pacing_us;               /* minimum length of an iteration; 0: none */
+    gint64 graceful_stop_us;        /* how long iterations in flight may run past the end */
 } ThrongPlanScenario;
+
+/* The scenario's length from its own start (duration, or the sum of its stages); 0 when unbounded in time. */
+gint64 throng_plan_scenario_length (const ThrongPlanScenario *scenario);
 
 typedef struct {
     char *name;
@@ -50,6 +86,8 @@ typedef struct {
     gboolean builtin_target;        /* `target: builtin` */
     GPtrArray *scenarios;           /* ThrongPlanScenario* */
     GPtrArray *reporters;           /* ThrongPlanReporter*; a console reporter when the plan names none */
+    gdouble saturation_cpu;         /* `saturation.cpu`: share of the workers' cores (default 0.9) */
+    gint64 saturation_lag_us;       /* `saturation.lag`: scheduling lag p99 (default 10 ms) */
 } ThrongPlan;
 
 typedef struct {

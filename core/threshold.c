@@ -375,7 +375,8 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
                                  ->label
                            : owner->name;
     }
-    threshold->expression = g_strdup_printf ("%s.%s %s %s", subject_name, left,
+    const char *metric_text = subject != NULL ? left + strlen (subject) + 1 : left;
+    threshold->expression = g_strdup_printf ("%s.%s %s %s", subject_name, metric_text,
                                              operator_texts[threshold->op], right);
     return TRUE;
 }

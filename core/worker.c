@@ -4,13 +4,17 @@
  * state machine driven from the worker's GMainContext: wait to start (the
  * ramp-up), begin an iteration, run each step through its protocol, pause
  * for the think time, and so on until its iterations or its scenario's
- * duration are done.  Metrics are recorded into the worker's own block
- * and handed to the main thread on request; nothing is shared per request.
+ * duration are done.  In ramping scenarios a user parks while the stage
+ * does not want it; in arrival-rate scenarios users wait in a pool and
+ * each arrival, on its schedule, takes one (or is counted as dropped).
+ * Metrics are recorded into the worker's own block and handed to the main
+ * thread on request; nothing is shared per request.
  */
 #include "worker.h"
 
 #include "usage.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Steps a user may complete synchronously in a row before yielding to the loop. */
@@ -19,9 +23,15 @@
 #define SAMPLE_BATCH 4096
 /* Batches a worker may have in flight to the main thread before it drops samples. */
 #define MAX_BATCHES_IN_FLIGHT 256
+/* Arrivals started in one dispatch before the loop gets a turn. */
+#define ARRIVAL_BUDGET 256
+/* How often the event-loop delay probe fires. */
+#define PROBE_INTERVAL_US (100 * 1000)
 
 typedef enum {
     USER_WAITING,               /* before its first iteration */
+    USER_PARKED,                /* ramping: not wanted by the current stage */
+    USER_IDLE,                  /* arrival rate: in the pool, waiting for an arrival */
     USER_ITERATION,             /* next: begin an iteration */
     USER_STEP,                  /* next: run the current step */
     USER_RUNNING,               /* a step is in flight */
@@ -38,7 +48,11 @@ struct _ThrongUser {
     UserState state;
     guint step;
     guint64 iteration;
-    gint64 deadline_us;         /* 0: none */
+    gint64 deadline_us;         /* no new iteration from then on; 0: none */
+    gint64 hard_deadline_us;    /* a step still in flight then is cancelled; 0: none */
+    gint64 scenario_start_us;   /* monotonic start of the user's scenario */
+    gint64 iteration_start_us;
+    gint64 scheduled_us;        /* arrival rate: when the iteration was due */
     GSource *timer;
     gboolean in_step_run;
     gboolean completed_in_run;
@@ -62,7 +76,26 @@ struct _ThrongWorker {
     gboolean stopping;
     gboolean finished;
     gint64 cpu_us;
+    GRand *rand;                /* think-time draws; per worker, so no lock */
+    GPtrArray *arrivals;        /* Arrivals*, one per arrival-rate scenario with users here */
+    GSource *probe;
+    gint64 probe_due_us;
 };
+
+/* The arrival schedule of one open-model scenario on one worker. */
+typedef struct {
+    ThrongWorker *worker;
+    const ThrongPlanScenario *scenario;
+    guint scenario_index;
+    guint first_user;           /* this worker owns users first_user + n * workers */
+    guint n_workers;
+    gint64 start_us;
+    gint64 end_us;
+    guint64 next;               /* the next arrival's index, counted over the whole scenario */
+    gboolean done;
+    GPtrArray *idle;            /* ThrongUser*, not owned */
+    GSource *source;
+} Arrivals;
 
 /* --- reports to the main thread --------------------------------------- */
 
@@ -164,15 +197,138 @@ keep_sample (ThrongWorker *worker, const ThrongSample *sample)
         send_report (worker, FALSE, 0, FALSE);
 }
 
+/* --- schedules -------------------------------------------------------------- */
+
+/* The stage level (users or rate) at @t µs into a ramping scenario; from 0 at t = 0. */
+static gdouble
+stage_level (const GArray *stages, gdouble start_level, gint64 t)
+{
+    gdouble level = start_level;
+    gint64 begin = 0;
+
+    for (guint i = 0; i < stages->len; i++) {
+        const ThrongStage *stage = &g_array_index (stages, ThrongStage, i);
+        if (t < begin + stage->duration_us)
+            return level + (stage->target - level) * (gdouble) (t - begin)
+                               / (gdouble) stage->duration_us;
+        level = stage->target;
+        begin += stage->duration_us;
+    }
+    return level;
+}
+
+/* Whether a ramping scenario wants user @id at @t: the level has reached id + 1. */
+static gboolean
+stage_wants (const ThrongPlanScenario *scenario, guint id, gint64 t)
+{
+    return stage_level (scenario->stages, 0.0, t) >= (gdouble) id + 1.0 - 1e-9;
+}
+
+/*
+ * The first time at or after @t when stage_wants (id) becomes TRUE, or -1
+ * when it never does before the stages end.
+ */
+static gint64
+stage_next_wanted (const ThrongPlanScenario *scenario, guint id, gint64 t)
+{
+    gdouble need = (gdouble) id + 1.0;
+    gdouble level = 0.0;
+    gint64 begin = 0;
+
+    for (guint i = 0; i < scenario->stages->len; i++) {
+        const ThrongStage *stage = &g_array_index (scenario->stages, ThrongStage, i);
+        gint64 end = begin + stage->duration_us;
+        if (end > t && stage->target >= need - 1e-9) {
+            gint64 from = MAX (t, begin);
+            if (stage_level (scenario->stages, 0.0, from) >= need - 1e-9)
+                return from;
+            /* Rising through `need` inside this stage. */
+            gdouble crossing = (gdouble) begin + (need - level) / (stage->target - level)
+                                                     * (gdouble) stage->duration_us;
+            gint64 when = (gint64) ceil (crossing);
+            return MAX (when, from);
+        }
+        level = stage->target;
+        begin = end;
+    }
+    return -1;
+}
+
+/*
+ * When arrival @k is due, in µs from the scenario's start, or -1 past the
+ * end.  Constant rate: k / rate.  Ramping: the time at which the rate's
+ * integral over the stages reaches k.
+ */
+static gint64
+arrival_offset (const ThrongPlanScenario *scenario, guint64 k)
+{
+    gdouble n = (gdouble) k;
+
+    if (scenario->executor == THRONG_EXECUTOR_CONSTANT_RATE) {
+        gdouble t = n / scenario->rate * G_USEC_PER_SEC;
+        return t < (gdouble) scenario->duration_us ? (gint64) t : -1;
+    }
+
+    gdouble rate = scenario->rate;
+    gdouble done = 0.0;             /* arrivals due before this stage */
+    gdouble begin = 0.0;            /* the stage's start, s */
+    for (guint i = 0; i < scenario->stages->len; i++) {
+        const ThrongStage *stage = &g_array_index (scenario->stages, ThrongStage, i);
+        gdouble length = (gdouble) stage->duration_us / G_USEC_PER_SEC;
+        gdouble in_stage = (rate + stage->target) / 2.0 * length;
+        if (n < done + in_stage) {
+            gdouble left = n - done;
+            gdouble slope = (stage->target - rate) / length;
+            gdouble tau;
+            if (fabs (slope) < 1e-12)
+                tau = left / rate;
+            else
+                tau = (-rate + sqrt (MAX (0.0, rate * rate + 2.0 * slope * left))) / slope;
+            return (gint64) ((begin + tau) * G_USEC_PER_SEC);
+        }
+        done += in_stage;
+        begin += length;
+        rate = stage->target;
+    }
+    return -1;
+}
+
+static gint64
+think_time (ThrongWorker *worker, const ThrongThinkTime *think)
+{
+    switch (think->kind) {
+    case THRONG_THINK_UNIFORM:
+        return think->min_us
+               + (gint64) (g_rand_double (worker->rand) * (gdouble) (think->max_us - think->min_us));
+    case THRONG_THINK_EXPONENTIAL:
+        /* 1 - U is in (0, 1], so the log is finite. */
+        return (gint64) (-log (1.0 - g_rand_double (worker->rand)) * (gdouble) think->min_us);
+    case THRONG_THINK_CONSTANT:
+    default:
+        return think->min_us;
+    }
+}
+
 /* --- the user state machine -------------------------------------------- */
 
 static void user_advance (ThrongUser *user);
+static void user_finish (ThrongUser *user, gboolean now);
 
 static gboolean
 user_timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
 {
+    ThrongUser *user = data;
+    gint64 due = g_source_get_ready_time (source);
+
     g_source_set_ready_time (source, -1);
-    user_advance (data);
+    if (user->state == USER_RUNNING) {
+        /* Only the hard deadline is armed while a step is in flight. */
+        user_finish (user, TRUE);
+        return G_SOURCE_CONTINUE;
+    }
+    if (due > 0 && user->state != USER_DONE && user->worker->metrics != NULL)
+        throng_histogram_record (user->worker->metrics->lag, g_get_monotonic_time () - due);
+    user_advance (user);
     return G_SOURCE_CONTINUE;
 }
 
@@ -204,6 +360,26 @@ user_free_protocols (ThrongUser *user)
 
 static void worker_check_finished (ThrongWorker *worker);
 
+static gboolean
+user_counts_as_active (UserState state)
+{
+    return state != USER_WAITING && state != USER_PARKED && state != USER_IDLE
+           && state != USER_DONE;
+}
+
+static Arrivals *
+user_arrivals (ThrongUser *user)
+{
+    ThrongWorker *worker = user->worker;
+
+    for (guint i = 0; worker->arrivals != NULL && i < worker->arrivals->len; i++) {
+        Arrivals *arrivals = g_ptr_array_index (worker->arrivals, i);
+        if (arrivals->scenario_index == user->scenario_index)
+            return arrivals;
+    }
+    return NULL;
+}
+
 /*
  * Ends a user.  Its protocol state is freed soon, so that connections
  * close when the user is done rather than when the whole worker is; but
@@ -217,8 +393,13 @@ user_finish (ThrongUser *user, gboolean now)
 
     if (user->state == USER_DONE)
         return;
-    if (user->state != USER_WAITING)
+    if (user_counts_as_active (user->state))
         worker->active[user->scenario_index]--;
+    if (user->state == USER_IDLE) {
+        Arrivals *arrivals = user_arrivals (user);
+        if (arrivals != NULL)
+            g_ptr_array_remove_fast (arrivals->idle, user);
+    }
     user->state = USER_DONE;
     if (now) {
         g_source_set_ready_time (user->timer, -1);
@@ -230,18 +411,43 @@ user_finish (ThrongUser *user, gboolean now)
     worker_check_finished (worker);
 }
 
-/* Returns FALSE when the user has no further iteration to run. */
+/*
+ * Before an iteration of a closed-model user: whether it runs one now.
+ * Returns FALSE when the user is done, parked or waiting (its state says
+ * which).
+ */
 static gboolean
+user_may_iterate (ThrongUser *user)
+{
+    const ThrongPlanScenario *scenario = user->scenario;
+    gint64 now = g_get_monotonic_time ();
+
+    if (user->worker->stopping
+        || (scenario->iterations > 0 && user->iteration >= scenario->iterations)
+        || (user->deadline_us > 0 && now >= user->deadline_us)) {
+        user_finish (user, FALSE);
+        return FALSE;
+    }
+    if (scenario->executor == THRONG_EXECUTOR_RAMPING_USERS
+        && !stage_wants (scenario, user->id, now - user->scenario_start_us)) {
+        gint64 next = stage_next_wanted (scenario, user->id, now - user->scenario_start_us);
+        if (next < 0) {
+            user_finish (user, FALSE);
+            return FALSE;
+        }
+        /* Ramping down: the iteration in flight has finished; park until wanted again. */
+        user->worker->active[user->scenario_index]--;
+        user->state = USER_PARKED;
+        user_wait_until (user, user->scenario_start_us + next);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void
 user_begin_iteration (ThrongUser *user)
 {
     const ThrongPlanScenario *scenario = user->scenario;
-
-    if (user->worker->stopping)
-        return FALSE;
-    if (scenario->iterations > 0 && user->iteration >= scenario->iterations)
-        return FALSE;
-    if (user->deadline_us > 0 && g_get_monotonic_time () >= user->deadline_us)
-        return FALSE;
 
     for (guint i = 0; i < scenario->protocols->len; i++) {
         const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
@@ -249,7 +455,8 @@ user_begin_iteration (ThrongUser *user)
             protocol->protocol->iteration_begin (user->protocol_data[i]);
     }
     user->step = 0;
-    return TRUE;
+    user->iteration_start_us = user->scheduled_us > 0 ? user->scheduled_us : g_get_monotonic_time ();
+    user->state = USER_STEP;
 }
 
 static void
@@ -259,7 +466,15 @@ user_run_step (ThrongUser *user)
     ThrongSample *sample = &user->sample;
 
     memset (sample, 0, sizeof *sample);
-    sample->start_us = g_get_monotonic_time ();
+    /* An arrival's first step counts from when it was due, so that a slow
+     * target or a late generator shows in the latency (no coordinated
+     * omission). */
+    if (user->scheduled_us > 0) {
+        sample->start_us = user->scheduled_us;
+        user->scheduled_us = 0;
+    } else {
+        sample->start_us = g_get_monotonic_time ();
+    }
     sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
     sample->scenario = user->scenario_index;
     sample->step = user->step;
@@ -267,16 +482,33 @@ user_run_step (ThrongUser *user)
     sample->iteration = (guint32) user->iteration;
 
     user->state = USER_RUNNING;
+    if (user->hard_deadline_us > 0)
+        user_wait_until (user, user->hard_deadline_us);
     user->in_step_run = TRUE;
     user->completed_in_run = FALSE;
     step->protocol->step_run (user->step_user_data[user->step], step->data, sample);
     user->in_step_run = FALSE;
 }
 
+/* An arrival-rate user whose iteration ended goes back to its pool. */
+static void
+user_return_to_pool (ThrongUser *user)
+{
+    Arrivals *arrivals = user_arrivals (user);
+
+    if (arrivals == NULL || arrivals->done || user->worker->stopping) {
+        user_finish (user, FALSE);
+        return;
+    }
+    user->worker->active[user->scenario_index]--;
+    user->state = USER_IDLE;
+    g_ptr_array_add (arrivals->idle, user);
+}
+
 /*
  * After a step completes: records it, then decides what comes next.
  * Returns TRUE when the next state can run at once, FALSE when the user
- * waits (think time) or is done.
+ * waits (think time, pacing), went back to its pool, or is done.
  */
 static gboolean
 user_after_step (ThrongUser *user)
@@ -284,23 +516,41 @@ user_after_step (ThrongUser *user)
     ThrongWorker *worker = user->worker;
     const ThrongPlanScenario *scenario = user->scenario;
     ThrongSample *sample = &user->sample;
+    gboolean open_model = scenario->executor == THRONG_EXECUTOR_CONSTANT_RATE
+                          || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE;
+    gint64 now = g_get_monotonic_time ();
 
-    sample->elapsed_us = g_get_monotonic_time () - sample->start_us;
+    if (user->hard_deadline_us > 0)
+        g_source_set_ready_time (user->timer, -1);
+    sample->elapsed_us = now - sample->start_us;
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, user->step),
                          sample);
     if (worker->setup.want_samples)
         keep_sample (worker, sample);
 
     user->step++;
-    if (user->step >= scenario->steps->len) {
-        worker->metrics->iterations[user->scenario_index]++;
-        user->iteration++;
-        user->state = USER_ITERATION;
-    } else {
+    if (user->step < scenario->steps->len) {
         user->state = USER_STEP;
+        gint64 pause = think_time (worker, &scenario->think);
+        if (pause > 0) {
+            user_wait_until (user, now + pause);
+            return FALSE;
+        }
+        return TRUE;
     }
-    if (scenario->think_time_us > 0) {
-        user_wait_until (user, g_get_monotonic_time () + scenario->think_time_us);
+
+    worker->metrics->iterations[user->scenario_index]++;
+    user->iteration++;
+    if (open_model) {
+        user_return_to_pool (user);
+        return FALSE;
+    }
+    user->state = USER_ITERATION;
+    gint64 next = now + think_time (worker, &scenario->think);
+    if (scenario->pacing_us > 0)
+        next = MAX (next, user->iteration_start_us + scenario->pacing_us);
+    if (next > now) {
+        user_wait_until (user, next);
         return FALSE;
     }
     return TRUE;
@@ -312,15 +562,14 @@ user_advance (ThrongUser *user)
     for (guint budget = USER_SYNC_BUDGET; budget > 0; budget--) {
         switch (user->state) {
         case USER_WAITING:
+        case USER_PARKED:
             user->worker->active[user->scenario_index]++;
             user->state = USER_ITERATION;
             break;
         case USER_ITERATION:
-            if (!user_begin_iteration (user)) {
-                user_finish (user, FALSE);
+            if (!user_may_iterate (user))
                 return;
-            }
-            user->state = USER_STEP;
+            user_begin_iteration (user);
             break;
         case USER_STEP:
             user_run_step (user);
@@ -329,6 +578,7 @@ user_advance (ThrongUser *user)
             if (!user_after_step (user))
                 return;
             break;
+        case USER_IDLE:
         case USER_RUNNING:
             return;
         case USER_DONE:
@@ -356,6 +606,107 @@ throng_user_step_done (ThrongUser *user)
     if (user_after_step (user))
         user_advance (user);
 }
+
+/* --- arrivals ------------------------------------------------------------------ */
+
+static gboolean
+arrivals_owns (const Arrivals *arrivals, guint64 k)
+{
+    guint slot = (guint) (k % arrivals->scenario->users);
+
+    return slot >= arrivals->first_user && (slot - arrivals->first_user) % arrivals->n_workers == 0;
+}
+
+static void
+arrivals_finish (Arrivals *arrivals)
+{
+    arrivals->done = TRUE;
+    g_source_set_ready_time (arrivals->source, -1);
+    /* Idle users end now; busy ones when their iteration does. */
+    while (arrivals->idle->len > 0)
+        user_finish (g_ptr_array_index (arrivals->idle, arrivals->idle->len - 1), TRUE);
+}
+
+static gboolean
+arrivals_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    Arrivals *arrivals = data;
+    ThrongWorker *worker = arrivals->worker;
+    gint64 now = g_get_monotonic_time ();
+
+    for (guint budget = ARRIVAL_BUDGET; budget > 0; budget--) {
+        if (worker->stopping) {
+            arrivals_finish (arrivals);
+            return G_SOURCE_CONTINUE;
+        }
+        gint64 offset = arrival_offset (arrivals->scenario, arrivals->next);
+        if (offset < 0 || arrivals->start_us + offset >= arrivals->end_us) {
+            arrivals_finish (arrivals);
+            return G_SOURCE_CONTINUE;
+        }
+        gint64 due = arrivals->start_us + offset;
+        if (due > now) {
+            g_source_set_ready_time (source, due);
+            return G_SOURCE_CONTINUE;
+        }
+        do
+            arrivals->next++;
+        while (!arrivals_owns (arrivals, arrivals->next));
+
+        throng_histogram_record (worker->metrics->lag, now - due);
+        if (arrivals->idle->len == 0) {
+            /* Every user of the pool is busy: the iteration is not run, and
+             * says so, rather than start late and hide the delay. */
+            worker->metrics->dropped[arrivals->scenario_index]++;
+            continue;
+        }
+        ThrongUser *user = g_ptr_array_steal_index_fast (arrivals->idle, arrivals->idle->len - 1);
+        worker->active[user->scenario_index]++;
+        user->scheduled_us = due;
+        user_begin_iteration (user);
+        user_advance (user);
+    }
+    g_source_set_ready_time (source, 0);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs arrivals_funcs = {
+    .dispatch = arrivals_dispatch,
+};
+
+static void
+arrivals_free (gpointer data)
+{
+    Arrivals *arrivals = data;
+
+    g_source_destroy (arrivals->source);
+    g_source_unref (arrivals->source);
+    g_ptr_array_unref (arrivals->idle);
+    g_free (arrivals);
+}
+
+/* --- the event-loop probe -------------------------------------------------------- */
+
+static gboolean
+probe_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    ThrongWorker *worker = data;
+    gint64 now = g_get_monotonic_time ();
+    gint64 delay = now - worker->probe_due_us;
+
+    if (worker->metrics == NULL)
+        return G_SOURCE_CONTINUE; /* finished: the last report went out */
+    /* How late a timer runs is how long anything ready waits on this loop. */
+    if (delay > worker->metrics->loop_delay_max_us)
+        worker->metrics->loop_delay_max_us = delay;
+    worker->probe_due_us = now + PROBE_INTERVAL_US;
+    g_source_set_ready_time (source, worker->probe_due_us);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs probe_funcs = {
+    .dispatch = probe_dispatch,
+};
 
 GMainContext *
 throng_user_get_context (ThrongUser *user)
@@ -414,6 +765,8 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->free_metrics = g_async_queue_new_full ((GDestroyNotify) throng_metrics_free);
     worker->free_samples = g_async_queue_new_full ((GDestroyNotify) g_array_unref);
     worker->metrics = new_metrics_block (worker);
+    worker->rand = g_rand_new ();
+    worker->arrivals = g_ptr_array_new_with_free_func (arrivals_free);
     return worker;
 }
 
@@ -468,14 +821,62 @@ worker_create_users (ThrongWorker *worker)
             }
         }
 
-        /* Linear ramp-up: user i of n starts at ramp_up * i / n. */
-        gint64 offset = 0;
-        if (scenario->ramp_up_us > 0 && scenario->users > 1)
-            offset = scenario->ramp_up_us * (gint64) user->id / (gint64) scenario->users;
-        if (scenario->duration_us > 0)
-            user->deadline_us = worker->setup.start_us + scenario->duration_us;
-        user_wait_until (user, worker->setup.start_us + offset);
+        user->scenario_start_us = worker->setup.start_us + scenario->start_after_us;
+        gint64 length = throng_plan_scenario_length (scenario);
+        if (length > 0) {
+            user->deadline_us = user->scenario_start_us + length;
+            user->hard_deadline_us = user->deadline_us + scenario->graceful_stop_us;
+        }
+
+        switch (scenario->executor) {
+        case THRONG_EXECUTOR_USERS: {
+            /* Linear ramp-up: user i of n starts at ramp_up * i / n. */
+            gint64 offset = 0;
+            if (scenario->ramp_up_us > 0 && scenario->users > 1)
+                offset = scenario->ramp_up_us * (gint64) user->id / (gint64) scenario->users;
+            user_wait_until (user, user->scenario_start_us + offset);
+            break;
+        }
+        case THRONG_EXECUTOR_RAMPING_USERS: {
+            gint64 first = stage_next_wanted (scenario, user->id, 0);
+            if (first < 0)
+                user_finish (user, TRUE);   /* no stage ever wants this many users */
+            else
+                user_wait_until (user, user->scenario_start_us + first);
+            break;
+        }
+        case THRONG_EXECUTOR_CONSTANT_RATE:
+        case THRONG_EXECUTOR_RAMPING_RATE: {
+            Arrivals *arrivals = user_arrivals (user);
+            if (arrivals == NULL) {
+                arrivals = g_new0 (Arrivals, 1);
+                arrivals->worker = worker;
+                arrivals->scenario = scenario;
+                arrivals->scenario_index = user->scenario_index;
+                arrivals->first_user = user->id;
+                arrivals->n_workers = worker->setup.n_workers;
+                arrivals->start_us = user->scenario_start_us;
+                arrivals->end_us = user->deadline_us;
+                arrivals->next = user->id;
+                arrivals->idle = g_ptr_array_new ();
+                arrivals->source = g_source_new (&arrivals_funcs, sizeof (GSource));
+                g_source_set_callback (arrivals->source, NULL, arrivals, NULL);
+                g_source_set_ready_time (arrivals->source, arrivals->start_us);
+                g_source_attach (arrivals->source, worker->context);
+                g_ptr_array_add (worker->arrivals, arrivals);
+            }
+            user->state = USER_IDLE;
+            g_ptr_array_add (arrivals->idle, user);
+            break;
+        }
+        }
     }
+
+    worker->probe = g_source_new (&probe_funcs, sizeof (GSource));
+    g_source_set_callback (worker->probe, NULL, worker, NULL);
+    worker->probe_due_us = g_get_monotonic_time () + PROBE_INTERVAL_US;
+    g_source_set_ready_time (worker->probe, worker->probe_due_us);
+    g_source_attach (worker->probe, worker->context);
 }
 
 static gpointer
@@ -490,7 +891,12 @@ worker_thread (gpointer data)
     if (!worker->finished)
         g_main_loop_run (worker->loop);
     /* Anything still alive here was aborted. */
+    g_ptr_array_set_size (worker->arrivals, 0);
     g_ptr_array_set_size (worker->users, 0);
+    if (worker->probe != NULL) {
+        g_source_destroy (worker->probe);
+        g_clear_pointer (&worker->probe, g_source_unref);
+    }
     throng_usage_thread (&user_us, &system_us);
     worker->cpu_us = user_us + system_us;
     g_main_context_pop_thread_default (worker->context);
@@ -540,9 +946,12 @@ worker_stop_cb (gpointer data)
      * iteration and then find the stop flag. */
     for (guint u = 0; u < worker->users->len && !worker->finished; u++) {
         ThrongUser *user = g_ptr_array_index (worker->users, u);
-        if (user->state == USER_WAITING || user->state == USER_ITERATION)
+        if (user->state == USER_WAITING || user->state == USER_PARKED
+            || user->state == USER_IDLE || user->state == USER_ITERATION)
             user_finish (user, TRUE);
     }
+    for (guint i = 0; i < worker->arrivals->len; i++)
+        ((Arrivals *) g_ptr_array_index (worker->arrivals, i))->done = TRUE;
     return G_SOURCE_REMOVE;
 }
 
@@ -586,6 +995,8 @@ throng_worker_join (ThrongWorker *worker, gint64 *cpu_us)
         g_array_unref (worker->samples);
     g_async_queue_unref (worker->free_metrics);
     g_async_queue_unref (worker->free_samples);
+    g_ptr_array_unref (worker->arrivals);
+    g_rand_free (worker->rand);
     g_main_loop_unref (worker->loop);
     /* Sources the plugins left behind belong to freed users; dropping the
      * context releases them. */

@@ -24,6 +24,7 @@ typedef void (*ThrongWorkerReportFunc) (ThrongWorkerReport *report, gpointer dat
 
 typedef struct {
     guint index;
+    guint n_workers;
     ThrongPlan *plan;
     GMainContext *main_context;
     ThrongWorkerReportFunc report_func;

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A scenario's schedule as the plan writes it: its executor (closed model
+ * with fixed or staged users, open model with a constant or staged
+ * arrival rate), when it starts, how users pause and pace, and how long
+ * iterations may outlive its end.  Parsed into ThrongPlanScenario with
+ * located errors; the worker turns it into timers.
+ */
+#include "schedule.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_USERS 1000000
+#define MAX_RATE 10000000.0         /* iterations per second */
+#define MAX_LENGTH_US ((gint64) 30 * 24 * 3600 * G_USEC_PER_SEC)
+#define MAX_STAGES 1000
+
+static const char *const executor_names[] = {
+    [THRONG_EXECUTOR_USERS] = "users",
+    [THRONG_EXECUTOR_RAMPING_USERS] = "ramping-users",
+    [THRONG_EXECUTOR_CONSTANT_RATE] = "constant-arrival-rate",
+    [THRONG_EXECUTOR_RAMPING_RATE] = "ramping-arrival-rate",
+};
+
+gint64
+throng_plan_scenario_length (const ThrongPlanScenario *scenario)
+{
+    if (scenario->stages != NULL && (scenario->executor == THRONG_EXECUTOR_RAMPING_USERS
+                                     || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE)) {
+        gint64 total = 0;
+        for (guint i = 0; i < scenario->stages->len; i++)
+            total += g_array_index (scenario->stages, ThrongStage, i).duration_us;
+        return total;
+    }
+    return scenario->duration_us;
+}
+
+gboolean
+throng_schedule_is_open (const ThrongPlanScenario *scenario)
+{
+    return scenario->executor == THRONG_EXECUTOR_CONSTANT_RATE
+           || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE;
+}
+
+/* "500/s", "30/m", "2/h" or a bare number (per second). */
+static gboolean
+parse_rate (const ThrongNode *node, gdouble *out, GError **error)
+{
+    const char *text = throng_node_scalar (node);
+    gdouble per = 1.0;
+
+    if (text == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a rate such as 500/s, got a %s",
+                               throng_node_kind (node) == THRONG_NODE_MAP ? "map" : "list");
+        return FALSE;
+    }
+    g_autofree char *copy = g_strstrip (g_strdup (text));
+    char *slash = strchr (copy, '/');
+    if (slash != NULL) {
+        const char *unit = slash + 1;
+        if (strcmp (unit, "s") == 0)
+            per = 1.0;
+        else if (strcmp (unit, "m") == 0)
+            per = 60.0;
+        else if (strcmp (unit, "h") == 0)
+            per = 3600.0;
+        else {
+            throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                                   "expected a rate such as 500/s, 30/m or 2/h, got '%s'", text);
+            return FALSE;
+        }
+        *slash = '\0';
+    }
+    char *end = NULL;
+    gdouble value = g_ascii_strtod (copy, &end);
+    if (copy[0] == '\0' || end == NULL || *end != '\0' || !isfinite (value)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a rate such as 500/s, 30/m or 2/h, got '%s'", text);
+        return FALSE;
+    }
+    value /= per;
+    if (value < 0 || value > MAX_RATE) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                               "rate must be between 0/s and %.0f/s, got '%s'", MAX_RATE, text);
+        return FALSE;
+    }
+    *out = value;
+    return TRUE;
+}
+
+gboolean
+throng_schedule_parse_think (const ThrongNode *node, ThrongThinkTime *out, GError **error)
+{
+    const char *text = throng_node_scalar (node);
+    ThrongThinkTime think = { THRONG_THINK_CONSTANT, 0, 0 };
+    const gint64 limit = (gint64) 3600 * G_USEC_PER_SEC;
+
+    if (text == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a think time such as 100ms, 100ms..300ms or ~100ms");
+        return FALSE;
+    }
+    g_autofree char *copy = g_strstrip (g_strdup (text));
+    char *dots = strstr (copy, "..");
+    g_autoptr (GError) local = NULL;
+
+    if (dots != NULL) {
+        *dots = '\0';
+        g_strstrip (copy);
+        char *upper = g_strstrip (dots + 2);
+        think.kind = THRONG_THINK_UNIFORM;
+        if (!throng_parse_duration (copy, &think.min_us, &local)
+            || !throng_parse_duration (upper, &think.max_us, &local)) {
+            throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                                   "expected a think time range such as 100ms..300ms, got '%s'",
+                                   text);
+            return FALSE;
+        }
+        if (think.max_us < think.min_us) {
+            throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                                   "think_time range '%s' ends before it starts", text);
+            return FALSE;
+        }
+    } else if (copy[0] == '~') {
+        think.kind = THRONG_THINK_EXPONENTIAL;
+        if (!throng_parse_duration (g_strstrip (copy + 1), &think.min_us, &local)) {
+            throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                                   "expected an exponential think time's mean such as ~100ms, "
+                                   "got '%s'",
+                                   text);
+            return FALSE;
+        }
+    } else if (!throng_parse_duration (copy, &think.min_us, &local)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a think time such as 100ms, 100ms..300ms or ~100ms, "
+                               "got '%s'",
+                               text);
+        return FALSE;
+    }
+    if (think.min_us < 0 || think.min_us > limit || think.max_us > limit) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                               "think_time must be between 0 and 1h, got '%s'", text);
+        return FALSE;
+    }
+    *out = think;
+    return TRUE;
+}
+
+static const ThrongNode *
+find_key (const ThrongNode *map, const char *name)
+{
+    for (guint i = 0; i < throng_node_n_children (map); i++) {
+        const ThrongNode *key = throng_node_key (map, i);
+        if (g_strcmp0 (throng_node_scalar (key), name) == 0)
+            return key;
+    }
+    return NULL;
+}
+
+static gboolean
+refuse_key (const ThrongNode *map, const char *name, const char *executor, const char *instead,
+            GError **error)
+{
+    const ThrongNode *key = find_key (map, name);
+
+    if (key == NULL)
+        return TRUE;
+    throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                           "'%s' does not apply to executor %s%s%s", name, executor,
+                           instead != NULL ? "; " : "", instead != NULL ? instead : "");
+    return FALSE;
+}
+
+static gboolean
+parse_stages (const ThrongNode *node, const char *target_key, GArray **out, GError **error)
+{
+    if (throng_node_kind (node) != THRONG_NODE_SEQUENCE || throng_node_n_children (node) == 0) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "stages must be a non-empty list such as "
+                               "[{duration: 30s, %s: %s}]",
+                               target_key, strcmp (target_key, "rate") == 0 ? "100/s" : "10");
+        return FALSE;
+    }
+    if (throng_node_n_children (node) > MAX_STAGES) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_LIMIT,
+                               "at most %d stages", MAX_STAGES);
+        return FALSE;
+    }
+    g_autoptr (GArray) stages = g_array_new (FALSE, TRUE, sizeof (ThrongStage));
+    const char *const keys[] = { "duration", target_key, NULL };
+    gint64 total = 0;
+
+    for (guint i = 0; i < throng_node_n_children (node); i++) {
+        const ThrongNode *item = throng_node_child (node, i);
+        ThrongStage stage = { 0 };
+
+        if (!throng_node_check_keys (item, keys, "stage", error))
+            return FALSE;
+        const ThrongNode *duration = throng_node_lookup (item, "duration");
+        const ThrongNode *target = throng_node_lookup (item, target_key);
+        if (duration == NULL || target == NULL) {
+            throng_node_set_error (item, error, THRONG_PLAN_ERROR_MISSING,
+                                   "a stage needs both 'duration' and '%s'",
+                                   duration == NULL ? "duration" : target_key);
+            return FALSE;
+        }
+        if (!throng_node_get_duration (duration, &stage.duration_us, error))
+            return FALSE;
+        if (stage.duration_us <= 0) {
+            throng_node_set_error (duration, error, THRONG_PLAN_ERROR_RANGE,
+                                   "a stage's duration must be more than 0");
+            return FALSE;
+        }
+        if (strcmp (target_key, "rate") == 0) {
+            if (!parse_rate (target, &stage.target, error))
+                return FALSE;
+        } else {
+            guint64 users;
+            if (!throng_node_get_uint (target, &users, error))
+                return FALSE;
+            if (users > MAX_USERS) {
+                throng_node_set_error (target, error, THRONG_PLAN_ERROR_RANGE,
+                                       "users must be between 0 and %d, got %" G_GUINT64_FORMAT,
+                                       MAX_USERS, users);
+                return FALSE;
+            }
+            stage.target = (gdouble) users;
+        }
+        total += stage.duration_us;
+        if (total > MAX_LENGTH_US) {
+            throng_node_set_error (duration, error, THRONG_PLAN_ERROR_RANGE,
+                                   "the stages last more than 30 days");
+            return FALSE;
+        }
+        g_array_append_val (stages, stage);
+    }
+    *out = g_steal_pointer (&stages);
+    return TRUE;
+}
+
+static gboolean
+parse_duration_key (const ThrongNode *map, const char *name, gint64 min, gint64 max,
+                    gint64 *out, GError **error)
+{
+    const ThrongNode *node = throng_node_lookup (map, name);
+    gint64 value;
+
+    if (node == NULL)
+        return TRUE;
+    if (!throng_node_get_duration (node, &value, error))
+        return FALSE;
+    if (value < min || value > max) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                               "%s must be between %s and %s, got '%s'", name,
+                               min == 0 ? "0" : "1ms", max >= MAX_LENGTH_US ? "30 days" : "1h",
+                               throng_node_scalar (node));
+        return FALSE;
+    }
+    *out = value;
+    return TRUE;
+}
+
+gboolean
+throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GError **error)
+{
+    const ThrongNode *executor = throng_node_lookup (map, "executor");
+    const gint64 hour = (gint64) 3600 * G_USEC_PER_SEC;
+
+    scenario->executor = THRONG_EXECUTOR_USERS;
+    scenario->graceful_stop_us = 10 * G_USEC_PER_SEC;
+    if (executor != NULL) {
+        const char *name = throng_node_scalar (executor);
+        guint i;
+        for (i = 0; i < G_N_ELEMENTS (executor_names); i++)
+            if (g_strcmp0 (name, executor_names[i]) == 0)
+                break;
+        if (i == G_N_ELEMENTS (executor_names)) {
+            throng_node_set_error (executor, error, THRONG_PLAN_ERROR_INVALID,
+                                   "unknown executor '%s'; expected users, ramping-users, "
+                                   "constant-arrival-rate or ramping-arrival-rate",
+                                   name != NULL ? name : "");
+            return FALSE;
+        }
+        scenario->executor = (ThrongExecutor) i;
+    }
+    const char *executor_name = executor_names[scenario->executor];
+
+    if (!parse_duration_key (map, "start_after", 0, MAX_LENGTH_US, &scenario->start_after_us,
+                             error)
+        || !parse_duration_key (map, "graceful_stop", 0, hour, &scenario->graceful_stop_us, error)
+        || !parse_duration_key (map, "pacing", 0, hour, &scenario->pacing_us, error))
+        return FALSE;
+
+    const ThrongNode *think = throng_node_lookup (map, "think_time");
+    if (think != NULL) {
+        if (!throng_schedule_parse_think (think, &scenario->think, error))
+            return FALSE;
+        scenario->think_time_us = scenario->think.min_us;
+    }
+
+    const ThrongNode *stages = throng_node_lookup (map, "stages");
+    const ThrongNode *rate = throng_node_lookup (map, "rate");
+    const ThrongNode *max_users = throng_node_lookup (map, "max_users");
+
+    switch (scenario->executor) {
+    case THRONG_EXECUTOR_USERS:
+        if (!refuse_key (map, "stages", executor_name, "set executor: ramping-users", error)
+            || !refuse_key (map, "rate", executor_name, "set executor: constant-arrival-rate",
+                            error)
+            || !refuse_key (map, "max_users", executor_name, "use users", error))
+            return FALSE;
+        return TRUE;
+    case THRONG_EXECUTOR_RAMPING_USERS:
+        if (!refuse_key (map, "iterations", executor_name, "stages set its length", error)
+            || !refuse_key (map, "duration", executor_name, "stages set its length", error)
+            || !refuse_key (map, "ramp_up", executor_name, "stages ramp it", error)
+            || !refuse_key (map, "rate", executor_name, NULL, error)
+            || !refuse_key (map, "max_users", executor_name, NULL, error)
+            || !refuse_key (map, "users", executor_name, "stages give the users", error))
+            return FALSE;
+        if (stages == NULL) {
+            throng_node_set_error (executor, error, THRONG_PLAN_ERROR_MISSING,
+                                   "executor ramping-users needs stages, e.g. "
+                                   "[{duration: 30s, users: 100}]");
+            return FALSE;
+        }
+        if (!parse_stages (stages, "users", &scenario->stages, error))
+            return FALSE;
+        gdouble most = 0;
+        for (guint i = 0; i < scenario->stages->len; i++)
+            most = MAX (most, g_array_index (scenario->stages, ThrongStage, i).target);
+        if (most < 1) {
+            throng_node_set_error (stages, error, THRONG_PLAN_ERROR_RANGE,
+                                   "no stage has any users");
+            return FALSE;
+        }
+        scenario->users = (guint) most;
+        scenario->iterations = 0;
+        scenario->duration_us = 0;
+        scenario->ramp_up_us = 0;
+        return TRUE;
+    case THRONG_EXECUTOR_CONSTANT_RATE:
+    case THRONG_EXECUTOR_RAMPING_RATE: {
+        gboolean ramping = scenario->executor == THRONG_EXECUTOR_RAMPING_RATE;
+        if (!refuse_key (map, "iterations", executor_name, "the rate and length set them", error)
+            || !refuse_key (map, "ramp_up", executor_name, NULL, error)
+            || !refuse_key (map, "pacing", executor_name, "the rate paces iterations", error)
+            || !refuse_key (map, "users", executor_name, "use max_users", error))
+            return FALSE;
+        if (ramping) {
+            if (!refuse_key (map, "duration", executor_name, "stages set its length", error))
+                return FALSE;
+            if (stages == NULL) {
+                throng_node_set_error (executor, error, THRONG_PLAN_ERROR_MISSING,
+                                       "executor ramping-arrival-rate needs stages, e.g. "
+                                       "[{duration: 30s, rate: 100/s}]");
+                return FALSE;
+            }
+            if (!parse_stages (stages, "rate", &scenario->stages, error))
+                return FALSE;
+            scenario->rate = 0;
+            if (rate != NULL && !parse_rate (rate, &scenario->rate, error))
+                return FALSE;
+            scenario->duration_us = 0;
+        } else {
+            if (!refuse_key (map, "stages", executor_name, "set executor: ramping-arrival-rate",
+                             error))
+                return FALSE;
+            if (rate == NULL || throng_node_lookup (map, "duration") == NULL) {
+                throng_node_set_error (executor, error, THRONG_PLAN_ERROR_MISSING,
+                                       "executor constant-arrival-rate needs rate and duration");
+                return FALSE;
+            }
+            if (!parse_rate (rate, &scenario->rate, error))
+                return FALSE;
+            if (scenario->rate <= 0) {
+                throng_node_set_error (rate, error, THRONG_PLAN_ERROR_RANGE,
+                                       "rate must be more than 0/s");
+                return FALSE;
+            }
+        }
+        if (max_users == NULL) {
+            throng_node_set_error (executor, error, THRONG_PLAN_ERROR_MISSING,
+                                   "executor %s needs max_users: the most iterations that may "
+                                   "run at once",
+                                   executor_name);
+            return FALSE;
+        }
+        guint64 pool;
+        if (!throng_node_get_uint (max_users, &pool, error))
+            return FALSE;
+        if (pool < 1 || pool > MAX_USERS) {
+            throng_node_set_error (max_users, error, THRONG_PLAN_ERROR_RANGE,
+                                   "max_users must be between 1 and %d, got %" G_GUINT64_FORMAT,
+                                   MAX_USERS, pool);
+            return FALSE;
+        }
+        scenario->users = (guint) pool;
+        scenario->iterations = 0;
+        return TRUE;
+    }
+    }
+    return TRUE;
+}
+
+static gboolean
+parse_share (const ThrongNode *node, gdouble *out, GError **error)
+{
+    const char *text = throng_node_scalar (node);
+    g_autofree char *copy = text != NULL ? g_strstrip (g_strdup (text)) : NULL;
+    gsize length = copy != NULL ? strlen (copy) : 0;
+
+    if (length < 2 || copy[length - 1] != '%') {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a percentage such as 90%%");
+        return FALSE;
+    }
+    copy[length - 1] = '\0';
+    char *end = NULL;
+    gdouble value = g_ascii_strtod (copy, &end);
+    if (end == NULL || *end != '\0' || !isfinite (value) || value <= 0 || value > 100) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                               "expected a percentage between 0%% and 100%%, got '%s'", text);
+        return FALSE;
+    }
+    *out = value / 100.0;
+    return TRUE;
+}
+
+gboolean
+throng_schedule_parse_saturation (const ThrongNode *node, gdouble *cpu_share, gint64 *lag_us,
+                                  GError **error)
+{
+    const char *const keys[] = { "cpu", "lag", NULL };
+
+    *cpu_share = 0.9;
+    *lag_us = 10 * 1000;
+    if (node == NULL || throng_node_is_null (node))
+        return TRUE;
+    if (!throng_node_check_keys (node, keys, "saturation", error))
+        return FALSE;
+    const ThrongNode *cpu = throng_node_lookup (node, "cpu");
+    const ThrongNode *lag = throng_node_lookup (node, "lag");
+    gdouble share = *cpu_share;
+    gint64 lag_value = *lag_us;
+    if (cpu != NULL && !parse_share (cpu, &share, error))
+        return FALSE;
+    if (lag != NULL && !throng_node_get_duration (lag, &lag_value, error))
+        return FALSE;
+    *cpu_share = share;
+    *lag_us = lag_value;
+    return TRUE;
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine end to end, through the real throng binary and the `null`
+ * test protocol (which needs no network, so timings are the engine's
+ * own): exact counts in the closed model, think time and pacing, the
+ * arrival-rate executors' accuracy and dropped iterations, ramping
+ * stages, start_after, and stopping on a signal with every reporter's
+ * output complete.
+ */
+#include "test-utils.h"
+
+#include <signal.h>
+#include <stdlib.h>
+
+static JsonNode *
+run_plan (ThrongTestTmpdir *fixture, const char *yaml, int expected_status)
+{
+    int status = -1;
+    g_autofree char *err = NULL;
+    JsonNode *root = throng_test_run_json (fixture->dir, yaml, NULL, 60, &status, &err);
+
+    if (status != expected_status)
+        g_printerr ("%s", err);
+    g_assert_cmpint (status, ==, expected_status);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (root);
+    return root;
+}
+
+static void
+test_closed_exact (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - name: exact\n"
+                                          "    users: 7\n"
+                                          "    iterations: 13\n"
+                                          "    steps:\n"
+                                          "      - null: {}\n"
+                                          "      - null: {delay: 1ms}\n"
+                                          "      - null: {fail: timeout}\n",
+                                          0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 7 * 13 * 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 7 * 13);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.timeout"), ==, 7 * 13);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 7 * 13);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.requests"), ==, 7 * 13);
+    /* The null protocol counts one connection on each user's first step. */
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 7);
+}
+
+static void
+test_closed_duration (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - users: 4\n"
+                                          "    duration: 1s\n"
+                                          "    steps:\n"
+                                          "      - null: {delay: 100ms}\n",
+                                          0);
+    gint64 iterations = throng_test_json_int (root, "scenarios.0.iterations");
+
+    /* Ten 100 ms iterations fit in a second per user; the one started last
+     * finishes within graceful_stop. */
+    g_assert_cmpint (iterations, >=, 4 * 9);
+    g_assert_cmpint (iterations, <=, 4 * 11);
+    gdouble duration = json_node_get_double (throng_test_json_get (root, "duration_s"));
+    g_assert_cmpfloat (duration, >=, 0.95);
+    g_assert_cmpfloat (duration, <, 1.6);
+}
+
+static void
+test_think_uniform (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - users: 1\n"
+                                          "    iterations: 20\n"
+                                          "    think_time: 10ms..20ms\n"
+                                          "    steps:\n"
+                                          "      - null: {}\n",
+                                          0);
+    gdouble duration = json_node_get_double (throng_test_json_get (root, "duration_s"));
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 20);
+    g_assert_cmpfloat (duration, >=, 0.2);
+    g_assert_cmpfloat (duration, <, 0.4 + 0.3);
+}
+
+static void
+test_pacing (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - users: 1\n"
+                                          "    iterations: 10\n"
+                                          "    pacing: 50ms\n"
+                                          "    steps:\n"
+                                          "      - null: {delay: 5ms}\n",
+                                          0);
+    gdouble duration = json_node_get_double (throng_test_json_get (root, "duration_s"));
+
+    /* Nine full paced intervals before the tenth iteration starts. */
+    g_assert_cmpfloat (duration, >=, 0.45);
+    g_assert_cmpfloat (duration, <, 0.8);
+}
+
+/* Counts CSV rows per 100 ms window by their timeStamp column. */
+static void
+assert_evenly_spread (const char *csv_path, gint64 expected_per_window, gint64 tolerance)
+{
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (csv_path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (GArray) stamps = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+    for (guint i = 1; lines[i] != NULL; i++) {
+        if (lines[i][0] == '\0')
+            continue;
+        gint64 stamp = g_ascii_strtoll (lines[i], NULL, 10);
+        g_array_append_val (stamps, stamp);
+    }
+    g_assert_cmpuint (stamps->len, >, 0);
+    gint64 first = G_MAXINT64, last = 0;
+    for (guint i = 0; i < stamps->len; i++) {
+        first = MIN (first, g_array_index (stamps, gint64, i));
+        last = MAX (last, g_array_index (stamps, gint64, i));
+    }
+    guint windows = (guint) ((last - first) / 100) + 1;
+    g_autofree gint64 *counts = g_new0 (gint64, windows);
+    for (guint i = 0; i < stamps->len; i++)
+        counts[(g_array_index (stamps, gint64, i) - first) / 100]++;
+    /* The first and last windows are partial. */
+    for (guint w = 1; w + 1 < windows; w++) {
+        if (ABS (counts[w] - expected_per_window) > tolerance)
+            g_error ("window %u (at +%u ms) has %" G_GINT64_FORMAT " samples, expected %"
+                     G_GINT64_FORMAT " ± %" G_GINT64_FORMAT,
+                     w, w * 100, counts[w], expected_per_window, tolerance);
+    }
+}
+
+static void
+test_constant_rate (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    gint64 seconds = GPOINTER_TO_INT (data);
+    g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *out = g_strdup_printf ("csv=%s", csv);
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - executor: constant-arrival-rate\n"
+                                             "    rate: 1000/s\n"
+                                             "    duration: %" G_GINT64_FORMAT "s\n"
+                                             "    max_users: 50\n"
+                                             "    steps:\n"
+                                             "      - null: {delay: 2ms}\n",
+                                             seconds);
+    const char *extra[] = { "--out", out, NULL };
+    int status = -1;
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_json (fixture->dir, yaml, extra, 60, &status, &err);
+
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (root);
+    gint64 expected = 1000 * seconds;
+    gint64 started = throng_test_json_int (root, "scenarios.0.iterations");
+    g_assert_cmpint (ABS (started - expected), <=, expected / 100);
+    g_assert_cmpint (throng_test_json_int_or (root, "scenarios.0.dropped_iterations", 0), ==, 0);
+    /* 100 per 100 ms window, with no burst at second boundaries. */
+    assert_evenly_spread (csv, 100, 15);
+}
+
+static void
+test_dropped (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - executor: constant-arrival-rate\n"
+                                          "    rate: 100/s\n"
+                                          "    duration: 2s\n"
+                                          "    max_users: 2\n"
+                                          "    steps:\n"
+                                          "      - null: {delay: 100ms}\n",
+                                          0);
+    gint64 iterations = throng_test_json_int (root, "scenarios.0.iterations");
+    gint64 dropped = throng_test_json_int (root, "scenarios.0.dropped_iterations");
+
+    /* 200 arrivals are due; each user is busy a little over 100 ms, so it
+     * takes every tenth or eleventh arrival. */
+    g_assert_cmpint (iterations + dropped, ==, 200);
+    g_assert_cmpint (iterations, >=, 32);
+    g_assert_cmpint (iterations, <=, 44);
+    const char *warning = throng_test_json_string (root, "warnings.0");
+    g_assert_nonnull (strstr (warning, "dropped"));
+}
+
+static void
+test_ramping_rate (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - executor: ramping-arrival-rate\n"
+                                          "    max_users: 20\n"
+                                          "    stages:\n"
+                                          "      - {duration: 1s, rate: 200/s}\n"
+                                          "      - {duration: 500ms, rate: 200/s}\n"
+                                          "    steps:\n"
+                                          "      - null: {}\n",
+                                          0);
+
+    /* The rate's integral: 100 over the ramp, 100 at 200/s for half a second. */
+    gint64 iterations = throng_test_json_int (root, "scenarios.0.iterations");
+    g_assert_cmpint (ABS (iterations - 200), <=, 2);
+}
+
+static void
+test_ramping_users (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - executor: ramping-users\n"
+                                          "    stages:\n"
+                                          "      - {duration: 500ms, users: 4}\n"
+                                          "      - {duration: 1s, users: 4}\n"
+                                          "      - {duration: 500ms, users: 0}\n"
+                                          "    steps:\n"
+                                          "      - null: {delay: 50ms}\n",
+                                          0);
+    gint64 iterations = throng_test_json_int (root, "scenarios.0.iterations");
+
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.users"), ==, 4);
+    /* 4 users × 20/s for 1 s flat, plus about half that on each ramp. */
+    g_assert_cmpint (iterations, >=, 100);
+    g_assert_cmpint (iterations, <=, 140);
+    gdouble duration = json_node_get_double (throng_test_json_get (root, "duration_s"));
+    g_assert_cmpfloat (duration, <, 2.5);
+}
+
+static void
+test_start_after (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - name: first\n"
+                                          "    users: 1\n"
+                                          "    steps:\n"
+                                          "      - null: {}\n"
+                                          "  - name: later\n"
+                                          "    users: 1\n"
+                                          "    start_after: 600ms\n"
+                                          "    steps:\n"
+                                          "      - null: {}\n",
+                                          0);
+    gdouble duration = json_node_get_double (throng_test_json_get (root, "duration_s"));
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpfloat (duration, >=, 0.6);
+}
+
+static void
+test_sigint (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
+                                                    "scenarios:\n"
+                                                    "  - users: 5\n"
+                                                    "    duration: 60s\n"
+                                                    "    steps:\n"
+                                                    "      - null: {delay: 20ms}\n");
+    g_autofree char *json = g_build_filename (fixture->dir, "out.json", NULL);
+    g_autofree char *csv = g_build_filename (fixture->dir, "out.csv", NULL);
+    g_autofree char *json_arg = g_strdup_printf ("json=%s", json);
+    g_autofree char *csv_arg = g_strdup_printf ("csv=%s", csv);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GSubprocess) process = g_subprocess_new (
+        G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+        throng_test_exe (), "run", plan, "--quiet", "--out", json_arg, "--out", csv_arg, NULL);
+
+    g_assert_no_error (error);
+    g_usleep (1500 * 1000);
+    g_subprocess_send_signal (process, SIGINT);
+    g_autoptr (GTimer) timer = g_timer_new ();
+    g_assert_true (g_subprocess_wait (process, NULL, &error));
+    g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, 5.0);
+    g_assert_true (g_subprocess_get_if_exited (process));
+    g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+
+    g_autoptr (JsonNode) root = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    gint64 requests = throng_test_json_int (root, "total.requests");
+    g_assert_cmpint (requests, >, 100);
+    g_assert_true (json_node_get_boolean (throng_test_json_get (root, "interrupted")));
+
+    /* Every measured request is a whole CSV row; nothing torn. */
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+    g_assert_true (g_str_has_suffix (text, "\n"));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_assert_cmpint ((gint64) g_strv_length (lines) - 2, ==, requests);
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    g_setenv ("THRONG_PLUGIN_PATH", g_getenv ("THRONG_TEST_PLUGIN_DIR"), TRUE);
+
+#define ADD(path, fn, data)                                                                       \
+    g_test_add (path, ThrongTestTmpdir, data, throng_test_tmpdir_setup, fn,                     \
+                throng_test_tmpdir_teardown)
+    ADD ("/engine/closed/exact-counts", test_closed_exact, NULL);
+    ADD ("/engine/closed/duration", test_closed_duration, NULL);
+    ADD ("/engine/think-time/uniform", test_think_uniform, NULL);
+    ADD ("/engine/pacing", test_pacing, NULL);
+    ADD ("/engine/open/constant-rate", test_constant_rate, GINT_TO_POINTER (3));
+    if (g_test_slow ())
+        ADD ("/engine/open/constant-rate-10s", test_constant_rate, GINT_TO_POINTER (10));
+    ADD ("/engine/open/dropped", test_dropped, NULL);
+    ADD ("/engine/open/ramping-rate", test_ramping_rate, NULL);
+    ADD ("/engine/ramping-users", test_ramping_users, NULL);
+    ADD ("/engine/start-after", test_start_after, NULL);
+    ADD ("/engine/stop/sigint", test_sigint, NULL);
+    return g_test_run ();
+}
