@@ -257,7 +257,7 @@ test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
      * reconnects and never resumes. */
     g_autoptr (JsonNode) heavy = run_against_nginx (fixture,
                                                     "scenarios:\n"
-                                                    "  - users: 64\n"
+                                                    "  - users: 200\n"
                                                     "    duration: 3s\n"
                                                     "    http:\n"
                                                     "      base_url: '@URL@'\n"
