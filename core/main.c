@@ -6,7 +6,8 @@
  *
  * Exit status: 0 the run completed; 2 usage or plan error; 3 the run
  * could not start (a plugin refused, a reporter that could not open, the
- * built-in target); 4 results could not be written; 99 thresholds failed;
+ * built-in target); 4 results could not be written (a reporter failed, or fell
+ * behind and missed samples); 99 thresholds failed;
  * 130 interrupted by a signal (reporters still flushed).
  */
 #include "engine.h"
@@ -268,6 +269,13 @@ command_run (int argc, char **argv, gboolean validate_only)
         print_error (error);
         status = EXIT_NOT_STARTED;
     } else if (result.reporter_failed) {
+        status = EXIT_NOT_WRITTEN;
+    } else if (result.samples_dropped > 0) {
+        /* Reporters that fell behind missed samples: their files are
+         * incomplete, which a CI job must not take for success. */
+        g_printerr ("throng: %" G_GUINT64_FORMAT " samples were not handed to reporters that "
+                    "fell behind; their files are incomplete\n",
+                    result.samples_dropped);
         status = EXIT_NOT_WRITTEN;
     } else if (result.outcome == THRONG_RUN_INTERRUPTED) {
         status = EXIT_INTERRUPTED;

@@ -21,8 +21,13 @@
 #define USER_SYNC_BUDGET 64
 /* Samples per batch handed to the main thread. */
 #define SAMPLE_BATCH 4096
-/* Batches a worker may have in flight to the main thread before it drops samples. */
-#define MAX_BATCHES_IN_FLIGHT 256
+/*
+ * Batches a worker may have in flight to the main thread before it drops
+ * samples (and counts them): 32 × 4096 samples is about 16 MiB a worker,
+ * several seconds of a fast run, which a reporter that keeps up at all
+ * never reaches.
+ */
+#define MAX_BATCHES_IN_FLIGHT 32
 /* Arrivals started in one dispatch before the loop gets a turn. */
 #define ARRIVAL_BUDGET 256
 /* How often the event-loop delay probe fires. */

@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 static JsonNode *
 run_plan (ThrongTestTmpdir *fixture, const char *yaml, int expected_status)
@@ -298,6 +299,41 @@ test_sigint (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint ((gint64) g_strv_length (lines) - 2, ==, requests);
 }
 
+/*
+ * A reporter that falls behind: the load is not slowed and nothing is
+ * silently lost — what it missed is counted, warned about, and makes the
+ * exit status 4.
+ */
+static void
+test_slow_reporter (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *count_path = g_build_filename (fixture->dir, "received.txt", NULL);
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - users: 8\n"
+                                             "    duration: 2s\n"
+                                             "    steps:\n"
+                                             "      - null: {}\n"
+                                             "reporters:\n"
+                                             "  - slow: {path: '%s', pause: 50ms}\n",
+                                             count_path);
+    int status = -1;
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_json (fixture->dir, yaml, NULL, 60, &status, &err);
+
+    g_assert_cmpint (status, ==, 4);
+    g_assert_nonnull (strstr (err, "fell behind"));
+    g_assert_nonnull (root);
+    gint64 requests = throng_test_json_int (root, "total.requests");
+    gint64 dropped = throng_test_json_int (root, "samples_dropped");
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (count_path, &text, NULL, NULL));
+    gint64 received = g_ascii_strtoll (text, NULL, 10);
+    g_test_message ("%" G_GINT64_FORMAT " requests, %" G_GINT64_FORMAT " received, %"
+                    G_GINT64_FORMAT " dropped", requests, received, dropped);
+    g_assert_cmpint (dropped, >, 0);
+    g_assert_cmpint (received + dropped, ==, requests);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -319,5 +355,6 @@ main (int argc, char **argv)
     ADD ("/engine/ramping-users", test_ramping_users, NULL);
     ADD ("/engine/start-after", test_start_after, NULL);
     ADD ("/engine/stop/sigint", test_sigint, NULL);
+    ADD ("/engine/pipeline/slow-reporter", test_slow_reporter, NULL);
     return g_test_run ();
 }
