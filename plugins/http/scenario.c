@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One http scenario: its options (defaults, then the scenario's own http
+ * map), the checks that need both layers, and the choice of transport.
+ * The transport is chosen here, once; nothing later branches on it.
+ */
+#include "http-plan.h"
+
+#include <string.h>
+
+/*
+ * Weak so that the plugin links and runs `soup` scenarios before the
+ * `fast` transport is built into it; a scenario that asks for `fast` is
+ * then refused with a plain message.
+ */
+extern const HttpTransport http_fast_transport __attribute__ ((weak));
+
+static const ThrongNode *
+located (const HttpPlanScenario *scenario, const ThrongNode *preferred)
+{
+    return preferred != NULL ? preferred : scenario->nodes.map;
+}
+
+/* Sets a plan error at @node, or naming the scenario when the plan has no http map to point at. */
+static void
+set_error (const HttpPlanScenario *scenario, const ThrongNode *node, GError **error,
+           ThrongPlanError code, const char *message)
+{
+    if (node != NULL)
+        throng_node_set_error (node, error, code, "%s", message);
+    else
+        g_set_error (error, THRONG_PLAN_ERROR, code, "scenario '%s': %s", scenario->base.name,
+                     message);
+}
+
+static gboolean
+check_base_url (HttpPlanScenario *scenario, GError **error)
+{
+    const char *text = scenario->base.options.base_url;
+    g_autoptr (GUri) uri = NULL;
+    const char *scheme;
+
+    if (text == NULL)
+        return TRUE;
+    uri = g_uri_parse (text, G_URI_FLAGS_ENCODED, NULL);
+    scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
+    if (uri == NULL || scheme == NULL
+        || (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
+        || g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0') {
+        g_autofree char *message = g_strdup_printf (
+            "base_url '%s' is not an absolute http:// or https:// URL with a host", text);
+        set_error (scenario, located (scenario, scenario->nodes.base_url), error,
+                   THRONG_PLAN_ERROR_INVALID, message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean
+check_tls (HttpPlanScenario *scenario, GError **error)
+{
+    const HttpTlsOptions *tls = &scenario->base.options.tls;
+
+    if (tls->cert_file != NULL && tls->key_file == NULL) {
+        set_error (scenario, located (scenario, scenario->nodes.cert_file), error,
+                   THRONG_PLAN_ERROR_MISSING, "tls.cert_file needs tls.key_file");
+        return FALSE;
+    }
+    if (tls->key_file != NULL && tls->cert_file == NULL) {
+        set_error (scenario, located (scenario, scenario->nodes.key_file), error,
+                   THRONG_PLAN_ERROR_MISSING, "tls.key_file needs tls.cert_file");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static const HttpTransport *
+pick_transport (HttpPlanScenario *scenario, GError **error)
+{
+    if (scenario->base.options.transport == HTTP_TRANSPORT_SOUP)
+        return &http_soup_transport;
+    if (&http_fast_transport == NULL) {
+        set_error (scenario, scenario->nodes.map, error, THRONG_PLAN_ERROR_INVALID,
+                   "the fast transport is not built into this http plugin; "
+                   "set transport: soup");
+        return NULL;
+    }
+    return &http_fast_transport;
+}
+
+HttpScenario *
+http_scenario_new (const ThrongScenarioSetup *setup, GError **error)
+{
+    HttpPlanScenario *scenario = g_new0 (HttpPlanScenario, 1);
+    g_autoptr (GError) local = NULL;
+
+    scenario->base.name = g_strdup (setup->name);
+    scenario->base.users = setup->users;
+    scenario->headers = http_headers_new ();
+    http_options_init (&scenario->base.options);
+
+    if (!http_options_apply_layer (setup->defaults, &scenario->base.options, FALSE,
+                                   &scenario->nodes, error)
+        || !http_options_apply_layer (setup->options, &scenario->base.options, FALSE,
+                                      &scenario->nodes, error)
+        || !http_headers_merge (scenario->headers, setup->defaults, error)
+        || !http_headers_merge (scenario->headers, setup->options, error)
+        || !check_base_url (scenario, error) || !check_tls (scenario, error))
+        goto fail;
+
+    scenario->base.transport = pick_transport (scenario, error);
+    if (scenario->base.transport == NULL)
+        goto fail;
+
+    scenario->base.transport_data
+        = scenario->base.transport->scenario_new (&scenario->base, setup->validate_only, &local);
+    if (local != NULL) {
+        /* Transport errors (an unreadable certificate …) still point at the plan. */
+        if (local->domain == THRONG_PLAN_ERROR)
+            g_propagate_error (error, g_steal_pointer (&local));
+        else
+            set_error (scenario, located (scenario, scenario->nodes.tls), error,
+                       THRONG_PLAN_ERROR_INVALID, local->message);
+        goto fail;
+    }
+    return &scenario->base;
+
+fail:
+    scenario->base.transport = NULL;
+    http_scenario_free (&scenario->base);
+    return NULL;
+}
+
+void
+http_scenario_free (HttpScenario *base)
+{
+    HttpPlanScenario *scenario = (HttpPlanScenario *)base;
+
+    if (scenario == NULL)
+        return;
+    if (base->transport != NULL && base->transport->scenario_free != NULL)
+        base->transport->scenario_free (base->transport_data);
+    http_options_clear (&base->options);
+    g_clear_pointer (&scenario->headers, g_array_unref);
+    g_free (base->name);
+    g_free (scenario);
+}
+
+void
+http_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
+{
+    if (scenario->transport->scenario_notes != NULL)
+        scenario->transport->scenario_notes (scenario, notes);
+}

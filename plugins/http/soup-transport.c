@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The `soup` transport: every request through a SoupSession, one per
+ * virtual user, created and used on the user's worker thread.  It gives
+ * libsoup's breadth (HTTP/2 where libsoup offers it, content decoding)
+ * at libsoup's cost, and TLS policies only as exact as glib-networking
+ * allows (scenario_notes says where not).
+ *
+ * A step is one SoupMessage per hop: sent with soup_session_send_async,
+ * its body read into the user's reusable buffer and counted, never kept.
+ * Timings, bytes and connection reuse come from SoupMessageMetrics.  One
+ * timer per user bounds the whole step (timeout) and each connection
+ * attempt (connect_timeout) by cancelling the user's GCancellable.
+ */
+#include "http-common.h"
+#include "http-plan.h"
+
+#include <libsoup/soup.h>
+
+#include "soup-database.h"
+
+#define SOUP_READ_BUFFER (32 * 1024)
+
+/* What every user of a scenario shares; read-only once the run starts. */
+typedef struct {
+    GTlsDatabase *database; /* soup-database.c: tls.ca_file, the system store, or accept-all */
+    GTlsCertificate *certificate; /* tls.cert_file + tls.key_file */
+} SoupScenario;
+
+typedef struct {
+    guint refs;     /* the owner's, plus one while a step is in flight */
+    gboolean freed; /* user_free came: complete nothing */
+    const HttpScenario *scenario;
+    const SoupScenario *shared;
+    ThrongUser *user;
+    GMainContext *context;
+    SoupSession *session;
+    GCancellable *cancellable;
+    GSource *timer;
+    guint8 *buffer;
+
+    /* The step in flight. */
+    const HttpStep *step;
+    ThrongSample *sample;
+    SoupMessage *message;
+    GInputStream *stream;
+    GUri *hop_uri;          /* the current hop's URL when following a redirect */
+    const char *hop_method; /* the current hop's method */
+    gboolean hop_body;      /* whether the current hop sends the step's body */
+    guint hops;
+    guint64 body_bytes; /* read on the current hop */
+    gint64 deadline_us; /* the whole step's */
+    gboolean connecting;
+    gboolean new_connection;       /* per-iteration: the next request must not reuse one */
+    ThrongErrorClass cancel_class; /* why we cancelled, if we did */
+} SoupUser;
+
+/*
+ * The system store, read once per process and set as the process's default
+ * (DESIGN.md: glib-networking 2.74 otherwise re-reads the CA bundle for
+ * every new connection), wrapped so that connections do not rebuild a
+ * trust list from it either (soup-database.c).
+ */
+static gpointer
+system_database_once (gpointer unused)
+{
+    GTlsBackend *backend = g_tls_backend_get_default ();
+    g_autoptr (GTlsDatabase) store = g_tls_backend_get_default_database (backend);
+    GTlsDatabase *database;
+
+    /* No TLS backend: leave verification to it, never to an empty wrapper that accepts all. */
+    if (store == NULL)
+        return NULL;
+    database = http_soup_database_new (store);
+    g_tls_backend_set_default_database (backend, database);
+    return database;
+}
+
+static GTlsDatabase *
+system_database (void)
+{
+    static GOnce once = G_ONCE_INIT;
+    return g_once (&once, system_database_once, NULL);
+}
+
+static gpointer
+accept_all_once (gpointer unused)
+{
+    return http_soup_database_new (NULL);
+}
+
+static GTlsDatabase *
+accept_all_database (void)
+{
+    static GOnce once = G_ONCE_INIT;
+    return g_once (&once, accept_all_once, NULL);
+}
+
+static gpointer
+soup_scenario_new (HttpScenario *scenario, gboolean validate_only, GError **error)
+{
+    const HttpTlsOptions *tls = &scenario->options.tls;
+    g_autofree SoupScenario *data = g_new0 (SoupScenario, 1);
+
+    /* Read even under validate: a bad PEM is a plan error, found before any load. */
+    if (tls->ca_file != NULL) {
+        g_autoptr (GTlsDatabase) file = g_tls_file_database_new (tls->ca_file, error);
+        if (file == NULL)
+            return NULL;
+        if (tls->verify)
+            data->database = http_soup_database_new (file);
+    }
+    if (tls->cert_file != NULL) {
+        data->certificate = g_tls_certificate_new_from_files (tls->cert_file, tls->key_file, error);
+        if (data->certificate == NULL) {
+            g_clear_object (&data->database);
+            return NULL;
+        }
+    }
+    if (!validate_only) {
+        /* Before any connection of any scenario, whatever this one verifies with. */
+        GTlsDatabase *system = system_database ();
+        if (!tls->verify)
+            data->database = g_object_ref (accept_all_database ());
+        else if (data->database == NULL && system != NULL)
+            data->database = g_object_ref (system);
+    }
+    return g_steal_pointer (&data);
+}
+
+static void
+soup_scenario_free (gpointer p)
+{
+    SoupScenario *data = p;
+
+    if (data == NULL)
+        return;
+    g_clear_object (&data->database);
+    g_clear_object (&data->certificate);
+    g_free (data);
+}
+
+/* What `throng validate` says where soup cannot do what the plan asks (docs/http.md). */
+static const char note_global[]
+    = "transport soup cannot share one session between worker threads: tls.session: global "
+      "behaves as per-thread (one SoupSession per user), and TLS resumption follows "
+      "glib-networking's process-wide session cache";
+static const char note_per_iteration[]
+    = "transport soup closes each user's connections at every iteration, but glib-networking may "
+      "still resume a TLS session from its process-wide cache";
+static const char note_per_thread[]
+    = "transport soup keeps each user's connections, but TLS sessions resume from "
+      "glib-networking's process-wide cache, not per user";
+static const char note_handshakes[]
+    = "transport soup cannot tell full from resumed handshakes: every TLS connection it opens "
+      "counts as a full handshake";
+static const char note_resumption[]
+    = "tls.resumption: false is not honoured by transport soup (glib-networking has no "
+      "per-connection switch)";
+static const char note_server_name[]
+    = "tls.server_name is ignored by transport soup: SNI and verification use the URL's host";
+static const char note_priority[]
+    = "tls.priority is ignored by transport soup: glib-networking chooses the ciphers";
+
+static void
+soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
+{
+    const HttpTlsOptions *tls = &scenario->options.tls;
+    const HttpPlanScenario *plan_scenario = (const HttpPlanScenario *)scenario;
+
+    /* Every caveat is about TLS: a plain-HTTP scenario has none to read. */
+    if (!plan_scenario->uses_tls)
+        return;
+    if (tls->session == HTTP_SESSION_GLOBAL)
+        g_ptr_array_add (notes, g_strdup (note_global));
+    else if (tls->session == HTTP_SESSION_PER_ITERATION)
+        g_ptr_array_add (notes, g_strdup (note_per_iteration));
+    else
+        g_ptr_array_add (notes, g_strdup (note_per_thread));
+    g_ptr_array_add (notes, g_strdup (note_handshakes));
+    if (!tls->resumption)
+        g_ptr_array_add (notes, g_strdup (note_resumption));
+    if (tls->server_name != NULL)
+        g_ptr_array_add (notes, g_strdup (note_server_name));
+    if (g_strcmp0 (tls->priority, "NORMAL") != 0)
+        g_ptr_array_add (notes, g_strdup (note_priority));
+}
+
+static gboolean
+timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    g_source_set_ready_time (source, -1);
+    return callback (data);
+}
+
+static GSourceFuncs timer_funcs = {
+    .dispatch = timer_dispatch,
+};
+
+/* Pushes the user's context as thread-default unless the worker already did. */
+static gboolean
+push_context (SoupUser *user)
+{
+    if (g_main_context_get_thread_default () == user->context)
+        return FALSE;
+    g_main_context_push_thread_default (user->context);
+    return TRUE;
+}
+
+static void
+pop_context (SoupUser *user, gboolean pushed)
+{
+    if (pushed)
+        g_main_context_pop_thread_default (user->context);
+}
+
+static gboolean timer_fired (gpointer data);
+
+static gpointer
+soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
+{
+    SoupUser *user = g_new0 (SoupUser, 1);
+    gboolean pushed;
+
+    user->refs = 1;
+    user->scenario = scenario;
+    user->shared = scenario->transport_data;
+    user->user = throng_user;
+    user->context = throng_user_get_context (throng_user);
+    user->buffer = g_malloc (SOUP_READ_BUFFER);
+    user->cancellable = g_cancellable_new ();
+
+    user->timer = g_source_new (&timer_funcs, sizeof (GSource));
+    g_source_set_callback (user->timer, timer_fired, user, NULL);
+    g_source_set_ready_time (user->timer, -1);
+    g_source_attach (user->timer, user->context);
+
+    /* A session belongs to the thread-default context it was made under. */
+    pushed = push_context (user);
+    user->session = soup_session_new_with_options (
+        "max-conns", 64, "max-conns-per-host", 16,
+        /* Our timer bounds every step; libsoup's I/O timeout would only race it. */
+        "timeout", 0,
+        /* Kept until the server closes them: the policy, not an idle timer, decides. */
+        "idle-timeout", 0, "user-agent", "throng/" THRONG_VERSION_STRING, NULL);
+    pop_context (user, pushed);
+    soup_session_set_proxy_resolver (user->session, NULL);
+    /* Each virtual user has its own cookies, as a browser (or JMeter's cookie manager) would. */
+    soup_session_add_feature_by_type (user->session, SOUP_TYPE_COOKIE_JAR);
+    if (user->shared->database != NULL)
+        soup_session_set_tls_database (user->session, user->shared->database);
+    return user;
+}
+
+static void
+user_unref (SoupUser *user)
+{
+    if (--user->refs > 0)
+        return;
+    g_clear_object (&user->session);
+    g_clear_object (&user->cancellable);
+    g_free (user->buffer);
+    g_free (user);
+}
+
+static void
+soup_user_free (gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user == NULL)
+        return;
+    user->freed = TRUE;
+    /* A step in flight ends in its callback, which sees `freed` and completes nothing. */
+    g_cancellable_cancel (user->cancellable);
+    g_source_destroy (user->timer);
+    g_clear_pointer (&user->timer, g_source_unref);
+    soup_session_abort (user->session);
+    user_unref (user);
+}
+
+static void
+soup_iteration_begin (gpointer data)
+{
+    SoupUser *user = data;
+
+    /*
+     * per-iteration: close every connection so the iteration's first request
+     * reconnects.  glib-networking may still resume the TLS session.
+     */
+    if (user->scenario->options.tls.session == HTTP_SESSION_PER_ITERATION) {
+        soup_session_abort (user->session);
+        /* abort closes idle connections only as its queue next runs; this makes it certain. */
+        user->new_connection = TRUE;
+    }
+}
+
+static void
+timer_arm (SoupUser *user)
+{
+    gint64 ready = user->deadline_us;
+
+    if (user->connecting)
+        ready = MIN (ready, g_get_monotonic_time () + user->scenario->options.connect_timeout_us);
+    g_source_set_ready_time (user->timer, ready);
+}
+
+static gboolean
+timer_fired (gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user->step != NULL && user->cancel_class == THRONG_ERROR_NONE) {
+        user->cancel_class = THRONG_ERROR_TIMEOUT;
+        g_cancellable_cancel (user->cancellable);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static void
+network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connection, gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user->freed || user->step == NULL)
+        return;
+    if (event == G_SOCKET_CLIENT_RESOLVING && !user->connecting) {
+        user->connecting = TRUE;
+        timer_arm (user);
+    } else if (event == G_SOCKET_CLIENT_COMPLETE && user->connecting) {
+        user->connecting = FALSE;
+        timer_arm (user);
+    }
+}
+
+/* Adds the finished hop's metrics to the sample. */
+static void
+account_hop (SoupUser *user)
+{
+    SoupMessageMetrics *metrics = soup_message_get_metrics (user->message);
+    ThrongSample *sample = user->sample;
+
+    if (metrics == NULL)
+        return;
+
+    guint64 connect_start = soup_message_metrics_get_connect_start (metrics);
+    guint64 connect_end = soup_message_metrics_get_connect_end (metrics);
+    guint64 tls_start = soup_message_metrics_get_tls_start (metrics);
+    guint64 response_start = soup_message_metrics_get_response_start (metrics);
+
+    /* Time spent is counted for failed attempts too; only completed ones are counted as opened. */
+    if (connect_start != 0) {
+        guint64 tcp_end = tls_start != 0 ? tls_start : connect_end;
+        if (tcp_end > connect_start)
+            sample->connect_us += (gint64)(tcp_end - connect_start);
+        if (connect_end != 0)
+            sample->connections_opened++;
+    }
+    if (tls_start != 0 && connect_end > tls_start) {
+        sample->tls_us += (gint64)(connect_end - tls_start);
+        /* glib-networking cannot say whether it resumed: every handshake counts as full. */
+        sample->handshakes_full++;
+    }
+    if (response_start != 0 && (gint64)response_start > sample->start_us)
+        sample->latency_us = (gint64)response_start - sample->start_us;
+
+    sample->bytes_sent += soup_message_metrics_get_request_header_bytes_sent (metrics)
+                          + soup_message_metrics_get_request_body_bytes_sent (metrics);
+    guint64 received = soup_message_metrics_get_response_header_bytes_received (metrics);
+    guint64 body = soup_message_metrics_get_response_body_bytes_received (metrics);
+    /* The body as read when the wire count is not final (a cut-off read). */
+    sample->bytes_received += received + MAX (body, user->body_bytes);
+}
+
+/* Drops the hop's message and stream; a stream not at its end is cut, not drained. */
+static void
+release_hop (SoupUser *user, gboolean at_eof)
+{
+    if (user->stream != NULL) {
+        if (!at_eof)
+            g_cancellable_cancel (user->cancellable);
+        /* With a cancelled cancellable the close does not wait for the rest of the body. */
+        g_input_stream_close (user->stream, at_eof ? NULL : user->cancellable, NULL);
+        g_clear_object (&user->stream);
+    }
+    if (user->message != NULL) {
+        g_signal_handlers_disconnect_by_data (user->message, user);
+        g_clear_object (&user->message);
+    }
+}
+
+/* Ends the step: the sample is complete; releases the in-flight reference. */
+static void
+step_finish (SoupUser *user)
+{
+    ThrongUser *throng_user = user->user;
+    gboolean freed = user->freed;
+
+    g_clear_pointer (&user->hop_uri, g_uri_unref);
+    user->step = NULL;
+    user->sample = NULL;
+    user->connecting = FALSE;
+    if (!freed)
+        g_source_set_ready_time (user->timer, -1);
+    user_unref (user);
+    if (!freed)
+        throng_user_step_done (throng_user);
+}
+
+static void
+step_fail (SoupUser *user, ThrongErrorClass error_class)
+{
+    if (user->message != NULL)
+        account_hop (user);
+    release_hop (user, FALSE);
+    http_sample_set_error (user->sample, error_class);
+    step_finish (user);
+}
+
+/* The class of @error, knowing why we may have cancelled. */
+static ThrongErrorClass
+classify (SoupUser *user, const GError *error)
+{
+    if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+        && user->cancel_class != THRONG_ERROR_NONE)
+        return user->cancel_class;
+    return http_error_class_from_gerror (error);
+}
+
+static void hop_send (SoupUser *user);
+static void body_read (SoupUser *user);
+
+/* The body of the current hop was read to its end. */
+static void
+hop_complete (SoupUser *user)
+{
+    guint status = soup_message_get_status (user->message);
+    const HttpStep *step = user->step;
+
+    g_input_stream_close (user->stream, NULL, NULL);
+    g_clear_object (&user->stream);
+    account_hop (user);
+
+    if (step->follow_redirects && http_status_is_redirect (status)) {
+        const char *location = soup_message_headers_get_one (
+            soup_message_get_response_headers (user->message), "Location");
+        GUri *base = user->hop_uri != NULL ? user->hop_uri : step->uri;
+        g_autoptr (GUri) next = NULL;
+
+        if (location != NULL)
+            next = g_uri_parse_relative (base, location, G_URI_FLAGS_ENCODED, NULL);
+        if (next != NULL
+            && (g_strcmp0 (g_uri_get_scheme (next), "http") == 0
+                || g_strcmp0 (g_uri_get_scheme (next), "https") == 0)) {
+            if (user->hops >= step->max_redirects) {
+                release_hop (user, TRUE);
+                user->sample->status = (gint32)status;
+                user->sample->error = THRONG_ERROR_PROTOCOL;
+                user->sample->message = "too many redirects";
+                step_finish (user);
+                return;
+            }
+            /* As browsers do: 303, and 301/302 after a POST, continue with a bodiless GET. */
+            if (status == 303
+                || ((status == 301 || status == 302)
+                    && g_strcmp0 (user->hop_method, "POST") == 0)) {
+                user->hop_method = g_strcmp0 (user->hop_method, "HEAD") == 0 ? "HEAD" : "GET";
+                user->hop_body = FALSE;
+            }
+            release_hop (user, TRUE);
+            g_clear_pointer (&user->hop_uri, g_uri_unref);
+            user->hop_uri = g_steal_pointer (&next);
+            user->hops++;
+            hop_send (user);
+            return;
+        }
+    }
+
+    http_sample_set_response (user->sample, step, status);
+    release_hop (user, TRUE);
+    step_finish (user);
+}
+
+static void
+body_read_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+    SoupUser *user = data;
+    g_autoptr (GError) error = NULL;
+    gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
+
+    if (user->freed) {
+        release_hop (user, FALSE);
+        step_finish (user);
+        return;
+    }
+    if (n < 0) {
+        step_fail (user, classify (user, error));
+        return;
+    }
+    if (n == 0) {
+        hop_complete (user);
+        return;
+    }
+    user->body_bytes += (guint64)n;
+    if (user->body_bytes > user->step->max_body) {
+        user->sample->status = (gint32)soup_message_get_status (user->message);
+        step_fail (user, THRONG_ERROR_BODY_LIMIT);
+        return;
+    }
+    body_read (user);
+}
+
+static void
+body_read (SoupUser *user)
+{
+    gboolean pushed = push_context (user);
+    g_input_stream_read_async (user->stream, user->buffer, SOUP_READ_BUFFER, G_PRIORITY_DEFAULT,
+                               user->cancellable, body_read_done, user);
+    pop_context (user, pushed);
+}
+
+static void
+hop_sent (GObject *source, GAsyncResult *result, gpointer data)
+{
+    SoupUser *user = data;
+    g_autoptr (GError) error = NULL;
+
+    user->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+    if (user->freed) {
+        release_hop (user, FALSE);
+        step_finish (user);
+        return;
+    }
+    if (user->stream == NULL) {
+        step_fail (user, classify (user, error));
+        return;
+    }
+    user->connecting = FALSE;
+    timer_arm (user);
+    body_read (user);
+}
+
+static void
+hop_send (SoupUser *user)
+{
+    const HttpStep *step = user->step;
+    const HttpOptions *options = &user->scenario->options;
+    GUri *uri = user->hop_uri != NULL ? user->hop_uri : step->uri;
+    SoupMessageHeaders *headers;
+    gboolean pushed;
+
+    user->message = soup_message_new_from_uri (user->hop_method, uri);
+    user->body_bytes = 0;
+    /*
+     * IDEMPOTENT: libsoup would otherwise open a new connection for every
+     * POST.  NO_REDIRECT: redirects are ours to count and bound.
+     */
+    soup_message_set_flags (user->message,
+                            SOUP_MESSAGE_IDEMPOTENT | SOUP_MESSAGE_COLLECT_METRICS
+                                | SOUP_MESSAGE_NO_REDIRECT
+                                | (user->new_connection ? SOUP_MESSAGE_NEW_CONNECTION : 0));
+    user->new_connection = FALSE;
+    headers = soup_message_get_request_headers (user->message);
+    for (guint i = 0; i < step->headers->len; i++) {
+        const HttpHeader *header = &g_array_index (step->headers, HttpHeader, i);
+        soup_message_headers_replace (headers, header->name, header->value);
+    }
+    if (!options->keep_alive)
+        soup_message_headers_replace (headers, "Connection", "close");
+    if (user->hop_body && step->body != NULL)
+        soup_message_set_request_body_from_bytes (user->message, NULL, step->body);
+    if (user->shared->certificate != NULL)
+        soup_message_set_tls_client_certificate (user->message, user->shared->certificate);
+    g_signal_connect (user->message, "network-event", G_CALLBACK (network_event), user);
+
+    pushed = push_context (user);
+    soup_session_send_async (user->session, user->message, G_PRIORITY_DEFAULT, user->cancellable,
+                             hop_sent, user);
+    pop_context (user, pushed);
+}
+
+static void
+soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
+{
+    SoupUser *user = data;
+
+    g_return_if_fail (user->step == NULL);
+
+    /* Only after a cancel: a cancellable cannot be reused once cancelled. */
+    if (g_cancellable_is_cancelled (user->cancellable)) {
+        g_clear_object (&user->cancellable);
+        user->cancellable = g_cancellable_new ();
+    }
+    user->refs++;
+    user->step = step;
+    user->sample = sample;
+    user->hops = 0;
+    user->hop_method = step->method;
+    user->hop_body = TRUE;
+    user->cancel_class = THRONG_ERROR_NONE;
+    user->connecting = FALSE;
+    /* From when the request is really sent, as in `fast`: a late start is lag, not the server. */
+    user->deadline_us = g_get_monotonic_time () + step->timeout_us;
+    sample->resource = step->url;
+    timer_arm (user);
+    hop_send (user);
+}
+
+const HttpTransport http_soup_transport = {
+    .name = "soup",
+    .scenario_new = soup_scenario_new,
+    .scenario_free = soup_scenario_free,
+    .scenario_notes = soup_scenario_notes,
+    .step_new = NULL,
+    .step_free = NULL,
+    .user_new = soup_user_new,
+    .user_free = soup_user_free,
+    .iteration_begin = soup_iteration_begin,
+    .run = soup_run,
+};

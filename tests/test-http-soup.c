@@ -1,0 +1,704 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Integration tests of the http plugin's `soup` transport: the real
+ * `throng` binary runs plans with `transport: soup` against an in-process
+ * SoupServer (HTTP and HTTPS, on its own thread, 127.0.0.1, ephemeral
+ * ports), and the summary it writes (--out json) is checked against what
+ * the server counted: requests, connections, bodies and headers received,
+ * and the error class of each failure the plan provokes.
+ */
+#include <string.h>
+#include <libsoup/soup.h>
+
+#include "test-utils.h"
+
+#define RUN_TIMEOUT_S 60
+
+/* ------------------------------------------------------------------ */
+/* The server                                                          */
+
+typedef struct {
+    GThread *thread;
+    GMainContext *context;
+    GMainLoop *loop;
+    SoupServer *server;
+    GTlsCertificate *certificate; /* NULL: plain HTTP only */
+    char *http_url;
+    char *https_url;
+
+    GMutex lock;
+    GCond ready;
+    gboolean started;
+    GError *error;
+    guint requests;
+    GHashTable *peers; /* "address:port" of each client connection seen */
+    char *last_method;
+    char *last_body;
+    char *last_content_type;
+    char *last_custom;
+} TestServer;
+
+typedef struct {
+    SoupServerMessage *message;
+    gboolean finished;
+} Delayed;
+
+static void
+delayed_finished (SoupServerMessage *message, gpointer data)
+{
+    ((Delayed *)data)->finished = TRUE;
+}
+
+static gboolean
+delayed_resume (gpointer data)
+{
+    Delayed *delayed = data;
+
+    if (!delayed->finished) {
+        soup_server_message_set_status (delayed->message, 200, NULL);
+        soup_server_message_set_response (delayed->message, "text/plain", SOUP_MEMORY_STATIC,
+                                          "late\n", 5);
+        soup_server_message_unpause (delayed->message);
+    }
+    g_signal_handlers_disconnect_by_data (delayed->message, delayed);
+    g_object_unref (delayed->message);
+    g_free (delayed);
+    return G_SOURCE_REMOVE;
+}
+
+static void
+handle (SoupServer *soup_server, SoupServerMessage *message, const char *path, GHashTable *query,
+        gpointer data)
+{
+    TestServer *server = data;
+    GInetSocketAddress *peer
+        = G_INET_SOCKET_ADDRESS (soup_server_message_get_remote_address (message));
+    g_autofree char *address = g_inet_address_to_string (g_inet_socket_address_get_address (peer));
+    SoupMessageHeaders *headers = soup_server_message_get_request_headers (message);
+    SoupMessageBody *body = soup_server_message_get_request_body (message);
+
+    g_mutex_lock (&server->lock);
+    server->requests++;
+    g_hash_table_add (server->peers,
+                      g_strdup_printf ("%s:%u", address, g_inet_socket_address_get_port (peer)));
+    if (strcmp (path, "/echo") == 0) {
+        g_free (server->last_method);
+        g_free (server->last_body);
+        g_free (server->last_content_type);
+        g_free (server->last_custom);
+        server->last_method = g_strdup (soup_server_message_get_method (message));
+        server->last_body = g_strndup (body->data, body->length);
+        server->last_content_type
+            = g_strdup (soup_message_headers_get_one (headers, "Content-Type"));
+        server->last_custom = g_strdup (soup_message_headers_get_one (headers, "X-Custom"));
+    }
+    g_mutex_unlock (&server->lock);
+
+    if (g_str_has_prefix (path, "/status/")) {
+        soup_server_message_set_status (message, (guint)atoi (path + 8), NULL);
+    } else if (g_str_has_prefix (path, "/bytes/")) {
+        gsize n = (gsize)atoi (path + 7);
+        soup_server_message_set_status (message, 200, NULL);
+        soup_server_message_set_response (message, "application/octet-stream", SOUP_MEMORY_TAKE,
+                                          g_malloc0 (n), n);
+    } else if (g_str_has_prefix (path, "/redirect/")) {
+        int n = atoi (path + 10);
+        g_autofree char *next = n > 0 ? g_strdup_printf ("/redirect/%d", n - 1) : g_strdup ("/");
+        soup_server_message_set_redirect (message, 302, next);
+    } else if (g_str_has_prefix (path, "/delay/")) {
+        Delayed *delayed = g_new0 (Delayed, 1);
+        GSource *source = g_timeout_source_new ((guint)atoi (path + 7));
+
+        delayed->message = g_object_ref (message);
+        g_signal_connect (message, "finished", G_CALLBACK (delayed_finished), delayed);
+        soup_server_message_pause (message);
+        g_source_set_callback (source, delayed_resume, delayed, NULL);
+        g_source_attach (source, server->context);
+        g_source_unref (source);
+    } else {
+        soup_server_message_set_status (message, 200, NULL);
+        if (strcmp (path, "/echo") == 0)
+            soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_COPY, body->data,
+                                              (gsize)body->length);
+        else
+            soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC, "ok\n", 3);
+    }
+}
+
+static gpointer
+server_thread (gpointer data)
+{
+    TestServer *server = data;
+    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+    GError *error = NULL;
+
+    g_main_context_push_thread_default (server->context);
+    server->server = soup_server_new ("tls-certificate", server->certificate, NULL);
+    soup_server_add_handler (server->server, NULL, handle, server, NULL);
+    if (soup_server_listen (server->server, address, 0, &error)
+        && (server->certificate == NULL
+            || soup_server_listen (server->server, address, SOUP_SERVER_LISTEN_HTTPS, &error))) {
+        GSList *uris = soup_server_get_uris (server->server);
+        for (GSList *l = uris; l != NULL; l = l->next) {
+            GUri *uri = l->data;
+            char *url = g_strdup_printf ("%s://127.0.0.1:%d", g_uri_get_scheme (uri),
+                                         g_uri_get_port (uri));
+            if (strcmp (g_uri_get_scheme (uri), "https") == 0)
+                server->https_url = url;
+            else
+                server->http_url = url;
+        }
+        g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
+    }
+
+    g_mutex_lock (&server->lock);
+    server->error = error;
+    server->started = TRUE;
+    g_cond_signal (&server->ready);
+    g_mutex_unlock (&server->lock);
+
+    if (error == NULL)
+        g_main_loop_run (server->loop);
+    soup_server_disconnect (server->server);
+    g_clear_object (&server->server);
+    g_main_context_pop_thread_default (server->context);
+    return NULL;
+}
+
+/* Starts a server; with @cert_file, HTTPS too (with that certificate and key). */
+static TestServer *
+test_server_start (const char *cert_file, const char *key_file)
+{
+    TestServer *server = g_new0 (TestServer, 1);
+    g_autoptr (GError) error = NULL;
+
+    g_mutex_init (&server->lock);
+    g_cond_init (&server->ready);
+    server->peers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    if (cert_file != NULL) {
+        server->certificate = g_tls_certificate_new_from_files (cert_file, key_file, &error);
+        g_assert_no_error (error);
+    }
+    server->context = g_main_context_new ();
+    server->loop = g_main_loop_new (server->context, FALSE);
+    server->thread = g_thread_new ("test-server", server_thread, server);
+
+    g_mutex_lock (&server->lock);
+    while (!server->started)
+        g_cond_wait (&server->ready, &server->lock);
+    g_mutex_unlock (&server->lock);
+    g_assert_no_error (server->error);
+    g_assert_nonnull (server->http_url);
+    return server;
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+    g_main_loop_quit (data);
+    return G_SOURCE_REMOVE;
+}
+
+static void
+test_server_stop (TestServer *server)
+{
+    if (server == NULL)
+        return;
+    g_main_context_invoke (server->context, quit_loop, server->loop);
+    g_thread_join (server->thread);
+    g_main_loop_unref (server->loop);
+    g_main_context_unref (server->context);
+    g_clear_object (&server->certificate);
+    g_hash_table_unref (server->peers);
+    g_free (server->http_url);
+    g_free (server->https_url);
+    g_free (server->last_method);
+    g_free (server->last_body);
+    g_free (server->last_content_type);
+    g_free (server->last_custom);
+    g_mutex_clear (&server->lock);
+    g_cond_clear (&server->ready);
+    g_free (server);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestServer, test_server_stop)
+
+static guint
+server_requests (TestServer *server)
+{
+    g_mutex_lock (&server->lock);
+    guint n = server->requests;
+    g_mutex_unlock (&server->lock);
+    return n;
+}
+
+static guint
+server_connections (TestServer *server)
+{
+    g_mutex_lock (&server->lock);
+    guint n = g_hash_table_size (server->peers);
+    g_mutex_unlock (&server->lock);
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running plans                                                       */
+
+typedef struct {
+    char *dir;
+    ThrongTestCerts *certs;
+} Fixture;
+
+static void
+fixture_setup (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+
+    fixture->dir = throng_test_tmpdir_new ();
+    fixture->certs = throng_test_certs_new (fixture->dir, &error);
+    g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture *fixture, gconstpointer data)
+{
+    throng_test_certs_free (fixture->certs);
+    throng_test_tmpdir_free (fixture->dir);
+}
+
+/*
+ * Runs a one-scenario plan: @http is the scenario's http map (transport
+ * soup is added), @steps its steps (YAML lines, already indented).
+ * Asserts the run completed and returns its summary.
+ */
+static JsonNode *
+run_plan (Fixture *fixture, guint users, guint iterations, const char *http, const char *steps)
+{
+    g_autofree char *yaml = g_strdup_printf ("name: soup-test\n"
+                                             "scenarios:\n"
+                                             "  - name: s\n"
+                                             "    users: %u\n"
+                                             "    iterations: %u\n"
+                                             "    http: { transport: soup%s%s }\n"
+                                             "    steps:\n"
+                                             "%s",
+                                             users, iterations, *http ? ", " : "", http, steps);
+    g_autofree char *err = NULL;
+    int status = -1;
+    JsonNode *root = throng_test_run_json (fixture->dir, yaml, NULL, RUN_TIMEOUT_S, &status, &err);
+
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (root);
+    return root;
+}
+
+static gint64
+class_count (JsonNode *root, const char *class_name)
+{
+    g_autofree char *path = g_strdup_printf ("total.errors_by_class.%s", class_name);
+    return throng_test_json_int_or (root, path, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                               */
+
+static void
+test_http_counts (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
+    g_autoptr (JsonNode) root = run_plan (fixture, 4, 5, http,
+                                          "      - http: { url: / }\n"
+                                          "      - http: { url: /bytes/1000 }\n");
+
+    /* users × iterations × steps, by both sides; one kept-alive connection per user. */
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 40);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (server_requests (server), ==, 40);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 4);
+    g_assert_cmpuint (server_connections (server), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), >, 20 * 1000);
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_sent"), >, 40 * 30);
+    g_assert_cmpstr (throng_test_json_string (root, "scenarios.0.steps.1.label"), ==,
+                     "GET /bytes/1000");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.bytes_received"), >=,
+                     20 * 1000);
+}
+
+static void
+test_keep_alive_off (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s', keep_alive: false", server->http_url);
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http, "      - http: { url: / }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 6);
+    g_assert_cmpuint (server_connections (server), ==, 6);
+}
+
+static void
+test_post_body_headers (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s/'", server->http_url);
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 1, 1, http,
+                    "      - name: add to cart\n"
+                    "        http:\n"
+                    "          method: post\n"
+                    "          url: echo\n"
+                    "          body: '{\"id\": 7}'\n"
+                    "          headers: { Content-Type: application/json, X-Custom: 'a b' }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpstr (throng_test_json_string (root, "scenarios.0.steps.0.label"), ==,
+                     "add to cart");
+    g_assert_cmpstr (server->last_method, ==, "POST");
+    g_assert_cmpstr (server->last_body, ==, "{\"id\": 7}");
+    g_assert_cmpstr (server->last_content_type, ==, "application/json");
+    g_assert_cmpstr (server->last_custom, ==, "a b");
+}
+
+static void
+test_body_file (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *body = throng_test_write_file (fixture->dir, "body.txt", "line 1\nline 2\n");
+    g_autofree char *http
+        = g_strdup_printf ("base_url: '%s', headers: { X-Custom: scenario }", server->http_url);
+    /* A path relative to the plan's directory; the step's header overrides the scenario's. */
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http,
+                                          "      - http: { method: PUT, url: /echo, body_file: "
+                                          "body.txt, headers: { x-custom: step } }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpstr (server->last_method, ==, "PUT");
+    g_assert_cmpstr (server->last_body, ==, "line 1\nline 2\n");
+    g_assert_cmpstr (server->last_custom, ==, "step");
+}
+
+static void
+test_status (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 2, 2, http,
+                    "      - http: { url: /status/404 }\n"
+                    "      - http: { url: /status/204, expect_status: 200 }\n"
+                    "      - http: { url: /status/404, expect_status: '2xx,404' }\n"
+                    "      - http: { url: /status/503, expect_status: 500-599 }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 16);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 8);
+    g_assert_cmpint (class_count (root, "status"), ==, 8);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.3.stats.errors"), ==, 0);
+    g_assert_cmpuint (server_requests (server), ==, 16);
+}
+
+static void
+test_refused (Fixture *fixture, gconstpointer data)
+{
+    guint16 port = throng_test_free_port ();
+    g_autofree char *http = g_strdup_printf ("base_url: 'http://127.0.0.1:%u'", port);
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http, "      - http: { url: / }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (class_count (root, "connect"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 0);
+}
+
+static void
+test_unknown_host (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, "base_url: 'http://nosuch.invalid'",
+                                          "      - http: { url: /, timeout: 10s }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpint (class_count (root, "dns"), ==, 2);
+}
+
+static void
+test_timeout (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 2, 2, http, "      - http: { url: /delay/3000, timeout: 200ms }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
+    g_assert_cmpint (class_count (root, "timeout"), ==, 4);
+    /* Each step ends at its own deadline, not at the server's answer. */
+    g_assert_cmpint (throng_test_json_int (root, "total.latency_us.max"), <, 2 * G_USEC_PER_SEC);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+}
+
+static void
+test_body_limit (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http,
+                                          "      - http: { url: /bytes/100000, max_body: 10KiB }\n"
+                                          "      - http: { url: /bytes/5000, max_body: 10KiB }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
+    g_assert_cmpint (class_count (root, "body-limit"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+}
+
+static void
+test_redirects (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server = test_server_start (NULL, NULL);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
+    g_autoptr (JsonNode) root = run_plan (
+        fixture, 1, 1, http,
+        "      - http: { url: /redirect/3 }\n"
+        "      - http: { url: /redirect/3, follow_redirects: true }\n"
+        "      - http: { url: /redirect/3, follow_redirects: true, max_redirects: 2 }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
+    /*
+     * /redirect/3 → 2 → 1 → 0 → /: 1 request not followed, 5 followed to
+     * the end, 3 when cut after 2 redirects.
+     */
+    g_assert_cmpuint (server_requests (server), ==, 9);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+    g_assert_cmpint (class_count (root, "protocol"), ==, 1);
+}
+
+static void
+test_https_verify_off (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server
+        = test_server_start (fixture->certs->self_signed_cert, fixture->certs->self_signed_key);
+    g_autofree char *http
+        = g_strdup_printf ("base_url: '%s', tls: { verify: false }", server->https_url);
+    g_autoptr (JsonNode) root = run_plan (fixture, 3, 4, http, "      - http: { url: / }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 12);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (server_requests (server), ==, 12);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshake_us.max"), >, 0);
+}
+
+static void
+test_https_ca_file (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server
+        = test_server_start (fixture->certs->server_cert, fixture->certs->server_key);
+    g_autofree char *http = g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s' }",
+                                             server->https_url, fixture->certs->ca_cert);
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http, "      - http: { url: / }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (server_requests (server), ==, 6);
+}
+
+static void
+test_https_per_iteration (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (TestServer) server
+        = test_server_start (fixture->certs->server_cert, fixture->certs->server_key);
+    g_autofree char *http
+        = g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s', session: per-iteration }",
+                           server->https_url, fixture->certs->ca_cert);
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http,
+                                          "      - http: { url: / }\n"
+                                          "      - http: { url: / }\n");
+
+    /* A new connection, and a handshake, at every iteration; the second step reuses it. */
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 12);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, 6);
+    g_assert_cmpuint (server_connections (server), ==, 6);
+}
+
+/* data: which certificate the server presents while the client verifies with the CA. */
+static void
+test_https_bad_certificate (Fixture *fixture, gconstpointer data)
+{
+    const char *which = data;
+    const ThrongTestCerts *certs = fixture->certs;
+    const char *cert = certs->self_signed_cert, *key = certs->self_signed_key;
+
+    if (strcmp (which, "expired") == 0)
+        cert = certs->expired_cert, key = certs->expired_key;
+    else if (strcmp (which, "wrong-host") == 0)
+        cert = certs->wrong_host_cert, key = certs->wrong_host_key;
+
+    g_autoptr (TestServer) server = test_server_start (cert, key);
+    g_autofree char *http = strcmp (which, "system-store") == 0
+                                ? g_strdup_printf ("base_url: '%s'", server->https_url)
+                                : g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s' }",
+                                                   server->https_url, certs->ca_cert);
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http, "      - http: { url: / }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpint (class_count (root, "certificate"), ==, 2);
+    g_assert_cmpuint (server_requests (server), ==, 0);
+}
+
+/*
+ * data: "with" offers the client certificate nginx requires, "without"
+ * does not (nginx then answers 400).  nginx, not the in-process server:
+ * SoupServer 3.2 drops every handshake that carries a client certificate.
+ */
+static void
+test_client_certificate (Fixture *fixture, gconstpointer data)
+{
+    const ThrongTestCerts *certs = fixture->certs;
+    gboolean with = strcmp (data, "with") == 0;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestNginx) nginx = NULL;
+    ThrongTestNginxConfig config = { 0 };
+    ThrongTestNginxLog log;
+
+    if (!throng_test_require_nginx ())
+        return;
+    config.https = TRUE;
+    config.cert_file = certs->server_cert;
+    config.key_file = certs->server_key;
+    config.client_ca_file = certs->ca_cert;
+    nginx = throng_test_nginx_start (&config, &error);
+    g_assert_no_error (error);
+
+    g_autofree char *client = with ? g_strdup_printf (", cert_file: '%s', key_file: '%s'",
+                                                      certs->client_cert, certs->client_key)
+                                   : g_strdup ("");
+    g_autofree char *http
+        = g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s'%s }",
+                           throng_test_nginx_https_url (nginx), certs->ca_cert, client);
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http, "      - http: { url: / }\n");
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_true (throng_test_nginx_log_wait (nginx, 2, 5000, &log));
+    g_assert_cmpuint (log.lines, ==, 2);
+    if (with) {
+        g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+        g_assert_cmpuint (log.status_2xx, ==, 2);
+    } else {
+        g_assert_cmpint (class_count (root, "status"), ==, 2);
+        g_assert_cmpuint (log.status_2xx, ==, 0);
+    }
+}
+
+static void
+test_validate_notes (Fixture *fixture, gconstpointer data)
+{
+    g_autofree char *plan
+        = throng_test_write_plan (fixture->dir, "notes.yaml",
+                                  "name: notes\n"
+                                  "scenarios:\n"
+                                  "  - name: s\n"
+                                  "    users: 1\n"
+                                  "    iterations: 1\n"
+                                  "    http: { transport: soup, base_url: 'https://127.0.0.1:1', "
+                                  "tls: { session: global, resumption: false } }\n"
+                                  "    steps:\n"
+                                  "      - http: { url: / }\n");
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (RUN_TIMEOUT_S, &out, &err, "validate", plan, NULL);
+    g_autofree char *all = g_strconcat (out, err, NULL);
+
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (all, "global behaves as per-thread"));
+    g_assert_nonnull (strstr (all, "every TLS connection it opens counts as a full handshake"));
+    g_assert_nonnull (strstr (all, "tls.resumption: false is not honoured"));
+}
+
+/* data: "YAML for the scenario's http map|YAML step|expected message fragment". */
+static void
+test_plan_error (Fixture *fixture, gconstpointer data)
+{
+    g_auto (GStrv) parts = g_strsplit (data, "|", 3);
+    g_autofree char *yaml = g_strdup_printf ("name: bad\n"
+                                             "scenarios:\n"
+                                             "  - name: s\n"
+                                             "    users: 1\n"
+                                             "    iterations: 1\n"
+                                             "    http: { transport: soup%s%s }\n"
+                                             "    steps:\n"
+                                             "      - http: { %s }\n",
+                                             *parts[0] ? ", " : "", parts[0], parts[1]);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "bad.yaml", yaml);
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (RUN_TIMEOUT_S, NULL, &err, "validate", plan, NULL);
+
+    g_assert_cmpint (status, ==, 2);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (strstr (err, "bad.yaml:"));
+    if (strstr (err, parts[2]) == NULL)
+        g_error ("expected '%s' in: %s", parts[2], err);
+}
+
+int
+main (int argc, char **argv)
+{
+    static const char *const plan_errors[][2] = {
+        { "relative-url", "|url: /x|url '/x' is relative and no base_url is set" },
+        { "base-url-scheme", "base_url: 'ftp://h'|url: /|base_url 'ftp://h' is not an absolute" },
+        { "url-scheme", "|url: 'ftp://h/'|is not http:// or https://" },
+        { "method", "|url: 'http://h/', method: 'G T'|is not a valid HTTP method" },
+        { "expect", "|url: 'http://h/', expect_status: 2xy|'2xy' is not a status" },
+        { "expect-range", "|url: 'http://h/', expect_status: 299-200|not a status range" },
+        { "header-name", "|url: 'http://h/', headers: { 'a b': c }|not a valid header name" },
+        { "ca-file", "tls: { ca_file: missing.pem }|url: 'https://h/'|cannot read 'missing.pem'" },
+        { "cert-without-key", "tls: { cert_file: bad.yaml }|url: 'https://h/'|needs tls.key_file" },
+        { "ca-not-pem", "tls: { ca_file: bad.yaml }|url: 'https://h/'|bad.yaml" },
+        { "body-both", "|url: 'http://h/', body: x, body_file: bad.yaml|exclude each other" },
+        { "body-file", "|url: 'http://h/', body_file: nope.bin|cannot read 'nope.bin'" },
+        { "in-step", "|url: 'http://h/', keep_alive: false|is a scenario setting" },
+        { "priority", "tls: { priority: 'NORMAL:+NOPE' }|url: 'https://h/'|priority" },
+        { "no-url", "|method: GET|needs a url" },
+    };
+
+    g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, fn, data)                                                                        \
+    g_test_add ("/http-soup/" path, Fixture, data, fixture_setup, fn, fixture_teardown)
+    ADD ("http/counts", test_http_counts, NULL);
+    ADD ("http/keep-alive-off", test_keep_alive_off, NULL);
+    ADD ("http/post-body-headers", test_post_body_headers, NULL);
+    ADD ("http/body-file", test_body_file, NULL);
+    ADD ("http/redirects", test_redirects, NULL);
+    ADD ("errors/status", test_status, NULL);
+    ADD ("errors/connect", test_refused, NULL);
+    ADD ("errors/dns", test_unknown_host, NULL);
+    ADD ("errors/timeout", test_timeout, NULL);
+    ADD ("errors/body-limit", test_body_limit, NULL);
+    ADD ("https/verify-off", test_https_verify_off, NULL);
+    ADD ("https/ca-file", test_https_ca_file, NULL);
+    ADD ("https/per-iteration", test_https_per_iteration, NULL);
+    ADD ("https/client-certificate/with", test_client_certificate, "with");
+    ADD ("https/client-certificate/without", test_client_certificate, "without");
+    ADD ("https/certificate/system-store", test_https_bad_certificate, "system-store");
+    ADD ("https/certificate/expired", test_https_bad_certificate, "expired");
+    ADD ("https/certificate/wrong-host", test_https_bad_certificate, "wrong-host");
+    ADD ("https/certificate/self-signed", test_https_bad_certificate, "self-signed");
+    ADD ("validate/notes", test_validate_notes, NULL);
+    for (guint i = 0; i < G_N_ELEMENTS (plan_errors); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-soup/plan/%s", plan_errors[i][0]);
+        g_test_add (path, Fixture, plan_errors[i][1], fixture_setup, test_plan_error,
+                    fixture_teardown);
+    }
+#undef ADD
+    return g_test_run ();
+}
