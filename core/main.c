@@ -11,6 +11,7 @@
  * 130 interrupted by a signal (reporters still flushed).
  */
 #include "engine.h"
+#include "limits-private.h"
 #include "plan.h"
 #include "registry.h"
 #include "target.h"
@@ -255,6 +256,16 @@ command_run (int argc, char **argv, gboolean validate_only)
         throng_plan_free (plan);
         cli_clear (&cli);
         return EXIT_OK;
+    }
+
+    guint64 users = 0;
+    for (guint s = 0; s < plan->scenarios->len; s++)
+        users += ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users;
+    if (!throng_limits_prepare (users, &error)) {
+        print_error (error);
+        throng_plan_free (plan);
+        cli_clear (&cli);
+        return EXIT_NOT_STARTED;
     }
 
     ThrongEngineOptions options = {

@@ -902,6 +902,10 @@ worker_thread (gpointer data)
         g_source_destroy (worker->probe);
         g_clear_pointer (&worker->probe, g_source_unref);
     }
+    /* Cancelled operations complete through callbacks on this context;
+     * let them run so that what they hold is released. */
+    for (guint i = 0; i < 1000 && g_main_context_pending (worker->context); i++)
+        g_main_context_iteration (worker->context, FALSE);
     throng_usage_thread (&user_us, &system_us);
     worker->cpu_us = user_us + system_us;
     g_main_context_pop_thread_default (worker->context);
