@@ -597,7 +597,14 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.cores = MAX (1, MIN (n_workers, (guint) g_get_num_processors ()));
     build_run_info (&engine);
 
+    /* A summary built if a reporter fails to open must have sane times. */
+    throng_usage_process (&engine.cpu_start_user_us, &engine.cpu_start_system_us);
+    engine.start_us = g_get_monotonic_time ();
+    engine.start_wall_us = g_get_real_time ();
+    engine.wall_offset_us = engine.start_wall_us - engine.start_us;
+
     if (!open_reporters (&engine, error)) {
+        engine.interrupted = TRUE;
         SummaryBuffer buffer = { 0 };
         summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
         summary_buffer_finish_warnings (&buffer);

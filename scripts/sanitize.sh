@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The unit and integration suites under AddressSanitizer, LeakSanitizer and
+# UndefinedBehaviorSanitizer, in a build directory of their own (default
+# build-asan; $SANITIZE_BUILD_DIR picks another).  Any sanitizer report is
+# fatal: the process that hits it exits non-zero, so the test that ran it
+# fails.  Suppressions, for third-party libraries only, are in
+# tests/sanitizers/.  Extra arguments go to `meson test`, e.g.
+# `scripts/sanitize.sh --suite unit` (the default is the unit and
+# integration suites; the slow suite measures memory and means nothing
+# under ASan).
+#
+# SANITIZE_FRESH=1 removes the build directory first (CI does).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+build="${SANITIZE_BUILD_DIR:-build-asan}"
+source_dir="$(pwd)"
+
+if [ "${SANITIZE_FRESH:-0}" = 1 ]; then
+    rm -rf "$build"
+fi
+if [ ! -f "$build/build.ninja" ]; then
+    # b_lundef=false: the plugins leave the sanitizer runtime's symbols to
+    # the executable that loads them.
+    meson setup "$build" -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dbuildtype=debug -Doptimization=1
+fi
+meson compile -C "$build" ${JOBS:+-j "$JOBS"}
+
+supp="$source_dir/tests/sanitizers"
+# halt_on_error/abort: the first report ends the process with a failure.
+# detect_leaks: LeakSanitizer at exit.  G_SLICE=always-malloc: GLib's
+# slice allocator would hide leaks of its blocks from LeakSanitizer.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:detect_leaks=1:print_stacktrace=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="exitcode=87:print_suppressions=0:suppressions=$supp/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=88:suppressions=$supp/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export G_SLICE=always-malloc
+
+if [ "$#" -eq 0 ]; then
+    set -- --suite unit --suite integration
+fi
+# Sanitized code is 2-5 times slower: give every test three times its timeout.
+meson test -C "$build" --print-errorlogs --timeout-multiplier 3 "$@"
