@@ -96,6 +96,7 @@ output_file_flush (OutputFile *file)
 {
     const char *data = file->buffer->str;
     gsize left = file->buffer->len;
+    off_t start = lseek (file->fd, 0, SEEK_CUR);
 
     while (left > 0 && file->error == NULL) {
         ssize_t n = write (file->fd, data, left);
@@ -107,6 +108,16 @@ output_file_flush (OutputFile *file)
         }
         data += n;
         left -= (gsize) n;
+    }
+    /* A full disk can take part of a buffer: cut the file back to the last
+     * whole line written, so that it never ends in a torn row.  (Pipes and
+     * devices cannot seek and keep what they took.) */
+    if (file->error != NULL && start >= 0 && left > 0) {
+        gsize written = file->buffer->len - left;
+        const char *last = g_strrstr_len (file->buffer->str, (gssize) written, "\n");
+        off_t keep = start + (last != NULL ? (off_t) (last - file->buffer->str) + 1 : 0);
+        if (ftruncate (file->fd, keep) == 0)
+            lseek (file->fd, keep, SEEK_SET);
     }
     g_string_truncate (file->buffer, 0);
 }

@@ -424,7 +424,15 @@ classify (SoupUser *user, const GError *error)
     if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
         && user->cancel_class != THRONG_ERROR_NONE)
         return user->cancel_class;
-    return http_error_class_from_gerror (error);
+    ThrongErrorClass error_class = http_error_class_from_gerror (error);
+    /* Once the request went out, the handshake was over: a TLS error now is
+     * the peer closing in the middle of the response, as on plain HTTP. */
+    if (error_class == THRONG_ERROR_TLS && user->message != NULL) {
+        SoupMessageMetrics *metrics = soup_message_get_metrics (user->message);
+        if (metrics != NULL && soup_message_metrics_get_request_header_bytes_sent (metrics) > 0)
+            error_class = THRONG_ERROR_RESET;
+    }
+    return error_class;
 }
 
 static void hop_send (SoupUser *user);

@@ -1,0 +1,1043 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * throng against a failing target, a full disk and misbehaving plugins,
+ * through the real binary.  For each fault the fault server
+ * (tests/fault-server.c) injects — refused, silent, stalled, cut, reset,
+ * garbage, endless, 5xx, dropped or stalled TLS, bad certificates, a
+ * connect that never completes — on both transports and, where TLS
+ * matters, over HTTPS: the run completes, the sample has the documented
+ * error class, counted once, the next step of the same user succeeds,
+ * the timeouts hold (elapsed bounds), and the totals add up.  Then: the
+ * body limit keeps memory bounded (the child's peak RSS, from wait4), a
+ * target killed mid-run, a reporter that cannot write (/dev/full, a full
+ * tmpfs), and plugins that fail every step, fail init, or register a name
+ * twice.  docs/failure-modes.md is the table these tests keep true.
+ */
+#include "fault-server.h"
+#include "test-utils.h"
+
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RUN_TIMEOUT_S 60
+#define USERS 2
+#define ITERATIONS 3
+
+/* ------------------------------------------------------------------ */
+/* The fault server, as a child process                                */
+
+typedef struct {
+    GSubprocess *proc;
+    guint16 http;
+    guint16 https;
+    guint16 expired;
+    guint16 wrong_host;
+    guint16 self_signed;
+    guint16 tls_drop;
+    guint16 tls_hang;
+    guint16 backlog;
+} FaultServer;
+
+typedef struct {
+    char *dir;
+    ThrongTestCerts *certs;
+    FaultServer server;
+} Fixture;
+
+static char *
+fault_server_exe (void)
+{
+    const char *build = g_getenv ("THRONG_BUILD_DIR");
+
+    g_assert_nonnull (build);
+    return g_build_filename (build, "tests", "fault", "throng-fault-server", NULL);
+}
+
+static void
+fault_server_start (FaultServer *server, const ThrongTestCerts *certs)
+{
+    g_autofree char *exe = fault_server_exe ();
+    g_autofree char *https = g_strdup_printf ("https:%s:%s", certs->server_cert, certs->server_key);
+    g_autofree char *expired
+        = g_strdup_printf ("https:%s:%s", certs->expired_cert, certs->expired_key);
+    g_autofree char *wrong
+        = g_strdup_printf ("https:%s:%s", certs->wrong_host_cert, certs->wrong_host_key);
+    g_autofree char *self
+        = g_strdup_printf ("https:%s:%s", certs->self_signed_cert, certs->self_signed_key);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GDataInputStream) out = NULL;
+    /* The order of the lines it prints is the order of these. */
+    guint16 *ports[]
+        = { &server->http,        &server->https,    &server->expired,  &server->wrong_host,
+            &server->self_signed, &server->tls_drop, &server->tls_hang, &server->backlog };
+
+    server->proc = g_subprocess_new (
+        G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, exe, "--listen",
+        "http", "--listen", https, "--listen", expired, "--listen", wrong, "--listen", self,
+        "--listen", "tls-drop", "--listen", "tls-hang", "--listen", "backlog", NULL);
+    g_assert_no_error (error);
+    out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->proc));
+    for (gsize i = 0; i < G_N_ELEMENTS (ports); i++) {
+        g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+        const char *space;
+
+        g_assert_no_error (error);
+        g_assert_nonnull (line);
+        space = strchr (line, ' ');
+        g_assert_nonnull (space);
+        *ports[i] = (guint16)g_ascii_strtoull (space + 1, NULL, 10);
+        g_assert_cmpuint (*ports[i], >, 0);
+    }
+    g_autofree char *ready = g_data_input_stream_read_line (out, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (ready, ==, "ready");
+}
+
+/* Kills it by its PID (the stdin pipe would end it too) and reaps it. */
+static void
+fault_server_stop (FaultServer *server)
+{
+    if (server->proc == NULL)
+        return;
+    g_subprocess_force_exit (server->proc);
+    g_subprocess_wait (server->proc, NULL, NULL);
+    g_clear_object (&server->proc);
+}
+
+static void
+fixture_setup (Fixture *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autofree char *pki = NULL;
+
+    fixture->dir = throng_test_tmpdir_new ();
+    pki = g_build_filename (fixture->dir, "pki", NULL);
+    g_assert_no_errno (g_mkdir (pki, 0700));
+    fixture->certs = throng_test_certs_new (pki, &error);
+    g_assert_no_error (error);
+    fault_server_start (&fixture->server, fixture->certs);
+}
+
+static void
+fixture_teardown (Fixture *fixture, gconstpointer data)
+{
+    fault_server_stop (&fixture->server);
+    g_clear_pointer (&fixture->certs, throng_test_certs_free);
+    throng_test_tmpdir_free (g_steal_pointer (&fixture->dir));
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading results                                                     */
+
+/* The sum of errors_by_class under @stats ("total", "scenarios.0.steps.1.stats"). */
+static gint64
+class_sum (JsonNode *root, const char *stats)
+{
+    g_autofree char *path = g_strconcat (stats, ".errors_by_class", NULL);
+    JsonNode *node = throng_test_json_get (root, path);
+    g_autoptr (GList) members = NULL;
+    gint64 sum = 0;
+
+    g_assert_nonnull (node);
+    members = json_object_get_members (json_node_get_object (node));
+    for (GList *l = members; l != NULL; l = l->next)
+        sum += json_object_get_int_member (json_node_get_object (node), l->data);
+    return sum;
+}
+
+/*
+ * requests = successes + every error class: the classes sum to the
+ * errors, and there are no more errors than requests.
+ */
+static void
+assert_totals_add_up (JsonNode *root, const char *stats)
+{
+    g_autofree char *requests = g_strconcat (stats, ".requests", NULL);
+    g_autofree char *errors = g_strconcat (stats, ".errors", NULL);
+
+    g_assert_cmpint (class_sum (root, stats), ==, throng_test_json_int (root, errors));
+    g_assert_cmpint (throng_test_json_int (root, errors), <=,
+                     throng_test_json_int (root, requests));
+}
+
+static gint64
+class_count (JsonNode *root, const char *stats, const char *klass)
+{
+    g_autofree char *path = g_strdup_printf ("%s.errors_by_class.%s", stats, klass);
+
+    return throng_test_json_int_or (root, path, 0);
+}
+
+/* Lines of @path after the header; asserts the file ends in a whole line. */
+static guint
+csv_rows (const char *path)
+{
+    g_autofree char *text = NULL;
+    g_autoptr (GError) error = NULL;
+    guint lines = 0;
+
+    g_file_get_contents (path, &text, NULL, &error);
+    g_assert_no_error (error);
+    if (text[0] == '\0')
+        return 0;
+    g_assert_true (g_str_has_suffix (text, "\n"));
+    for (const char *p = text; *p != '\0'; p++)
+        lines += *p == '\n';
+    return lines - 1;
+}
+
+/* How many CSV rows hold @needle (a whole failureMessage prefix, say). */
+static guint
+csv_count (const char *path, const char *needle)
+{
+    g_autofree char *text = NULL;
+    guint n = 0;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The first row that failed, for the test log. */
+static char *
+csv_first_failure (const char *path)
+{
+    g_autofree char *text = NULL;
+    const char *row;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    row = strstr (text, ",false,");
+    if (row == NULL)
+        return g_strdup ("(none)");
+    while (row > text && row[-1] != '\n')
+        row--;
+    return g_strndup (row, strcspn (row, "\n"));
+}
+
+/* ------------------------------------------------------------------ */
+/* One fault, one step                                                 */
+
+typedef enum {
+    ON_HTTP,
+    ON_HTTPS,
+    ON_EXPIRED,
+    ON_WRONG_HOST,
+    ON_SELF_SIGNED,
+    ON_TLS_DROP,
+    ON_TLS_HANG,
+    ON_BACKLOG,
+    ON_CLOSED_HTTP,
+    ON_CLOSED_HTTPS,
+} Listener;
+
+typedef struct {
+    const char *name;
+    Listener on;
+    const char *path;
+    const char *klass;   /* the class every sample of the fault step has */
+    const char *timeout; /* the step's `timeout` */
+    const char *connect_timeout;
+    const char *step_extra; /* more options of the fault step */
+    gint64 min_ms, max_ms;  /* elapsed of every fault sample, when max_ms > 0 */
+    const char *soup_klass; /* the class on the soup transport, when it differs */
+} FaultCase;
+
+/* Timers fire on a loaded two-core machine: a generous upper slack. */
+#define SLACK_MS 1500
+
+/* Where the two steps of a fault plan keep their figures. */
+#define FAULT_STATS "scenarios.0.steps.0.stats"
+#define OK_STATS "scenarios.0.steps.1.stats"
+
+static const FaultCase fault_cases[] = {
+    { "refused", ON_CLOSED_HTTP, "/ok", "connect", "5s", "5s", NULL, 0, SLACK_MS },
+    { "status-500", ON_HTTP, FAULT_PATH_STATUS_500, "status", "5s", "5s", NULL, 0, 0 },
+    { "status-503", ON_HTTP, FAULT_PATH_STATUS_503, "status", "5s", "5s", NULL, 0, 0 },
+    { "never-answers", ON_HTTP, FAULT_PATH_HANG, "timeout", "400ms", "5s", NULL, 390,
+      400 + SLACK_MS },
+    { "stalls-body", ON_HTTP, FAULT_PATH_STALL_BODY, "timeout", "400ms", "5s", NULL, 390,
+      400 + SLACK_MS },
+    /* libsoup reports a head cut short as a parse error, which it cannot
+     * tell from a garbled one (docs/http.md). */
+    { "closes-mid-headers", ON_HTTP, FAULT_PATH_CLOSE_HEADERS, "reset", "5s", "5s", NULL, 0,
+      SLACK_MS, "protocol" },
+    { "closes-mid-body", ON_HTTP, FAULT_PATH_CLOSE_BODY, "reset", "5s", "5s", NULL, 0, SLACK_MS },
+    { "reset", ON_HTTP, FAULT_PATH_RESET, "reset", "5s", "5s", NULL, 0, SLACK_MS },
+    { "reset-mid-body", ON_HTTP, FAULT_PATH_RESET_BODY, "reset", "5s", "5s", NULL, 0, SLACK_MS },
+    { "garbage", ON_HTTP, FAULT_PATH_GARBAGE, "protocol", "5s", "5s", NULL, 0, SLACK_MS },
+    { "huge-body", ON_HTTP, FAULT_PATH_HUGE, "body-limit", "10s", "5s", ", max_body: 64KiB", 0,
+      5000 },
+    { "endless-chunked", ON_HTTP, FAULT_PATH_ENDLESS_CHUNKED, "body-limit", "10s", "5s",
+      ", max_body: 1MiB", 0, 5000 },
+    { "endless-close", ON_HTTP, FAULT_PATH_ENDLESS_CLOSE, "body-limit", "10s", "5s",
+      ", max_body: 1MiB", 0, 5000 },
+    /* The same faults under TLS. */
+    { "tls-refused", ON_CLOSED_HTTPS, "/ok", "connect", "5s", "5s", NULL, 0, SLACK_MS },
+    { "tls-status-503", ON_HTTPS, FAULT_PATH_STATUS_503, "status", "5s", "5s", NULL, 0, 0 },
+    { "tls-never-answers", ON_HTTPS, FAULT_PATH_HANG, "timeout", "400ms", "5s", NULL, 390,
+      400 + SLACK_MS },
+    { "tls-stalls-body", ON_HTTPS, FAULT_PATH_STALL_BODY, "timeout", "400ms", "5s", NULL, 390,
+      400 + SLACK_MS },
+    { "tls-closes-mid-headers", ON_HTTPS, FAULT_PATH_CLOSE_HEADERS, "reset", "5s", "5s", NULL, 0,
+      SLACK_MS },
+    { "tls-closes-mid-body", ON_HTTPS, FAULT_PATH_CLOSE_BODY, "reset", "5s", "5s", NULL, 0,
+      SLACK_MS },
+    { "tls-reset", ON_HTTPS, FAULT_PATH_RESET, "reset", "5s", "5s", NULL, 0, SLACK_MS },
+    { "tls-garbage", ON_HTTPS, FAULT_PATH_GARBAGE, "protocol", "5s", "5s", NULL, 0, SLACK_MS },
+    { "tls-endless-chunked", ON_HTTPS, FAULT_PATH_ENDLESS_CHUNKED, "body-limit", "10s", "5s",
+      ", max_body: 1MiB", 0, 5000 },
+    /* TLS itself. */
+    { "tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", "tls", "5s", "5s", NULL, 0, SLACK_MS },
+    { "certificate-expired", ON_EXPIRED, "/ok", "certificate", "5s", "5s", NULL, 0, SLACK_MS },
+    { "certificate-wrong-host", ON_WRONG_HOST, "/ok", "certificate", "5s", "5s", NULL, 0,
+      SLACK_MS },
+    { "certificate-self-signed", ON_SELF_SIGNED, "/ok", "certificate", "5s", "5s", NULL, 0,
+      SLACK_MS },
+    /* connect_timeout: a TCP connect that never completes (full accept
+     * queue), and a TLS handshake that never answers, each well inside the
+     * step's timeout; then the step's timeout bounding a connect whose own
+     * limit is longer. */
+    { "connect-timeout-tcp", ON_BACKLOG, "/ok", "timeout", "10s", "300ms", NULL, 290,
+      300 + SLACK_MS },
+    { "connect-timeout-tls", ON_TLS_HANG, "/ok", "timeout", "10s", "300ms", NULL, 290,
+      300 + SLACK_MS },
+    { "step-timeout-bounds-connect", ON_BACKLOG, "/ok", "timeout", "300ms", "10s", NULL, 290,
+      300 + SLACK_MS },
+};
+
+typedef struct {
+    const FaultCase *fault;
+    const char *transport;
+} FaultRun;
+
+static char *
+listener_url (Fixture *fixture, Listener on)
+{
+    const FaultServer *s = &fixture->server;
+
+    switch (on) {
+    case ON_HTTP:
+        return g_strdup_printf ("http://127.0.0.1:%u", s->http);
+    case ON_HTTPS:
+        return g_strdup_printf ("https://127.0.0.1:%u", s->https);
+    case ON_EXPIRED:
+        return g_strdup_printf ("https://127.0.0.1:%u", s->expired);
+    case ON_WRONG_HOST:
+        return g_strdup_printf ("https://127.0.0.1:%u", s->wrong_host);
+    case ON_SELF_SIGNED:
+        return g_strdup_printf ("https://127.0.0.1:%u", s->self_signed);
+    case ON_TLS_DROP:
+        return g_strdup_printf ("https://127.0.0.1:%u", s->tls_drop);
+    case ON_TLS_HANG:
+        return g_strdup_printf ("https://127.0.0.1:%u", s->tls_hang);
+    case ON_BACKLOG:
+        return g_strdup_printf ("http://127.0.0.1:%u", s->backlog);
+    case ON_CLOSED_HTTP:
+        return g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
+    case ON_CLOSED_HTTPS:
+        return g_strdup_printf ("https://127.0.0.1:%u", throng_test_free_port ());
+    }
+    g_assert_not_reached ();
+}
+
+static gboolean
+listener_is_tls (Listener on)
+{
+    return on != ON_HTTP && on != ON_BACKLOG && on != ON_CLOSED_HTTP;
+}
+
+/*
+ * The plan: USERS users, ITERATIONS iterations of two steps, the fault
+ * and then a plain 200 from the same scheme, so that a user must recover
+ * from each fault.  The transport is set once in defaults.http.
+ */
+static char *
+fault_plan (Fixture *fixture, const FaultRun *run)
+{
+    const FaultCase *f = run->fault;
+    g_autofree char *fault_url = listener_url (fixture, f->on);
+    g_autofree char *ok_url = listener_url (fixture, listener_is_tls (f->on) ? ON_HTTPS : ON_HTTP);
+
+    return g_strdup_printf ("name: fault-%s\n"
+                            "defaults:\n"
+                            "  http:\n"
+                            "    transport: %s\n"
+                            "    timeout: %s\n"
+                            "    connect_timeout: %s\n"
+                            "    tls: { ca_file: \"%s\" }\n"
+                            "scenarios:\n"
+                            "  - name: s\n"
+                            "    users: %d\n"
+                            "    iterations: %d\n"
+                            "    steps:\n"
+                            "      - name: fault\n"
+                            "        http: { url: \"%s%s\"%s }\n"
+                            "      - name: ok\n"
+                            "        http: { url: \"%s%s\" }\n",
+                            f->name, run->transport, f->timeout, f->connect_timeout,
+                            fixture->certs->ca_cert, USERS, ITERATIONS, fault_url, f->path,
+                            f->step_extra != NULL ? f->step_extra : "", ok_url, FAULT_PATH_OK);
+}
+
+static void
+test_fault (Fixture *fixture, gconstpointer data)
+{
+    const FaultRun *run = data;
+    const FaultCase *f = run->fault;
+    const char *klass = f->soup_klass != NULL && strcmp (run->transport, "soup") == 0
+                            ? f->soup_klass
+                            : f->klass;
+    g_autofree char *yaml = fault_plan (fixture, run);
+    g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *failure = g_strdup_printf (",false,%s", klass);
+    const char *extra[] = { "--out", csv_arg, NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *first = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    const gint64 per_step = USERS * ITERATIONS;
+    int status = -1;
+
+    g_test_message ("plan:\n%s", yaml);
+    root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (root);
+    throng_test_assert_no_glib_noise (err);
+
+    /* Every sample counted once, and the totals add up. */
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2 * per_step);
+    g_assert_cmpint (throng_test_json_int (root, FAULT_STATS ".requests"), ==, per_step);
+    g_assert_cmpint (throng_test_json_int (root, OK_STATS ".requests"), ==, per_step);
+    assert_totals_add_up (root, "total");
+    assert_totals_add_up (root, FAULT_STATS);
+
+    /* The fault has its class, and only it. */
+    g_assert_cmpint (class_count (root, FAULT_STATS, klass), ==, per_step);
+    g_assert_cmpint (throng_test_json_int (root, FAULT_STATS ".errors"), ==, per_step);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, per_step);
+
+    /* The user recovered: the step after each fault succeeded. */
+    g_assert_cmpint (throng_test_json_int (root, OK_STATS ".errors"), ==, 0);
+
+    /* Elapsed bounds: the timeout that should end the step did, in time. */
+    if (f->max_ms > 0) {
+        gint64 min_us = throng_test_json_int (root, FAULT_STATS ".latency_us.min");
+        gint64 max_us = throng_test_json_int (root, FAULT_STATS ".latency_us.max");
+
+        g_test_message ("fault step elapsed: min %" G_GINT64_FORMAT " us, max %" G_GINT64_FORMAT
+                        " us",
+                        min_us, max_us);
+        g_assert_cmpint (min_us, >=, f->min_ms * 1000);
+        g_assert_cmpint (max_us, <=, f->max_ms * 1000);
+    }
+
+    /* For docs/failure-modes.md and the log: what a user reads in the rows. */
+    first = csv_first_failure (csv);
+    g_test_message ("first failure row: %s", first);
+
+    /* The sample rows say it too: the failure message starts with the class. */
+    g_assert_cmpuint (csv_rows (csv), ==, 2 * per_step);
+    g_assert_cmpuint (csv_count (csv, failure), ==, per_step);
+}
+
+/* ------------------------------------------------------------------ */
+/* Many faults in one run                                              */
+
+/*
+ * One scenario mixing successes with five classes: each step's class and
+ * count, and requests = successes + the sum of the classes over the run.
+ */
+static void
+test_mixed (Fixture *fixture, gconstpointer data)
+{
+    const char *transport = data;
+    g_autofree char *yaml
+        = g_strdup_printf ("name: mixed\n"
+                           "defaults:\n"
+                           "  http:\n"
+                           "    transport: %s\n"
+                           "    base_url: http://127.0.0.1:%u\n"
+                           "    timeout: 300ms\n"
+                           "scenarios:\n"
+                           "  - name: s\n"
+                           "    users: 3\n"
+                           "    iterations: 4\n"
+                           "    steps:\n"
+                           "      - http: { url: /ok }\n"
+                           "      - http: { url: /status/500 }\n"
+                           "      - http: { url: /reset }\n"
+                           "      - http: { url: /ok }\n"
+                           "      - http: { url: /garbage }\n"
+                           "      - http: { url: /hang }\n"
+                           "      - http: { url: /endless-close, max_body: 100KiB }\n"
+                           "      - http: { url: /slow?ms=5 }\n",
+                           transport, fixture->server.http);
+    static const char *const step_class[]
+        = { NULL, "status", "reset", NULL, "protocol", "timeout", "body-limit", NULL };
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    const gint64 per_step = 3 * 4;
+    gint64 successes = 0;
+    int status = -1;
+
+    root = throng_test_run_json (fixture->dir, yaml, NULL, RUN_TIMEOUT_S, &status, &err);
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (root);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpuint (throng_test_json_length (root, "scenarios.0.steps"), ==,
+                      G_N_ELEMENTS (step_class));
+
+    for (gsize i = 0; i < G_N_ELEMENTS (step_class); i++) {
+        g_autofree char *stats = g_strdup_printf ("scenarios.0.steps.%zu.stats", i);
+        g_autofree char *requests = g_strconcat (stats, ".requests", NULL);
+        g_autofree char *errors = g_strconcat (stats, ".errors", NULL);
+
+        g_assert_cmpint (throng_test_json_int (root, requests), ==, per_step);
+        assert_totals_add_up (root, stats);
+        if (step_class[i] == NULL) {
+            g_assert_cmpint (throng_test_json_int (root, errors), ==, 0);
+            successes += per_step;
+        } else {
+            g_assert_cmpint (class_count (root, stats, step_class[i]), ==, per_step);
+            g_assert_cmpint (throng_test_json_int (root, errors), ==, per_step);
+        }
+    }
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==,
+                     successes + class_sum (root, "total"));
+    g_assert_cmpint (class_count (root, "total", "status"), ==, per_step);
+    g_assert_cmpint (class_count (root, "total", "reset"), ==, per_step);
+    g_assert_cmpint (class_count (root, "total", "protocol"), ==, per_step);
+    g_assert_cmpint (class_count (root, "total", "timeout"), ==, per_step);
+    g_assert_cmpint (class_count (root, "total", "body-limit"), ==, per_step);
+    /* Twelve users' worth of 300 ms timeouts, three at a time, and little else. */
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), >=, 4 * 0.29);
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, 4 * 0.3 + 5);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bounded memory under endless bodies                                 */
+
+/*
+ * Runs throng with @argv (without the program), waits for it with wait4
+ * so that its own peak resident set comes back, and kills it by its PID if
+ * it outlives @timeout_s.  Returns the exit status; *@maxrss_kib the peak.
+ */
+static int
+run_measured (const char *dir, const char *const *argv, guint timeout_s, glong *maxrss_kib)
+{
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    g_autofree char *log = g_build_filename (dir, "throng.log", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr (GError) error = NULL;
+    gint64 deadline = g_get_monotonic_time () + (gint64)timeout_s * G_USEC_PER_SEC;
+    struct rusage usage = { 0 };
+    int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int null_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    int wstatus = 0;
+    GPid pid;
+
+    g_assert_cmpint (fd, >=, 0);
+    g_ptr_array_add (args, (gpointer)throng_test_exe ());
+    for (gsize i = 0; argv[i] != NULL; i++)
+        g_ptr_array_add (args, (gpointer)argv[i]);
+    g_ptr_array_add (args, NULL);
+    g_spawn_async_with_fds (dir, (char **)args->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                            &pid, null_fd, fd, fd, &error);
+    g_assert_no_error (error);
+    close (fd);
+    close (null_fd);
+
+    for (;;) {
+        pid_t got = wait4 (pid, &wstatus, WNOHANG, &usage);
+
+        if (got == pid)
+            break;
+        g_assert_cmpint (got, ==, 0);
+        if (g_get_monotonic_time () > deadline) {
+            kill (pid, SIGKILL);
+            g_assert_cmpint (wait4 (pid, &wstatus, 0, &usage), ==, pid);
+            g_test_fail_printf ("throng did not exit within %u s", timeout_s);
+            break;
+        }
+        g_usleep (10000);
+    }
+    g_file_get_contents (log, &text, NULL, NULL);
+    g_test_message ("throng output:\n%s", text);
+    throng_test_assert_no_glib_noise (text);
+    *maxrss_kib = usage.ru_maxrss;
+    return WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : 128 + WTERMSIG (wstatus);
+}
+
+/*
+ * Eight users each read three endless bodies with the default max_body
+ * (64 MiB): 1.5 GiB offered in all.  Each sample fails with body-limit,
+ * and throng's peak RSS stays far below one buffered body: bodies are
+ * counted and dropped, never kept.
+ */
+#define RSS_BOUND_KIB (48 * 1024)
+
+static void
+test_memory_bounded (Fixture *fixture, gconstpointer data)
+{
+    const char *transport = data;
+    g_autofree char *yaml
+        = g_strdup_printf ("name: endless\n"
+                           "defaults:\n"
+                           "  http:\n"
+                           "    transport: %s\n"
+                           "    base_url: http://127.0.0.1:%u\n"
+                           "scenarios:\n"
+                           "  - name: s\n"
+                           "    users: 8\n"
+                           "    iterations: 1\n"
+                           "    steps:\n"
+                           "      - http: { url: %s }\n"
+                           "      - http: { url: %s }\n"
+                           "      - http: { url: %s }\n",
+                           transport, fixture->server.http, FAULT_PATH_ENDLESS_CLOSE,
+                           FAULT_PATH_ENDLESS_CHUNKED, FAULT_PATH_HUGE);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_autofree char *json_arg = g_strconcat ("json=", json, NULL);
+    const char *argv[] = { "run", plan, "--quiet", "--out", json_arg, NULL };
+    g_autoptr (JsonNode) root = NULL;
+    g_autoptr (GError) error = NULL;
+    glong maxrss = 0;
+
+    g_assert_cmpint (run_measured (fixture->dir, argv, 120, &maxrss), ==, 0);
+    root = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 24);
+    g_assert_cmpint (class_count (root, "total", "body-limit"), ==, 24);
+    assert_totals_add_up (root, "total");
+    g_test_message ("peak RSS %ld KiB, bytes received %" G_GINT64_FORMAT, maxrss,
+                    throng_test_json_int (root, "total.bytes_received"));
+    g_assert_cmpint (maxrss, >, 0);
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's quarantine keeps freed memory resident: the bound
+     * would measure the sanitizer, not throng. */
+    g_test_message ("built with AddressSanitizer: peak RSS not checked");
+#else
+    g_assert_cmpint (maxrss, <, RSS_BOUND_KIB);
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* A target that dies mid-run                                          */
+
+typedef struct {
+    GPid pid;
+    gulong after_ms;
+} Killer;
+
+static gpointer
+killer_thread (gpointer data)
+{
+    Killer *killer = data;
+
+    g_usleep (killer->after_ms * 1000);
+    kill (killer->pid, SIGKILL);
+    return NULL;
+}
+
+/*
+ * The server is killed by its PID 1 s into a 3 s run.  throng keeps
+ * running to the end, counts the failures after that as connect (or
+ * reset, for a request in flight), exits 0, and every sample is in both
+ * reporters.
+ */
+static void
+test_target_dies (Fixture *fixture, gconstpointer data)
+{
+    const char *transport = data;
+    g_autofree char *yaml = g_strdup_printf ("name: dies\n"
+                                             "defaults:\n"
+                                             "  http:\n"
+                                             "    transport: %s\n"
+                                             "    base_url: http://127.0.0.1:%u\n"
+                                             "    timeout: 2s\n"
+                                             "scenarios:\n"
+                                             "  - name: s\n"
+                                             "    users: 4\n"
+                                             "    duration: 3s\n"
+                                             "    think_time: 5ms\n"
+                                             "    steps:\n"
+                                             "      - http: { url: \"/slow?ms=10\" }\n",
+                                             transport, fixture->server.http);
+    g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    const char *extra[] = { "--out", csv_arg, NULL };
+    const char *identifier = g_subprocess_get_identifier (fixture->server.proc);
+    Killer killer = { .pid = (GPid)g_ascii_strtoll (identifier, NULL, 10), .after_ms = 1000 };
+    g_autoptr (GThread) thread = g_thread_new ("killer", killer_thread, &killer);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    gint64 requests, errors, connect, reset;
+    int status = -1;
+
+    root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
+    g_thread_join (g_steal_pointer (&thread));
+    fault_server_stop (&fixture->server);
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (root);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_false (throng_test_json_bool (root, "interrupted"));
+
+    requests = throng_test_json_int (root, "total.requests");
+    errors = throng_test_json_int (root, "total.errors");
+    connect = class_count (root, "total", "connect");
+    reset = class_count (root, "total", "reset");
+    g_test_message ("requests %" G_GINT64_FORMAT ", errors %" G_GINT64_FORMAT
+                    " (connect %" G_GINT64_FORMAT ", reset %" G_GINT64_FORMAT ")",
+                    requests, errors, connect, reset);
+    assert_totals_add_up (root, "total");
+    /* About 4 users x 1 s / 15 ms before the kill; be loose about the machine. */
+    g_assert_cmpint (requests - errors, >=, 20);
+    g_assert_cmpint (connect, >, 0);
+    /* Only the classes a vanished server can cause. */
+    g_assert_cmpint (connect + reset, ==, errors);
+    /* The run went on to its end. */
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), >=, 2.9);
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, 8.0);
+    /* Nothing lost: a row for every request counted. */
+    g_assert_cmpuint (csv_rows (csv), ==, requests);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reporters that cannot write                                         */
+
+static char *
+ok_plan (Fixture *fixture, guint iterations)
+{
+    return g_strdup_printf ("name: writes\n"
+                            "defaults:\n"
+                            "  http: { transport: fast, base_url: \"http://127.0.0.1:%u\" }\n"
+                            "scenarios:\n"
+                            "  - name: s\n"
+                            "    users: 2\n"
+                            "    iterations: %u\n"
+                            "    steps:\n"
+                            "      - http: { url: /ok }\n",
+                            fixture->server.http, iterations);
+}
+
+/* The csv reporter on /dev/full: exit 4 with the reason, and the json complete. */
+static void
+test_csv_dev_full (Fixture *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = ok_plan (fixture, 500);
+    const char *extra[] = { "--out", "csv=/dev/full", NULL };
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    int status = -1;
+
+    if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+        throng_test_skip_or_fail ("no /dev/full");
+        return;
+    }
+    root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 4);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (
+        strstr (err, "throng: reporter csv: cannot write /dev/full: No space left on device"));
+    g_assert_nonnull (root);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 1000);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+}
+
+/* The json reporter on /dev/full: exit 4 with the reason, and every csv row there. */
+static void
+test_json_dev_full (Fixture *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = ok_plan (fixture, 500);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status;
+
+    if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+        throng_test_skip_or_fail ("no /dev/full");
+        return;
+    }
+    status = throng_test_runv (RUN_TIMEOUT_S, &out, &err, "run", plan, "--quiet", "--out",
+                               "json=/dev/full", "--out", csv_arg, NULL);
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 4);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (
+        strstr (err, "throng: reporter json: cannot write /dev/full: No space left on device"));
+    g_assert_cmpuint (csv_rows (csv), ==, 1000);
+}
+
+/*
+ * A disk that fills mid-run: the csv reporter on a 64 KiB tmpfs, its
+ * 64 KiB buffer flushed more than once in a run of 4000 rows.  Returns
+ * FALSE (the test skipped) if no tmpfs can be mounted; otherwise the exit
+ * status, stderr, the summary and what the full disk holds of the csv.
+ */
+static gboolean
+run_on_full_tmpfs (Fixture *fixture, int *status, char **err, JsonNode **root, char **csv_text,
+                   char **csv_path)
+{
+    g_autofree char *small = g_build_filename (fixture->dir, "small", NULL);
+    g_autofree char *csv = g_build_filename (small, "samples.csv", NULL);
+    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *yaml = ok_plan (fixture, 2000);
+    const char *extra[] = { "--out", csv_arg, NULL };
+    gboolean have_csv;
+
+    g_assert_no_errno (g_mkdir (small, 0700));
+    if (mount ("tmpfs", small, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") != 0) {
+        g_autofree char *reason = g_strdup_printf ("cannot mount a tmpfs: %s", g_strerror (errno));
+        /* Mounting needs privileges a sandbox may not give: not throng's fault. */
+        g_test_skip (reason);
+        return FALSE;
+    }
+    *root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, status, err);
+    /* Unmount before any assertion can end the test with the tmpfs still there. */
+    have_csv = g_file_get_contents (csv, csv_text, NULL, NULL);
+    g_assert_no_errno (umount (small));
+    g_assert_true (have_csv);
+    g_test_message ("stderr:\n%s\ncsv on the full tmpfs: %zu bytes", *err, strlen (*csv_text));
+    *csv_path = g_steal_pointer (&csv);
+    return TRUE;
+}
+
+/* Exit 4, the path and the reason on stderr, and the json summary complete. */
+static void
+test_csv_full_tmpfs (Fixture *fixture, gconstpointer data)
+{
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *csv = NULL;
+    g_autofree char *expected = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    int status = -1;
+
+    if (!run_on_full_tmpfs (fixture, &status, &err, &root, &text, &csv))
+        return;
+    expected
+        = g_strdup_printf ("throng: reporter csv: cannot write %s: No space left on device", csv);
+    g_assert_cmpint (status, ==, 4);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (strstr (err, expected));
+    g_assert_nonnull (root);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4000);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+}
+
+/*
+ * What did reach the full disk is whole rows (docs/reporters.md: "the
+ * file never ends in a torn line"), even though the disk filled inside
+ * one of the reporter's 64 KiB writes.
+ */
+static void
+test_csv_full_tmpfs_whole_rows (Fixture *fixture, gconstpointer data)
+{
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *csv = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    int status = -1;
+
+    if (!run_on_full_tmpfs (fixture, &status, &err, &root, &text, &csv))
+        return;
+    g_assert_cmpint (status, ==, 4);
+    if (text[0] != '\0') {
+        const char *last = strrchr (text, '\n');
+
+        g_test_message ("the file ends with: %s", last != NULL ? last + 1 : text);
+        g_assert_true (g_str_has_suffix (text, "\n"));
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Plugins that misbehave                                              */
+
+static char *
+plugin_dir (const char *sub)
+{
+    const char *dir = g_getenv ("THRONG_TEST_PLUGIN_DIR");
+
+    g_assert_nonnull (dir);
+    return g_build_filename (dir, sub, NULL);
+}
+
+static int
+run_with_plugins (const char *dir, const char *sub, const char *yaml, const char *json,
+                  const char *csv, char **err)
+{
+    g_autofree char *plugins = plugin_dir (sub);
+    g_autofree char *path_env = g_strconcat ("THRONG_PLUGIN_PATH=", plugins, NULL);
+    g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", yaml);
+    g_autofree char *json_arg = json != NULL ? g_strconcat ("json=", json, NULL) : NULL;
+    g_autofree char *csv_arg = csv != NULL ? g_strconcat ("csv=", csv, NULL) : NULL;
+    const char *argv[8] = { "run", plan, "--quiet" };
+    const char *env[] = { path_env, NULL };
+    gsize n = 3;
+    int status = -1;
+
+    if (json_arg != NULL) {
+        argv[n++] = "--out";
+        argv[n++] = json_arg;
+    }
+    if (csv_arg != NULL) {
+        argv[n++] = "--out";
+        argv[n++] = csv_arg;
+    }
+    g_assert_true (throng_test_run (argv, env, RUN_TIMEOUT_S, &status, NULL, err));
+    g_test_message ("stderr:\n%s", *err);
+    return status;
+}
+
+/*
+ * `failing` returns an error from every step: asynchronously, inside
+ * step_run, without a message, and with a class value the SDK does not
+ * know.  The run completes (exit 0), every sample is counted once as
+ * `other`, and the plugin's message reaches the rows.
+ */
+static void
+test_plugin_fails_every_step (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const char yaml[] = "name: failing\n"
+                               "scenarios:\n"
+                               "  - name: s\n"
+                               "    users: 2\n"
+                               "    iterations: 25\n"
+                               "    steps:\n"
+                               "      - failing: { mode: async }\n"
+                               "      - failing: { mode: sync }\n"
+                               "      - failing: { mode: nomessage }\n"
+                               "      - failing: { mode: badclass }\n";
+    g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_autoptr (GError) error = NULL;
+
+    g_assert_cmpint (run_with_plugins (fixture->dir, "misbehave", yaml, json, csv, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    root = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 200);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 200);
+    g_assert_cmpint (class_count (root, "total", "other"), ==, 200);
+    assert_totals_add_up (root, "total");
+    for (guint i = 0; i < 4; i++) {
+        g_autofree char *stats = g_strdup_printf ("scenarios.0.steps.%u.stats", i);
+
+        g_assert_cmpint (class_count (root, stats, "other"), ==, 50);
+        assert_totals_add_up (root, stats);
+    }
+    g_assert_cmpuint (csv_rows (csv), ==, 200);
+    g_assert_cmpuint (csv_count (csv, ",false,other: failing: refused on purpose,"), ==, 100);
+    g_assert_cmpuint (csv_count (csv, ",false,other: failing: a class from the future,"), ==, 50);
+}
+
+/* A plugin whose init fails, and one that registers a name twice: exit 3, one clear line. */
+typedef struct {
+    const char *plugin;
+    const char *message;
+} Refused;
+
+static const Refused refused_cases[] = {
+    { "initfails", "libthrong-initfails.so: init failed: no licence file" },
+    { "twice", "libthrong-twice.so: protocol 'null2' is registered twice" },
+};
+
+static void
+test_plugin_refused (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const Refused *r = data;
+    g_autofree char *yaml = g_strdup_printf ("name: refused\n"
+                                             "scenarios:\n"
+                                             "  - name: s\n"
+                                             "    users: 1\n"
+                                             "    iterations: 1\n"
+                                             "    steps:\n"
+                                             "      - %s: {}\n",
+                                             r->plugin);
+    g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_autofree char *err = NULL;
+    g_auto (GStrv) lines = NULL;
+
+    g_assert_cmpint (run_with_plugins (fixture->dir, "bad", yaml, json, NULL, &err), ==, 3);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (strstr (err, r->message));
+    g_assert_true (g_str_has_prefix (err, "throng: "));
+    /* One line, and no load sent: no summary written. */
+    lines = g_strsplit (g_strchomp (err), "\n", -1);
+    g_assert_cmpuint (g_strv_length (lines), ==, 1);
+    g_assert_false (g_file_test (json, G_FILE_TEST_EXISTS));
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *const transports[] = { "fast", "soup" };
+
+static FaultRun fault_runs[G_N_ELEMENTS (transports) * G_N_ELEMENTS (fault_cases)];
+
+static void
+add_fixture_test (const char *path, gconstpointer data, void (*fn) (Fixture *, gconstpointer))
+{
+    g_test_add (path, Fixture, data, fixture_setup, fn, fixture_teardown);
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+
+    for (gsize t = 0; t < G_N_ELEMENTS (transports); t++) {
+        for (gsize i = 0; i < G_N_ELEMENTS (fault_cases); i++) {
+            FaultRun *run = &fault_runs[t * G_N_ELEMENTS (fault_cases) + i];
+            g_autofree char *path
+                = g_strdup_printf ("/faults/%s/%s", transports[t], fault_cases[i].name);
+
+            run->fault = &fault_cases[i];
+            run->transport = transports[t];
+            add_fixture_test (path, run, test_fault);
+        }
+    }
+    for (gsize t = 0; t < G_N_ELEMENTS (transports); t++) {
+        g_autofree char *mixed = g_strdup_printf ("/faults/%s/mixed-totals", transports[t]);
+        g_autofree char *memory = g_strdup_printf ("/faults/%s/endless-body-memory", transports[t]);
+        g_autofree char *dies = g_strdup_printf ("/faults/%s/target-dies", transports[t]);
+
+        add_fixture_test (mixed, transports[t], test_mixed);
+        add_fixture_test (memory, transports[t], test_memory_bounded);
+        add_fixture_test (dies, transports[t], test_target_dies);
+    }
+    g_test_add ("/faults/plugin/fails-every-step", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_plugin_fails_every_step, throng_test_tmpdir_teardown);
+    for (gsize i = 0; i < G_N_ELEMENTS (refused_cases); i++) {
+        g_autofree char *path
+            = g_strdup_printf ("/faults/plugin/refused/%s", refused_cases[i].plugin);
+
+        g_test_add (path, ThrongTestTmpdir, &refused_cases[i], throng_test_tmpdir_setup,
+                    test_plugin_refused, throng_test_tmpdir_teardown);
+    }
+    add_fixture_test ("/faults/reporter/csv-dev-full", NULL, test_csv_dev_full);
+    add_fixture_test ("/faults/reporter/json-dev-full", NULL, test_json_dev_full);
+    add_fixture_test ("/faults/reporter/csv-full-tmpfs", NULL, test_csv_full_tmpfs);
+    add_fixture_test ("/faults/reporter/csv-full-tmpfs-whole-rows", NULL,
+                      test_csv_full_tmpfs_whole_rows);
+    return g_test_run ();
+}
