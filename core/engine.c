@@ -655,8 +655,9 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
     engine.tick_source = g_timeout_add (1000, on_tick, &engine);
     if (engine.planned_us > 0)
-        engine.deadline_source = g_timeout_add ((guint) (engine.planned_us / 1000), on_deadline,
-                                                &engine);
+        engine.deadline_source = g_timeout_add_seconds (
+            (guint) ((engine.planned_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC), on_deadline,
+            &engine);
     for (guint w = 0; w < n_workers; w++)
         throng_worker_start (g_array_index (engine.workers, WorkerSlot, w).worker);
 

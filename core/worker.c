@@ -554,6 +554,13 @@ user_after_step (ThrongUser *user)
     gint64 next = now + think_time (worker, &scenario->think);
     if (scenario->pacing_us > 0)
         next = MAX (next, user->iteration_start_us + scenario->pacing_us);
+    /* No pause before an iteration that will not run: the run ends when
+     * its last request does, not a think time later. */
+    if (worker->stopping || (scenario->iterations > 0 && user->iteration >= scenario->iterations)
+        || (user->deadline_us > 0 && next >= user->deadline_us)) {
+        user_finish (user, FALSE);
+        return FALSE;
+    }
     if (next > now) {
         user_wait_until (user, next);
         return FALSE;
@@ -638,6 +645,12 @@ arrivals_dispatch (GSource *source, GSourceFunc callback, gpointer data)
     Arrivals *arrivals = data;
     ThrongWorker *worker = arrivals->worker;
     gint64 now = g_get_monotonic_time ();
+
+    /* Ready in the same loop iteration as the worker's last user ending. */
+    if (arrivals->done || worker->finished) {
+        g_source_set_ready_time (source, -1);
+        return G_SOURCE_CONTINUE;
+    }
 
     for (guint budget = ARRIVAL_BUDGET; budget > 0; budget--) {
         if (worker->stopping) {

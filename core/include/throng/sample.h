@@ -63,7 +63,8 @@ typedef enum {
  *
  * Returns: (transfer none): a short stable name ("connect", "dns", "tls",
  *   "certificate", "timeout", "reset", "protocol", "status", "body-limit",
- *   "other"; "none" for success)
+ *   "other"; "none" for success; "other" for a value this core does not
+ *   know), static
  *
  * Since: 0.1
  */
@@ -92,14 +93,19 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  * @connections_opened: connections opened during the step
  * @handshakes_full: full TLS handshakes completed during the step
  * @handshakes_resumed: resumed (abbreviated) TLS handshakes during the step
- * @message: (nullable): a static or step-owned string: the status's reason
- *   phrase, or what went wrong; valid until the next step of the same user
+ * @message: (nullable): the status's reason phrase, or what went wrong: a
+ *   static string, or one owned by the step or scenario data (valid until
+ *   the plan is freed) — never per-user memory, because reporters read
+ *   samples later, on the main thread, in batches
  * @resource: (nullable): what the step addressed (an URL), owned by the step
  * @wall_start_us: wall-clock time of @start_us in µs since the epoch (set
  *   by the core)
  *
  * The plugin sets the fields it measures and leaves the others to the core.
- * Every field is reset to zero before a step runs.
+ * Every field is reset to zero before a step runs.  The struct is the
+ * core's (transfer none): a protocol writes it from `step_run` until it
+ * calls throng_user_step_done() and never after; a reporter reads a batch
+ * of them during its `samples` hook only.
  *
  * Since: 0.1
  */
