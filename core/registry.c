@@ -52,6 +52,7 @@ struct _ThrongModule {
 struct _ThrongRegistry {
     GPtrArray *added_dirs; /* the plan's plugin_path */
     GPtrArray *build_dirs; /* empty unless running from the build tree */
+    char *relocated_dir;   /* the install dir found from the executable, or NULL */
     GHashTable *modules;   /* NAME → ThrongModule*, loaded or refused */
     GHashTable *protocols; /* name → ThrongImpl* (owned by its module) */
     GHashTable *reporters;
@@ -147,6 +148,59 @@ collect_build_dirs (GPtrArray *dirs)
     g_ptr_array_sort (dirs, compare_strings);
 }
 
+/*
+ * The installed plugin directory as seen from the running executable:
+ * <exe>/../<libdir>/throng-1 when throng runs as <prefix>/<bindir>/throng.
+ * This is what lets a DESTDIR or moved install find its own plugins, and
+ * it comes before the configured absolute directory so that an install
+ * never picks up another install's plugins.  NULL when throng runs from
+ * its build tree, when the executable is not in a directory named like
+ * the configured bindir, or when the directory is the configured one.
+ */
+static char *
+relocated_install_dir (void)
+{
+    g_autofree char *exe = NULL;
+    g_autofree char *prefix = NULL;
+    g_autofree char *dir = NULL;
+    g_autofree char *configured = NULL;
+    g_auto (GStrv) bindir = NULL;
+
+    if (g_path_is_absolute (THRONG_PLUGIN_INSTALL_SUBDIR) ||
+        g_path_is_absolute (THRONG_INSTALL_BINDIR) || running_from_build_tree ())
+        return NULL;
+    exe = canonical_path ("/proc/self/exe");
+    if (exe == NULL)
+        return NULL;
+    /* Climb one level per component of bindir ("bin", or "sbin/x"), checking each. */
+    prefix = g_path_get_dirname (exe);
+    bindir = g_strsplit (THRONG_INSTALL_BINDIR, "/", -1);
+    for (guint i = g_strv_length (bindir); i > 0; i--) {
+        g_autofree char *base = NULL;
+        char *parent;
+
+        if (bindir[i - 1][0] == '\0' || strcmp (bindir[i - 1], ".") == 0)
+            continue;
+        base = g_path_get_basename (prefix);
+        if (strcmp (base, bindir[i - 1]) != 0)
+            return NULL;
+        parent = g_path_get_dirname (prefix);
+        g_free (prefix);
+        prefix = parent;
+    }
+    dir = g_build_filename (prefix, THRONG_PLUGIN_INSTALL_SUBDIR, NULL);
+    configured = canonical_path (THRONG_PLUGIN_INSTALL_DIR);
+    if (configured != NULL) {
+        g_autofree char *resolved = canonical_path (dir);
+
+        if (resolved != NULL && strcmp (resolved, configured) == 0)
+            return NULL;
+    } else if (strcmp (dir, THRONG_PLUGIN_INSTALL_DIR) == 0) {
+        return NULL;
+    }
+    return g_steal_pointer (&dir);
+}
+
 ThrongRegistry *
 throng_registry_new (void)
 {
@@ -158,6 +212,7 @@ throng_registry_new (void)
     registry->protocols = g_hash_table_new (g_str_hash, g_str_equal);
     registry->reporters = g_hash_table_new (g_str_hash, g_str_equal);
     collect_build_dirs (registry->build_dirs);
+    registry->relocated_dir = relocated_install_dir ();
     return registry;
 }
 
@@ -172,6 +227,7 @@ throng_registry_free (ThrongRegistry *registry)
     g_hash_table_unref (registry->modules);
     g_ptr_array_unref (registry->added_dirs);
     g_ptr_array_unref (registry->build_dirs);
+    g_free (registry->relocated_dir);
     g_free (registry);
 }
 
@@ -202,6 +258,8 @@ search_dirs (ThrongRegistry *registry)
         g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->added_dirs, i)));
     for (guint i = 0; i < registry->build_dirs->len; i++)
         g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->build_dirs, i)));
+    if (registry->relocated_dir != NULL)
+        g_ptr_array_add (dirs, g_strdup (registry->relocated_dir));
     g_ptr_array_add (dirs, g_strdup (THRONG_PLUGIN_INSTALL_DIR));
     return dirs;
 }

@@ -27,6 +27,10 @@ G_BEGIN_DECLS
  * @THRONG_OPTION_NODE: `const ThrongNode *`, the raw node, for the plugin to walk
  * @THRONG_OPTION_CUSTOM: @parse is called with the node and the field
  *
+ * What a table entry reads and the C type of the field its @offset points
+ * at.  An entry never present in the plan leaves its field untouched, so
+ * defaults are whatever the struct held before the first layer.
+ *
  * Since: 0.1
  */
 typedef enum {
@@ -68,6 +72,10 @@ typedef struct _ThrongOption ThrongOption;
  * @parse: CUSTOM: reads @node into @field, or sets a located error
  * @flags: #ThrongOptionFlags
  *
+ * One entry of an option table: a `static const` array that ends with an
+ * entry whose @name is NULL.  The core reads tables by index with its own
+ * sizeof (ThrongOption), so this struct never grows within an ABI.
+ *
  * Since: 0.1
  */
 struct _ThrongOption {
@@ -84,9 +92,9 @@ struct _ThrongOption {
 
 /**
  * throng_options_apply:
- * @map: (nullable): a map node, or NULL (nothing to apply)
+ * @map: (nullable): a map node, or NULL or a null node (nothing to apply)
  * @table: the option table
- * @base: the struct the table's offsets point into
+ * @base: (not nullable): the struct the table's offsets point into
  * @in_step: whether @map is a step's options (see %THRONG_OPTION_FLAG_NOT_IN_STEP)
  * @context: what @map is, for messages ("http options")
  * @error: return location for an error
@@ -104,10 +112,32 @@ THRONG_API gboolean throng_options_apply (const ThrongNode *map, const ThrongOpt
                                           gpointer base, gboolean in_step, const char *context,
                                           GError **error);
 
-/* Frees the STRING fields of @base named by @table (recursively) and sets them to NULL. */
+/**
+ * throng_options_clear:
+ * @table: the option table
+ * @base: (nullable): the struct it was applied to
+ *
+ * Frees the STRING fields of @base named by @table (recursively, through
+ * TABLE entries) and sets them to NULL.  Other fields are left as they
+ * are; NODE fields point into the plan and are not freed.
+ *
+ * Since: 0.1
+ */
 THRONG_API void throng_options_clear (const ThrongOption *table, gpointer base);
 
-/* Deep-copies the STRING fields named by @table from @src into @dest, after a memcpy of the struct. */
+/**
+ * throng_options_copy_strings:
+ * @table: the option table
+ * @dest: a struct just copied by value from another one
+ *
+ * After `*dest = *src` (or a memcpy), replaces each STRING field of @dest
+ * named by @table by a copy of itself, so that @dest owns its strings
+ * and can be cleared independently of the struct it was copied from.
+ * This is how a step inherits its scenario's settings before its own
+ * layer is applied.
+ *
+ * Since: 0.1
+ */
 THRONG_API void throng_options_copy_strings (const ThrongOption *table, gpointer dest);
 
 G_END_DECLS

@@ -28,7 +28,9 @@ G_BEGIN_DECLS
  * @users: the largest number of users the scenario may run at once
  * @validate_only: TRUE under `throng validate`: check, but open nothing
  *
- * What a protocol learns about a scenario when it is set up.
+ * What a protocol learns about a scenario when it is set up.  The struct
+ * is valid only during `scenario_new`; the nodes it points to live as
+ * long as the plan (a plugin may keep them in its scenario data).
  *
  * Since: 0.1
  */
@@ -63,7 +65,13 @@ typedef struct {
  *   throng_user_step_done() when done.  @sample stays valid until then.
  *
  * Append-only: new hooks go at the end and the core calls them only when
- * @size covers them.
+ * @size covers them.  The table is a `static const` that outlives the
+ * plugin's use (transfer none): the core keeps a pointer to it.
+ *
+ * Ownership: what `scenario_new`, `step_new` and `user_new` return belongs
+ * to the plugin and comes back to it in `scenario_free`, `step_free` and
+ * `user_free`; the core only passes it around.  @sample is the core's.
+ * A scenario's data is freed after all its steps' and users' data.
  *
  * Since: 0.1
  */

@@ -28,6 +28,10 @@ G_BEGIN_DECLS
  * @workers: worker threads
  * @overwrite: TRUE when the user allowed result files to be overwritten
  *
+ * What a reporter learns when the run starts.  Owned by the core and
+ * valid from @open until @close returns (transfer none): copy what is
+ * needed later.  Appended fields are read only when @size covers them.
+ *
  * Since: 0.1
  */
 typedef struct {
@@ -62,6 +66,16 @@ typedef struct {
  * @wants_samples: (optional): whether @samples should be called for this
  *   configuration; when absent, whether @samples is set.  When no reporter
  *   wants samples, workers do not collect them at all.
+ *
+ * The state @configure returns belongs to the reporter and comes back in
+ * every other hook, then in @free.  What the core passes in (@options,
+ * the batch of samples, snapshots, the summary) is the core's and valid
+ * only during the call (transfer none), except @options, which lives as
+ * long as the plan.  A reporter is configured once per plan load, opened
+ * at most once, and its hooks are never called concurrently.
+ *
+ * Append-only like #ThrongProtocol: @wants_samples was the last hook of
+ * 0.1; hooks past the plugin's @size read as absent.
  *
  * Since: 0.1
  */

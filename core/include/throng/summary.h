@@ -27,6 +27,9 @@ G_BEGIN_DECLS
  * @handshake: histogram of TLS handshake times (µs), one value per step
  *   that made a handshake
  *
+ * Counters of one step, one scenario or the whole run.  The histograms
+ * are the core's (transfer none): read them, never free or keep them.
+ *
  * Since: 0.1
  */
 typedef struct {
@@ -44,6 +47,16 @@ typedef struct {
     gpointer reserved[4];
 } ThrongStats;
 
+/**
+ * ThrongStepSummary:
+ * @label: the step's label (its `name`, or the protocol's default label)
+ * @protocol: the protocol's name
+ * @stats: the step's figures
+ *
+ * One step of a scenario, in plan order (the index of #ThrongSample.step).
+ *
+ * Since: 0.1
+ */
 typedef struct {
     const char *label;
     const char *protocol;

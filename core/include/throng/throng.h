@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The umbrella header of the throng plugin SDK. */
+/*
+ * The umbrella header of the throng plugin SDK: a plugin includes this
+ * one header (`#include <throng/throng.h>`, with the flags of
+ * `pkg-config --cflags throng-1`) and needs nothing else from throng.
+ * docs/plugins.md is the guide; each header documents its part.
+ */
 #pragma once
 
 #include <throng/version.h>

@@ -21,16 +21,52 @@ G_BEGIN_DECLS
  */
 typedef struct _ThrongUser ThrongUser;
 
-/* The GMainContext of the user's worker; the plugin attaches its sources there. */
+/**
+ * throng_user_get_context:
+ * @user: a user
+ *
+ * The main context of the user's worker: a plugin attaches every source
+ * it needs for the user there, and completes steps from callbacks that
+ * run there.  It is also the thread-default main context of the worker
+ * thread whenever a hook runs on it, so GIO's `_async` calls started from
+ * `user_new`, `iteration_begin` or `step_run` (or from their callbacks)
+ * complete on it without more ado.
+ *
+ * Returns: (transfer none): the context, owned by the core, valid as long
+ *   as @user
+ *
+ * Since: 0.1
+ */
 THRONG_API GMainContext *throng_user_get_context (ThrongUser *user);
 
-/* The user's index within its scenario, from 0. */
+/**
+ * throng_user_get_id:
+ * @user: a user
+ *
+ * Returns: the user's index within its scenario, from 0
+ *
+ * Since: 0.1
+ */
 THRONG_API guint throng_user_get_id (ThrongUser *user);
 
-/* The user's current iteration, from 0. */
+/**
+ * throng_user_get_iteration:
+ * @user: a user
+ *
+ * Returns: the user's current iteration, from 0
+ *
+ * Since: 0.1
+ */
 THRONG_API guint64 throng_user_get_iteration (ThrongUser *user);
 
-/* The worker thread's index, from 0. */
+/**
+ * throng_user_get_worker:
+ * @user: a user
+ *
+ * Returns: the index of the user's worker thread, from 0
+ *
+ * Since: 0.1
+ */
 THRONG_API guint throng_user_get_worker (ThrongUser *user);
 
 /**

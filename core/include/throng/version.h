@@ -1,27 +1,89 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Version numbers of the throng SDK.  THRONG_ABI_VERSION is the number the
- * registry compares with a plugin's descriptor; it changes only when a
- * change would break an already-built plugin (a field removed or moved, a
- * signature changed), never when a field or hook is appended.
+ * Version numbers of the throng SDK, and the plugin ABI number.
+ *
+ * Two numbers, two meanings.  THRONG_VERSION_* is the release of throng
+ * the headers come from; a plugin may print it, nothing checks it.
+ * THRONG_ABI_VERSION is the number the registry compares, at load time,
+ * with the `abi` field of a plugin's descriptor: equal, or the plugin is
+ * refused ("PATH: plugin ABI 2, throng expects 1").  The `1` in
+ * `throng-1.pc`, `<includedir>/throng-1/` and `<libdir>/throng-1/` is the
+ * SDK's major version, which changes with the ABI number.
+ *
+ * What changes THRONG_ABI_VERSION: anything that would make an already
+ * built plugin misbehave —
+ *   - a field of a public struct removed, moved, resized or retyped
+ *     (ThrongPluginDescriptor, ThrongProtocol, ThrongReporter, ThrongSample,
+ *     ThrongStats, ThrongSummary and the structs it holds, ThrongRunInfo,
+ *     ThrongScenarioSetup, ThrongOption);
+ *   - a function's signature or meaning changed, or a function removed;
+ *   - an enum value renumbered, or the meaning of a value changed;
+ *   - a hook that was optional made required.
+ * What does not: appending a hook at the end of a vtable (the core calls
+ * it only when the plugin's `size` covers it), appending a field at the
+ * end of a struct that begins with `size` (a plugin reads it only when
+ * `size` covers it), taking a `reserved` slot, appending an enum value
+ * (readers treat unknown values as the documented fallback), adding a
+ * function.  Those are minor releases: a plugin built against 0.1 keeps
+ * loading into every later throng of the same ABI.
  */
 #pragma once
 
+/**
+ * THRONG_VERSION_MAJOR:
+ *
+ * The major version of the throng release these headers belong to.
+ *
+ * Since: 0.1
+ */
 #define THRONG_VERSION_MAJOR 0
+/**
+ * THRONG_VERSION_MINOR:
+ *
+ * The minor version of the throng release these headers belong to.
+ *
+ * Since: 0.1
+ */
 #define THRONG_VERSION_MINOR 1
+/**
+ * THRONG_VERSION_MICRO:
+ *
+ * The micro version of the throng release these headers belong to.
+ *
+ * Since: 0.1
+ */
 #define THRONG_VERSION_MICRO 0
+/**
+ * THRONG_VERSION_STRING:
+ *
+ * "MAJOR.MINOR.MICRO", as `throng --version` prints it.  A plugin that
+ * has no version of its own may use it as its descriptor's `version`.
+ *
+ * Since: 0.1
+ */
 #define THRONG_VERSION_STRING "0.1.0"
 
 /**
  * THRONG_ABI_VERSION:
  *
- * The plugin ABI this SDK describes.  A plugin built against a different
- * number is refused at load time.
+ * The plugin ABI this SDK describes.  A plugin stores it in its
+ * descriptor's `abi` field (as built); the registry refuses a plugin
+ * whose number differs from its own, naming the file and both numbers.
+ * See the top of this file for what changes it and what does not.
  *
  * Since: 0.1
  */
 #define THRONG_ABI_VERSION 1
 
+/**
+ * THRONG_API:
+ *
+ * Marks the functions the `throng` executable exports to plugins.  A
+ * plugin does not link any throng library: these symbols are resolved
+ * against the executable when the plugin is loaded.
+ *
+ * Since: 0.1
+ */
 #if defined(__GNUC__)
 #define THRONG_API __attribute__ ((visibility ("default")))
 #else

@@ -1,0 +1,1094 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SDK as a third party meets it: `meson install --destdir` of this
+ * build, then the example plugins of docs/examples/ copied out of the tree
+ * and built with nothing but cc and pkg-config against that install, run
+ * by the *installed* throng through THRONG_PLUGIN_PATH against a line-echo
+ * server in this process.  Also the compatibility rules, with modules
+ * built out of tree from edited copies of the installed headers: another
+ * ABI number is refused with both numbers named, an older (smaller)
+ * reporter vtable loads and works.
+ *
+ * The install happens once per process (the first test that needs it),
+ * into a fresh temporary directory, with --no-rebuild so that it never
+ * races the build.  A missing meson, cc or pkg-config skips, or fails
+ * under CI=true.
+ */
+#include <stddef.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <throng/throng.h>
+
+#include "test-utils.h"
+#include "throng-config.h"
+
+#define RUN_TIMEOUT_S 60
+
+/* --- running a program with a clean or given environment ------------------ */
+
+typedef struct {
+    gboolean done;
+    char *out;
+    char *err;
+    GError *error;
+} Communicate;
+
+static void
+communicate_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+    Communicate *c = data;
+
+    g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &c->out, &c->err,
+                                          &c->error);
+    c->done = TRUE;
+}
+
+static gboolean
+deadline_passed (gpointer data)
+{
+    *(gboolean *) data = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * Runs @argv in @cwd with exactly @envp, killing it (by its PID, through
+ * GSubprocess) after @timeout_s.  Returns the exit status (128 + N for a
+ * signal); fails the test on a timeout.
+ */
+static int
+run_process (const char *const *argv, const char *const *envp, const char *cwd, guint timeout_s,
+             char **out_stdout, char **out_stderr)
+{
+    g_autoptr (GSubprocessLauncher) launcher
+        = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+    g_autoptr (GSubprocess) process = NULL;
+    g_autoptr (GMainContext) context = g_main_context_new ();
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GSource) timer = NULL;
+    Communicate c = { 0 };
+    gboolean timed_out = FALSE;
+    int status;
+
+    g_subprocess_launcher_set_environ (launcher, (char **) envp);
+    if (cwd != NULL)
+        g_subprocess_launcher_set_cwd (launcher, cwd);
+    process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+    g_assert_no_error (error);
+
+    g_main_context_push_thread_default (context);
+    timer = g_timeout_source_new_seconds (timeout_s);
+    g_source_set_callback (timer, deadline_passed, &timed_out, NULL);
+    g_source_attach (timer, context);
+    g_subprocess_communicate_utf8_async (process, NULL, NULL, communicate_done, &c);
+    while (!c.done) {
+        if (timed_out) {
+            g_subprocess_force_exit (process);
+            timed_out = FALSE;
+            g_test_fail_printf ("%s did not exit within %u s", argv[0], timeout_s);
+        }
+        g_main_context_iteration (context, TRUE);
+    }
+    g_source_destroy (timer);
+    g_subprocess_wait (process, NULL, NULL);
+    g_main_context_pop_thread_default (context);
+    g_assert_no_error (c.error);
+
+    if (g_subprocess_get_if_signaled (process))
+        status = 128 + g_subprocess_get_term_sig (process);
+    else
+        status = g_subprocess_get_exit_status (process);
+    if (out_stdout != NULL)
+        *out_stdout = g_steal_pointer (&c.out);
+    if (out_stderr != NULL)
+        *out_stderr = g_steal_pointer (&c.err);
+    g_free (c.out);
+    g_free (c.err);
+    return status;
+}
+
+/* The test's environment with @name set to @value (or removed when NULL). */
+static char **
+environ_with (char **envp, const char *name, const char *value)
+{
+    if (envp == NULL)
+        envp = g_get_environ ();
+    if (value != NULL)
+        return g_environ_setenv (envp, name, value, TRUE);
+    return g_environ_unsetenv (envp, name);
+}
+
+/* --- the install ---------------------------------------------------------- */
+
+typedef struct {
+    char *tmp;      /* everything of this test process */
+    char *destdir;  /* tmp/destdir */
+    char *bin;      /* the installed throng */
+    char *plugindir;
+    char *includedir; /* .../include/throng-1 */
+    char *pkgconfig;  /* the directory of throng-1.pc */
+    char *mandir;
+    char *docdir;
+    char *cc;
+    char *extra_cflags; /* -I when the .pc does not point into the DESTDIR */
+    char *missing;      /* why the SDK tests cannot run here, or NULL */
+} Sdk;
+
+static Sdk sdk;
+
+/* An installed directory of this build, under the DESTDIR. */
+static char *
+installed (const char *dir)
+{
+    if (g_path_is_absolute (dir))
+        return g_build_filename (sdk.destdir, dir, NULL);
+    return g_build_filename (sdk.destdir, THRONG_INSTALL_PREFIX, dir, NULL);
+}
+
+static char *
+pkg_config (const char *args)
+{
+    g_autofree char *command = g_strdup_printf ("pkg-config %s", args);
+    const char *argv[] = { "/bin/sh", "-c", command, NULL };
+    g_auto (GStrv) envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = run_process (argv, (const char *const *) envp, NULL, RUN_TIMEOUT_S, &out, &err);
+
+    g_assert_cmpint (status, ==, 0);
+    return g_strstrip (g_steal_pointer (&out));
+}
+
+static void
+sdk_install (void)
+{
+    const char *build_dir = g_getenv ("THRONG_BUILD_DIR");
+    g_autofree char *meson = g_find_program_in_path ("meson");
+    g_autofree char *pkgconf = g_find_program_in_path ("pkg-config");
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *includedir_var = NULL;
+    g_autofree char *canonical = NULL;
+    int status;
+
+    g_assert_nonnull (build_dir);
+    sdk.cc = g_find_program_in_path ("cc");
+    if (sdk.cc == NULL)
+        sdk.cc = g_find_program_in_path ("gcc");
+    if (meson == NULL || pkgconf == NULL || sdk.cc == NULL) {
+        sdk.missing = g_strdup_printf ("needs %s%s%s", meson == NULL ? "meson " : "",
+                                       pkgconf == NULL ? "pkg-config " : "",
+                                       sdk.cc == NULL ? "cc" : "");
+        return;
+    }
+
+    sdk.tmp = throng_test_tmpdir_new ();
+    sdk.destdir = g_build_filename (sdk.tmp, "destdir", NULL);
+    {
+        /* --no-rebuild: meson test already built everything, and a rebuild here
+         * would race the other tests that read the build tree. */
+        const char *argv[] = { meson, "install", "-C", build_dir, "--no-rebuild", "--quiet",
+                               "--destdir", sdk.destdir, NULL };
+        g_auto (GStrv) envp = environ_with (NULL, "DESTDIR", NULL);
+
+        status = run_process (argv, (const char *const *) envp, NULL, 240, &out, &err);
+        if (status != 0)
+            g_test_message ("meson install: %s%s", out, err);
+        g_assert_cmpint (status, ==, 0);
+    }
+
+    {
+        g_autofree char *bindir = installed (THRONG_INSTALL_BINDIR);
+        g_autofree char *libdir = installed (THRONG_INSTALL_LIBDIR);
+        g_autofree char *includedir = installed (THRONG_INSTALL_INCLUDEDIR);
+        g_autofree char *datadir = installed (THRONG_INSTALL_DATADIR);
+
+        sdk.bin = g_build_filename (bindir, "throng", NULL);
+        sdk.plugindir = installed (THRONG_PLUGIN_INSTALL_SUBDIR);
+        sdk.includedir = g_build_filename (includedir, "throng-1", NULL);
+        sdk.pkgconfig = g_build_filename (libdir, "pkgconfig", NULL);
+        sdk.mandir = installed (THRONG_INSTALL_MANDIR);
+        sdk.docdir = g_build_filename (datadir, "doc", "throng", NULL);
+    }
+
+    /*
+     * The .pc locates itself (pkgconfig.relocatable); if a build turned
+     * that off, its includedir is the real prefix's, and the headers of
+     * this DESTDIR come first by -I, as a packager would do.
+     */
+    includedir_var = pkg_config ("--variable=includedir throng-1");
+    canonical = g_canonicalize_filename (includedir_var, NULL);
+    if (!g_str_has_prefix (canonical, sdk.destdir))
+        sdk.extra_cflags = g_strdup_printf ("-I'%s'", sdk.includedir);
+    else
+        sdk.extra_cflags = g_strdup ("");
+}
+
+/* The install, made on first use.  FALSE (test skipped or failed) when it cannot be. */
+static gboolean
+sdk_require (void)
+{
+    static gboolean tried;
+
+    if (!tried) {
+        tried = TRUE;
+        sdk_install ();
+    }
+    if (sdk.missing != NULL) {
+        throng_test_skip_or_fail (sdk.missing);
+        return FALSE;
+    }
+    return sdk.bin != NULL;
+}
+
+static void
+sdk_clear (void)
+{
+    g_clear_pointer (&sdk.tmp, throng_test_tmpdir_free);
+    g_free (sdk.destdir);
+    g_free (sdk.bin);
+    g_free (sdk.plugindir);
+    g_free (sdk.includedir);
+    g_free (sdk.pkgconfig);
+    g_free (sdk.mandir);
+    g_free (sdk.docdir);
+    g_free (sdk.cc);
+    g_free (sdk.extra_cflags);
+    g_free (sdk.missing);
+}
+
+/*
+ * Builds libthrong-NAME.so in @dir from @source (in @dir) exactly as
+ * docs/plugins.md says, with @include_first (may be NULL) searched before
+ * the installed headers.  Returns the module's path.
+ */
+static char *
+build_plugin (const char *dir, const char *name, const char *source, const char *include_first)
+{
+    g_autofree char *output = g_strdup_printf ("libthrong-%s.so", name);
+    g_autofree char *first = include_first != NULL ? g_strdup_printf ("-I'%s'", include_first)
+                                                   : g_strdup ("");
+    g_autofree char *command = g_strdup_printf (
+        "'%s' -shared -fPIC -Wall -Werror -o '%s' '%s' %s %s $(pkg-config --cflags throng-1 "
+        "gio-2.0) $(pkg-config --libs glib-2.0 gio-2.0)",
+        sdk.cc, output, source, first, sdk.extra_cflags);
+    const char *argv[] = { "/bin/sh", "-c", command, NULL };
+    g_auto (GStrv) envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = run_process (argv, (const char *const *) envp, dir, RUN_TIMEOUT_S, &out, &err);
+
+    if (status != 0)
+        g_test_message ("%s\n%s%s", command, out, err);
+    g_assert_cmpint (status, ==, 0);
+    return g_build_filename (dir, output, NULL);
+}
+
+/* Copies docs/examples/NAME.c into @dir and builds it there. */
+static char *
+build_example (const char *dir, const char *name)
+{
+    g_autofree char *file = g_strconcat (name, ".c", NULL);
+    g_autofree char *relative = g_build_filename ("docs", "examples", file, NULL);
+    g_autofree char *from = throng_test_source_path (relative);
+    g_autofree char *contents = NULL;
+    g_autofree char *copy = NULL;
+    gsize length;
+    g_autoptr (GError) error = NULL;
+
+    g_file_get_contents (from, &contents, &length, &error);
+    g_assert_no_error (error);
+    copy = throng_test_write_file (dir, file, contents);
+    return build_plugin (dir, name, file, NULL);
+}
+
+/* The installed throng with @envp (NULL: the test's, without THRONG_PLUGIN_PATH). */
+static int
+run_installed (const char *const *args, const char *plugin_path, const char *cwd, char **out,
+               char **err)
+{
+    g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+    g_auto (GStrv) envp = environ_with (NULL, "THRONG_PLUGIN_PATH", plugin_path);
+
+    g_ptr_array_add (argv, sdk.bin);
+    for (guint i = 0; args[i] != NULL; i++)
+        g_ptr_array_add (argv, (gpointer) args[i]);
+    g_ptr_array_add (argv, NULL);
+    return run_process ((const char *const *) argv->pdata, (const char *const *) envp, cwd,
+                        RUN_TIMEOUT_S, out, err);
+}
+
+/* --- a line-echo server, on its own thread -------------------------------- */
+
+typedef struct {
+    GThread *thread;
+    GMainContext *context;
+    GMainLoop *loop;
+    GSocketService *service;
+    GAsyncQueue *ready;
+    guint16 port;
+    gint lines;
+    gint connections;
+} EchoServer;
+
+/* One connection, on a thread of the service's pool: blocking I/O is fine here. */
+static gboolean
+echo_run (GThreadedSocketService *service, GSocketConnection *connection, GObject *source,
+          gpointer data)
+{
+    EchoServer *server = data;
+    GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+    g_autoptr (GDataInputStream) in
+        = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
+
+    g_atomic_int_inc (&server->connections);
+    for (;;) {
+        gsize length;
+        g_autofree char *line = g_data_input_stream_read_line (in, &length, NULL, NULL);
+
+        if (line == NULL)
+            break;
+        g_atomic_int_inc (&server->lines);
+        if (!g_output_stream_write_all (out, line, length, NULL, NULL, NULL) ||
+            !g_output_stream_write_all (out, "\n", 1, NULL, NULL, NULL))
+            break;
+    }
+    return TRUE;
+}
+
+static gpointer
+echo_thread (gpointer data)
+{
+    EchoServer *server = data;
+    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr (GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+    g_autoptr (GSocketAddress) bound = NULL;
+    g_autoptr (GError) error = NULL;
+
+    /* The accept source goes to the thread-default context: this thread's. */
+    g_main_context_push_thread_default (server->context);
+    server->service = g_threaded_socket_service_new (16);
+    g_signal_connect (server->service, "run", G_CALLBACK (echo_run), server);
+    g_socket_listener_add_address (G_SOCKET_LISTENER (server->service), any,
+                                   G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL, &bound,
+                                   &error);
+    g_assert_no_error (error);
+    server->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+    g_socket_service_start (server->service);
+    g_async_queue_push (server->ready, GINT_TO_POINTER (1));
+    g_main_loop_run (server->loop);
+    g_socket_service_stop (server->service);
+    g_socket_listener_close (G_SOCKET_LISTENER (server->service));
+    g_main_context_pop_thread_default (server->context);
+    return NULL;
+}
+
+static EchoServer *
+echo_server_start (void)
+{
+    EchoServer *server = g_new0 (EchoServer, 1);
+
+    server->context = g_main_context_new ();
+    server->loop = g_main_loop_new (server->context, FALSE);
+    server->ready = g_async_queue_new ();
+    server->thread = g_thread_new ("echo", echo_thread, server);
+    g_async_queue_pop (server->ready);
+    return server;
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+    g_main_loop_quit (data);
+    return G_SOURCE_REMOVE;
+}
+
+static void
+echo_server_stop (EchoServer *server)
+{
+    g_main_context_invoke (server->context, quit_loop, server->loop);
+    g_thread_join (server->thread);
+    g_object_unref (server->service);
+    g_main_loop_unref (server->loop);
+    g_main_context_unref (server->context);
+    g_async_queue_unref (server->ready);
+    g_free (server);
+}
+
+/* A port that accepts connections (the kernel's backlog) but never answers. */
+static GSocket *
+silent_listener (guint16 *port)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr (GSocketAddress) any = g_inet_socket_address_new (loopback, 0);
+    g_autoptr (GSocketAddress) bound = NULL;
+    GSocket *socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                    G_SOCKET_PROTOCOL_TCP, &error);
+
+    g_assert_no_error (error);
+    g_socket_bind (socket, any, FALSE, &error);
+    g_assert_no_error (error);
+    g_socket_listen (socket, &error);
+    g_assert_no_error (error);
+    bound = g_socket_get_local_address (socket, &error);
+    g_assert_no_error (error);
+    *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+    return socket;
+}
+
+/* --- reading the influx file ---------------------------------------------- */
+
+/* The integer field @key of an InfluxDB line ("requests=16i"), or -1. */
+static gint64
+influx_field (const char *line, const char *key)
+{
+    const char *fields = NULL;
+    g_autofree char *needle = g_strconcat (key, "=", NULL);
+
+    /* Fields follow the first unescaped space. */
+    for (const char *p = line; *p != '\0'; p++) {
+        if (*p == '\\' && p[1] != '\0') {
+            p++;
+            continue;
+        }
+        if (*p == ' ') {
+            fields = p + 1;
+            break;
+        }
+    }
+    g_assert_nonnull (fields);
+    for (const char *p = fields; p != NULL && *p != '\0' && *p != ' ';) {
+        if (g_str_has_prefix (p, needle))
+            return g_ascii_strtoll (p + strlen (needle), NULL, 10);
+        p = strchr (p, ',');
+        if (p != NULL)
+            p++;
+    }
+    return -1;
+}
+
+/* The lines of @text that contain @part. */
+static GPtrArray *
+lines_with (const char *text, const char *part)
+{
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; lines[i] != NULL; i++)
+        if (strstr (lines[i], part) != NULL)
+            g_ptr_array_add (found, g_strdup (lines[i]));
+    return found;
+}
+
+/* --- tests ---------------------------------------------------------------- */
+
+static void
+test_install_layout (void)
+{
+    static const char *const headers[] = { "throng.h",  "version.h", "sample.h",  "histogram.h",
+                                           "node.h",    "options.h", "user.h",    "summary.h",
+                                           "protocol.h", "reporter.h", "plugin.h", NULL };
+    g_autofree char *pc = NULL;
+    g_autofree char *pc_path = NULL;
+    g_autofree char *plugindir = NULL;
+    g_autofree char *headers_dir = NULL;
+    g_autofree char *man = NULL;
+    g_autoptr (GDir) dir = NULL;
+    const char *entry;
+    guint n_headers = 0;
+
+    if (!sdk_require ())
+        return;
+
+    g_assert_true (g_file_test (sdk.bin, G_FILE_TEST_IS_EXECUTABLE));
+    for (const char *const *name = (const char *const[]) { "http", "console", "csv", "json", NULL };
+         *name != NULL; name++) {
+        g_autofree char *file = g_strdup_printf ("libthrong-%s.so", *name);
+        g_autofree char *path = g_build_filename (sdk.plugindir, file, NULL);
+
+        g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+
+    /* Only the SDK's headers: nothing private to the core leaks into the install. */
+    headers_dir = g_build_filename (sdk.includedir, "throng", NULL);
+    for (guint i = 0; headers[i] != NULL; i++) {
+        g_autofree char *path = g_build_filename (headers_dir, headers[i], NULL);
+
+        g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+    dir = g_dir_open (headers_dir, 0, NULL);
+    g_assert_nonnull (dir);
+    while ((entry = g_dir_read_name (dir)) != NULL) {
+        g_assert_true (g_strv_contains (headers, entry));
+        n_headers++;
+    }
+    g_assert_cmpuint (n_headers, ==, g_strv_length ((char **) headers));
+
+    pc_path = g_build_filename (sdk.pkgconfig, "throng-1.pc", NULL);
+    g_assert_true (g_file_get_contents (pc_path, &pc, NULL, NULL));
+    g_assert_nonnull (strstr (pc, "plugindir="));
+    /* pkg-config's plugindir is where the bundled plugins went. */
+    plugindir = pkg_config ("--variable=plugindir throng-1");
+    if (sdk.extra_cflags[0] == '\0') {
+        g_autofree char *canonical = g_canonicalize_filename (plugindir, NULL);
+
+        g_assert_cmpstr (canonical, ==, sdk.plugindir);
+    } else {
+        g_assert_true (g_str_has_suffix (sdk.plugindir, plugindir));
+    }
+
+    man = g_build_filename (sdk.mandir, "man1", "throng.1", NULL);
+    g_assert_true (g_file_test (man, G_FILE_TEST_IS_REGULAR));
+    for (const char *const *doc = (const char *const[]) { "plugins.md", "examples/tcp.c",
+                                                          "examples/influx.c", NULL };
+         *doc != NULL; doc++) {
+        g_autofree char *path = g_build_filename (sdk.docdir, *doc, NULL);
+
+        g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+}
+
+/* The installed throng finds its own plugins relative to itself, with no environment at all. */
+static void
+test_installed_finds_plugins (void)
+{
+    static const struct {
+        const char *name;
+        const char *kind;
+    } expected[] = {
+        { "http", "protocol" },
+        { "console", "reporter" },
+        { "csv", "reporter" },
+        { "json", "reporter" },
+    };
+    const char *argv[] = { sdk.bin, "plugins", NULL };
+    /* Nothing of throng's: only PATH, and the sanitizers' settings when a
+     * sanitized build runs this (scripts/sanitize.sh). */
+    static const char *const passed_on[] = { "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+                                             "G_SLICE", NULL };
+    g_auto (GStrv) envp = g_environ_setenv (NULL, "PATH", "/usr/local/bin:/usr/bin:/bin", TRUE);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status;
+
+    if (!sdk_require ())
+        return;
+    for (guint i = 0; passed_on[i] != NULL; i++)
+        if (g_getenv (passed_on[i]) != NULL)
+            envp = g_environ_setenv (envp, passed_on[i], g_getenv (passed_on[i]), TRUE);
+    argv[0] = sdk.bin;
+    status = run_process (argv, (const char *const *) envp, sdk.tmp, RUN_TIMEOUT_S, &out, &err);
+    g_assert_cmpstr (err, ==, "");
+    g_assert_cmpint (status, ==, 0);
+    for (gsize i = 0; i < G_N_ELEMENTS (expected); i++) {
+        g_autofree char *file = g_strdup_printf ("libthrong-%s.so", expected[i].name);
+        g_autofree char *path = g_build_filename (sdk.plugindir, file, NULL);
+        g_autoptr (GRegex) regex = NULL;
+        g_autofree char *pattern = g_strdup_printf ("(?m)^%s +%s +\\S+ +%s$", expected[i].name,
+                                                    expected[i].kind, path);
+
+        regex = g_regex_new (pattern, 0, 0, NULL);
+        g_assert_nonnull (regex);
+        if (!g_regex_match (regex, out, 0, NULL))
+            g_error ("`throng plugins` does not list %s %s at %s:\n%s", expected[i].kind,
+                     expected[i].name, path, out);
+    }
+    g_assert_null (strstr (out, "refused"));
+}
+
+/*
+ * Both examples, built out of tree, in one plan: the tcp protocol against
+ * the echo server (with and without keep-alive), a refused port and a
+ * port that never answers; the influx reporter and the installed json
+ * reporter side by side.
+ */
+static void
+test_examples_run (void)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *tcp = NULL;
+    g_autofree char *influx = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *influx_text = NULL;
+    g_autofree char *influx_path = NULL;
+    g_autofree char *json_path = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GPtrArray) summary_lines = NULL;
+    g_autoptr (GPtrArray) step_lines = NULL;
+    g_autoptr (GPtrArray) interval_lines = NULL;
+    g_autoptr (GSocket) silent = NULL;
+    const char *args[] = { "run", "plan.yaml", "--quiet", NULL };
+    guint16 silent_port, refused_port;
+    EchoServer *server;
+    gint64 interval_requests = 0;
+    g_autofree char *label = NULL;
+    gint lines, connections;
+    int status;
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    tcp = build_example (dir, "tcp");
+    influx = build_example (dir, "influx");
+
+    server = echo_server_start ();
+    silent = silent_listener (&silent_port);
+    refused_port = throng_test_free_port ();
+    plan = g_strdup_printf (
+        "name: sdk examples\n"
+        "defaults:\n"
+        "  tcp: { host: 127.0.0.1, port: %u, timeout: 5s }\n"
+        "scenarios:\n"
+        "  - name: kept\n"
+        "    users: 2\n"
+        "    iterations: 6\n"
+        "    think_time: 200ms\n"
+        "    tcp: { keep_alive: true }\n"
+        "    steps:\n"
+        "      - tcp: { send: hello, expect: hello }\n"
+        "  - name: fresh\n"
+        "    users: 1\n"
+        "    iterations: 3\n"
+        "    steps:\n"
+        "      - tcp: { send: hi }\n"
+        "  - name: mismatch\n"
+        "    users: 1\n"
+        "    steps:\n"
+        "      - tcp: { send: left, expect: right }\n"
+        "  - name: refused\n"
+        "    users: 1\n"
+        "    iterations: 4\n"
+        "    steps:\n"
+        "      - tcp: { port: %u }\n"
+        "  - name: silent\n"
+        "    users: 1\n"
+        "    steps:\n"
+        "      - tcp: { port: %u, timeout: 300ms }\n"
+        "reporters:\n"
+        "  - influx: { path: results.lp, precision: ms, tags: { env: ci }, steps: true }\n"
+        "  - json: { path: summary.json }\n",
+        server->port, refused_port, silent_port);
+    g_free (throng_test_write_plan (dir, "plan.yaml", plan));
+
+    status = run_installed (args, dir, dir, &out, &err);
+    /* Every reply was counted before it was sent, so before throng exited. */
+    lines = g_atomic_int_get (&server->lines);
+    connections = g_atomic_int_get (&server->connections);
+    label = g_strdup_printf ("tcp 127.0.0.1:%u", server->port);
+    echo_server_stop (server);
+    if (status != 0)
+        g_test_message ("stdout: %s\nstderr: %s", out, err);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+
+    /* The server saw every line: 2 × 6 kept, 3 fresh, 1 mismatch; one connection per
+     * kept user, one per fresh or mismatching step. */
+    g_assert_cmpint (lines, ==, 16);
+    g_assert_cmpint (connections, ==, 2 + 3 + 1);
+
+    json_path = g_build_filename (dir, "summary.json", NULL);
+    summary = throng_test_json_load (json_path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 16 + 4 + 1);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.stats.requests"), ==, 12);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.stats.connections"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.stats.bytes_sent"), ==, 12 * 6);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.stats.bytes_received"), ==,
+                     12 * 6);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.1.stats.connections"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.1.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.2.stats.errors_by_class.status"),
+                     ==, 1);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.3.stats.requests"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.3.stats.errors_by_class.connect"),
+                     ==, 4);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.3.stats.connections"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.4.stats.errors_by_class.timeout"),
+                     ==, 1);
+    /* The deadline held: no sooner than 300ms, and not the 5s default. */
+    g_assert_cmpfloat (throng_test_json_double (summary, "scenarios.4.stats.latency_us.max"), >=,
+                       290000);
+    g_assert_cmpfloat (throng_test_json_double (summary, "scenarios.4.stats.latency_us.max"), <,
+                       2000000);
+    g_assert_cmpstr (throng_test_json_string (summary, "scenarios.0.steps.0.label"), ==, label);
+
+    /* The influx file: interval lines, one summary line, one line per step. */
+    influx_path = g_build_filename (dir, "results.lp", NULL);
+    g_assert_true (g_file_get_contents (influx_path, &influx_text, NULL, NULL));
+    g_assert_true (g_str_has_suffix (influx_text, "\n"));
+    summary_lines = lines_with (influx_text, "phase=summary ");
+    g_assert_cmpuint (summary_lines->len, ==, 1);
+    {
+        const char *line = g_ptr_array_index (summary_lines, 0);
+
+        g_assert_true (g_str_has_prefix (line, "throng,plan=sdk\\ examples,env=ci,phase=summary "));
+        g_assert_cmpint (influx_field (line, "requests"), ==, 21);
+        g_assert_cmpint (influx_field (line, "errors"), ==, 6);
+        g_assert_cmpint (influx_field (line, "errors_connect"), ==, 4);
+        g_assert_cmpint (influx_field (line, "errors_timeout"), ==, 1);
+        g_assert_cmpint (influx_field (line, "errors_status"), ==, 1);
+        g_assert_cmpint (influx_field (line, "connections"), ==, 2 + 3 + 1 + 1);
+        g_assert_nonnull (strstr (line, ",interrupted=false "));
+    }
+    step_lines = lines_with (influx_text, "throng_step,");
+    g_assert_cmpuint (step_lines->len, ==, 5);
+    g_assert_nonnull (strstr (g_ptr_array_index (step_lines, 0), ",scenario=kept,step=tcp\\ 127.0.0.1:"));
+    g_assert_cmpint (influx_field (g_ptr_array_index (step_lines, 0), "requests"), ==, 12);
+    g_assert_cmpint (influx_field (g_ptr_array_index (step_lines, 3), "errors_connect"), ==, 4);
+    /* The kept users think 200ms between steps: over a second, so snapshots came. */
+    interval_lines = lines_with (influx_text, ",phase=interval ");
+    g_assert_cmpuint (interval_lines->len, >=, 1);
+    for (guint i = 0; i < interval_lines->len; i++) {
+        gint64 n = influx_field (g_ptr_array_index (interval_lines, i), "requests");
+
+        g_assert_cmpint (n, >=, 0);
+        interval_requests += n;
+    }
+    g_assert_cmpint (interval_requests, <=, 21);
+    /* Every line is measurement,tags fields timestamp, in milliseconds. */
+    {
+        g_auto (GStrv) all = g_strsplit (influx_text, "\n", -1);
+        gint64 now_ms = g_get_real_time () / 1000;
+
+        for (guint i = 0; all[i] != NULL && all[i][0] != '\0'; i++) {
+            const char *stamp = strrchr (all[i], ' ');
+
+            g_assert_nonnull (stamp);
+            g_assert_cmpint (g_ascii_strtoll (stamp + 1, NULL, 10), >, now_ms - 600 * 1000);
+            g_assert_cmpint (g_ascii_strtoll (stamp + 1, NULL, 10), <=, now_ms);
+        }
+    }
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/* The plugins validate their options like the core: one located line, exit 2. */
+static void
+test_examples_located_errors (void)
+{
+    static const struct {
+        const char *plan;
+        const char *message;
+    } cases[] = {
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: { prot: 7 }\n",
+          "plan.yaml:4:16: unknown key 'prot' in tcp options; did you mean 'port'?" },
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: { port: 70000 }\n",
+          "plan.yaml:4:22: port must be between 1 and 65535, got 70000" },
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: {}\n",
+          "plan.yaml:4:14: the tcp step needs a 'port' (in the step, the scenario's tcp options "
+          "or defaults.tcp)" },
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: { port: 9, keep_alive: true }\n",
+          "plan.yaml:4:25: 'keep_alive' is a scenario setting; set it in defaults.tcp or in the "
+          "scenario's tcp map" },
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: { port: 9 }\n"
+          "reporters:\n  - influx: { path: x.lp, precision: h }\n",
+          "plan.yaml:6:38: precision must be one of ns, us, ms, s, got 'h'" },
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: { port: 9 }\n"
+          "reporters:\n  - influx: { path: x.lp, tags: { phase: a } }\n",
+          "plan.yaml:6:35: tag 'phase' is written by the influx reporter itself" },
+        { "scenarios:\n  - users: 1\n    steps:\n      - tcp: { port: 9 }\n"
+          "reporters:\n  - influx: { steps: true }\n",
+          "plan.yaml:6:13: the influx reporter needs a 'path'" },
+    };
+    g_autofree char *dir = NULL;
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    g_free (build_example (dir, "tcp"));
+    g_free (build_example (dir, "influx"));
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+        const char *args[] = { "validate", "plan.yaml", NULL };
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        g_autofree char *expected = g_strconcat (cases[i].message, "\n", NULL);
+
+        g_free (throng_test_write_plan (dir, "plan.yaml", cases[i].plan));
+        g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 2);
+        g_assert_cmpstr (err, ==, expected);
+    }
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/* The fenced block of @markdown in @language whose text contains @part. */
+static char *
+markdown_block (const char *markdown, const char *language, const char *part)
+{
+    g_autofree char *fence = g_strdup_printf ("```%s\n", language);
+
+    for (const char *p = strstr (markdown, fence); p != NULL; p = strstr (p, fence)) {
+        const char *start = p + strlen (fence);
+        const char *end = strstr (start, "```");
+        g_autofree char *block = NULL;
+
+        g_assert_nonnull (end);
+        block = g_strndup (start, (gsize) (end - start));
+        if (strstr (block, part) != NULL)
+            return g_steal_pointer (&block);
+        p = end + 3;
+    }
+    g_error ("no ```%s block with '%s'", language, part);
+    return NULL;
+}
+
+/*
+ * docs/plugins.md's first reporter, as a reader would take it: its C
+ * block and its plan, built and run with the installed throng.
+ */
+static void
+test_guide_first_reporter (void)
+{
+    g_autofree char *guide_path = throng_test_source_path ("docs/plugins.md");
+    g_autofree char *guide = NULL;
+    g_autofree char *source = NULL;
+    g_autofree char *yaml = NULL;
+    g_autofree char *dir = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *steps = NULL;
+    g_autofree char *steps_path = NULL;
+    g_auto (GStrv) fields = NULL;
+    const char *run[] = { "run", "plan.yaml", "--quiet", NULL };
+
+    if (!sdk_require ())
+        return;
+    g_assert_true (g_file_get_contents (guide_path, &guide, NULL, NULL));
+    source = markdown_block (guide, "c", "THRONG_PLUGIN_DEFINE (lines_descriptor)");
+    yaml = markdown_block (guide, "yaml", "lines: { path: steps.txt }");
+    dir = throng_test_tmpdir_new ();
+    g_free (throng_test_write_file (dir, "lines.c", source));
+    g_free (build_plugin (dir, "lines", "lines.c", NULL));
+    g_free (throng_test_write_plan (dir, "plan.yaml", yaml));
+
+    g_assert_cmpint (run_installed (run, dir, dir, &out, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    steps_path = g_build_filename (dir, "steps.txt", NULL);
+    g_assert_true (g_file_get_contents (steps_path, &steps, NULL, NULL));
+    /* "GET / 100 0 P99": 2 users × 50 iterations of one step, no error. */
+    g_assert_true (g_str_has_prefix (steps, "GET / 100 0 "));
+    fields = g_strsplit (g_strstrip (steps), " ", -1);
+    g_assert_cmpuint (g_strv_length (fields), ==, 5);
+    g_assert_cmpint (g_ascii_strtoll (fields[4], NULL, 10), >, 0);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/*
+ * Copies the installed headers to @dir/include/throng-1 and replaces, in
+ * @header, @from by @to (which must be there).  Returns the include
+ * directory to search first.
+ */
+static char *
+edited_sdk (const char *dir, const char *header, const char *from, const char *to)
+{
+    g_autofree char *include = g_build_filename (dir, "include", "throng-1", NULL);
+    g_autofree char *target = g_build_filename (include, "throng", NULL);
+    g_autofree char *source = g_build_filename (sdk.includedir, "throng", NULL);
+    g_autoptr (GDir) headers = g_dir_open (source, 0, NULL);
+    const char *entry;
+
+    g_assert_nonnull (headers);
+    g_assert_cmpint (g_mkdir_with_parents (target, 0755), ==, 0);
+    while ((entry = g_dir_read_name (headers)) != NULL) {
+        g_autofree char *from_path = g_build_filename (source, entry, NULL);
+        g_autofree char *contents = NULL;
+
+        g_assert_true (g_file_get_contents (from_path, &contents, NULL, NULL));
+        if (strcmp (entry, header) == 0) {
+            g_auto (GStrv) parts = g_strsplit (contents, from, -1);
+
+            g_assert_cmpuint (g_strv_length (parts), ==, 2);
+            g_free (contents);
+            contents = g_strjoinv (to, parts);
+        }
+        g_free (throng_test_write_file (target, entry, contents));
+    }
+    return g_steal_pointer (&include);
+}
+
+/* A reporter that records what it saw into the file named by its `path` option. */
+static const char reporter_source[] =
+    "#include <stdio.h>\n"
+    "#include <throng/throng.h>\n"
+    "\n"
+    "typedef struct { char *path; guint64 samples; } Probe;\n"
+    "static const ThrongOption probe_options[] = {\n"
+    "    { \"path\", THRONG_OPTION_STRING, offsetof (Probe, path) },\n"
+    "    { NULL },\n"
+    "};\n"
+    "static gpointer\n"
+    "probe_configure (const ThrongNode *options, GError **error)\n"
+    "{\n"
+    "    Probe *self = g_new0 (Probe, 1);\n"
+    "    if (!throng_options_apply (options, probe_options, self, FALSE, \"probe options\", error)) {\n"
+    "        g_free (self);\n"
+    "        return NULL;\n"
+    "    }\n"
+    "    return self;\n"
+    "}\n"
+    "static void\n"
+    "probe_samples (gpointer data, const ThrongSample *samples, gsize n)\n"
+    "{\n"
+    "    ((Probe *) data)->samples += n;\n"
+    "}\n"
+    "static gboolean\n"
+    "probe_close (gpointer data, const ThrongSummary *summary, GError **error)\n"
+    "{\n"
+    "    Probe *self = data;\n"
+    "    FILE *f = fopen (self->path, \"w\");\n"
+    "    if (f == NULL)\n"
+    "        return TRUE;\n"
+    "    fprintf (f, \"vtable=%u samples=%u requests=%u\\n\", (unsigned) sizeof (ThrongReporter),\n"
+    "             (unsigned) self->samples, (unsigned) summary->total.requests);\n"
+    "    fclose (f);\n"
+    "    return TRUE;\n"
+    "}\n"
+    "static void\n"
+    "probe_free (gpointer data)\n"
+    "{\n"
+    "    throng_options_clear (probe_options, data);\n"
+    "    g_free (data);\n"
+    "}\n"
+    "static const ThrongReporter reporter = {\n"
+    "    .size = sizeof (ThrongReporter),\n"
+    "    .name = PROBE_NAME,\n"
+    "    .configure = probe_configure,\n"
+    "    .samples = probe_samples,\n"
+    "    .close = probe_close,\n"
+    "    .free = probe_free,\n"
+    "};\n"
+    "static gboolean\n"
+    "probe_init (ThrongPluginHost *host, GError **error)\n"
+    "{\n"
+    "    return throng_plugin_host_register_reporter (host, &reporter, error);\n"
+    "}\n"
+    "static const ThrongPluginDescriptor descriptor = {\n"
+    "    .abi = THRONG_ABI_VERSION,\n"
+    "    .size = sizeof (ThrongPluginDescriptor),\n"
+    "    .name = PROBE_NAME,\n"
+    "    .version = \"0.0.1\",\n"
+    "    .init = probe_init,\n"
+    "};\n"
+    "THRONG_PLUGIN_DEFINE (descriptor)\n";
+
+static char *
+build_probe (const char *dir, const char *name, const char *include_first)
+{
+    g_autofree char *file = g_strconcat (name, ".c", NULL);
+    g_autofree char *source = g_strdup_printf ("#define PROBE_NAME \"%s\"\n%s", name,
+                                               reporter_source);
+
+    g_free (throng_test_write_file (dir, file, source));
+    return build_plugin (dir, name, file, include_first);
+}
+
+/* A plan of four refused connections (no server needed) reported by @reporter. */
+static char *
+probe_plan (const char *dir, const char *reporter)
+{
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - users: 1\n"
+                                             "    iterations: 4\n"
+                                             "    steps:\n"
+                                             "      - tcp: { port: %u, timeout: 2s }\n"
+                                             "reporters:\n"
+                                             "  - %s: { path: probe.txt }\n",
+                                             throng_test_free_port (), reporter);
+
+    return throng_test_write_plan (dir, "plan.yaml", yaml);
+}
+
+/* Built against headers that say ABI N+1: refused, naming the file and both numbers. */
+static void
+test_abi_refused (void)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *include = NULL;
+    g_autofree char *module = NULL;
+    g_autofree char *expected = NULL;
+    g_autofree char *from = g_strdup_printf ("#define THRONG_ABI_VERSION %d\n", THRONG_ABI_VERSION);
+    g_autofree char *to = g_strdup_printf ("#define THRONG_ABI_VERSION %d\n", THRONG_ABI_VERSION + 1);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *expected_err = NULL;
+    const char *list[] = { "plugins", NULL };
+    const char *run[] = { "run", "plan.yaml", "--quiet", NULL };
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    include = edited_sdk (dir, "version.h", from, to);
+    module = build_probe (dir, "nextabi", include);
+    g_free (build_example (dir, "tcp"));
+    expected = g_strdup_printf ("%s: plugin ABI %d, throng expects %d", module,
+                                THRONG_ABI_VERSION + 1, THRONG_ABI_VERSION);
+
+    g_assert_cmpint (run_installed (list, dir, dir, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, expected));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+
+    g_free (probe_plan (dir, "nextabi"));
+    g_assert_cmpint (run_installed (run, dir, dir, &out, &err), ==, 3);
+    expected_err = g_strdup_printf ("throng: %s\n", expected);
+    g_assert_cmpstr (err, ==, expected_err);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/*
+ * Built against headers from before `wants_samples` was appended to
+ * ThrongReporter: its table is smaller than the core's, and it loads,
+ * receives its samples (the core falls back on "samples is set") and
+ * its summary.
+ */
+static void
+test_older_vtable_accepted (void)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *include = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *probe = NULL;
+    g_autofree char *probe_path = NULL;
+    g_autofree char *expected = NULL;
+    const char *run[] = { "run", "plan.yaml", "--quiet", NULL };
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    include = edited_sdk (dir, "reporter.h", "    gboolean (*wants_samples) (gpointer self);\n", "");
+    g_free (build_probe (dir, "oldsdk", include));
+    g_free (build_example (dir, "tcp"));
+    g_free (probe_plan (dir, "oldsdk"));
+
+    g_assert_cmpint (run_installed (run, dir, dir, &out, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    probe_path = g_build_filename (dir, "probe.txt", NULL);
+    g_assert_true (g_file_get_contents (probe_path, &probe, NULL, NULL));
+    /* Smaller than this SDK's table by exactly the appended hook. */
+    g_assert_cmpuint (offsetof (ThrongReporter, wants_samples), <, sizeof (ThrongReporter));
+    expected = g_strdup_printf ("vtable=%u samples=4 requests=4\n",
+                                (guint) offsetof (ThrongReporter, wants_samples));
+    g_assert_cmpstr (probe, ==, expected);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+int
+main (int argc, char **argv)
+{
+    int status;
+
+    g_test_init (&argc, &argv, NULL);
+    g_test_add_func ("/sdk/install/layout", test_install_layout);
+    g_test_add_func ("/sdk/install/finds-own-plugins", test_installed_finds_plugins);
+    g_test_add_func ("/sdk/examples/run", test_examples_run);
+    g_test_add_func ("/sdk/examples/located-errors", test_examples_located_errors);
+    g_test_add_func ("/sdk/guide/first-reporter", test_guide_first_reporter);
+    g_test_add_func ("/sdk/abi/refused", test_abi_refused);
+    g_test_add_func ("/sdk/abi/older-vtable", test_older_vtable_accepted);
+    status = g_test_run ();
+    sdk_clear ();
+    return status;
+}
