@@ -310,7 +310,8 @@ command_plugins (int argc, char **argv)
     g_option_context_set_description (context,
                                       "Lists every plugin throng can find, in search order:\n"
                                       "$THRONG_PLUGIN_PATH, the build tree (when run from it), "
-                                      "the install directory.");
+                                      "the installed plugin directory beside the executable, "
+                                      "the configured install directory.");
     if (!g_option_context_parse (context, &argc, &argv, &error))
         return usage_error (context, error->message);
     if (argc > 1)

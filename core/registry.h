@@ -6,7 +6,9 @@
  * are searched in order: each of $THRONG_PLUGIN_PATH (':'-separated), the
  * directories added with throng_registry_add_dir() (the plan's
  * plugin_path), then the build tree's plugin directories when the running
- * executable is the build tree's, then the install directory.
+ * executable is the build tree's, then the installed plugin directory
+ * found relative to the executable (so a DESTDIR or moved install finds
+ * its own plugins), then the configured install directory.
  */
 #pragma once
 
