@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Connections of the fast transport (fast-conn.h): socket set-up, the
+ * per-connection GSource, and the plain and TLS I/O tables.  GnuTLS reads
+ * through a small read-ahead buffer: left to itself it asks the socket for
+ * a record's 5-byte header and then for its body, two recv() calls per
+ * record where one does.  Writes go out with sendmsg(MSG_NOSIGNAL), so a
+ * closed peer never raises SIGPIPE.  GNUTLS_E_AGAIN turns into the
+ * condition gnutls_record_get_direction() asks for.
+ */
+#include "fast-conn.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    GSource base;
+    FastConn *conn;
+} FastConnSource;
+
+static gboolean
+conn_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    FastConn *conn = ((FastConnSource *)source)->conn;
+    GIOCondition revents = g_source_query_unix_fd (source, conn->fd_tag);
+
+    /* The callback may close the connection: nothing of it is touched after. */
+    conn->func (conn, revents, conn->func_data);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs conn_source_funcs = {
+    .dispatch = conn_source_dispatch,
+};
+
+static void
+error_from_errno (FastError *error, int errsv)
+{
+    switch (errsv) {
+    case ECONNREFUSED:
+        error->error_class = THRONG_ERROR_CONNECT;
+        error->message = "connection refused";
+        break;
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case EADDRNOTAVAIL:
+    case ENETDOWN:
+    case EHOSTDOWN:
+        error->error_class = THRONG_ERROR_CONNECT;
+        error->message = g_strerror (errsv);
+        break;
+    case ETIMEDOUT:
+        error->error_class = THRONG_ERROR_TIMEOUT;
+        error->message = "connect timed out";
+        break;
+    case ECONNRESET:
+    case EPIPE:
+    case ECONNABORTED:
+        error->error_class = THRONG_ERROR_RESET;
+        error->message = "connection reset by peer";
+        break;
+    default:
+        error->error_class = THRONG_ERROR_OTHER;
+        error->message = g_strerror (errsv);
+        break;
+    }
+}
+
+/* Plain I/O. */
+
+static FastIo
+plain_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, FastError *error)
+{
+    for (;;) {
+        gssize r = recv (conn->fd, buf, len, 0);
+        if (r > 0) {
+            *n = r;
+            return FAST_IO_OK;
+        }
+        if (r == 0)
+            return FAST_IO_EOF;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            *want = G_IO_IN;
+            return FAST_IO_AGAIN;
+        }
+        error_from_errno (error, errno);
+        return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
+    }
+}
+
+static FastIo
+plain_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
+             FastError *error)
+{
+    for (;;) {
+        gssize r = send (conn->fd, buf, len, MSG_NOSIGNAL);
+        if (r >= 0) {
+            *n = r;
+            return FAST_IO_OK;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            *want = G_IO_OUT;
+            return FAST_IO_AGAIN;
+        }
+        error_from_errno (error, errno);
+        return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
+    }
+}
+
+static const FastConnIo plain_io = { plain_read, plain_write };
+
+/* TLS I/O. */
+
+static GIOCondition
+tls_want (FastConn *conn)
+{
+    return gnutls_record_get_direction (conn->tls) ? G_IO_OUT : G_IO_IN;
+}
+
+/*
+ * GnuTLS answers AGAIN after it handled a post-handshake message (a TLS
+ * 1.3 ticket) even when the next record is already read ahead; the socket
+ * will not announce those bytes, so such an AGAIN means "call again now".
+ */
+static gboolean
+tls_again_now (FastConn *conn)
+{
+    return !gnutls_record_get_direction (conn->tls) && conn->ahead_start < conn->ahead_end;
+}
+
+static FastIo
+tls_record_error (FastConn *conn, int r, GIOCondition *want, FastError *error)
+{
+    switch (r) {
+    case GNUTLS_E_AGAIN:
+    case GNUTLS_E_INTERRUPTED:
+        *want = tls_want (conn);
+        return FAST_IO_AGAIN;
+    case GNUTLS_E_PREMATURE_TERMINATION:
+        /* EOF without close_notify: most servers close that way. */
+        return FAST_IO_EOF;
+    case GNUTLS_E_PULL_ERROR:
+    case GNUTLS_E_PUSH_ERROR:
+        error->error_class = THRONG_ERROR_RESET;
+        error->message = "connection reset by peer";
+        return FAST_IO_RESET;
+    default:
+        error->error_class = THRONG_ERROR_TLS;
+        error->message = gnutls_strerror (r);
+        return FAST_IO_ERROR;
+    }
+}
+
+static FastIo
+tls_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, FastError *error)
+{
+    for (;;) {
+        gssize r = gnutls_record_recv (conn->tls, buf, len);
+        if (r > 0) {
+            *n = r;
+            return FAST_IO_OK;
+        }
+        if (r == 0)
+            return FAST_IO_EOF;
+        /* Warning alerts, a TLS 1.2 hello request: carry on reading. */
+        if (!gnutls_error_is_fatal (r) && r != GNUTLS_E_AGAIN && r != GNUTLS_E_INTERRUPTED)
+            continue;
+        if ((r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED) && tls_again_now (conn))
+            continue;
+        return tls_record_error (conn, r, want, error);
+    }
+}
+
+static FastIo
+tls_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
+           FastError *error)
+{
+    for (;;) {
+        gssize r = gnutls_record_send (conn->tls, buf, len);
+        if (r >= 0) {
+            *n = r;
+            return FAST_IO_OK;
+        }
+        if (!gnutls_error_is_fatal (r) && r != GNUTLS_E_AGAIN && r != GNUTLS_E_INTERRUPTED)
+            continue;
+        return tls_record_error (conn, r, want, error);
+    }
+}
+
+static const FastConnIo tls_io = { tls_read, tls_write };
+
+/* Larger than a TLS record with its header, so one recv() usually brings a whole record. */
+#define READ_AHEAD_SIZE (16 * 1024 + 512)
+
+static ssize_t
+tls_pull (gnutls_transport_ptr_t ptr, void *buf, size_t len)
+{
+    FastConn *conn = ptr;
+    gsize n;
+
+    if (conn->ahead_start == conn->ahead_end) {
+        gssize r;
+        do
+            r = recv (conn->fd, conn->ahead, READ_AHEAD_SIZE, 0);
+        while (r < 0 && errno == EINTR);
+        if (r <= 0) {
+            if (r < 0)
+                gnutls_transport_set_errno (conn->tls, errno);
+            return r;
+        }
+        conn->ahead_start = 0;
+        conn->ahead_end = r;
+    }
+    n = MIN (len, conn->ahead_end - conn->ahead_start);
+    memcpy (buf, conn->ahead + conn->ahead_start, n);
+    conn->ahead_start += n;
+    return n;
+}
+
+/* GnuTLS waits with this only where a timeout was asked for; the worker never waits. */
+static int
+tls_pull_timeout (gnutls_transport_ptr_t ptr, unsigned int ms)
+{
+    FastConn *conn = ptr;
+    struct pollfd pfd = { conn->fd, POLLIN, 0 };
+
+    if (conn->ahead_start < conn->ahead_end)
+        return 1;
+    return poll (&pfd, 1, 0);
+}
+
+static ssize_t
+tls_vec_push (gnutls_transport_ptr_t ptr, const giovec_t *iov, int iovcnt)
+{
+    FastConn *conn = ptr;
+    struct msghdr msg = { 0 };
+    gssize r;
+
+    msg.msg_iov = (struct iovec *)iov;
+    msg.msg_iovlen = iovcnt;
+    do
+        r = sendmsg (conn->fd, &msg, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        gnutls_transport_set_errno (conn->tls, errno);
+    return r;
+}
+
+FastConn *
+fast_conn_connect (GMainContext *context, const struct sockaddr *addr, socklen_t addr_len,
+                   const char *host, guint16 port, gboolean is_tls, FastConnFunc func,
+                   gpointer data, FastError *error)
+{
+    int one = 1;
+    int fd = socket (addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        error_from_errno (error, errno);
+        return NULL;
+    }
+    /* Requests are written whole; waiting to coalesce them only adds latency. */
+    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect (fd, addr, addr_len) < 0 && errno != EINPROGRESS) {
+        error_from_errno (error, errno);
+        close (fd);
+        return NULL;
+    }
+
+    FastConn *conn = g_new0 (FastConn, 1);
+    conn->fd = fd;
+    conn->io = &plain_io;
+    conn->func = func;
+    conn->func_data = data;
+    conn->host = g_strdup (host);
+    conn->port = port;
+    conn->is_tls = is_tls;
+    conn->source = g_source_new (&conn_source_funcs, sizeof (FastConnSource));
+    ((FastConnSource *)conn->source)->conn = conn;
+    g_source_set_static_name (conn->source, "throng-http fast connection");
+    /*
+     * GLib removes a non-recursive source's fds from the poll set while it
+     * dispatches and adds them back after, and each of those signals the
+     * context's eventfd: two write() syscalls per dispatch.  Nothing runs
+     * the loop recursively from a dispatch here, so skip the blocking.
+     */
+    g_source_set_can_recurse (conn->source, TRUE);
+    conn->events = G_IO_OUT;
+    conn->fd_tag = g_source_add_unix_fd (conn->source, fd, conn->events);
+    g_source_attach (conn->source, context);
+    return conn;
+}
+
+gboolean
+fast_conn_connect_finish (FastConn *conn, FastError *error)
+{
+    int errsv = 0;
+    socklen_t len = sizeof errsv;
+
+    if (getsockopt (conn->fd, SOL_SOCKET, SO_ERROR, &errsv, &len) < 0)
+        errsv = errno;
+    if (errsv != 0) {
+        error_from_errno (error, errsv);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+void
+fast_conn_watch (FastConn *conn, GIOCondition events)
+{
+    if (conn->events == events)
+        return;
+    conn->events = events;
+    g_source_modify_unix_fd (conn->source, conn->fd_tag, events);
+}
+
+gboolean
+fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, FastError *error)
+{
+    int r = gnutls_init (&conn->tls, GNUTLS_CLIENT | GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL);
+
+    if (r == GNUTLS_E_SUCCESS)
+        r = gnutls_priority_set (conn->tls, setup->priority);
+    if (r == GNUTLS_E_SUCCESS)
+        r = gnutls_credentials_set (conn->tls, GNUTLS_CRD_CERTIFICATE, setup->credentials);
+    if (r == GNUTLS_E_SUCCESS && setup->server_name != NULL)
+        r = gnutls_server_name_set (conn->tls, GNUTLS_NAME_DNS, setup->server_name,
+                                    strlen (setup->server_name));
+    if (r != GNUTLS_E_SUCCESS) {
+        error->error_class = THRONG_ERROR_TLS;
+        error->message = gnutls_strerror (r);
+        return FALSE;
+    }
+    if (setup->verify_name != NULL)
+        gnutls_session_set_verify_cert (conn->tls, setup->verify_name, 0);
+    /* Data that no longer unpacks only costs a full handshake. */
+    if (offer != NULL)
+        gnutls_session_set_data (conn->tls, g_bytes_get_data (offer, NULL),
+                                 g_bytes_get_size (offer));
+    conn->ahead = g_malloc (READ_AHEAD_SIZE);
+    gnutls_transport_set_ptr (conn->tls, conn);
+    gnutls_transport_set_pull_function (conn->tls, tls_pull);
+    gnutls_transport_set_pull_timeout_function (conn->tls, tls_pull_timeout);
+    gnutls_transport_set_vec_push_function (conn->tls, tls_vec_push);
+    conn->io = &tls_io;
+    return TRUE;
+}
+
+static const char *
+verify_message (unsigned status)
+{
+    if (status & GNUTLS_CERT_EXPIRED)
+        return "certificate has expired";
+    if (status & GNUTLS_CERT_NOT_ACTIVATED)
+        return "certificate is not yet valid";
+    if (status & GNUTLS_CERT_UNEXPECTED_OWNER)
+        return "certificate does not match the host name";
+    if (status & GNUTLS_CERT_REVOKED)
+        return "certificate was revoked";
+    if (status & GNUTLS_CERT_SIGNER_NOT_FOUND)
+        return "certificate issuer is not trusted";
+    if (status & GNUTLS_CERT_SIGNER_NOT_CA)
+        return "certificate issuer is not a CA";
+    if (status & GNUTLS_CERT_INSECURE_ALGORITHM)
+        return "certificate uses an insecure algorithm";
+    return "certificate verification failed";
+}
+
+FastIo
+fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
+{
+    for (;;) {
+        int r = gnutls_handshake (conn->tls);
+        if (r == GNUTLS_E_SUCCESS)
+            return FAST_IO_OK;
+        if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED) {
+            if (tls_again_now (conn))
+                continue;
+            *want = tls_want (conn);
+            return FAST_IO_AGAIN;
+        }
+        if (!gnutls_error_is_fatal (r))
+            continue;
+        if (r == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR || r == GNUTLS_E_CERTIFICATE_ERROR) {
+            error->error_class = THRONG_ERROR_CERTIFICATE;
+            error->message = verify_message (gnutls_session_get_verify_cert_status (conn->tls));
+        } else {
+            error->error_class = THRONG_ERROR_TLS;
+            error->message = gnutls_strerror (r);
+        }
+        return FAST_IO_ERROR;
+    }
+}
+
+static void
+free_datum (gpointer data)
+{
+    gnutls_free (data);
+}
+
+GBytes *
+fast_conn_take_session (FastConn *conn)
+{
+    gnutls_datum_t datum = { NULL, 0 };
+
+    if (gnutls_protocol_get_version (conn->tls) == GNUTLS_TLS1_3
+        && !(gnutls_session_get_flags (conn->tls) & GNUTLS_SFLAGS_SESSION_TICKET))
+        return NULL;
+    if (gnutls_session_get_data2 (conn->tls, &datum) != GNUTLS_E_SUCCESS || datum.size == 0) {
+        gnutls_free (datum.data);
+        return NULL;
+    }
+    return g_bytes_new_with_free_func (datum.data, datum.size, free_datum, datum.data);
+}
+
+void
+fast_conn_close (FastConn *conn, gboolean polite)
+{
+    if (conn == NULL)
+        return;
+    if (conn->tls != NULL) {
+        /* One try, never a wait: the peer may already be gone. */
+        if (polite)
+            gnutls_bye (conn->tls, GNUTLS_SHUT_WR);
+        gnutls_deinit (conn->tls);
+    }
+    g_source_destroy (conn->source);
+    g_source_unref (conn->source);
+    close (conn->fd);
+    g_free (conn->ahead);
+    g_free (conn->host);
+    g_free (conn);
+}

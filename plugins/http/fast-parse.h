@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HTTP/1.1 framing for the fast transport: building a request head once,
+ * finding where a response head ends, and counting a body without keeping
+ * it (Content-Length, chunked).  The header fields themselves are parsed
+ * by libsoup (soup_headers_parse_response); this file only frames bytes.
+ */
+#pragma once
+
+#include <glib.h>
+#include "http.h"
+
+/* Largest response head accepted; beyond it the response is malformed. */
+#define FAST_MAX_HEAD (64 * 1024)
+
+/*
+ * Appends to @out a request head without its final empty line: request
+ * line, Host (unless @headers has one), @headers, User-Agent (unless
+ * given), Content-Length when @body_len is not -1, and `Connection:
+ * close` when @close.  The caller appends optional lines, then "\r\n"
+ * and the body.
+ */
+void fast_request_head_append (GString *out, const char *method, const char *host, guint16 port,
+                               gboolean tls, const char *target, const GArray *headers,
+                               gssize body_len, gboolean close);
+
+/* The path and query of @uri as sent on a request line ("/" when empty); (transfer full). */
+char *fast_uri_target (GUri *uri);
+
+/*
+ * Offset just past the empty line ending the head in @buf[0..len), or 0
+ * when it has not arrived.  @from is how many bytes were already searched
+ * (the search restarts a few bytes before it).
+ */
+gsize fast_head_end (const guint8 *buf, gsize len, gsize from);
+
+/* Strict Content-Length: digits only (surrounding blanks allowed).  FALSE for "5, 6". */
+gboolean fast_parse_content_length (const char *value, guint64 *out);
+
+typedef enum {
+    FAST_BODY_MORE,  /* everything given was consumed; more is needed */
+    FAST_BODY_DONE,  /* the body ended; *consumed says where */
+    FAST_BODY_BAD,   /* not valid chunked encoding */
+    FAST_BODY_LIMIT, /* the body is larger than allowed */
+} FastBodyResult;
+
+/* A chunked-encoding decoder that only counts the payload's bytes. */
+typedef struct {
+    int state;
+    guint64 chunk_left;
+    guint64 total;  /* payload bytes so far */
+    guint digits;   /* hex digits of the current size line */
+    guint line_len; /* length of the current trailer line */
+} FastChunked;
+
+void fast_chunked_init (FastChunked *chunked);
+
+/*
+ * Consumes @data[0..len).  On FAST_BODY_DONE, *@consumed is the number of
+ * bytes that belonged to the body; otherwise it is @len (or where the
+ * error was met).
+ */
+FastBodyResult fast_chunked_feed (FastChunked *chunked, const guint8 *data, gsize len,
+                                  guint64 max_body, gsize *consumed);

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# throng's `fast` transport against wrk, h2load and ab, on one nginx, on
+# loopback.  Not a test: a measurement, printed as a table.
+#
+#   tests/bench/bench.sh [BUILD_DIR]        (default: build)
+#
+# What it measures, each run bounded to DURATION seconds (default 5, at
+# most 10), each figure the median of RUNS runs (default 3):
+#   1. keep-alive HTTP and HTTPS (TLS 1.3), CONNS connections (default 50):
+#      client CPU µs per request (user + system of the client process, from
+#      bash's `time`) and requests/s, as ratios to wrk's;
+#   2. the three TLS session policies at USERS users (default 500), HTTPS;
+#   3. full TLS handshakes per client CPU-second: throng with keep_alive off
+#      and resumption off, against `openssl s_time -new`.
+# The client is pinned to CLIENT_CPU (default 0) and nginx to SERVER_CPU
+# (default 1), so what one costs does not steal from the other.
+# SECTIONS="keep-alive policies handshakes" chooses what runs.  The
+# machine may be shared: CPU per request is the figure to compare, since
+# requests/s also depends on what else runs.
+#
+# Needs nginx, openssl, taskset and python3 (for the JSON summary); wrk,
+# h2load and ab are skipped when absent.  nginx is started from a config
+# written to a temporary directory and stopped by its PID on exit.
+set -euo pipefail
+
+BUILD_DIR=${1:-build}
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-3}
+CONNS=${CONNS:-50}
+USERS=${USERS:-500}
+CLIENT_CPU=${CLIENT_CPU:-0}
+SERVER_CPU=${SERVER_CPU:-1}
+HTTP_PORT=${HTTP_PORT:-28080}
+HTTPS_PORT=${HTTPS_PORT:-28443}
+SECTIONS=${SECTIONS:-"keep-alive policies handshakes"}
+
+if (( DURATION > 10 )); then
+    echo "DURATION is capped at 10 s" >&2
+    DURATION=10
+fi
+
+THRONG=$BUILD_DIR/core/throng
+[[ -x $THRONG ]] || { echo "no throng at $THRONG (build first)" >&2; exit 2; }
+for tool in nginx openssl taskset python3; do
+    command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 2; }
+done
+NGINX=$(command -v nginx)
+
+WORK=$(mktemp -d /tmp/throng-bench-XXXXXX)
+NGINX_PID=
+cleanup() {
+    if [[ -n $NGINX_PID ]]; then
+        kill "$NGINX_PID" 2>/dev/null || true
+        wait "$NGINX_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- certificates and nginx -------------------------------------------------
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj "/CN=throng bench CA" -keyout "$WORK/ca.key" -out "$WORK/ca.pem" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -subj "/CN=127.0.0.1" -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$WORK/ext.cnf"
+openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.pem" -CAkey "$WORK/ca.key" \
+    -CAcreateserial -days 2 -extfile "$WORK/ext.cnf" -out "$WORK/server.pem" 2>/dev/null
+
+mkdir -p "$WORK/tmp"
+cat > "$WORK/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+worker_rlimit_nofile 16384;
+pid $WORK/nginx.pid;
+error_log $WORK/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/tmp;
+  keepalive_requests 10000000;
+  keepalive_timeout 60s;
+  server {
+    listen 127.0.0.1:$HTTP_PORT;
+    listen 127.0.0.1:$HTTPS_PORT ssl;
+    ssl_certificate $WORK/server.pem;
+    ssl_certificate_key $WORK/server.key;
+    ssl_protocols TLSv1.3;
+    ssl_session_cache shared:SSL:20m;
+    ssl_session_tickets on;
+    location / { return 200 "ok\n"; }
+  }
+}
+EOF
+taskset -c "$SERVER_CPU" "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+NGINX_PID=$!
+for _ in $(seq 100); do
+    if (exec 3<>/dev/tcp/127.0.0.1/$HTTPS_PORT) 2>/dev/null; then break; fi
+    sleep 0.05
+done
+(exec 3<>/dev/tcp/127.0.0.1/$HTTP_PORT) 2>/dev/null || { echo "nginx did not start:" >&2; cat "$WORK/error.log" >&2; exit 3; }
+
+HTTP_URL=http://127.0.0.1:$HTTP_PORT/
+HTTPS_URL=https://127.0.0.1:$HTTPS_PORT/
+
+# --- helpers ------------------------------------------------------------------
+
+# run_timed OUT CMD...: runs CMD pinned to the client CPU with stdout+stderr
+# in OUT, and prints "USER SYS" (seconds of CPU of the client process).
+run_timed() {
+    local out=$1; shift
+    local TIMEFORMAT='%3U %3S'
+    { time taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1; } 2>&1
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+json() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    v = d
+    for k in path.split("."):
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    print(v, end=" ")
+print()' "$@"; }
+
+throng_plan() { # NAME URL USERS KEEP_ALIVE SESSION RESUMPTION [PRIORITY [RAMP_UP]]
+    local priority=${7:-NORMAL} ramp_up=${8:-0s}
+    cat > "$WORK/$1.yaml" <<EOF
+name: $1
+scenarios:
+  - name: $1
+    users: $3
+    duration: ${DURATION}s
+    ramp_up: $ramp_up
+    http:
+      base_url: $2
+      transport: fast
+      keep_alive: $4
+      tls: { ca_file: '$WORK/ca.pem', session: $5, resumption: $6, priority: '$priority' }
+    steps:
+      - http: { url: / }
+      - http: { url: /second }
+EOF
+    echo "$WORK/$1.yaml"
+}
+
+# One measurement: prints "REQUESTS CPU_S" for TOOL against URL.
+measure() { # TOOL URL
+    local tool=$1 url=$2 out=$WORK/out.txt cpu requests
+    case $tool in
+    wrk)
+        cpu=$(run_timed "$out" wrk -t1 -c"$CONNS" -d"${DURATION}s" "$url")
+        requests=$(awk '/requests in/ { print $1 }' "$out") ;;
+    h2load)
+        cpu=$(run_timed "$out" h2load --h1 -t1 -c"$CONNS" -D"$DURATION" "$url")
+        requests=$(awk '/^requests:/ { print $8 }' "$out") ;;
+    ab)
+        cpu=$(run_timed "$out" ab -k -q -c"$CONNS" -t"$DURATION" -n 100000000 "$url")
+        requests=$(awk '/^Complete requests:/ { print $3 }' "$out") ;;
+    throng)
+        local plan
+        plan=$(throng_plan ka "${url%/}" "$CONNS" true per-thread true)
+        rm -f "$WORK/ka.json"
+        cpu=$(run_timed "$out" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/ka.json")
+        requests=$(json "$WORK/ka.json" total.requests) ;;
+    esac
+    echo "$requests $(awk '{ print $1 + $2 }' <<<"$cpu")"
+}
+
+printf '# throng bench: %s s runs, median of %s, client on CPU %s, nginx on CPU %s, %s\n' \
+    "$DURATION" "$RUNS" "$CLIENT_CPU" "$SERVER_CPU" "$(date -u +%FT%TZ)"
+printf '# %s; nginx %s; load average %s\n' "$($THRONG --version)" \
+    "$("$NGINX" -v 2>&1 | sed 's/.*\///')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
+
+# --- 1. keep-alive ----------------------------------------------------------------
+
+declare -A CPU_US RPS
+if want keep-alive; then
+echo
+echo "## keep-alive, $CONNS connections, 1 client thread"
+printf '%-6s %-7s %12s %10s %12s %10s\n' proto tool 'cpu us/req' 'x wrk' 'req/s' 'x wrk'
+for proto in http https; do
+    url=$HTTP_URL
+    [[ $proto == https ]] && url=$HTTPS_URL
+    for tool in wrk throng h2load ab; do
+        if [[ $tool != throng ]] && ! command -v "$tool" >/dev/null; then
+            continue
+        fi
+        cpus=() rpss=()
+        for _ in $(seq "$RUNS"); do
+            read -r requests cpu < <(measure "$tool" "$url")
+            cpus+=("$(awk -v c="$cpu" -v r="$requests" 'BEGIN { printf "%.2f", (r > 0 ? c * 1e6 / r : 0) }')")
+            rpss+=("$(awk -v d="$DURATION" -v r="$requests" 'BEGIN { printf "%.0f", r / d }')")
+        done
+        CPU_US[$proto.$tool]=$(printf '%s\n' "${cpus[@]}" | median)
+        RPS[$proto.$tool]=$(printf '%s\n' "${rpss[@]}" | median)
+        printf '%-6s %-7s %12s %10s %12s %10s   (runs: %s us; %s req/s)\n' "$proto" "$tool" \
+            "${CPU_US[$proto.$tool]}" \
+            "$(awk -v a="${CPU_US[$proto.$tool]}" -v b="${CPU_US[$proto.wrk]:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "${RPS[$proto.$tool]}" \
+            "$(awk -v a="${RPS[$proto.$tool]}" -v b="${RPS[$proto.wrk]:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "${cpus[*]}" "${rpss[*]}"
+    done
+done
+printf 'throng per-thread HTTPS / HTTP throughput: %s\n' \
+    "$(awk -v a="${RPS[https.throng]}" -v b="${RPS[http.throng]}" 'BEGIN { printf "%.2f", a / b }')"
+fi
+
+# --- 2. the policies at $USERS users ----------------------------------------------
+
+if want policies; then
+echo
+echo "## TLS session policies, $USERS users (ramp-up 1 s), 2 requests per iteration, HTTPS (TLS 1.3), 1 worker"
+printf '%-26s %10s %12s %8s %8s %8s %12s\n' policy 'req/s' 'cpu us/req' conns full resumed 'cpu us/conn'
+for variant in "per-iteration true" "per-thread true" "global true" "per-thread false" "global false"; do
+    read -r policy keep <<<"$variant"
+    label=$policy
+    [[ $keep == false ]] && label="$policy, keep_alive off"
+    rows=()
+    for _ in $(seq "$RUNS"); do
+        plan=$(throng_plan pol "${HTTPS_URL%/}" "$USERS" "$keep" "$policy" true NORMAL 1s)
+        rm -f "$WORK/pol.json"
+        cpu=$(run_timed "$WORK/out.txt" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/pol.json")
+        read -r requests conns full resumed duration < <(json "$WORK/pol.json" total.requests \
+            total.connections total.handshakes.full total.handshakes.resumed duration_s)
+        rows+=("$(awk -v c="$(awk '{ print $1 + $2 }' <<<"$cpu")" -v r="$requests" -v d="$duration" \
+            -v n="$conns" -v f="$full" -v s="$resumed" \
+            'BEGIN { printf "%.0f %.2f %d %d %d %.1f", r / d, c * 1e6 / r, n, f, s, (n > 0 ? c * 1e6 / n : 0) }')")
+    done
+    # the run whose CPU per request is the median
+    row=$(printf '%s\n' "${rows[@]}" | sort -k2 -g | sed -n "$(( (RUNS + 1) / 2 ))p")
+    read -r a b c d e f <<<"$row"
+    printf '%-26s %10s %12s %8s %8s %8s %12s\n' "$label" "$a" "$b" "$c" "$d" "$e" "$f"
+done
+fi
+
+# --- 3. full handshakes per client CPU-second ------------------------------------
+
+if want handshakes; then
+echo
+echo "## full TLS 1.3 handshakes (+ one request each) per client CPU-second"
+printf '%-58s %12s %14s\n' client handshakes 'per cpu-second'
+hs_row() { # LABEL then "COUNT CPU" lines on stdin
+    local label=$1 best
+    best=$(awk '{ if ($2 > 0) printf "%d %.0f\n", $1, $1 / $2 }' | sort -k2 -g | sed -n "$(( (RUNS + 1) / 2 ))p")
+    printf '%-58s %12s %14s\n' "$label" ${best}
+}
+for priority in NORMAL "NORMAL:-GROUP-ALL:+GROUP-X25519"; do
+    for _ in $(seq "$RUNS"); do
+        plan=$(throng_plan hs "${HTTPS_URL%/}" 50 false per-thread false "$priority")
+        rm -f "$WORK/hs.json"
+        cpu=$(run_timed "$WORK/out.txt" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/hs.json")
+        echo "$(json "$WORK/hs.json" total.handshakes.full) $(awk '{ print $1 + $2 }' <<<"$cpu")"
+    done | hs_row "throng, 50 users, priority $priority"
+done
+for _ in $(seq "$RUNS"); do
+    cpu=$(run_timed "$WORK/out.txt" openssl s_time -connect "127.0.0.1:$HTTPS_PORT" -new \
+        -time "$DURATION" -www / -CAfile "$WORK/ca.pem")
+    echo "$(awk '/connections in [0-9.]+s;/ { print $1; exit }' "$WORK/out.txt") $(awk '{ print $1 + $2 }' <<<"$cpu")"
+done | hs_row "openssl s_time -new -www / (1 connection at a time)"
+fi

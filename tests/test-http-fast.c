@@ -1,0 +1,949 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast transport on the wire: body framing (Content-Length, chunked,
+ * read until close, no body for HEAD/204/304, interim 1xx), keep-alive
+ * reuse, the one silent retry on a kept-alive connection the server had
+ * closed, redirects, cookies, the body limit, malformed responses, a
+ * refused port, a name that does not resolve, and the step timeout.
+ *
+ * The real `throng` binary runs as a subprocess against a scripted HTTP
+ * server in this process (a thread per connection, answers chosen by
+ * path, written in pieces so that the parser meets split heads and chunk
+ * lines), and against nginx for the keep-alive counts.  The server counts
+ * what it saw, so each test checks throng's counters against it.
+ */
+#include "test-utils.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The framing code is compiled into this test as it is into the plugin. */
+#include "../plugins/http/fast-parse.c"
+
+#define RUN_TIMEOUT 60
+
+/* ------------------------------------------------------------------ */
+/* Framing, without a server                                           */
+
+/* Feeds @text to a fresh decoder in pieces of @piece bytes. */
+static FastBodyResult
+chunked_run (const char *text, gsize piece, guint64 max_body, guint64 *total, gsize *used)
+{
+    FastChunked c;
+    gsize len = strlen (text), off = 0;
+
+    fast_chunked_init (&c);
+    while (off < len) {
+        gsize n = MIN (piece, len - off), consumed = 0;
+        FastBodyResult r
+            = fast_chunked_feed (&c, (const guint8 *)text + off, n, max_body, &consumed);
+        if (r != FAST_BODY_MORE) {
+            *total = c.total;
+            *used = off + consumed;
+            return r;
+        }
+        g_assert_cmpuint (consumed, ==, n);
+        off += n;
+    }
+    *total = c.total;
+    *used = off;
+    return FAST_BODY_MORE;
+}
+
+static void
+test_parse_chunked (void)
+{
+    const char *body
+        = "5\r\nhello\r\n1;ext=\"a b\"\r\n!\r\n10\r\n0123456789abcdef\r\n0\r\nX-T: 1\r\n\r\n";
+    guint64 total;
+    gsize used;
+
+    /* Whole, and split at every possible place. */
+    for (gsize piece = 1; piece <= strlen (body); piece++) {
+        g_assert_cmpint (chunked_run (body, piece, 1000, &total, &used), ==, FAST_BODY_DONE);
+        g_assert_cmpuint (total, ==, 22);
+        g_assert_cmpuint (used, ==, strlen (body));
+    }
+    /* Bytes after the body are not consumed. */
+    g_assert_cmpint (chunked_run ("0\r\n\r\nHTTP/1.1", 64, 10, &total, &used), ==, FAST_BODY_DONE);
+    g_assert_cmpuint (used, ==, 5);
+    /* Bare LF line ends are tolerated. */
+    g_assert_cmpint (chunked_run ("3\nabc\n0\n\n", 64, 10, &total, &used), ==, FAST_BODY_DONE);
+    g_assert_cmpuint (total, ==, 3);
+    /* Not yet complete. */
+    g_assert_cmpint (chunked_run ("5\r\nhel", 64, 10, &total, &used), ==, FAST_BODY_MORE);
+    /* The limit is checked on the announced size, before the bytes arrive. */
+    g_assert_cmpint (chunked_run ("b\r\n", 64, 10, &total, &used), ==, FAST_BODY_LIMIT);
+    g_assert_cmpint (chunked_run ("5\r\nhello\r\n6\r\n", 64, 10, &total, &used), ==,
+                     FAST_BODY_LIMIT);
+    g_assert_cmpint (chunked_run ("a\r\n0123456789\r\n0\r\n\r\n", 64, 10, &total, &used), ==,
+                     FAST_BODY_DONE);
+    /* Malformed. */
+    g_assert_cmpint (chunked_run ("zz\r\n", 64, 10, &total, &used), ==, FAST_BODY_BAD);
+    g_assert_cmpint (chunked_run ("\r\n", 64, 10, &total, &used), ==, FAST_BODY_BAD);
+    g_assert_cmpint (chunked_run ("3\r\nabcX", 64, 10, &total, &used), ==, FAST_BODY_BAD);
+    g_assert_cmpint (chunked_run ("1234567890123456\r\n", 64, G_MAXUINT64, &total, &used), ==,
+                     FAST_BODY_BAD);
+}
+
+static void
+test_parse_head_end (void)
+{
+    const char *head = "HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody";
+    gsize end = strlen (head) - 4;
+
+    g_assert_cmpuint (fast_head_end ((const guint8 *)head, strlen (head), 0), ==, end);
+    /* Found across reads, whatever the split. */
+    for (gsize split = 1; split < end; split++) {
+        gsize found = fast_head_end ((const guint8 *)head, split, 0);
+        g_assert_cmpuint (found, ==, 0);
+        g_assert_cmpuint (fast_head_end ((const guint8 *)head, strlen (head), split), ==, end);
+    }
+    g_assert_cmpuint (fast_head_end ((const guint8 *)"HTTP/1.0 200 OK\n\nx", 18, 0), ==, 17);
+    g_assert_cmpuint (fast_head_end ((const guint8 *)"HTTP/1.1 200 OK\r\n", 17, 0), ==, 0);
+}
+
+static void
+test_parse_content_length (void)
+{
+    guint64 n = 7;
+
+    g_assert_true (fast_parse_content_length ("0", &n));
+    g_assert_cmpuint (n, ==, 0);
+    g_assert_true (fast_parse_content_length (" 1234 ", &n));
+    g_assert_cmpuint (n, ==, 1234);
+    g_assert_true (fast_parse_content_length ("18446744073709551615", &n));
+    g_assert_cmpuint (n, ==, G_MAXUINT64);
+    n = 7;
+    g_assert_false (fast_parse_content_length ("18446744073709551616", &n));
+    g_assert_false (fast_parse_content_length ("5, 6", &n));
+    g_assert_false (fast_parse_content_length ("-1", &n));
+    g_assert_false (fast_parse_content_length ("", &n));
+    g_assert_false (fast_parse_content_length ("12a", &n));
+    g_assert_cmpuint (n, ==, 7);
+}
+
+static void
+test_parse_request_head (void)
+{
+    g_autoptr (GArray) headers = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
+    g_autoptr (GString) out = g_string_new (NULL);
+    HttpHeader h = { (char *)"X-One", (char *)"1" };
+
+    g_array_append_val (headers, h);
+    fast_request_head_append (out, "POST", "example.test", 8080, FALSE, "/a?b=1", headers, 5, TRUE);
+    g_assert_cmpstr (out->str, ==,
+                     "POST /a?b=1 HTTP/1.1\r\nHost: example.test:8080\r\nX-One: 1\r\n"
+                     "User-Agent: throng/" THRONG_VERSION_STRING "\r\nContent-Length: 5\r\n"
+                     "Connection: close\r\n");
+    g_string_truncate (out, 0);
+    /* Default ports are left out; IPv6 literals are bracketed; a given Host wins. */
+    fast_request_head_append (out, "GET", "::1", 443, TRUE, "/", NULL, -1, FALSE);
+    g_assert_true (g_str_has_prefix (out->str, "GET / HTTP/1.1\r\nHost: [::1]\r\n"));
+    g_string_truncate (out, 0);
+    h = (HttpHeader){ (char *)"host", (char *)"virtual.test" };
+    g_array_append_val (headers, h);
+    fast_request_head_append (out, "GET", "127.0.0.1", 80, FALSE, "/", headers, -1, FALSE);
+    g_assert_null (strstr (out->str, "Host: 127.0.0.1"));
+    g_assert_nonnull (strstr (out->str, "host: virtual.test\r\n"));
+}
+
+/* ------------------------------------------------------------------ */
+/* A scripted server                                                   */
+
+typedef struct {
+    int listen_fd;
+    guint16 port;
+    GThread *acceptor;
+    gint connections; /* accepted */
+    gint requests;    /* request heads read */
+    gint cookie_hits; /* /need-cookie requests that carried the cookie */
+    gint close_seen;  /* requests with "Connection: close" */
+    gint stopping;
+    gint active; /* connection threads still running */
+} Server;
+
+typedef struct {
+    Server *server;
+    int fd;
+} ServerConn;
+
+static gboolean
+send_all (int fd, const char *data, gsize len)
+{
+    while (len > 0) {
+        gssize n = send (fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return FALSE;
+        data += n;
+        len -= n;
+    }
+    return TRUE;
+}
+
+/* Sends @text in pieces of @piece bytes with a pause between them. */
+static gboolean
+send_pieces (int fd, const char *text, gsize piece)
+{
+    gsize len = strlen (text);
+
+    for (gsize off = 0; off < len; off += piece) {
+        if (!send_all (fd, text + off, MIN (piece, len - off)))
+            return FALSE;
+        g_usleep (2000);
+    }
+    return TRUE;
+}
+
+#define CL_RESPONSE "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789"
+#define SPLIT_RESPONSE "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nX-Pad: abcdef\r\n\r\n0123456789"
+#define CLOSE_HEAD "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+#define REDIRECT_RESPONSE "HTTP/1.1 302 Found\r\nLocation: /cl\r\nContent-Length: 0\r\n\r\n"
+#define CLOSE_BODY 1000
+
+static gboolean
+send_text (int fd, const char *text)
+{
+    return send_all (fd, text, strlen (text));
+}
+
+static const char chunked_response[] = "HTTP/1.1 200 OK\r\n"
+                                       "Transfer-Encoding: chunked\r\n"
+                                       "\r\n"
+                                       "5\r\nhello\r\n"
+                                       "1;ext=1\r\n \r\n"
+                                       "14\r\n01234567890123456789\r\n"
+                                       "0\r\n"
+                                       "X-Trailer: yes\r\n"
+                                       "\r\n";
+
+/* Answers one request; FALSE closes the connection. */
+static gboolean
+answer (Server *server, int fd, const char *method, const char *path, const char *head)
+{
+    g_autofree char *text = NULL;
+
+    if (strcmp (path, "/cl") == 0)
+        return send_text (fd, CL_RESPONSE);
+    if (strcmp (path, "/split") == 0)
+        return send_pieces (fd, SPLIT_RESPONSE, 3);
+    if (strcmp (path, "/chunked") == 0)
+        return send_pieces (fd, chunked_response, 4);
+    if (strcmp (path, "/close") == 0) {
+        text = g_strnfill (CLOSE_BODY, 'x');
+        send_text (fd, CLOSE_HEAD);
+        send_all (fd, text, CLOSE_BODY);
+        return FALSE;
+    }
+    if (strcmp (path, "/then-close") == 0) {
+        /* Keep-alive promised, then the server drops the idle connection. */
+        send_text (fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        g_usleep (20000);
+        return FALSE;
+    }
+    if (strcmp (path, "/interim") == 0)
+        return send_text (fd, "HTTP/1.1 100 Continue\r\n\r\n"
+                              "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    if (strcmp (path, "/304") == 0)
+        return send_text (fd, "HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n");
+    if (strcmp (path, "/204") == 0)
+        return send_text (fd, "HTTP/1.1 204 No Content\r\n\r\n");
+    if (strcmp (path, "/head") == 0 && strcmp (method, "HEAD") == 0)
+        return send_text (fd, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
+    if (strcmp (path, "/big") == 0) {
+        /* 2 MiB, chunked, in 64 KiB chunks. */
+        g_autofree char *chunk = g_strnfill (65536, 'b');
+        if (!send_text (fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"))
+            return FALSE;
+        for (guint i = 0; i < 32; i++) {
+            if (!send_text (fd, "10000\r\n") || !send_all (fd, chunk, 65536)
+                || !send_text (fd, "\r\n"))
+                return FALSE;
+        }
+        return send_text (fd, "0\r\n\r\n");
+    }
+    if (strcmp (path, "/big-length") == 0) {
+        send_text (fd, "HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n");
+        return FALSE;
+    }
+    if (strcmp (path, "/malformed") == 0) {
+        send_text (fd, "HTPP/1.1 two hundred\r\nfoo\r\n\r\n");
+        return FALSE;
+    }
+    if (strcmp (path, "/bad-chunk") == 0) {
+        send_text (fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+        return FALSE;
+    }
+    if (strcmp (path, "/bad-length") == 0) {
+        send_text (fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello");
+        return FALSE;
+    }
+    if (strcmp (path, "/truncated") == 0) {
+        send_text (fd, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly-part");
+        return FALSE;
+    }
+    if (strcmp (path, "/redirect") == 0)
+        return send_text (fd, REDIRECT_RESPONSE);
+    if (strcmp (path, "/redirect-303") == 0)
+        return send_text (
+            fd, "HTTP/1.1 303 See Other\r\nLocation: /method\r\nContent-Length: 0\r\n\r\n");
+    if (strcmp (path, "/method") == 0) {
+        text = g_strdup_printf ("HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n",
+                                strcmp (method, "GET") == 0 ? "200 OK" : "405 Method Not Allowed");
+        return send_all (fd, text, strlen (text));
+    }
+    if (strcmp (path, "/redirect-host") == 0) {
+        /* Another host name for the same server: a second origin, a second connection. */
+        text = g_strdup_printf (
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://localhost:%u/cl\r\n"
+            "Content-Length: 0\r\n\r\n",
+            server->port);
+        return send_text (fd, text);
+    }
+    if (strcmp (path, "/loop") == 0)
+        return send_text (fd, "HTTP/1.1 301 Moved\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n");
+    if (strcmp (path, "/set-cookie") == 0)
+        return send_text (fd, "HTTP/1.1 200 OK\r\nSet-Cookie: session=abc123; Path=/\r\n"
+                              "Set-Cookie: other=1; Path=/\r\nContent-Length: 0\r\n\r\n");
+    if (strcmp (path, "/need-cookie") == 0) {
+        gboolean ok = strstr (head, "\r\nCookie: ") != NULL
+                      && strstr (head, "session=abc123") != NULL
+                      && strstr (head, "other=1") != NULL;
+        if (ok)
+            g_atomic_int_inc (&server->cookie_hits);
+        text = g_strdup_printf ("HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n",
+                                ok ? "200 OK" : "403 Forbidden");
+        return send_all (fd, text, strlen (text));
+    }
+    if (strcmp (path, "/slow") == 0) {
+        g_usleep (1500 * 1000);
+        return send_text (fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    }
+    return send_text (fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+}
+
+static gpointer
+server_conn_thread (gpointer data)
+{
+    ServerConn *sc = data;
+    Server *server = sc->server;
+    GString *in = g_string_new (NULL);
+    char buf[4096];
+
+    for (;;) {
+        char *end = strstr (in->str, "\r\n\r\n");
+        gssize n;
+
+        if (end != NULL) {
+            gsize head_len = end + 4 - in->str;
+            g_autofree char *head = g_strndup (in->str, head_len);
+            g_auto (GStrv) words = g_strsplit (head, " ", 3);
+            const char *cl = strstr (head, "Content-Length: ");
+            gsize body = cl != NULL ? g_ascii_strtoull (cl + 16, NULL, 10) : 0;
+            gboolean keep;
+
+            while (in->len < head_len + body) {
+                n = recv (sc->fd, buf, sizeof buf, 0);
+                if (n <= 0)
+                    goto out;
+                g_string_append_len (in, buf, n);
+            }
+            g_string_erase (in, 0, head_len + body);
+            g_atomic_int_inc (&server->requests);
+            if (strstr (head, "\r\nConnection: close\r\n") != NULL)
+                g_atomic_int_inc (&server->close_seen);
+            if (g_strv_length (words) < 3)
+                goto out;
+            {
+                char *query = strchr (words[1], '?');
+                if (query != NULL)
+                    *query = '\0';
+            }
+            keep = answer (server, sc->fd, words[0], words[1], head);
+            if (!keep || strstr (head, "\r\nConnection: close\r\n") != NULL)
+                goto out;
+            continue;
+        }
+        n = recv (sc->fd, buf, sizeof buf - 1, 0);
+        if (n <= 0)
+            break;
+        g_string_append_len (in, buf, n);
+    }
+out:
+    close (sc->fd);
+    g_string_free (in, TRUE);
+    g_free (sc);
+    g_atomic_int_dec_and_test (&server->active);
+    return NULL;
+}
+
+static gpointer
+server_accept_thread (gpointer data)
+{
+    Server *server = data;
+
+    for (;;) {
+        int fd = accept (server->listen_fd, NULL, NULL);
+        ServerConn *sc;
+
+        if (fd < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (g_atomic_int_get (&server->stopping)) {
+            close (fd);
+            break;
+        }
+        g_atomic_int_inc (&server->connections);
+        g_atomic_int_inc (&server->active);
+        sc = g_new0 (ServerConn, 1);
+        sc->server = server;
+        sc->fd = fd;
+        g_thread_unref (g_thread_new ("conn", server_conn_thread, sc));
+    }
+    return NULL;
+}
+
+static Server *
+server_start (void)
+{
+    Server *server = g_new0 (Server, 1);
+    struct sockaddr_in addr = { 0 };
+    socklen_t len = sizeof addr;
+    int one = 1;
+
+    server->listen_fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    g_assert_cmpint (server->listen_fd, >=, 0);
+    setsockopt (server->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    g_assert_cmpint (bind (server->listen_fd, (struct sockaddr *)&addr, sizeof addr), ==, 0);
+    g_assert_cmpint (listen (server->listen_fd, 128), ==, 0);
+    g_assert_cmpint (getsockname (server->listen_fd, (struct sockaddr *)&addr, &len), ==, 0);
+    server->port = ntohs (addr.sin_port);
+    server->acceptor = g_thread_new ("accept", server_accept_thread, server);
+    return server;
+}
+
+static void
+server_stop (Server *server)
+{
+    int fd;
+    struct sockaddr_in addr = { 0 };
+
+    g_atomic_int_set (&server->stopping, 1);
+    /* Wake the blocking accept with one last connection. */
+    fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    addr.sin_port = htons (server->port);
+    connect (fd, (struct sockaddr *)&addr, sizeof addr);
+    g_thread_join (server->acceptor);
+    close (fd);
+    close (server->listen_fd);
+    /* Connection threads end once throng's sockets are gone; /slow may still be asleep. */
+    for (guint i = 0; i < 500 && g_atomic_int_get (&server->active) > 0; i++)
+        g_usleep (10 * 1000);
+    g_assert_cmpint (g_atomic_int_get (&server->active), ==, 0);
+    g_free (server);
+}
+
+/* ------------------------------------------------------------------ */
+/* Running throng                                                      */
+
+typedef struct {
+    guint users;
+    guint iterations;
+    const char *scenario_extra; /* YAML lines under `http:` of the scenario, indented 6 */
+} RunShape;
+
+/*
+ * Runs one scenario whose steps are @steps_yaml (lines indented 6 under
+ * `steps:`) against @base_url; returns the JSON summary.
+ */
+static JsonNode *
+run_plan (const char *dir, const char *base_url, const RunShape *shape, const char *steps_yaml,
+          int expected_status)
+{
+    g_autofree char *plan
+        = g_strdup_printf ("name: fast\n"
+                           "scenarios:\n"
+                           "  - name: fast\n"
+                           "    users: %u\n"
+                           "    iterations: %u\n"
+                           "    http:\n"
+                           "      base_url: %s\n"
+                           "      transport: fast\n"
+                           "%s"
+                           "    steps:\n"
+                           "%s",
+                           shape->users, shape->iterations, base_url,
+                           shape->scenario_extra ? shape->scenario_extra : "", steps_yaml);
+    g_autofree char *err = NULL;
+    int status = -1;
+    JsonNode *root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, &err);
+
+    g_assert_cmpint (status, ==, expected_status);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (root);
+    return root;
+}
+
+static char *
+server_url (Server *server)
+{
+    return g_strdup_printf ("http://127.0.0.1:%u", server->port);
+}
+
+typedef struct {
+    char *dir;
+    Server *server;
+    char *url;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+    f->dir = throng_test_tmpdir_new ();
+    f->server = server_start ();
+    f->url = server_url (f->server);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+    server_stop (f->server);
+    throng_test_tmpdir_free (f->dir);
+    g_free (f->url);
+}
+
+#define ONE_USER(n) (&(RunShape){ 1, (n), NULL })
+
+/* ------------------------------------------------------------------ */
+/* Framing                                                             */
+
+static void
+test_content_length (Fixture *f, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (5),
+                                          "      - http: { url: /cl }\n"
+                                          "      - http: { url: /split }\n",
+                                          0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 10);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* Both paths on one kept-alive connection. */
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 1);
+    g_assert_cmpint (g_atomic_int_get (&f->server->requests), ==, 10);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_received"), ==,
+                     5 * (gint64)strlen (CL_RESPONSE));
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.bytes_received"), ==,
+                     5 * (gint64)strlen (SPLIT_RESPONSE));
+}
+
+static void
+test_chunked (Fixture *f, gconstpointer data)
+{
+    g_autoptr (JsonNode) root
+        = run_plan (f->dir, f->url, ONE_USER (4), "      - http: { url: /chunked }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), ==,
+                     4 * (gint64)strlen (chunked_response));
+}
+
+static void
+test_close_delimited (Fixture *f, gconstpointer data)
+{
+    g_autoptr (JsonNode) root
+        = run_plan (f->dir, f->url, ONE_USER (3), "      - http: { url: /close }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), ==,
+                     3 * (gint64)(strlen (CLOSE_HEAD) + CLOSE_BODY));
+}
+
+/* No body after HEAD, 204 and 304 whatever Content-Length says; interim 1xx skipped. */
+static void
+test_no_body (Fixture *f, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (3),
+                                          "      - http: { url: /304, expect_status: '304' }\n"
+                                          "      - http: { url: /204, expect_status: '204' }\n"
+                                          "      - http: { url: /head, method: HEAD }\n"
+                                          "      - http: { url: /interim }\n",
+                                          0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 12);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* Had a body been awaited, the next request would have hung or broken the connection. */
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections                                                         */
+
+static void
+test_keep_alive_users (Fixture *f, gconstpointer data)
+{
+    RunShape shape = { 4, 10, NULL };
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, &shape,
+                                          "      - http: { url: /cl }\n"
+                                          "      - http: { url: /chunked }\n",
+                                          0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 80);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 4);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 4);
+    g_assert_cmpint (g_atomic_int_get (&f->server->close_seen), ==, 0);
+}
+
+static void
+test_keep_alive_off (Fixture *f, gconstpointer data)
+{
+    RunShape shape = { 2, 5, "      keep_alive: false\n" };
+    g_autoptr (JsonNode) root
+        = run_plan (f->dir, f->url, &shape, "      - http: { url: /cl }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 10);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 10);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 10);
+    g_assert_cmpint (g_atomic_int_get (&f->server->close_seen), ==, 10);
+}
+
+/*
+ * The server drops each connection shortly after answering, without
+ * saying so: the next request on it meets a closed connection and is
+ * retried once on a new one, silently.
+ */
+static void
+test_stale_retry (Fixture *f, gconstpointer data)
+{
+    RunShape shape = { 1, 6, "      timeout: 5s\n" };
+    g_autoptr (JsonNode) root
+        = run_plan (f->dir, f->url, &shape, "      - http: { url: /then-close }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 6);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 6);
+}
+
+/* ------------------------------------------------------------------ */
+/* Redirects and cookies                                               */
+
+static void
+test_redirects (Fixture *f, gconstpointer data)
+{
+    RunShape shape = { 1, 2, NULL };
+    g_autoptr (JsonNode) root = run_plan (
+        f->dir, f->url, &shape,
+        "      - http: { url: /redirect, follow_redirects: true }\n"
+        "      - http: { url: /redirect, expect_status: '302' }\n"
+        "      - http: { url: /redirect-303, method: POST, body: x, follow_redirects: true }\n"
+        "      - http: { url: /loop, follow_redirects: true, max_redirects: 3 }\n",
+        0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 8);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
+    /* Followed: the final response is /cl's 10-byte body. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_received"), ==,
+                     2 * (gint64)(strlen (REDIRECT_RESPONSE) + strlen (CL_RESPONSE)));
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+    /* 303 after a POST continues with GET. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.3.stats.errors"), ==, 2);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.3.stats.errors_by_class.protocol"), ==, 2);
+    /* 2 × (2 + 1 + 2 + 4) requests, on one connection. */
+    g_assert_cmpint (g_atomic_int_get (&f->server->requests), ==, 18);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 1);
+}
+
+/*
+ * A redirect to another origin (here "localhost", which may resolve to ::1
+ * first, where nothing listens): a new connection, kept alive beside the
+ * first one and reused by the next iteration.
+ */
+static void
+test_redirect_other_host (Fixture *f, gconstpointer data)
+{
+    RunShape shape = { 1, 3, NULL };
+    g_autoptr (JsonNode) root
+        = run_plan (f->dir, f->url, &shape,
+                    "      - http: { url: /redirect-host, follow_redirects: true }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 2);
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 2);
+    g_assert_cmpint (g_atomic_int_get (&f->server->requests), ==, 6);
+}
+
+static void
+test_cookies (Fixture *f, gconstpointer data)
+{
+    RunShape shape = { 2, 3, NULL };
+    g_autoptr (JsonNode) root
+        = run_plan (f->dir, f->url, &shape,
+                    "      - http: { url: /need-cookie, expect_status: '403' }\n"
+                    "      - http: { url: /set-cookie }\n"
+                    "      - http: { url: /need-cookie }\n",
+                    0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 18);
+    /* First iteration's first request has no cookie yet (403 expected); later ones do (200 ≠ 403).
+     */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.errors"), ==, 0);
+    g_assert_cmpint (g_atomic_int_get (&f->server->cookie_hits), ==, 2 * 2 + 2 * 3);
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+static void
+test_body_limit (Fixture *f, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (2),
+                                          "      - http: { url: /big, max_body: 1MiB }\n"
+                                          "      - http: { url: /big-length, max_body: 1MiB }\n"
+                                          "      - http: { url: /big, max_body: 4MiB }\n",
+                                          0);
+
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.body-limit"), ==, 2);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.body-limit"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.errors"), ==, 0);
+}
+
+static void
+test_malformed (Fixture *f, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (2),
+                                          "      - http: { url: /malformed }\n"
+                                          "      - http: { url: /bad-chunk }\n"
+                                          "      - http: { url: /bad-length }\n"
+                                          "      - http: { url: /truncated }\n"
+                                          "      - http: { url: /cl }\n",
+                                          0);
+
+    for (guint i = 0; i < 3; i++) {
+        g_autofree char *path
+            = g_strdup_printf ("scenarios.0.steps.%u.stats.errors_by_class.protocol", i);
+        g_assert_cmpint (throng_test_json_int (root, path), ==, 2);
+    }
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.3.stats.errors_by_class.reset"),
+                     ==, 2);
+    /* The user goes on after each failure. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.4.stats.errors"), ==, 0);
+}
+
+static void
+test_refused (void)
+{
+    g_autofree char *dir = throng_test_tmpdir_new ();
+    g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
+    g_autoptr (JsonNode) root = run_plan (dir, url, ONE_USER (3), "      - http: { url: / }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.connect"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 0);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+static void
+test_dns (void)
+{
+    g_autofree char *dir = throng_test_tmpdir_new ();
+    g_autoptr (JsonNode) root
+        = run_plan (dir, "http://nosuch.invalid", ONE_USER (2), "      - http: { url: / }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.dns"), ==, 2);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+static void
+test_timeout (Fixture *f, gconstpointer data)
+{
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (2),
+                                          "      - http: { url: /slow, timeout: 300ms }\n"
+                                          "      - http: { url: /cl }\n",
+                                          0);
+
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.timeout"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+    /* Each timed-out step ended at its timeout (2 × 300 ms), not when the server answered (2 × 1.5
+     * s). */
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, 2.0);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+}
+
+/*
+ * A listener whose accept queue is full drops new SYNs, so a connect to it
+ * hangs: connect_timeout must end the step, long before the step timeout.
+ */
+static void
+test_connect_timeout (void)
+{
+    g_autofree char *dir = throng_test_tmpdir_new ();
+    struct sockaddr_in addr = { 0 };
+    socklen_t len = sizeof addr;
+    int listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fillers[4];
+    g_autofree char *url = NULL;
+    RunShape shape = { 1, 2, "      connect_timeout: 300ms\n      timeout: 20s\n" };
+    g_autoptr (JsonNode) root = NULL;
+
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    g_assert_cmpint (bind (listener, (struct sockaddr *)&addr, sizeof addr), ==, 0);
+    g_assert_cmpint (listen (listener, 0), ==, 0);
+    g_assert_cmpint (getsockname (listener, (struct sockaddr *)&addr, &len), ==, 0);
+    /* Fill the accept queue; these are never accepted. */
+    for (guint i = 0; i < G_N_ELEMENTS (fillers); i++) {
+        fillers[i] = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        connect (fillers[i], (struct sockaddr *)&addr, sizeof addr);
+    }
+    g_usleep (100 * 1000);
+    url = g_strdup_printf ("http://127.0.0.1:%u", ntohs (addr.sin_port));
+    root = run_plan (dir, url, &shape, "      - http: { url: / }\n", 0);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.timeout"), ==, 2);
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, 5.0);
+    for (guint i = 0; i < G_N_ELEMENTS (fillers); i++)
+        close (fillers[i]);
+    close (listener);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/*
+ * The run ends while every user is inside a TLS handshake the server
+ * never answers: the users are freed mid-handshake, nothing completes
+ * after that, and throng exits promptly.
+ */
+static void
+test_free_mid_handshake (Fixture *f, gconstpointer data)
+{
+    g_autofree char *url = g_strdup_printf ("https://127.0.0.1:%u", f->server->port);
+    gint64 start = g_get_monotonic_time ();
+    g_autofree char *plan = g_strdup_printf ("name: mid-handshake\n"
+                                             "scenarios:\n"
+                                             "  - name: stuck\n"
+                                             "    users: 5\n"
+                                             "    duration: 1s\n"
+                                             "    graceful_stop: 300ms\n"
+                                             "    http:\n"
+                                             "      base_url: %s\n"
+                                             "      transport: fast\n"
+                                             "      connect_timeout: 30s\n"
+                                             "      tls: { verify: false }\n"
+                                             "    steps:\n"
+                                             "      - http: { url: / }\n",
+                                             url);
+    g_autofree char *err = NULL;
+    int status = -1;
+    g_autoptr (JsonNode) root
+        = throng_test_run_json (f->dir, plan, NULL, RUN_TIMEOUT, &status, &err);
+
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_nonnull (root);
+    /* Cancelled steps are not samples: nothing completed, nothing failed. */
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, 0);
+    /* Five users connected and were stuck in the handshake. */
+    g_assert_cmpint (g_atomic_int_get (&f->server->connections), ==, 5);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+}
+
+/* A kept-alive connection to nginx, counted by nginx itself. */
+static void
+test_nginx_keep_alive (void)
+{
+    g_autoptr (ThrongTestNginx) nginx = NULL;
+    g_autoptr (GError) error = NULL;
+    ThrongTestNginxLog log;
+    g_autofree char *dir = NULL;
+
+    if (!throng_test_require_nginx ())
+        return;
+    nginx = throng_test_nginx_start (NULL, &error);
+    g_assert_no_error (error);
+    dir = throng_test_tmpdir_new ();
+
+    for (guint keep = 0; keep < 2; keep++) {
+        RunShape shape = { 5, 8, keep ? NULL : "      keep_alive: false\n" };
+        g_autoptr (JsonNode) root = NULL;
+
+        /* Truncated in place: nginx keeps appending to the file it opened. */
+        g_assert_cmpint (truncate (throng_test_nginx_access_log (nginx), 0), ==, 0);
+        root = run_plan (dir, throng_test_nginx_http_url (nginx), &shape,
+                         "      - http: { url: /a }\n"
+                         "      - http: { url: /b, method: POST, body: 'hello' }\n",
+                         0);
+        g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 80);
+        g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+        g_assert_true (throng_test_nginx_log_wait (nginx, 80, 5000, &log));
+        g_assert_cmpuint (log.lines, ==, 80);
+        g_assert_cmpuint (log.status_2xx, ==, 80);
+        g_assert_cmpuint (log.connections, ==, keep ? 5 : 80);
+        g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, log.connections);
+        g_assert_cmpuint (log.max_connection_requests, ==, keep ? 16 : 1);
+    }
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+
+    g_test_add_func ("/http-fast/parse/chunked", test_parse_chunked);
+    g_test_add_func ("/http-fast/parse/head-end", test_parse_head_end);
+    g_test_add_func ("/http-fast/parse/content-length", test_parse_content_length);
+    g_test_add_func ("/http-fast/parse/request-head", test_parse_request_head);
+
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+    ADD ("/http-fast/framing/content-length", test_content_length);
+    ADD ("/http-fast/framing/chunked", test_chunked);
+    ADD ("/http-fast/framing/close-delimited", test_close_delimited);
+    ADD ("/http-fast/framing/no-body", test_no_body);
+    ADD ("/http-fast/connection/keep-alive", test_keep_alive_users);
+    ADD ("/http-fast/connection/keep-alive-off", test_keep_alive_off);
+    ADD ("/http-fast/connection/stale-retry", test_stale_retry);
+    ADD ("/http-fast/connection/free-mid-handshake", test_free_mid_handshake);
+    ADD ("/http-fast/redirects/same-host", test_redirects);
+    ADD ("/http-fast/redirects/other-host", test_redirect_other_host);
+    ADD ("/http-fast/cookies", test_cookies);
+    ADD ("/http-fast/error/body-limit", test_body_limit);
+    ADD ("/http-fast/error/malformed", test_malformed);
+    ADD ("/http-fast/error/timeout", test_timeout);
+#undef ADD
+    g_test_add_func ("/http-fast/error/refused", test_refused);
+    g_test_add_func ("/http-fast/error/dns", test_dns);
+    g_test_add_func ("/http-fast/error/connect-timeout", test_connect_timeout);
+    g_test_add_func ("/http-fast/nginx/keep-alive", test_nginx_keep_alive);
+
+    return g_test_run ();
+}
