@@ -331,6 +331,13 @@ user_timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
         user_finish (user, TRUE);
         return G_SOURCE_CONTINUE;
     }
+    if (user->hard_deadline_us > 0 && due == user->hard_deadline_us) {
+        /* The hard deadline, left armed between steps, came while the
+         * user was not running one: nothing to cancel. */
+        if (user->state == USER_IDLE || user->state == USER_PARKED)
+            return G_SOURCE_CONTINUE;
+        due = 0;
+    }
     if (due > 0 && user->state != USER_DONE && user->worker->metrics != NULL)
         throng_histogram_record (user->worker->metrics->lag, g_get_monotonic_time () - due);
     user_advance (user);
@@ -487,7 +494,9 @@ user_run_step (ThrongUser *user)
     sample->iteration = (guint32) user->iteration;
 
     user->state = USER_RUNNING;
-    if (user->hard_deadline_us > 0)
+    /* Armed lazily: when it is armed already (no pause since the last
+     * step), setting it again would cost the loop a wake-up per request. */
+    if (user->hard_deadline_us > 0 && g_source_get_ready_time (user->timer) != user->hard_deadline_us)
         user_wait_until (user, user->hard_deadline_us);
     user->in_step_run = TRUE;
     user->completed_in_run = FALSE;
@@ -525,8 +534,6 @@ user_after_step (ThrongUser *user)
                           || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE;
     gint64 now = g_get_monotonic_time ();
 
-    if (user->hard_deadline_us > 0)
-        g_source_set_ready_time (user->timer, -1);
     sample->elapsed_us = now - sample->start_us;
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, user->step),
                          sample);
