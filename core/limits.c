@@ -8,7 +8,6 @@
 #include "limits-private.h"
 
 #include <errno.h>
-#include <string.h>
 #include <sys/resource.h>
 
 #include <gio/gio.h>
@@ -56,7 +55,7 @@ throng_limits_prepare (guint64 users_needed, GError **error)
     }
 
     rlim_t most = ceiling (limit.rlim_max);
-    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur < most) {
+    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < most) {
         struct rlimit raised = { .rlim_cur = most, .rlim_max = limit.rlim_max };
 
         /* Best effort: a refusal leaves the soft limit, which is checked below. */

@@ -68,6 +68,7 @@ echo "fuzz: $(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) inputs in $cor
     -timeout=10 \
     -rss_limit_mb=2048 \
     -print_final_stats=1 \
+    -error_exitcode=1 \
     -dict="$source_dir/tests/fuzz/plan.dict" \
     -artifact_prefix="$artifacts/" \
     "$corpus" "$seeds"

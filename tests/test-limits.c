@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The open-file limit (issue 6, item 5).  throng_limits_prepare() is
+ * tested in forked children, whose limits can be lowered for good; then
+ * the real binary, started with a lowered RLIMIT_NOFILE: short of the
+ * descriptors a plan's users need, it must refuse at start (exit 3, one
+ * line naming the limit and the users, no results written), and with a
+ * low soft but a high enough hard limit it must raise the soft limit
+ * itself and run a load that needs it (300 users, each holding a
+ * connection to nginx) without one EMFILE.
+ */
+#include "limits-private.h"
+#include "test-utils.h"
+
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define RUN_TIMEOUT 60
+
+/* ---- throng_limits_prepare, in children ----------------------------------- */
+
+static void
+set_nofile (rlim_t soft, rlim_t hard)
+{
+    struct rlimit limit = { .rlim_cur = soft, .rlim_max = hard };
+
+    g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &limit), ==, 0);
+}
+
+static rlim_t
+soft_nofile (void)
+{
+    struct rlimit limit;
+
+    g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &limit), ==, 0);
+    return limit.rlim_cur;
+}
+
+static rlim_t
+hard_nofile (void)
+{
+    struct rlimit limit;
+
+    g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &limit), ==, 0);
+    return limit.rlim_max;
+}
+
+static void
+test_fds_needed (void)
+{
+    g_assert_cmpuint (throng_limits_fds_needed (0), ==, 64);
+    g_assert_cmpuint (throng_limits_fds_needed (1000), ==, 2064);
+    g_assert_cmpuint (throng_limits_fds_needed (G_MAXUINT64), ==, G_MAXUINT64);
+}
+
+static void
+test_prepare_short (void)
+{
+    if (g_test_subprocess ()) {
+        g_autoptr (GError) error = NULL;
+
+        set_nofile (64, 64);
+        /* 0 users need only the margin: exactly the limit */
+        g_assert_true (throng_limits_prepare (0, &error));
+        g_assert_no_error (error);
+        g_assert_false (throng_limits_prepare (1000, &error));
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
+        g_test_message ("%s", error->message);
+        g_assert_nonnull (strstr (error->message, "open-file limit"));
+        g_assert_nonnull (strstr (error->message, " is 64 "));
+        g_assert_nonnull (strstr (error->message, "1000 users"));
+        g_assert_nonnull (strstr (error->message, "2064"));
+        g_assert_null (strchr (error->message, '\n'));
+        g_assert_cmpuint (soft_nofile (), ==, 64);
+        return;
+    }
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed ();
+}
+
+static void
+test_prepare_raises (void)
+{
+    if (hard_nofile () != RLIM_INFINITY && hard_nofile () < 4096) {
+        g_test_skip ("the hard open-file limit is below 4096");
+        return;
+    }
+    if (g_test_subprocess ()) {
+        g_autoptr (GError) error = NULL;
+
+        set_nofile (64, 4096);
+        g_assert_true (throng_limits_prepare (1000, &error));
+        g_assert_no_error (error);
+        /* raised to the hard limit, not just to what was asked */
+        g_assert_cmpuint (soft_nofile (), ==, 4096);
+        /* 2500 users need 5064: short even after the raise */
+        g_assert_false (throng_limits_prepare (2500, &error));
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
+        g_assert_nonnull (strstr (error->message, " is 4096 "));
+        g_assert_nonnull (strstr (error->message, "2500 users"));
+        return;
+    }
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed ();
+}
+
+/* ---- the binary, with a lowered limit ----------------------------------- */
+
+typedef struct {
+    rlim_t soft;
+    rlim_t hard;
+} Limit;
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void
+lower_limit (gpointer data)
+{
+    const Limit *limit = data;
+    struct rlimit value = { .rlim_cur = limit->soft, .rlim_max = limit->hard };
+
+    if (setrlimit (RLIMIT_NOFILE, &value) != 0)
+        _exit (125);
+}
+
+typedef struct {
+    gboolean done;
+    GError *error;
+    char *out;
+    char *err;
+} Communicated;
+
+static void
+on_communicated (GObject *source, GAsyncResult *result, gpointer data)
+{
+    Communicated *state = data;
+
+    g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &state->out,
+                                          &state->err, &state->error);
+    state->done = TRUE;
+}
+
+static gboolean
+on_timeout (gpointer data)
+{
+    *(gboolean *)data = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * `throng ARGV…` with RLIMIT_NOFILE set to @soft:@hard in the child
+ * (throng_test_run() cannot set limits).  Killed by PID and failed after
+ * @timeout_s.  Returns the exit status (128 + N for signal N).
+ */
+static int
+run_limited (const char *const *argv, rlim_t soft, rlim_t hard, guint timeout_s, char **out_err)
+{
+    g_autoptr (GSubprocessLauncher) launcher
+        = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GMainContext) context = g_main_context_new ();
+    Limit limit = { soft, hard };
+    Communicated state = { 0 };
+    gboolean timed_out = FALSE;
+    int status;
+
+    g_ptr_array_add (args, (gpointer)throng_test_exe ());
+    for (gsize i = 0; argv[i] != NULL; i++)
+        g_ptr_array_add (args, (gpointer)argv[i]);
+    g_ptr_array_add (args, NULL);
+    g_subprocess_launcher_set_child_setup (launcher, lower_limit, &limit, NULL);
+
+    g_autoptr (GSubprocess) proc
+        = g_subprocess_launcher_spawnv (launcher, (const char *const *)args->pdata, &error);
+    g_assert_no_error (error);
+
+    g_main_context_push_thread_default (context);
+    g_subprocess_communicate_utf8_async (proc, NULL, NULL, on_communicated, &state);
+    GSource *timer = g_timeout_source_new_seconds (timeout_s);
+    g_source_set_callback (timer, on_timeout, &timed_out, NULL);
+    g_source_attach (timer, context);
+    while (!state.done && !timed_out)
+        g_main_context_iteration (context, TRUE);
+    if (!state.done) {
+        g_test_fail_printf ("throng did not exit within %u s", timeout_s);
+        g_subprocess_force_exit (proc);
+        while (!state.done)
+            g_main_context_iteration (context, TRUE);
+    }
+    g_source_destroy (timer);
+    g_source_unref (timer);
+    g_main_context_pop_thread_default (context);
+
+    g_assert_no_error (state.error);
+    g_subprocess_wait (proc, NULL, NULL);
+    if (g_subprocess_get_if_signaled (proc))
+        status = 128 + g_subprocess_get_term_sig (proc);
+    else
+        status = g_subprocess_get_exit_status (proc);
+    g_test_message ("exit %d; stderr: %s", status, state.err);
+    g_free (state.out);
+    *out_err = state.err;
+    return status;
+}
+
+static guint
+count_lines (const char *text)
+{
+    guint n = 0;
+
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == '\n';
+    return n;
+}
+
+static void
+test_refused_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    /* null steps open nothing: only the check can refuse this plan */
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
+                                                    "scenarios:\n"
+                                                    "  - name: crowd\n"
+                                                    "    users: 1000\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - null: {delay: 1ms}\n");
+    g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_autofree char *out = g_strconcat ("json=", summary, NULL);
+    const char *const argv[] = { "run", plan, "--quiet", "--out", out, NULL };
+    g_autofree char *err = NULL;
+    int status = run_limited (argv, 64, 64, RUN_TIMEOUT, &err);
+
+    g_assert_cmpint (status, ==, 3);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpuint (count_lines (err), ==, 1);
+    g_assert_true (g_str_has_prefix (err, "throng: "));
+    /* the limit, its value and the users asked for */
+    g_assert_nonnull (strstr (err, "open-file limit"));
+    g_assert_nonnull (strstr (err, " 64 "));
+    g_assert_nonnull (strstr (err, "1000 users"));
+    /* refused before the run: no results, and no run full of EMFILE */
+    g_assert_false (g_file_test (summary, G_FILE_TEST_EXISTS));
+    g_assert_null (strstr (err, "Too many open files"));
+
+    /* validate only reads the plan: the limit is a run's concern */
+    const char *const validate[] = { "validate", plan, NULL };
+    g_autofree char *validate_err = NULL;
+    g_assert_cmpint (run_limited (validate, 64, 64, RUN_TIMEOUT, &validate_err), ==, 0);
+}
+
+static void
+test_raised_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const guint users = 300;
+    ThrongTestNginxConfig config = { 0 };
+    g_autoptr (GError) error = NULL;
+
+    if (hard_nofile () != RLIM_INFINITY && hard_nofile () < 4096) {
+        g_test_skip ("the hard open-file limit is below 4096");
+        return;
+    }
+    if (!throng_test_require_nginx ())
+        return;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
+    g_assert_no_error (error);
+
+    /*
+     * Every user holds a keep-alive connection of its own at once: far
+     * more descriptors than a soft limit of 64 allows, unless throng
+     * raises it.  (nginx, not the built-in target: SoupServer's listen
+     * backlog is too short for 300 connections opened at once.)
+     */
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - name: crowd\n"
+                                             "    users: %u\n"
+                                             "    iterations: 3\n"
+                                             "    ramp_up: 1s\n"
+                                             "    think_time: 500ms\n"
+                                             "    http: {base_url: '%s'}\n"
+                                             "    steps:\n"
+                                             "      - http: {url: /}\n",
+                                             users, throng_test_nginx_http_url (nginx));
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_autofree char *out = g_strconcat ("json=", summary, NULL);
+    const char *const argv[] = { "run", plan, "--quiet", "--out", out, NULL };
+    g_autofree char *err = NULL;
+    int status = run_limited (argv, 64, 4096, RUN_TIMEOUT, &err);
+
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+
+    JsonNode *root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, users * 3);
+    /* not one EMFILE (a connect error) */
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), >=, users);
+    json_node_unref (root);
+
+    /* and nginx saw every user on a connection of its own */
+    ThrongTestNginxLog log;
+    g_assert_true (throng_test_nginx_log_wait (nginx, users * 3, 5000, &log));
+    g_assert_cmpuint (log.connections, >=, users);
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    /* the `null` protocol, for the child throng processes */
+    g_setenv ("THRONG_PLUGIN_PATH", g_getenv ("THRONG_TEST_PLUGIN_DIR"), TRUE);
+
+    g_test_add_func ("/limits/fds-needed", test_fds_needed);
+    g_test_add_func ("/limits/prepare/short", test_prepare_short);
+    g_test_add_func ("/limits/prepare/raises", test_prepare_raises);
+    g_test_add ("/limits/run/refused-at-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_refused_at_start, throng_test_tmpdir_teardown);
+    g_test_add ("/limits/run/raised-at-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_raised_at_start, throng_test_tmpdir_teardown);
+    return g_test_run ();
+}
