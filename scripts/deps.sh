@@ -14,6 +14,7 @@ THRONG_PACKAGES=(
     libglib2.0-dev libsoup-3.0-dev glib-networking
     libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev
     nginx-light python3
+    clang libclang-rt-14-dev
 )
 
 throng_missing_packages () {

@@ -372,7 +372,9 @@ test_delay (Fixture *f, gconstpointer data)
     fast_done = g_get_monotonic_time ();
     g_assert_no_error (fast_r.error);
     g_assert_cmpuint (soup_message_get_status (fast), ==, 200);
-    g_assert_null (slow_r.body);
+    /* Under the sanitizers the fast request alone can take 300 ms. */
+    if (g_getenv ("THRONG_SANITIZED") == NULL)
+        g_assert_null (slow_r.body);
 
     wait_for (&slow_r);
     slow_done = g_get_monotonic_time ();

@@ -918,8 +918,14 @@ consume (FastUser *u, gsize n)
             return TRUE;
         }
         soup_message_headers_clear (u->headers);
-        if (!soup_headers_parse_response ((const char *)u->in, end, u->headers, &version, &status,
-                                          NULL)) {
+        /* libsoup reads the status code with strtoul, which wants a string
+         * that ends; the byte is put back after parsing. */
+        guint8 saved = u->in[end];
+        u->in[end] = '\0';
+        gboolean parsed = soup_headers_parse_response ((const char *)u->in, end, u->headers,
+                                                       &version, &status, NULL);
+        u->in[end] = saved;
+        if (!parsed) {
             fail (u, THRONG_ERROR_PROTOCOL, "malformed response head");
             return FALSE;
         }
@@ -971,7 +977,7 @@ read_some (FastUser *u)
                 return;
             }
             u->in_size *= 2;
-            u->in = g_realloc (u->in, u->in_size);
+            u->in = g_realloc (u->in, u->in_size + 1);
         }
         space = u->in_size - u->in_len;
         r = fast_conn_read (conn, u->in + u->in_len, space, &n, &want, &error);
@@ -1135,7 +1141,8 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->hosts = g_ptr_array_new_with_free_func (host_free);
     u->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
     u->in_size = IN_INITIAL;
-    u->in = g_malloc (u->in_size);
+    /* One byte more than it holds, for the NUL the head parser expects. */
+    u->in = g_malloc (u->in_size + 1);
     u->out = g_string_sized_new (512);
     return u;
 }
