@@ -274,6 +274,12 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
     if (executor != NULL) {
         const char *name = throng_node_scalar (executor);
         guint i;
+        if (name == NULL) {
+            throng_node_set_error (executor, error, THRONG_PLAN_ERROR_TYPE,
+                                   "executor must be a name: users, ramping-users, "
+                                   "constant-arrival-rate or ramping-arrival-rate");
+            return FALSE;
+        }
         for (i = 0; i < G_N_ELEMENTS (executor_names); i++)
             if (g_strcmp0 (name, executor_names[i]) == 0)
                 break;

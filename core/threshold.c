@@ -315,6 +315,14 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
 
     g_autofree char *left = g_strstrip (g_strndup (text, (gsize) (op_at - text)));
     g_autofree char *right = g_strstrip (g_strdup (op_at + op_length));
+    gsize left_length = strlen (left);
+    if ((left_length > 0 && strchr ("=!<>", left[left_length - 1]) != NULL)
+        || (right[0] != '\0' && strchr ("=!<>", right[0]) != NULL)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s': unknown comparison; use <, <=, >, >=, == or !=",
+                               text);
+        return FALSE;
+    }
     g_autofree char *subject = NULL;
     if (!split_subject (left, &subject, threshold)) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
