@@ -353,8 +353,8 @@ main (int argc, char **argv)
     ADD ("/engine/think-time/uniform", test_think_uniform, NULL);
     ADD ("/engine/pacing", test_pacing, NULL);
     ADD ("/engine/open/constant-rate", test_constant_rate, GINT_TO_POINTER (3));
-    if (g_test_slow ())
-        ADD ("/engine/open/constant-rate-10s", test_constant_rate, GINT_TO_POINTER (10));
+    /* The figure issue 4 asks for: 1000/s for 10 s is 10,000 ± 1%. */
+    ADD ("/engine/open/constant-rate-10s", test_constant_rate, GINT_TO_POINTER (10));
     ADD ("/engine/open/dropped", test_dropped, NULL);
     ADD ("/engine/open/ramping-rate", test_ramping_rate, NULL);
     ADD ("/engine/ramping-users", test_ramping_users, NULL);
