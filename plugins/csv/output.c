@@ -180,3 +180,20 @@ output_file_abort (OutputFile *file)
         unlink (file->tmp_path);
     output_file_free (file);
 }
+
+void
+output_append_int (GString *out, gint64 value)
+{
+    char digits[24];
+    int n = 0;
+    guint64 v = value < 0 ? (guint64) 0 - (guint64) value : (guint64) value;
+
+    do {
+        digits[n++] = (char) ('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    if (value < 0)
+        g_string_append_c (out, '-');
+    while (n > 0)
+        g_string_append_c (out, digits[--n]);
+}

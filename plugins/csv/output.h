@@ -35,3 +35,7 @@ gboolean output_file_close (OutputFile *file, GError **error);
 
 /* Closes without publishing: an atomic file's PATH.tmp is removed.  NULL is allowed. */
 void output_file_abort (OutputFile *file);
+
+/* Appends @value in decimal: integers are most of a row, and printf is
+ * measurably slower than this at 100k rows/s. */
+void output_append_int (GString *out, gint64 value);

@@ -271,18 +271,6 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
 
 /* User: helpers */
 
-static gboolean
-timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
-{
-    /* Disarmed while it runs (a dispatching source wakes no one); the callback re-arms. */
-    g_source_set_ready_time (source, -1);
-    return callback (data);
-}
-
-static GSourceFuncs timer_funcs = {
-    .dispatch = timer_dispatch,
-};
-
 /* When the exchange in flight must end: its deadline, or its connect's if earlier. */
 static gint64
 exchange_deadline (const FastUser *u)
@@ -1132,7 +1120,7 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->fs = scenario->transport_data;
     u->user = user;
     u->context = throng_user_get_context (user);
-    u->timer = g_source_new (&timer_funcs, sizeof (GSource));
+    u->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
     g_source_set_static_name (u->timer, "throng-http fast deadline");
     g_source_set_callback (u->timer, on_timer, u, NULL);
     g_source_set_ready_time (u->timer, -1);

@@ -28,3 +28,9 @@ void http_sample_set_error (ThrongSample *sample, ThrongErrorClass error_class);
 
 /* TRUE for the statuses a redirect follows: 301, 302, 303, 307, 308. */
 gboolean http_status_is_redirect (guint status);
+
+/*
+ * Funcs of a one-shot, re-armable timer source: it dispatches its callback
+ * once its ready time comes and disarms itself (timer.c).
+ */
+extern GSourceFuncs http_timer_funcs;

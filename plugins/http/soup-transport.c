@@ -186,17 +186,6 @@ soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
         g_ptr_array_add (notes, g_strdup (note_priority));
 }
 
-static gboolean
-timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
-{
-    g_source_set_ready_time (source, -1);
-    return callback (data);
-}
-
-static GSourceFuncs timer_funcs = {
-    .dispatch = timer_dispatch,
-};
-
 /* Pushes the user's context as thread-default unless the worker already did. */
 static gboolean
 push_context (SoupUser *user)
@@ -230,7 +219,7 @@ soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     user->buffer = g_malloc (SOUP_READ_BUFFER);
     user->cancellable = g_cancellable_new ();
 
-    user->timer = g_source_new (&timer_funcs, sizeof (GSource));
+    user->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
     g_source_set_callback (user->timer, timer_fired, user, NULL);
     g_source_set_ready_time (user->timer, -1);
     g_source_attach (user->timer, user->context);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "json-reporter.h"
+#include "output.h"
 
 /* Whether @summary, from a core that may be older than this plugin, has @field. */
 #define JSON_SUMMARY_HAS(summary, field)                                                          \
@@ -328,23 +329,6 @@ json_append_string (GString *out, const char *text)
     g_string_append_c (out, '"');
 }
 
-static void
-json_append_int (GString *out, gint64 value)
-{
-    char digits[24];
-    int n = 0;
-    guint64 v = value < 0 ? (guint64) 0 - (guint64) value : (guint64) value;
-
-    do {
-        digits[n++] = (char) ('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    if (value < 0)
-        g_string_append_c (out, '-');
-    while (n > 0)
-        g_string_append_c (out, digits[--n]);
-}
-
 /* The seconds part of the time changes once a second; it is formatted once per second. */
 static void
 json_append_sample_time (GString *out, JsonTimeCache *cache, gint64 wall_us)
@@ -372,7 +356,7 @@ static void
 json_append_member_int (GString *out, const char *name, gint64 value)
 {
     g_string_append (out, name);
-    json_append_int (out, value);
+    output_append_int (out, value);
 }
 
 /* Written by hand: a JsonBuilder per sample would cost more than the request it describes. */
