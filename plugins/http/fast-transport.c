@@ -226,6 +226,17 @@ fast_step_free (gpointer data)
 }
 
 static gboolean
+method_is_idempotent (const char *method)
+{
+    static const char *const idempotent[] = { "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (idempotent); i++)
+        if (strcmp (method, idempotent[i]) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+static gboolean
 method_has_body (const char *method)
 {
     return strcmp (method, "POST") == 0 || strcmp (method, "PUT") == 0
@@ -337,6 +348,8 @@ pool_take (FastUser *u)
     return NULL;
 }
 
+static void idle_event (FastUser *u, FastConn *conn);
+
 static void
 pool_put (FastUser *u, FastConn *conn)
 {
@@ -347,6 +360,11 @@ pool_put (FastUser *u, FastConn *conn)
     u->pool[u->n_pool++] = conn;
     /* Watched while idle so that a server's close is seen before reuse. */
     fast_conn_watch (conn, G_IO_IN);
+    /* Bytes already read ahead (a record past the response's end) will
+     * never make the socket ready: look at them now, or the next request
+     * would take them for its response. */
+    if (fast_conn_pending (conn))
+        idle_event (u, conn);
 }
 
 static void
@@ -932,7 +950,12 @@ consume (FastUser *u, gsize n)
 static void
 connection_lost (FastUser *u, FastIo r, const FastError *error)
 {
-    if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && u->reused && !u->retried && !u->got_bytes) {
+    /* A kept-alive connection the server closed before answering: send
+     * again on a new one, once, when that cannot do anything twice — the
+     * request did not all go out, or its method is idempotent. */
+    gboolean safe = u->req_off < u->req_len || method_is_idempotent (u->method);
+    if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && u->reused && !u->retried && !u->got_bytes
+        && safe) {
         fast_conn_close (u->conn, FALSE);
         u->conn = NULL;
         u->retried = TRUE;
