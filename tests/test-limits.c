@@ -204,16 +204,6 @@ run_limited (const char *const *argv, rlim_t soft, rlim_t hard, guint timeout_s,
     return status;
 }
 
-static guint
-count_lines (const char *text)
-{
-    guint n = 0;
-
-    for (const char *p = text; *p != '\0'; p++)
-        n += *p == '\n';
-    return n;
-}
-
 static void
 test_refused_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
 {
@@ -233,7 +223,7 @@ test_refused_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
 
     g_assert_cmpint (status, ==, 3);
     throng_test_assert_no_glib_noise (err);
-    g_assert_cmpuint (count_lines (err), ==, 1);
+    g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
     g_assert_true (g_str_has_prefix (err, "throng: "));
     /* the limit, its value and the users asked for */
     g_assert_nonnull (strstr (err, "open-file limit"));

@@ -17,6 +17,7 @@
 
 #include "node-private.h"
 #include "registry.h"
+#include "metrics.h"
 #include "test-utils.h"
 
 #define N_SAMPLES 1000
@@ -46,39 +47,6 @@ typedef struct {
     ThrongThresholdResult thresholds[2];
 } FakeRun;
 
-static void
-stats_init (ThrongStats *stats)
-{
-    memset (stats, 0, sizeof *stats);
-    stats->latency = throng_histogram_new ();
-    stats->handshake = throng_histogram_new ();
-}
-
-static void
-stats_clear (ThrongStats *stats)
-{
-    g_clear_pointer (&stats->latency, throng_histogram_free);
-    g_clear_pointer (&stats->handshake, throng_histogram_free);
-}
-
-static void
-stats_add (ThrongStats *stats, const ThrongSample *sample)
-{
-    stats->requests++;
-    if (sample->error != THRONG_ERROR_NONE) {
-        stats->errors++;
-        stats->errors_by_class[sample->error]++;
-    }
-    stats->bytes_sent += sample->bytes_sent;
-    stats->bytes_received += sample->bytes_received;
-    stats->connections += sample->connections_opened;
-    stats->handshakes_full += sample->handshakes_full;
-    stats->handshakes_resumed += sample->handshakes_resumed;
-    throng_histogram_record (stats->latency, sample->elapsed_us);
-    if (sample->tls_us > 0)
-        throng_histogram_record (stats->handshake, sample->tls_us);
-}
-
 static FakeRun *
 fake_run_new (void)
 {
@@ -97,12 +65,12 @@ fake_run_new (void)
         .workers = 2,
     };
 
-    stats_init (&fake->scenario.stats);
-    stats_init (&fake->summary.total);
+    throng_stats_init (&fake->scenario.stats);
+    throng_stats_init (&fake->summary.total);
     for (guint s = 0; s < 2; s++) {
         fake->steps[s].label = step_labels_0[s];
         fake->steps[s].protocol = "http";
-        stats_init (&fake->steps[s].stats);
+        throng_stats_init (&fake->steps[s].stats);
     }
 
     for (guint i = 0; i < N_SAMPLES; i++) {
@@ -142,9 +110,9 @@ fake_run_new (void)
             sample->status = 200;
             sample->message = "OK";
         }
-        stats_add (&fake->steps[sample->step].stats, sample);
-        stats_add (&fake->scenario.stats, sample);
-        stats_add (&fake->summary.total, sample);
+        throng_stats_record (&fake->steps[sample->step].stats, sample);
+        throng_stats_record (&fake->scenario.stats, sample);
+        throng_stats_record (&fake->summary.total, sample);
     }
 
     fake->scenario.name = "shop";
@@ -184,10 +152,10 @@ fake_run_new (void)
 static void
 fake_run_free (FakeRun *fake)
 {
-    stats_clear (&fake->summary.total);
-    stats_clear (&fake->scenario.stats);
+    throng_stats_clear (&fake->summary.total);
+    throng_stats_clear (&fake->scenario.stats);
     for (guint s = 0; s < 2; s++)
-        stats_clear (&fake->steps[s].stats);
+        throng_stats_clear (&fake->steps[s].stats);
     g_free (fake);
 }
 
@@ -208,17 +176,17 @@ fake_snapshot_new (const FakeRun *fake, guint from, guint to, guint active, gint
 {
     FakeSnapshot *snap = g_new0 (FakeSnapshot, 1);
 
-    stats_init (&snap->scenario.stats);
-    stats_init (&snap->summary.total);
+    throng_stats_init (&snap->scenario.stats);
+    throng_stats_init (&snap->summary.total);
     for (guint s = 0; s < 2; s++) {
         snap->steps[s].label = step_labels_0[s];
         snap->steps[s].protocol = "http";
-        stats_init (&snap->steps[s].stats);
+        throng_stats_init (&snap->steps[s].stats);
     }
     for (guint i = from; i < to; i++) {
-        stats_add (&snap->steps[fake->samples[i].step].stats, &fake->samples[i]);
-        stats_add (&snap->scenario.stats, &fake->samples[i]);
-        stats_add (&snap->summary.total, &fake->samples[i]);
+        throng_stats_record (&snap->steps[fake->samples[i].step].stats, &fake->samples[i]);
+        throng_stats_record (&snap->scenario.stats, &fake->samples[i]);
+        throng_stats_record (&snap->summary.total, &fake->samples[i]);
     }
     snap->scenario.name = "shop";
     snap->scenario.users = 4;
@@ -249,10 +217,10 @@ fake_snapshot_new (const FakeRun *fake, guint from, guint to, guint active, gint
 static void
 fake_snapshot_free (FakeSnapshot *snap)
 {
-    stats_clear (&snap->summary.total);
-    stats_clear (&snap->scenario.stats);
+    throng_stats_clear (&snap->summary.total);
+    throng_stats_clear (&snap->scenario.stats);
     for (guint s = 0; s < 2; s++)
-        stats_clear (&snap->steps[s].stats);
+        throng_stats_clear (&snap->steps[s].stats);
     g_free (snap);
 }
 

@@ -20,16 +20,6 @@ static const char *const transports[] = { "fast", "soup" };
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static guint
-count_lines (const char *text)
-{
-    guint n = 0;
-
-    for (const char *p = text; *p != '\0'; p++)
-        n += *p == '\n';
-    return n;
-}
-
 /*
  * A plan error: exit 2 and exactly one line on stderr that begins with the
  * plan's path and, when @located, "LINE:COLUMN: ".
@@ -43,7 +33,7 @@ assert_plan_error (const char *plan, int status, const char *err, gboolean locat
     g_test_message ("stderr: %s", err);
     g_assert_cmpint (status, ==, 2);
     throng_test_assert_no_glib_noise (err);
-    g_assert_cmpuint (count_lines (err), ==, 1);
+    g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
     g_assert_true (g_str_has_suffix (err, "\n"));
     g_assert_true (g_str_has_prefix (err, prefix));
     if (located) {
@@ -67,7 +57,7 @@ test_version (void)
     g_assert_cmpint (status, ==, 0);
     g_assert_true (g_str_has_prefix (out, "throng "));
     g_assert_nonnull (strstr (out, "0."));
-    g_assert_cmpuint (count_lines (out), ==, 1);
+    g_assert_cmpuint (throng_test_count_lines (out), ==, 1);
     g_assert_cmpstr (err, ==, "");
 }
 
@@ -277,7 +267,7 @@ test_validate_bad_set (ThrongTestTmpdir *tmp, gconstpointer data)
 
     g_test_message ("stderr: %s", err);
     g_assert_cmpint (status, ==, 2);
-    g_assert_cmpuint (count_lines (err), ==, 1);
+    g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
     throng_test_assert_no_glib_noise (err);
 }
 

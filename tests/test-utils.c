@@ -1156,3 +1156,13 @@ throng_test_json_length (JsonNode *root, const char *path)
     g_error ("JSON \"%s\" is neither an array nor an object", path);
     return 0;
 }
+
+guint
+throng_test_count_lines (const char *text)
+{
+    guint n = 0;
+
+    for (const char *p = text; *p != '\0'; p++)
+        n += *p == '\n';
+    return n;
+}

@@ -78,6 +78,9 @@ int throng_test_runv (guint timeout_s,
                       const char *first_arg,
                       ...) G_GNUC_NULL_TERMINATED;
 
+/* The newline characters in @text: its lines, when each ends with one. */
+guint throng_test_count_lines (const char *text);
+
 /*
  * Asserts that @text (usually a captured stderr) carries no GLib
  * "CRITICAL", "WARNING" or "ERROR" log line, and no sanitizer report.
