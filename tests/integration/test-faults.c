@@ -2,7 +2,7 @@
 /*
  * throng against a failing target, a full disk and misbehaving plugins,
  * through the real binary.  For each fault the fault server
- * (tests/fault-server.c) injects — refused, silent, stalled, cut, reset,
+ * (tests/lib/fault-server.c) injects — refused, silent, stalled, cut, reset,
  * garbage, endless, 5xx, dropped or stalled TLS, bad certificates, a
  * connect that never completes — on both transports and, where TLS
  * matters, over HTTPS: the run completes, the sample has the documented
@@ -60,7 +60,7 @@ fault_server_exe (void)
     const char *build = g_getenv ("THRONG_BUILD_DIR");
 
     g_assert_nonnull (build);
-    return g_build_filename (build, "tests", "fault", "throng-fault-server", NULL);
+    return g_build_filename (build, "tests", "lib", "throng-fault-server", NULL);
 }
 
 static void

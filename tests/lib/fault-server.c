@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A small HTTP and HTTPS server that misbehaves on request, for the fault
- * tests (tests/test-faults.c): it stalls, closes or resets connections at
+ * tests (tests/integration/test-faults.c): it stalls, closes or resets connections at
  * chosen points, answers garbage, 5xx or endless bodies, drops or stalls
  * TLS handshakes, and keeps a listener whose accept queue is full.  The
  * contract (kinds, paths, what it prints) is tests/fault-server.h.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The wire contract between the fault-injecting server
- * (tests/fault-server.c, built as tests/fault/throng-fault-server) and the
+ * (tests/lib/fault-server.c, built as tests/lib/throng-fault-server) and the
  * tests that drive it: its command line, the lines it prints when its
  * listeners are ready, and the request paths that choose a fault.
  *

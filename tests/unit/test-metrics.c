@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the per-worker metrics blocks (core/metrics.c): what one sample
+ * adds, out-of-range error classes, the layout of steps per scenario, and
+ * that merging blocks equals recording everything into one block, which is
+ * what the main thread's totals rely on.
+ */
+#include "metrics.h"
+
+static ThrongSample
+sample_make (gint64 elapsed_us, ThrongErrorClass error)
+{
+    ThrongSample sample = { 0 };
+
+    sample.elapsed_us = elapsed_us;
+    sample.error = error;
+    sample.bytes_sent = 100;
+    sample.bytes_received = 1000;
+    return sample;
+}
+
+static void
+test_stats_record (void)
+{
+    ThrongStats stats;
+    ThrongSample ok = sample_make (1500, THRONG_ERROR_NONE);
+    ThrongSample failed = sample_make (30000, THRONG_ERROR_TIMEOUT);
+    ThrongSample handshake = sample_make (2500, THRONG_ERROR_NONE);
+
+    handshake.connections_opened = 1;
+    handshake.handshakes_full = 1;
+    handshake.tls_us = 800;
+
+    throng_stats_init (&stats);
+    throng_stats_record (&stats, &ok);
+    throng_stats_record (&stats, &failed);
+    throng_stats_record (&stats, &handshake);
+
+    g_assert_cmpuint (stats.requests, ==, 3);
+    g_assert_cmpuint (stats.errors, ==, 1);
+    g_assert_cmpuint (stats.errors_by_class[THRONG_ERROR_TIMEOUT], ==, 1);
+    g_assert_cmpuint (stats.bytes_sent, ==, 300);
+    g_assert_cmpuint (stats.bytes_received, ==, 3000);
+    g_assert_cmpuint (stats.connections, ==, 1);
+    g_assert_cmpuint (stats.handshakes_full, ==, 1);
+    g_assert_cmpuint (stats.handshakes_resumed, ==, 0);
+    /* failures are timed too: a timeout's latency is part of the distribution */
+    g_assert_cmpuint (throng_histogram_count (stats.latency), ==, 3);
+    g_assert_cmpint (throng_histogram_max (stats.latency), >=, 29700);
+    /* only a step that made a handshake records a handshake time */
+    g_assert_cmpuint (throng_histogram_count (stats.handshake), ==, 1);
+
+    throng_stats_reset (&stats);
+    g_assert_cmpuint (stats.requests, ==, 0);
+    g_assert_cmpuint (stats.errors_by_class[THRONG_ERROR_TIMEOUT], ==, 0);
+    g_assert_cmpuint (throng_histogram_count (stats.latency), ==, 0);
+    g_assert_nonnull (stats.latency);
+    throng_stats_clear (&stats);
+    g_assert_null (stats.latency);
+    throng_stats_clear (&stats);
+}
+
+/* A class past the table (a plugin built against a newer SDK) counts as "other", never out of bounds. */
+static void
+test_stats_unknown_class (void)
+{
+    ThrongStats stats;
+    ThrongSample odd = sample_make (10, (ThrongErrorClass) (THRONG_ERROR_CLASS_SLOTS + 7));
+
+    throng_stats_init (&stats);
+    throng_stats_record (&stats, &odd);
+    g_assert_cmpuint (stats.errors, ==, 1);
+    g_assert_cmpuint (stats.errors_by_class[THRONG_ERROR_OTHER], ==, 1);
+    throng_stats_clear (&stats);
+}
+
+static void
+test_metrics_layout (void)
+{
+    const guint steps[] = { 2, 0, 3 };
+    g_autoptr (ThrongMetrics) metrics = throng_metrics_new (G_N_ELEMENTS (steps), steps);
+
+    g_assert_cmpuint (metrics->n_scenarios, ==, 3);
+    g_assert_cmpuint (metrics->first_step[0], ==, 0);
+    g_assert_cmpuint (metrics->first_step[1], ==, 2);
+    g_assert_cmpuint (metrics->first_step[2], ==, 2);
+    g_assert_cmpuint (metrics->first_step[3], ==, 5);
+    g_assert_true (throng_metrics_step (metrics, 2, 0) == &metrics->steps[2]);
+    g_assert_true (throng_metrics_step (metrics, 2, 2) == &metrics->steps[4]);
+}
+
+/* Merging per-worker blocks gives exactly what one block recording every sample gives. */
+static void
+test_metrics_merge_equals_union (void)
+{
+    const guint steps[] = { 2, 1 };
+    g_autoptr (ThrongMetrics) whole = throng_metrics_new (2, steps);
+    g_autoptr (ThrongMetrics) merged = throng_metrics_new (2, steps);
+    ThrongMetrics *workers[3];
+    g_autoptr (GRand) rand = g_rand_new_with_seed (42);
+
+    for (guint w = 0; w < G_N_ELEMENTS (workers); w++)
+        workers[w] = throng_metrics_new (2, steps);
+
+    for (guint i = 0; i < 30000; i++) {
+        guint w = (guint) g_rand_int_range (rand, 0, G_N_ELEMENTS (workers));
+        guint scenario = (guint) g_rand_int_range (rand, 0, 2);
+        guint step = (guint) g_rand_int_range (rand, 0, (gint32) steps[scenario]);
+        ThrongSample sample = sample_make (g_rand_int_range (rand, 1, 5000000),
+                                           g_rand_int_range (rand, 0, 10) == 0 ? THRONG_ERROR_STATUS
+                                                                                : THRONG_ERROR_NONE);
+        gint64 lag = g_rand_int_range (rand, 0, 20000);
+
+        throng_stats_record (throng_metrics_step (workers[w], scenario, step), &sample);
+        throng_stats_record (throng_metrics_step (whole, scenario, step), &sample);
+        throng_histogram_record (workers[w]->lag, lag);
+        throng_histogram_record (whole->lag, lag);
+        workers[w]->iterations[scenario]++;
+        whole->iterations[scenario]++;
+    }
+    for (guint w = 0; w < G_N_ELEMENTS (workers); w++) {
+        workers[w]->active_users[0] = 10 + w;
+        workers[w]->dropped[1] = w;
+        workers[w]->samples_dropped = 5;
+        workers[w]->loop_delay_max_us = 100 * (gint64) (w + 1);
+        throng_metrics_merge (merged, workers[w]);
+    }
+
+    for (guint i = 0; i < merged->first_step[2]; i++) {
+        const ThrongStats *a = &merged->steps[i], *b = &whole->steps[i];
+        g_autofree char *la = throng_histogram_serialize (a->latency);
+        g_autofree char *lb = throng_histogram_serialize (b->latency);
+
+        g_assert_cmpuint (a->requests, ==, b->requests);
+        g_assert_cmpuint (a->errors, ==, b->errors);
+        g_assert_cmpuint (a->errors_by_class[THRONG_ERROR_STATUS], ==, b->errors_by_class[THRONG_ERROR_STATUS]);
+        g_assert_cmpuint (a->bytes_received, ==, b->bytes_received);
+        g_assert_cmpstr (la, ==, lb);
+    }
+    g_assert_cmpuint (merged->iterations[0], ==, whole->iterations[0]);
+    g_assert_cmpuint (merged->iterations[1], ==, whole->iterations[1]);
+    g_assert_cmpuint (throng_histogram_count (merged->lag), ==, 30000);
+    /* levels are summed across workers, the loop delay is the worst one */
+    g_assert_cmpuint (merged->active_users[0], ==, 10 + 11 + 12);
+    g_assert_cmpuint (merged->dropped[1], ==, 0 + 1 + 2);
+    g_assert_cmpuint (merged->samples_dropped, ==, 15);
+    g_assert_cmpint (merged->loop_delay_max_us, ==, 300);
+
+    throng_metrics_reset (merged);
+    g_assert_cmpuint (merged->steps[0].requests, ==, 0);
+    g_assert_cmpuint (merged->iterations[0], ==, 0);
+    g_assert_cmpuint (throng_histogram_count (merged->lag), ==, 0);
+    g_assert_cmpint (merged->loop_delay_max_us, ==, 0);
+
+    for (guint w = 0; w < G_N_ELEMENTS (workers); w++)
+        throng_metrics_free (workers[w]);
+    throng_metrics_free (NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    g_test_add_func ("/metrics/stats/record", test_stats_record);
+    g_test_add_func ("/metrics/stats/unknown-class", test_stats_unknown_class);
+    g_test_add_func ("/metrics/layout", test_metrics_layout);
+    g_test_add_func ("/metrics/merge-equals-union", test_metrics_merge_equals_union);
+    return g_test_run ();
+}
