@@ -671,10 +671,9 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     if (engine.grace_source != 0)
         g_source_remove (engine.grace_source);
 
-    g_autofree gint64 *worker_cpu_us = g_new0 (gint64, n_workers);
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
-        throng_worker_join (slot->worker, &worker_cpu_us[w]);
+        throng_worker_join (slot->worker);
         slot->worker = NULL;
     }
     /* Reports the workers queued after their final one cannot exist; but

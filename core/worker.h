@@ -54,4 +54,4 @@ void throng_worker_abort (ThrongWorker *worker);
 void throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics, GArray *samples);
 
 /* Joins the thread (after its final report) and frees the worker. */
-void throng_worker_join (ThrongWorker *worker, gint64 *cpu_us);
+void throng_worker_join (ThrongWorker *worker);
