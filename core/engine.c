@@ -242,15 +242,15 @@ emit_snapshot (ThrongEngine *engine)
 }
 
 static void
-deliver_samples (ThrongEngine *engine, GArray *samples)
+deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
 {
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
 
         if (slot->opened && slot->wants_samples)
             slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
-                                                    (const ThrongSample *) samples->data,
-                                                    samples->len);
+                                                    (const ThrongSample *) batch->samples->data,
+                                                    batch->samples->len);
     }
 }
 
@@ -287,8 +287,7 @@ on_report (ThrongWorkerReport *report, gpointer data)
         memset (slot->active, 0, sizeof (guint) * engine->plan->scenarios->len);
         if (report->metrics != NULL)
             throng_metrics_free (report->metrics);
-        if (report->samples != NULL)
-            g_array_unref (report->samples);
+        throng_sample_batch_free (report->samples);
         if (engine->tick_pending > 0 && slot->answered_tick != engine->tick)
             engine->tick_pending--;
         engine->live_workers--;

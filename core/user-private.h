@@ -38,6 +38,7 @@ struct _ThrongUser {
     gboolean in_step_run;
     gboolean completed_in_run;
     ThrongSample sample;
+    char *message;              /* throng_sample_set_message()'s copy; made on first use */
 };
 
 /* A user of scenario @scenario_index, waiting; nothing is created for it yet. */
@@ -63,3 +64,6 @@ void throng_user_stop (ThrongUser *user);
  * because a plugin that just completed a step may still be on the stack.
  */
 void throng_user_finish (ThrongUser *user, gboolean now);
+
+/* The buffer (THRONG_SAMPLE_MESSAGE_MAX + 1 bytes) that holds the message of @user's step. */
+char *throng_user_message_buffer (ThrongUser *user);

@@ -177,7 +177,9 @@ user_run_step (ThrongUser *user)
     sample->scenario = user->scenario_index;
     sample->step = user->step;
     sample->user = user->id;
-    sample->iteration = (guint32) user->iteration;
+    sample->iteration = user->iteration;
+    sample->iteration32 = (guint32) user->iteration;
+    sample->owner = user;
 
     user->state = THRONG_USER_RUNNING;
     /* Armed lazily: when it is armed already (no pause since the last
@@ -220,7 +222,8 @@ user_after_step (ThrongUser *user)
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, user->step),
                          sample);
     if (worker->setup.want_samples)
-        throng_worker_keep_sample (worker, sample);
+        throng_worker_keep_sample (worker, sample,
+                                   sample->message != NULL && sample->message == user->message);
 
     user->step++;
     if (user->step < scenario->steps->len) {
@@ -370,7 +373,16 @@ throng_user_free (gpointer data)
         g_source_destroy (user->timer);
         g_source_unref (user->timer);
     }
+    g_free (user->message);
     g_free (user);
+}
+
+char *
+throng_user_message_buffer (ThrongUser *user)
+{
+    if (user->message == NULL)
+        user->message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
+    return user->message;
 }
 
 /* --- the SDK's view of a user ------------------------------------------------ */

@@ -17,7 +17,7 @@ struct _ThrongWorker {
     guint live_users;
     guint *active;              /* per scenario: users between first iteration and done */
     ThrongMetrics *metrics;     /* the interval being recorded; NULL once the last report went */
-    GArray *samples;            /* the batch being filled, or NULL */
+    ThrongSampleBatch *samples; /* the batch being filled, or NULL */
     GAsyncQueue *free_metrics;  /* blocks returned by the main thread */
     GAsyncQueue *free_samples;
     gint batches_in_flight;     /* atomic */
@@ -30,8 +30,12 @@ struct _ThrongWorker {
     gint64 probe_due_us;
 };
 
-/* Hands a completed step's sample to the batch for the reporters. */
-void throng_worker_keep_sample (ThrongWorker *worker, const ThrongSample *sample);
+/*
+ * Hands a completed step's sample to the batch for the reporters; with
+ * @copy_message, its message is the user's copy and goes into the batch.
+ */
+void throng_worker_keep_sample (ThrongWorker *worker, const ThrongSample *sample,
+                                gboolean copy_message);
 
 /* A user of the worker is done; the last one ends the worker. */
 void throng_worker_user_done (ThrongWorker *worker);

@@ -76,7 +76,7 @@ send_report (ThrongWorker *worker, gboolean with_metrics, guint tick, gboolean f
     call->report.worker = worker;
     call->report.tick = tick;
     call->report.final = final;
-    if (worker->samples != NULL && worker->samples->len > 0) {
+    if (worker->samples != NULL && worker->samples->samples->len > 0) {
         call->report.samples = g_steal_pointer (&worker->samples);
         g_atomic_int_inc (&worker->batches_in_flight);
     }
@@ -94,21 +94,21 @@ send_report (ThrongWorker *worker, gboolean with_metrics, guint tick, gboolean f
 }
 
 void
-throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics, GArray *samples)
+throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics, ThrongSampleBatch *samples)
 {
     if (metrics != NULL) {
         throng_metrics_reset (metrics);
         g_async_queue_push (worker->free_metrics, metrics);
     }
     if (samples != NULL) {
-        g_array_set_size (samples, 0);
+        throng_sample_batch_reset (samples);
         g_async_queue_push (worker->free_samples, samples);
         g_atomic_int_dec_and_test (&worker->batches_in_flight);
     }
 }
 
 void
-throng_worker_keep_sample (ThrongWorker *worker, const ThrongSample *sample)
+throng_worker_keep_sample (ThrongWorker *worker, const ThrongSample *sample, gboolean copy_message)
 {
     if (worker->samples == NULL) {
         if (g_atomic_int_get (&worker->batches_in_flight) >= MAX_BATCHES_IN_FLIGHT) {
@@ -119,10 +119,10 @@ throng_worker_keep_sample (ThrongWorker *worker, const ThrongSample *sample)
         }
         worker->samples = g_async_queue_try_pop (worker->free_samples);
         if (worker->samples == NULL)
-            worker->samples = g_array_sized_new (FALSE, FALSE, sizeof (ThrongSample), SAMPLE_BATCH);
+            worker->samples = throng_sample_batch_new (SAMPLE_BATCH);
     }
-    g_array_append_vals (worker->samples, sample, 1);
-    if (worker->samples->len >= SAMPLE_BATCH)
+    throng_sample_batch_append (worker->samples, sample, copy_message);
+    if (worker->samples->samples->len >= SAMPLE_BATCH)
         send_report (worker, FALSE, 0, FALSE);
 }
 
@@ -163,7 +163,7 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->users = g_ptr_array_new_with_free_func (throng_user_free);
     worker->active = g_new0 (guint, MAX (n_scenarios, 1));
     worker->free_metrics = g_async_queue_new_full ((GDestroyNotify) throng_metrics_free);
-    worker->free_samples = g_async_queue_new_full ((GDestroyNotify) g_array_unref);
+    worker->free_samples = g_async_queue_new_full ((GDestroyNotify) throng_sample_batch_free);
     worker->metrics = new_metrics_block (worker);
     worker->rand = g_rand_new ();
     worker->arrivals = g_ptr_array_new_with_free_func (throng_arrivals_free);
@@ -335,8 +335,7 @@ throng_worker_join (ThrongWorker *worker)
     g_ptr_array_unref (worker->users);
     g_free (worker->active);
     throng_metrics_free (worker->metrics);
-    if (worker->samples != NULL)
-        g_array_unref (worker->samples);
+    throng_sample_batch_free (worker->samples);
     g_async_queue_unref (worker->free_metrics);
     g_async_queue_unref (worker->free_samples);
     g_ptr_array_unref (worker->arrivals);
