@@ -45,8 +45,14 @@ struct _ThrongUser {
 ThrongUser *throng_user_new (ThrongWorker *worker, guint scenario_index, guint id);
 
 /*
- * On the worker thread: creates the user's protocol state and timer and
- * schedules its first iteration (or, with @arrivals, puts it in that pool).
+ * On the worker thread, before the run starts: creates the user's timer
+ * and its protocols' state.  Fails when a protocol cannot create it.
+ */
+gboolean throng_user_create (ThrongUser *user, GError **error);
+
+/*
+ * When the run starts (worker->setup.start_us is set): schedules the
+ * user's first iteration, or, with @arrivals, puts it in that pool.
  */
 void throng_user_start (ThrongUser *user, ThrongArrivals *arrivals);
 

@@ -13,6 +13,7 @@
 #include "schedule.h"
 #include "worker-private.h"
 
+#include <gio/gio.h>
 #include <string.h>
 
 /* Steps a user may complete synchronously in a row before yielding to the loop. */
@@ -85,13 +86,18 @@ throng_user_finish (ThrongUser *user, gboolean now)
 
     if (user->state == THRONG_USER_DONE)
         return;
+    /* Before the worker's last report can go out, below. */
+    if ((user->state == THRONG_USER_RUNNING || user->state == THRONG_USER_STEP)
+        && worker->metrics != NULL)
+        worker->metrics->interrupted++;
     if (user_counts_as_active (user->state))
         worker->active[user->scenario_index]--;
     if (user->state == THRONG_USER_IDLE)
         throng_arrivals_remove (user->arrivals, user);
     user->state = THRONG_USER_DONE;
     if (now) {
-        g_source_set_ready_time (user->timer, -1);
+        if (user->timer != NULL) /* NULL: never created (another user's creation failed) */
+            g_source_set_ready_time (user->timer, -1);
         user_free_protocols (user);
     } else {
         user_wait_until (user, 0);
@@ -219,6 +225,7 @@ user_after_step (ThrongUser *user)
     gint64 now = g_get_monotonic_time ();
 
     sample->elapsed_us = now - sample->start_us;
+    worker->metrics->last_done_us = now;
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, user->step),
                          sample);
     if (worker->setup.want_samples)
@@ -238,11 +245,11 @@ user_after_step (ThrongUser *user)
 
     worker->metrics->iterations[user->scenario_index]++;
     user->iteration++;
+    user->state = THRONG_USER_ITERATION;
     if (user->arrivals != NULL) {
         user_return_to_pool (user);
         return FALSE;
     }
-    user->state = THRONG_USER_ITERATION;
     gint64 next = now + throng_schedule_think (&scenario->think, worker->rand);
     if (scenario->pacing_us > 0)
         next = MAX (next, user->iteration_start_us + scenario->pacing_us);
@@ -317,21 +324,34 @@ throng_user_new (ThrongWorker *worker, guint scenario_index, guint id)
     return user;
 }
 
-void
-throng_user_start (ThrongUser *user, ThrongArrivals *arrivals)
+gboolean
+throng_user_create (ThrongUser *user, GError **error)
 {
-    ThrongWorker *worker = user->worker;
     const ThrongPlanScenario *scenario = user->scenario;
 
     user->timer = g_source_new (&user_timer_funcs, sizeof (GSource));
     g_source_set_callback (user->timer, NULL, user, NULL);
     g_source_set_ready_time (user->timer, -1);
-    g_source_attach (user->timer, worker->context);
+    g_source_attach (user->timer, user->worker->context);
 
     user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
     for (guint i = 0; i < scenario->protocols->len; i++) {
-        const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
-        user->protocol_data[i] = protocol->protocol->user_new (protocol->data, user);
+        const ThrongPlanProtocol *plan_protocol = g_ptr_array_index (scenario->protocols, i);
+        const ThrongProtocol *protocol = plan_protocol->protocol;
+        g_autoptr (GError) local = NULL;
+
+        if (protocol->user_new_checked == NULL) {
+            user->protocol_data[i] = protocol->user_new (plan_protocol->data, user);
+            continue;
+        }
+        user->protocol_data[i] = protocol->user_new_checked (plan_protocol->data, user, &local);
+        if (user->protocol_data[i] == NULL) {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                         "scenario %s: %s could not create user %u: %s", scenario->name,
+                         protocol->name, user->id,
+                         local != NULL ? local->message : "no reason given");
+            return FALSE;
+        }
     }
     user->step_user_data = g_new0 (gpointer, MAX (scenario->steps->len, 1));
     for (guint s = 0; s < scenario->steps->len; s++) {
@@ -342,6 +362,14 @@ throng_user_start (ThrongUser *user, ThrongArrivals *arrivals)
                 user->step_user_data[s] = user->protocol_data[i];
         }
     }
+    return TRUE;
+}
+
+void
+throng_user_start (ThrongUser *user, ThrongArrivals *arrivals)
+{
+    ThrongWorker *worker = user->worker;
+    const ThrongPlanScenario *scenario = user->scenario;
 
     user->scenario_start_us = worker->setup.start_us + scenario->start_after_us;
     gint64 length = throng_plan_scenario_length (scenario);

@@ -229,13 +229,31 @@ worker_start_users (ThrongWorker *worker)
     g_source_attach (worker->probe, worker->context);
 }
 
+static void
+send_ready (ThrongWorker *worker, GError *error)
+{
+    ReportCall *call = g_new0 (ReportCall, 1);
+
+    call->func = worker->setup.report_func;
+    call->data = worker->setup.report_data;
+    call->report.worker = worker;
+    call->report.ready = TRUE;
+    call->report.error = error;
+    g_main_context_invoke_full (worker->setup.main_context, G_PRIORITY_DEFAULT, deliver_report,
+                                call, free_report_call);
+}
+
 static gpointer
 worker_thread (gpointer data)
 {
     ThrongWorker *worker = data;
+    GError *error = NULL;
 
     g_main_context_push_thread_default (worker->context);
-    worker_start_users (worker);
+    for (guint u = 0; u < worker->users->len && error == NULL; u++)
+        throng_user_create (g_ptr_array_index (worker->users, u), &error);
+    /* The main thread answers with throng_worker_go(), or aborts. */
+    send_ready (worker, error);
     worker_check_finished (worker);
     if (!worker->finished)
         g_main_loop_run (worker->loop);
@@ -252,6 +270,26 @@ worker_thread (gpointer data)
         g_main_context_iteration (worker->context, FALSE);
     g_main_context_pop_thread_default (worker->context);
     return NULL;
+}
+
+static gboolean
+worker_go_cb (gpointer data)
+{
+    ThrongWorker *worker = data;
+
+    if (worker->stopping || worker->finished)
+        return G_SOURCE_REMOVE;
+    worker_start_users (worker);
+    return G_SOURCE_REMOVE;
+}
+
+void
+throng_worker_go (ThrongWorker *worker, gint64 start_us, gint64 wall_offset_us)
+{
+    /* Written before the invoke, read only on the worker thread after it. */
+    worker->setup.start_us = start_us;
+    worker->setup.wall_offset_us = wall_offset_us;
+    g_main_context_invoke (worker->context, worker_go_cb, worker);
 }
 
 void

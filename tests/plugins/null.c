@@ -6,6 +6,7 @@
  * completes inside step_run, which the core must handle.
  *
  *   defaults: { null: { delay: 5ms } }          # default delay of every step
+ *   null: { fail_user: 3 }                      # creating user 3 fails (user_new_checked)
  *   steps:
  *     - null: { delay: 10ms, status: 503, bytes: 100, fail: status }
  *     - null: { message: true, pad: 600 }       # "iteration N" + 600 × "é", per request
@@ -23,6 +24,7 @@
 
 typedef struct {
     gint64 delay;
+    guint64 fail_user;          /* G_MAXUINT64: none */
 } NullScenario;
 
 typedef struct {
@@ -45,6 +47,7 @@ typedef struct {
 
 static const ThrongOption scenario_options[] = {
     { "delay", THRONG_OPTION_DURATION, offsetof (NullScenario, delay), .min = 0 },
+    { "fail_user", THRONG_OPTION_UINT, offsetof (NullScenario, fail_user) },
     { NULL },
 };
 
@@ -77,6 +80,8 @@ static gpointer
 null_scenario_new (const ThrongScenarioSetup *setup, GError **error)
 {
     g_autofree NullScenario *scenario = g_new0 (NullScenario, 1);
+
+    scenario->fail_user = G_MAXUINT64;
 
     if (!apply (setup->defaults, scenario_options, scenario, FALSE, error) ||
         !apply (setup->options, scenario_options, scenario, FALSE, error))
@@ -187,8 +192,16 @@ static GSourceFuncs null_source_funcs = {
 };
 
 static gpointer
-null_user_new (gpointer scenario, ThrongUser *user)
+null_user_new_checked (gpointer scenario_data, ThrongUser *user, GError **error)
 {
+    const NullScenario *scenario = scenario_data;
+
+    if (throng_user_get_id (user) == scenario->fail_user) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_MFILE,
+                     "null: out of file descriptors (injected for user %u)",
+                     throng_user_get_id (user));
+        return NULL;
+    }
     GSource *source = g_source_new (&null_source_funcs, sizeof (NullUser));
     NullUser *self = (NullUser *) source;
 
@@ -197,6 +210,13 @@ null_user_new (gpointer scenario, ThrongUser *user)
     g_source_set_name (source, "throng-null step");
     g_source_attach (source, throng_user_get_context (user));
     return self;
+}
+
+/* For a core older than user_new_checked (this one calls that instead). */
+static gpointer
+null_user_new (gpointer scenario_data, ThrongUser *user)
+{
+    return null_user_new_checked (scenario_data, user, NULL);
 }
 
 /* Cancels a pending step without completing it, as user_free must. */
@@ -233,6 +253,7 @@ static const ThrongProtocol null_protocol = {
     .step_new = null_step_new,
     .step_free = null_step_free,
     .user_new = null_user_new,
+    .user_new_checked = null_user_new_checked,
     .user_free = null_user_free,
     .step_run = null_step_run,
 };

@@ -7,6 +7,7 @@
  *
  *   reporters:
  *     - tally: {path: /tmp/tally.ini}
+ *     - tally: {path: /tmp/tally.ini, fail_open: true}   # open fails
  *
  * A sample's message counts as intact when it reads "iteration N " with
  * N its own iteration, followed only by "é"s, and is valid UTF-8.
@@ -18,6 +19,7 @@
 
 typedef struct {
     char *path;
+    gboolean fail_open;
     guint64 snapshots;
     guint64 snapshot_requests;
     guint64 snapshot_errors;
@@ -31,6 +33,7 @@ typedef struct {
 
 static const ThrongOption tally_options[] = {
     { "path", THRONG_OPTION_STRING, offsetof (Tally, path) },
+    { "fail_open", THRONG_OPTION_BOOL, offsetof (Tally, fail_open) },
     { NULL },
 };
 
@@ -52,6 +55,13 @@ tally_configure (const ThrongNode *options, GError **error)
 static gboolean
 tally_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
+    Tally *tally = self;
+
+    if (tally->fail_open) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES, "cannot open %s (injected)",
+                     tally->path);
+        return FALSE;
+    }
     return TRUE;
 }
 
@@ -122,6 +132,9 @@ tally_close (gpointer self, const ThrongSummary *summary, GError **error)
     g_key_file_set_uint64 (file, group, "histogram", throng_histogram_count (summary->total.latency));
     g_key_file_set_int64 (file, group, "elapsed_us", summary->elapsed_us);
     g_key_file_set_boolean (file, group, "interrupted", summary->interrupted);
+    g_key_file_set_int64 (file, group, "load_us", summary->load_us);
+    g_key_file_set_uint64 (file, group, "interrupted_iterations", summary->interrupted_iterations);
+    g_key_file_set_boolean (file, group, "never_started", summary->never_started);
     return g_key_file_save_to_file (file, tally->path, error);
 }
 
