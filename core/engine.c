@@ -609,6 +609,24 @@ close_reporters (ThrongEngine *engine, const ThrongSummary *summary)
     return ok;
 }
 
+/*
+ * Closes the reporters of a run that never started (a reporter could not
+ * open, a user could not be created): the summary says so, so that they
+ * release what they opened and print nothing; the error is all the user
+ * reads.
+ */
+static void
+close_never_started (ThrongEngine *engine)
+{
+    SummaryBuffer buffer = { 0 };
+
+    g_assert (!engine->started);
+    summary_buffer_fill (&buffer, engine, engine->total, NULL, 0);
+    summary_buffer_finish_warnings (&buffer);
+    close_reporters (engine, &buffer.summary);
+    summary_buffer_clear (&buffer);
+}
+
 static void
 engine_clear (ThrongEngine *engine)
 {
@@ -665,11 +683,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 
     if (!open_reporters (&engine, error)) {
         engine.interrupted = TRUE;
-        SummaryBuffer buffer = { 0 };
-        summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
-        summary_buffer_finish_warnings (&buffer);
-        close_reporters (&engine, &buffer.summary);
-        summary_buffer_clear (&buffer);
+        close_never_started (&engine);
         engine_clear (&engine);
         return FALSE;
     }
@@ -734,13 +748,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         emit_snapshot (&engine);
 
     if (engine.start_error != NULL) {
-        /* No load was sent: the reporters release what they opened, and
-         * the error is all the user reads. */
-        SummaryBuffer buffer = { 0 };
-        summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
-        summary_buffer_finish_warnings (&buffer);
-        close_reporters (&engine, &buffer.summary);
-        summary_buffer_clear (&buffer);
+        close_never_started (&engine);
         g_propagate_error (error, g_steal_pointer (&engine.start_error));
         engine_clear (&engine);
         return FALSE;
