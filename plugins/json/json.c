@@ -65,13 +65,7 @@ json_configure (const ThrongNode *options, GError **error)
         json_free (json);
         return NULL;
     }
-    if (json->options.path == NULL || *json->options.path == '\0') {
-        if (options != NULL)
-            throng_node_set_error (options, error, THRONG_PLAN_ERROR_MISSING,
-                                   "the json reporter needs a 'path'");
-        else
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_MISSING,
-                         "the json reporter needs a 'path'");
+    if (!output_require_path ("json", options, json->options.path, error)) {
         json_free (json);
         return NULL;
     }
