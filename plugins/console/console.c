@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "summary.h"
 
 typedef enum {
     PROGRESS_AUTO,

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "console.h"
+#include "summary.h"
 
 /* Labels longer than this are shortened with an ellipsis to keep the table narrow. */
 #define SUMMARY_LABEL_MAX 40
