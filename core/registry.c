@@ -13,13 +13,14 @@
 #include "registry.h"
 #include "throng-config.h"
 
-G_DEFINE_QUARK (throng-registry-error-quark, throng_registry_error)
+GQuark
+throng_registry_error_quark (void)
+{
+    return g_quark_from_static_string ("throng-registry-error-quark");
+}
 
 #define MODULE_PREFIX "libthrong-"
 #define MODULE_SUFFIX ".so"
-
-/* The end of a struct member: a vtable must be at least this large to carry it. */
-#define MEMBER_END(type, member) (offsetof (type, member) + sizeof (((type *) NULL)->member))
 
 typedef struct _ThrongModule ThrongModule;
 
@@ -320,10 +321,10 @@ check_descriptor (const char *path, const char *file_name, const ThrongPluginDes
         return FALSE;
     }
     /* Everything up to `init` is what every ABI-1 plugin must carry. */
-    if (d->size < MEMBER_END (ThrongPluginDescriptor, init)) {
+    if (!THRONG_STRUCT_HAS (d, ThrongPluginDescriptor, init)) {
         g_set_error (error, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_LOAD,
                      "%s: plugin descriptor size %u is too small (at least %u)", path,
-                     (guint) d->size, (guint) MEMBER_END (ThrongPluginDescriptor, init));
+                     (guint) d->size, (guint) THRONG_STRUCT_END (ThrongPluginDescriptor, init));
         return FALSE;
     }
     if (d->name == NULL || d->version == NULL || d->init == NULL) {
@@ -704,7 +705,7 @@ gboolean
 throng_plugin_host_register_protocol (ThrongPluginHost *host, const ThrongProtocol *protocol,
                                       GError **error)
 {
-    const gsize required = MEMBER_END (ThrongProtocol, step_run);
+    const gsize required = THRONG_STRUCT_END (ThrongProtocol, step_run);
     ThrongProtocol p;
     const char *missing = NULL;
 
@@ -714,7 +715,7 @@ throng_plugin_host_register_protocol (ThrongPluginHost *host, const ThrongProtoc
 
     read_vtable (&p, sizeof p, protocol, protocol->size);
     if (protocol->size < required) {
-        if (protocol->size >= MEMBER_END (ThrongProtocol, name) && p.name != NULL)
+        if (THRONG_STRUCT_HAS (protocol, ThrongProtocol, name) && p.name != NULL)
             return refuse (host, error,
                            "protocol '%s': vtable size %" G_GSIZE_FORMAT
                            " is too small (at least %" G_GSIZE_FORMAT ")",
@@ -751,7 +752,7 @@ gboolean
 throng_plugin_host_register_reporter (ThrongPluginHost *host, const ThrongReporter *reporter,
                                       GError **error)
 {
-    const gsize required = MEMBER_END (ThrongReporter, free);
+    const gsize required = THRONG_STRUCT_END (ThrongReporter, free);
     ThrongReporter r;
     const char *missing = NULL;
 
@@ -761,7 +762,7 @@ throng_plugin_host_register_reporter (ThrongPluginHost *host, const ThrongReport
 
     read_vtable (&r, sizeof r, reporter, reporter->size);
     if (reporter->size < required) {
-        if (reporter->size >= MEMBER_END (ThrongReporter, name) && r.name != NULL)
+        if (THRONG_STRUCT_HAS (reporter, ThrongReporter, name) && r.name != NULL)
             return refuse (host, error,
                            "reporter '%s': vtable size %" G_GSIZE_FORMAT
                            " is too small (at least %" G_GSIZE_FORMAT ")",

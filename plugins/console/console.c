@@ -316,7 +316,7 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
     covered_us = snapshot->interval_us > 0 ? snapshot->interval_us
                                            : snapshot->elapsed_us - console->last_elapsed_us;
     /* A snapshot's CPU covers its interval; the share is of the cores throng may use. */
-    share = CONSOLE_SUMMARY_HAS (snapshot, cpu_share)
+    share = THRONG_STRUCT_HAS (snapshot, ThrongSummary, cpu_share)
                 ? snapshot->cpu_share
                 : (gdouble) cpu_us / (gdouble) MAX (covered_us, 1);
     w->covered_us += covered_us;

@@ -20,10 +20,6 @@ typedef struct {
     const char *reset;
 } ConsoleStyle;
 
-/* Whether @summary, from a core that may be older than this plugin, has @field. */
-#define CONSOLE_SUMMARY_HAS(summary, field)                                                       \
-    ((summary)->size >= G_STRUCT_OFFSET (ThrongSummary, field) + sizeof ((summary)->field))
-
 /* Writes the end-of-run summary of @summary to @out. */
 void console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style);
 

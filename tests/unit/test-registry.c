@@ -14,8 +14,6 @@
 #include "registry.h"
 #include "throng-config.h"
 
-#define MEMBER_END(type, member) (offsetof (type, member) + sizeof (((type *) NULL)->member))
-
 static const char *
 good_dir (void)
 {
@@ -133,11 +131,11 @@ refusal_message (const Refusal *r)
                                 THRONG_ABI_VERSION);
     if (strcmp (r->module, "smalldescriptor") == 0)
         return g_strdup_printf ("plugin descriptor size 8 is too small (at least %u)",
-                                (guint) MEMBER_END (ThrongPluginDescriptor, init));
+                                (guint) THRONG_STRUCT_END (ThrongPluginDescriptor, init));
     if (strcmp (r->module, "shortvtable") == 0)
         return g_strdup_printf ("protocol 'shortvtable': vtable size %u is too small (at least %u)",
                                 (guint) offsetof (ThrongProtocol, iteration_begin),
-                                (guint) MEMBER_END (ThrongProtocol, step_run));
+                                (guint) THRONG_STRUCT_END (ThrongProtocol, step_run));
     return g_strdup (r->message);
 }
 
