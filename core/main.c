@@ -324,6 +324,11 @@ command_plugins (int argc, char **argv)
     g_print ("%-12s %-9s %-9s %s\n", "NAME", "KIND", "VERSION", "PATH");
     for (guint i = 0; i < infos->len; i++) {
         const ThrongPluginInfo *info = g_ptr_array_index (infos, i);
+        const ThrongPluginInfo *previous = i > 0 ? g_ptr_array_index (infos, i - 1) : NULL;
+
+        /* Search order, so each directory's plugins under one heading saying why it is searched. */
+        if (previous == NULL || strcmp (previous->dir, info->dir) != 0)
+            g_print ("# %s (%s)\n", info->dir, info->origin);
         if (info->error != NULL) {
             g_print ("%-12s %-9s %-9s %s\n", info->name, "refused", "-", info->error);
             continue;

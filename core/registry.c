@@ -241,27 +241,43 @@ throng_registry_add_dir (ThrongRegistry *registry, const char *dir)
     g_ptr_array_add (registry->added_dirs, g_strdup (dir));
 }
 
-/* The search path, read afresh so that a change of THRONG_PLUGIN_PATH is seen. */
+/*
+ * The search path, read afresh so that a change of THRONG_PLUGIN_PATH is
+ * seen; with @origins, why each directory is on it (static strings).
+ */
 static GPtrArray *
-search_dirs (ThrongRegistry *registry)
+search_dirs (ThrongRegistry *registry, GPtrArray **origins)
 {
     GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GPtrArray) why = g_ptr_array_new ();
     const char *env = g_getenv ("THRONG_PLUGIN_PATH");
 
     if (env != NULL) {
         g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
 
-        for (guint i = 0; parts[i] != NULL; i++)
-            if (parts[i][0] != '\0')
-                g_ptr_array_add (dirs, g_strdup (parts[i]));
+        for (guint i = 0; parts[i] != NULL; i++) {
+            if (parts[i][0] == '\0')
+                continue;
+            g_ptr_array_add (dirs, g_strdup (parts[i]));
+            g_ptr_array_add (why, "$THRONG_PLUGIN_PATH");
+        }
     }
-    for (guint i = 0; i < registry->added_dirs->len; i++)
+    for (guint i = 0; i < registry->added_dirs->len; i++) {
         g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->added_dirs, i)));
-    for (guint i = 0; i < registry->build_dirs->len; i++)
+        g_ptr_array_add (why, "the plan's plugin_path");
+    }
+    for (guint i = 0; i < registry->build_dirs->len; i++) {
         g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->build_dirs, i)));
-    if (registry->relocated_dir != NULL)
+        g_ptr_array_add (why, "the build tree");
+    }
+    if (registry->relocated_dir != NULL) {
         g_ptr_array_add (dirs, g_strdup (registry->relocated_dir));
+        g_ptr_array_add (why, "installed beside the executable");
+    }
     g_ptr_array_add (dirs, g_strdup (THRONG_PLUGIN_INSTALL_DIR));
+    g_ptr_array_add (why, "the configured install directory");
+    if (origins != NULL)
+        *origins = g_steal_pointer (&why);
     return dirs;
 }
 
@@ -272,7 +288,7 @@ throng_registry_describe_path (ThrongRegistry *registry)
 
     g_return_val_if_fail (registry != NULL, NULL);
 
-    dirs = search_dirs (registry);
+    dirs = search_dirs (registry, NULL);
     g_ptr_array_add (dirs, NULL);
     return g_strjoinv (G_SEARCHPATH_SEPARATOR_S, (char **) dirs->pdata);
 }
@@ -436,6 +452,11 @@ load_module (ThrongRegistry *registry, const char *name, const char *path)
     /* One line, whatever a plugin's init put in its message. */
     if (!open_module (registry, module, &error))
         module->error = g_strdelimit (g_strdup (error->message), "\r\n", ' ');
+    if (module->error != NULL)
+        g_debug ("plugin %s: refused: %s", name, module->error);
+    else
+        g_debug ("plugin %s: loaded %s, version %s, %u implementation%s", name, path,
+                 module->version, module->impls->len, module->impls->len == 1 ? "" : "s");
     g_hash_table_insert (registry->modules, module->name, module);
     return module;
 }
@@ -443,7 +464,7 @@ load_module (ThrongRegistry *registry, const char *name, const char *path)
 static char *
 find_module_file (ThrongRegistry *registry, const char *name)
 {
-    g_autoptr (GPtrArray) dirs = search_dirs (registry);
+    g_autoptr (GPtrArray) dirs = search_dirs (registry, NULL);
     g_autofree char *file = g_strconcat (MODULE_PREFIX, name, MODULE_SUFFIX, NULL);
 
     for (guint i = 0; i < dirs->len; i++) {
@@ -451,6 +472,7 @@ find_module_file (ThrongRegistry *registry, const char *name)
 
         if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
             return g_steal_pointer (&path);
+        g_debug ("plugin %s: no %s", name, path);
     }
     return NULL;
 }
@@ -525,46 +547,43 @@ info_free (gpointer data)
     g_free (info->name);
     g_free (info->version);
     g_free (info->path);
+    g_free (info->dir);
     g_free (info->error);
     g_free (info);
 }
 
-static int
-compare_infos (gconstpointer a, gconstpointer b)
+static ThrongPluginInfo *
+info_new (ThrongModule *module, const char *dir, const char *origin)
 {
-    const ThrongPluginInfo *x = *(ThrongPluginInfo *const *) a;
-    const ThrongPluginInfo *y = *(ThrongPluginInfo *const *) b;
-    int c = strcmp (x->name, y->name);
+    ThrongPluginInfo *info = g_new0 (ThrongPluginInfo, 1);
 
-    if (c != 0)
-        return c;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    return strcmp (x->path, y->path);
+    info->path = g_strdup (module->path);
+    info->dir = g_strdup (dir);
+    info->origin = origin;
+    return info;
 }
 
+/* What @module offers, in the order its init registered it; one refused entry when refused. */
 static void
-add_infos (GPtrArray *infos, ThrongModule *module)
+add_infos (GPtrArray *infos, ThrongModule *module, const char *dir, const char *origin)
 {
     if (module->error != NULL) {
-        ThrongPluginInfo *info = g_new0 (ThrongPluginInfo, 1);
+        ThrongPluginInfo *info = info_new (module, dir, origin);
 
         info->name = g_strdup (module->name);
         info->kind = THRONG_PLUGIN_KIND_PROTOCOL;
         info->version = g_strdup ("");
-        info->path = g_strdup (module->path);
         info->error = g_strdup (module->error);
         g_ptr_array_add (infos, info);
         return;
     }
     for (guint i = 0; i < module->impls->len; i++) {
         ThrongImpl *impl = g_ptr_array_index (module->impls, i);
-        ThrongPluginInfo *info = g_new0 (ThrongPluginInfo, 1);
+        ThrongPluginInfo *info = info_new (module, dir, origin);
 
         info->name = g_strdup (impl->name);
         info->kind = impl->kind;
         info->version = g_strdup (module->version);
-        info->path = g_strdup (module->path);
         g_ptr_array_add (infos, info);
     }
 }
@@ -573,12 +592,13 @@ GPtrArray *
 throng_registry_scan (ThrongRegistry *registry)
 {
     g_autoptr (GPtrArray) dirs = NULL;
+    g_autoptr (GPtrArray) origins = NULL;
     g_autoptr (GHashTable) seen = NULL;
     GPtrArray *infos;
 
     g_return_val_if_fail (registry != NULL, NULL);
 
-    dirs = search_dirs (registry);
+    dirs = search_dirs (registry, &origins);
     seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     infos = g_ptr_array_new_with_free_func (info_free);
     for (guint i = 0; i < dirs->len; i++) {
@@ -608,11 +628,10 @@ throng_registry_scan (ThrongRegistry *registry)
             module = g_hash_table_lookup (registry->modules, name);
             if (module == NULL)
                 module = load_module (registry, name, path);
-            add_infos (infos, module);
+            add_infos (infos, module, dir_path, g_ptr_array_index (origins, i));
             g_hash_table_add (seen, g_steal_pointer (&name));
         }
     }
-    g_ptr_array_sort (infos, compare_infos);
     return infos;
 }
 

@@ -12,6 +12,7 @@
 
 #include "node-private.h"
 #include "registry.h"
+#include "test-utils.h"
 #include "throng-config.h"
 
 static const char *
@@ -394,11 +395,32 @@ test_scan (void)
     registry = throng_registry_new ();
     infos = throng_registry_scan (registry);
 
-    for (guint i = 1; i < infos->len; i++) {
-        const ThrongPluginInfo *a = g_ptr_array_index (infos, i - 1);
-        const ThrongPluginInfo *b = g_ptr_array_index (infos, i);
+    /* Search order (issue 19): directory by directory, files by name within one. */
+    {
+        g_autofree char *search = throng_registry_describe_path (registry);
+        g_auto (GStrv) order = g_strsplit (search, ":", -1);
+        guint previous = 0;
 
-        g_assert_cmpint (strcmp (a->name, b->name), <=, 0);
+        for (guint i = 0; i < infos->len; i++) {
+            const ThrongPluginInfo *listed = g_ptr_array_index (infos, i);
+            g_autofree char *parent = g_path_get_dirname (listed->path);
+            guint at = 0;
+
+            g_assert_cmpstr (listed->dir, ==, parent);
+            while (order[at] != NULL && strcmp (order[at], listed->dir) != 0)
+                at++;
+            g_assert_nonnull (order[at]);
+            g_assert_cmpuint (at, >=, previous);
+            if (i > 0 && at == previous) {
+                const ThrongPluginInfo *before = g_ptr_array_index (infos, i - 1);
+                g_assert_cmpint (strcmp (before->path, listed->path), <=, 0);
+            }
+            previous = at;
+        }
+        /* the good directory comes first, although "badabi" sorts before "null" */
+        g_assert_cmpstr (((ThrongPluginInfo *) g_ptr_array_index (infos, 0))->dir, ==, good_dir ());
+        g_assert_cmpstr (((ThrongPluginInfo *) g_ptr_array_index (infos, 0))->origin, ==,
+                         "$THRONG_PLUGIN_PATH");
     }
 
     info = find_info (infos, "null", THRONG_PLUGIN_KIND_PROTOCOL);
@@ -507,6 +529,44 @@ test_scan_first_wins (void)
     g_rmdir (second);
 }
 
+/* `throng plugins` lists in search order, each directory under a heading naming it. */
+static void
+test_plugins_command (void)
+{
+    g_autofree char *bad = bad_dir ();
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *good_heading = g_strdup_printf ("\n# %s ($THRONG_PLUGIN_PATH)\n", good_dir ());
+    g_autofree char *bad_heading = g_strdup_printf ("\n# %s ($THRONG_PLUGIN_PATH)\n", bad);
+    g_autofree char *null_line = g_strdup_printf ("\nnull +protocol +%s +%s/libthrong-null.so\n",
+                                                  THRONG_VERSION_STRING, good_dir ());
+    g_autoptr (GRegex) null_regex = g_regex_new (null_line, 0, 0, NULL);
+    g_autoptr (GMatchInfo) null_match = NULL;
+    int null_start = -1;
+    g_autoptr (GRegex) badabi = g_regex_new ("\nbadabi +refused +- ", 0, 0, NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+    const char *good_at, *bad_at, *null_at;
+    int start = -1;
+
+    set_plugin_path (good_dir (), bad, NULL);
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "plugins", NULL), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    g_test_message ("%s", out);
+    good_at = strstr (out, good_heading);
+    bad_at = strstr (out, bad_heading);
+    g_assert_true (g_regex_match (null_regex, out, 0, &null_match));
+    g_assert_true (g_match_info_fetch_pos (null_match, 0, &null_start, NULL));
+    null_at = out + null_start;
+    g_assert_nonnull (good_at);
+    g_assert_nonnull (bad_at);
+    g_assert_nonnull (null_at);
+    g_assert_true (good_at < null_at && null_at < bad_at);
+    g_assert_true (g_regex_match (badabi, out, 0, &match));
+    g_assert_true (g_match_info_fetch_pos (match, 0, &start, NULL));
+    g_assert_true (out + start > bad_at);
+    g_unsetenv ("THRONG_PLUGIN_PATH");
+}
+
 /* The null plugin reads its options through the core's option tables. */
 static void
 test_null_options (void)
@@ -593,6 +653,7 @@ main (int argc, char **argv)
     g_test_add_func ("/registry/scan/all", test_scan);
     g_test_add_func ("/registry/scan/good-only", test_scan_good_only);
     g_test_add_func ("/registry/scan/first-wins", test_scan_first_wins);
+    g_test_add_func ("/registry/scan/plugins-command", test_plugins_command);
     g_test_add_func ("/registry/null/options", test_null_options);
     return g_test_run ();
 }
