@@ -115,6 +115,9 @@ console_open (gpointer self, const ThrongRunInfo *run, GError **error)
     console->live = console->options.progress == PROGRESS_ALWAYS
                     || (console->options.progress == PROGRESS_AUTO && tty);
     console->plain = console->options.progress == PROGRESS_AUTO && !tty;
+    /* --quiet: no progress at all, whatever the options say; the summary still prints. */
+    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, quiet) && run->quiet)
+        console->live = console->plain = FALSE;
     console->planned_us = run->planned_us;
     console->next_line_us = console->options.interval_us;
     console->window.latency = throng_histogram_new ();
