@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The plugin registry: finds libthrong-NAME.so along the search path,
- * opens it with GModule, checks its descriptor field by field, lets its
+ * The plugin registry: finds libthrong-NAME.so along the search path
+ * (registry-path.c), opens it with GModule, checks its descriptor field by field, lets its
  * `init` register protocols and reporters, and checks each registration.
  * A module is refused as a whole, with one line naming the file, and
  * nothing it registered survives the refusal.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "registry-path.h"
 #include "registry.h"
-#include "throng-config.h"
 
 GQuark
 throng_registry_error_quark (void)
@@ -51,9 +49,7 @@ struct _ThrongModule {
 };
 
 struct _ThrongRegistry {
-    GPtrArray *added_dirs; /* the plan's plugin_path */
-    GPtrArray *build_dirs; /* empty unless running from the build tree */
-    char *relocated_dir;   /* the install dir found from the executable, or NULL */
+    ThrongPluginPath path;
     GHashTable *modules;   /* NAME → ThrongModule*, loaded or refused */
     GHashTable *protocols; /* name → ThrongImpl* (owned by its module) */
     GHashTable *reporters;
@@ -99,121 +95,15 @@ module_free (gpointer data)
     g_free (module);
 }
 
-static char *
-canonical_path (const char *path)
-{
-    char *resolved = realpath (path, NULL);
-    char *copy = g_strdup (resolved);
-
-    free (resolved);
-    return copy;
-}
-
-static gboolean
-running_from_build_tree (void)
-{
-    g_autofree char *exe = canonical_path ("/proc/self/exe");
-    g_autofree char *root = canonical_path (THRONG_BUILD_ROOT);
-    gsize root_len;
-
-    if (exe == NULL || root == NULL)
-        return FALSE;
-    root_len = strlen (root);
-    return strncmp (exe, root, root_len) == 0 && exe[root_len] == '/';
-}
-
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-    return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* Each plugin of the build tree sits in its own directory, plugins/NAME/. */
-static void
-collect_build_dirs (GPtrArray *dirs)
-{
-    g_autoptr (GDir) dir = NULL;
-    const char *entry;
-
-    if (!running_from_build_tree ())
-        return;
-    dir = g_dir_open (THRONG_BUILD_PLUGIN_DIR, 0, NULL);
-    if (dir == NULL)
-        return;
-    while ((entry = g_dir_read_name (dir)) != NULL) {
-        g_autofree char *path = g_build_filename (THRONG_BUILD_PLUGIN_DIR, entry, NULL);
-
-        if (g_file_test (path, G_FILE_TEST_IS_DIR))
-            g_ptr_array_add (dirs, g_steal_pointer (&path));
-    }
-    g_ptr_array_sort (dirs, compare_strings);
-}
-
-/*
- * The installed plugin directory as seen from the running executable:
- * <exe>/../<libdir>/throng-1 when throng runs as <prefix>/<bindir>/throng.
- * This is what lets a DESTDIR or moved install find its own plugins, and
- * it comes before the configured absolute directory so that an install
- * never picks up another install's plugins.  NULL when throng runs from
- * its build tree, when the executable is not in a directory named like
- * the configured bindir, or when the directory is the configured one.
- */
-static char *
-relocated_install_dir (void)
-{
-    g_autofree char *exe = NULL;
-    g_autofree char *prefix = NULL;
-    g_autofree char *dir = NULL;
-    g_autofree char *configured = NULL;
-    g_auto (GStrv) bindir = NULL;
-
-    if (g_path_is_absolute (THRONG_PLUGIN_INSTALL_SUBDIR) ||
-        g_path_is_absolute (THRONG_INSTALL_BINDIR) || running_from_build_tree ())
-        return NULL;
-    exe = canonical_path ("/proc/self/exe");
-    if (exe == NULL)
-        return NULL;
-    /* Climb one level per component of bindir ("bin", or "sbin/x"), checking each. */
-    prefix = g_path_get_dirname (exe);
-    bindir = g_strsplit (THRONG_INSTALL_BINDIR, "/", -1);
-    for (guint i = g_strv_length (bindir); i > 0; i--) {
-        g_autofree char *base = NULL;
-        char *parent;
-
-        if (bindir[i - 1][0] == '\0' || strcmp (bindir[i - 1], ".") == 0)
-            continue;
-        base = g_path_get_basename (prefix);
-        if (strcmp (base, bindir[i - 1]) != 0)
-            return NULL;
-        parent = g_path_get_dirname (prefix);
-        g_free (prefix);
-        prefix = parent;
-    }
-    dir = g_build_filename (prefix, THRONG_PLUGIN_INSTALL_SUBDIR, NULL);
-    configured = canonical_path (THRONG_PLUGIN_INSTALL_DIR);
-    if (configured != NULL) {
-        g_autofree char *resolved = canonical_path (dir);
-
-        if (resolved != NULL && strcmp (resolved, configured) == 0)
-            return NULL;
-    } else if (strcmp (dir, THRONG_PLUGIN_INSTALL_DIR) == 0) {
-        return NULL;
-    }
-    return g_steal_pointer (&dir);
-}
-
 ThrongRegistry *
 throng_registry_new (void)
 {
     ThrongRegistry *registry = g_new0 (ThrongRegistry, 1);
 
-    registry->added_dirs = g_ptr_array_new_with_free_func (g_free);
-    registry->build_dirs = g_ptr_array_new_with_free_func (g_free);
+    throng_plugin_path_init (&registry->path);
     registry->modules = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, module_free);
     registry->protocols = g_hash_table_new (g_str_hash, g_str_equal);
     registry->reporters = g_hash_table_new (g_str_hash, g_str_equal);
-    collect_build_dirs (registry->build_dirs);
-    registry->relocated_dir = relocated_install_dir ();
     return registry;
 }
 
@@ -226,9 +116,7 @@ throng_registry_free (ThrongRegistry *registry)
     g_hash_table_unref (registry->protocols);
     g_hash_table_unref (registry->reporters);
     g_hash_table_unref (registry->modules);
-    g_ptr_array_unref (registry->added_dirs);
-    g_ptr_array_unref (registry->build_dirs);
-    g_free (registry->relocated_dir);
+    throng_plugin_path_clear (&registry->path);
     g_free (registry);
 }
 
@@ -238,47 +126,7 @@ throng_registry_add_dir (ThrongRegistry *registry, const char *dir)
     g_return_if_fail (registry != NULL);
     g_return_if_fail (dir != NULL);
 
-    g_ptr_array_add (registry->added_dirs, g_strdup (dir));
-}
-
-/*
- * The search path, read afresh so that a change of THRONG_PLUGIN_PATH is
- * seen; with @origins, why each directory is on it (static strings).
- */
-static GPtrArray *
-search_dirs (ThrongRegistry *registry, GPtrArray **origins)
-{
-    GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
-    g_autoptr (GPtrArray) why = g_ptr_array_new ();
-    const char *env = g_getenv ("THRONG_PLUGIN_PATH");
-
-    if (env != NULL) {
-        g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
-
-        for (guint i = 0; parts[i] != NULL; i++) {
-            if (parts[i][0] == '\0')
-                continue;
-            g_ptr_array_add (dirs, g_strdup (parts[i]));
-            g_ptr_array_add (why, "$THRONG_PLUGIN_PATH");
-        }
-    }
-    for (guint i = 0; i < registry->added_dirs->len; i++) {
-        g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->added_dirs, i)));
-        g_ptr_array_add (why, "the plan's plugin_path");
-    }
-    for (guint i = 0; i < registry->build_dirs->len; i++) {
-        g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->build_dirs, i)));
-        g_ptr_array_add (why, "the build tree");
-    }
-    if (registry->relocated_dir != NULL) {
-        g_ptr_array_add (dirs, g_strdup (registry->relocated_dir));
-        g_ptr_array_add (why, "installed beside the executable");
-    }
-    g_ptr_array_add (dirs, g_strdup (THRONG_PLUGIN_INSTALL_DIR));
-    g_ptr_array_add (why, "the configured install directory");
-    if (origins != NULL)
-        *origins = g_steal_pointer (&why);
-    return dirs;
+    throng_plugin_path_add (&registry->path, dir);
 }
 
 char *
@@ -288,7 +136,7 @@ throng_registry_describe_path (ThrongRegistry *registry)
 
     g_return_val_if_fail (registry != NULL, NULL);
 
-    dirs = search_dirs (registry, NULL);
+    dirs = throng_plugin_path_dirs (&registry->path, NULL);
     g_ptr_array_add (dirs, NULL);
     return g_strjoinv (G_SEARCHPATH_SEPARATOR_S, (char **) dirs->pdata);
 }
@@ -464,7 +312,7 @@ load_module (ThrongRegistry *registry, const char *name, const char *path)
 static char *
 find_module_file (ThrongRegistry *registry, const char *name)
 {
-    g_autoptr (GPtrArray) dirs = search_dirs (registry, NULL);
+    g_autoptr (GPtrArray) dirs = throng_plugin_path_dirs (&registry->path, NULL);
     g_autofree char *file = g_strconcat (MODULE_PREFIX, name, MODULE_SUFFIX, NULL);
 
     for (guint i = 0; i < dirs->len; i++) {
@@ -598,7 +446,7 @@ throng_registry_scan (ThrongRegistry *registry)
 
     g_return_val_if_fail (registry != NULL, NULL);
 
-    dirs = search_dirs (registry, &origins);
+    dirs = throng_plugin_path_dirs (&registry->path, &origins);
     seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     infos = g_ptr_array_new_with_free_func (info_free);
     for (guint i = 0; i < dirs->len; i++) {
@@ -612,7 +460,7 @@ throng_registry_scan (ThrongRegistry *registry)
         files = g_ptr_array_new_with_free_func (g_free);
         while ((entry = g_dir_read_name (dir)) != NULL)
             g_ptr_array_add (files, g_strdup (entry));
-        g_ptr_array_sort (files, compare_strings);
+        throng_plugin_path_sort (files);
 
         for (guint j = 0; j < files->len; j++) {
             const char *file = g_ptr_array_index (files, j);
