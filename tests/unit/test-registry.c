@@ -529,6 +529,28 @@ test_scan_first_wins (void)
     g_rmdir (second);
 }
 
+/*
+ * THRONG_STRUCT_HAS, the one test of an appended field: a struct from an
+ * older builder (its size ends before the field) does not carry it.
+ */
+static void
+test_struct_has (void)
+{
+    ThrongRunInfo older = { .size = offsetof (ThrongRunInfo, quiet) };
+    ThrongRunInfo current = { .size = sizeof (ThrongRunInfo) };
+    ThrongPluginDescriptor descriptor = { .size = THRONG_STRUCT_END (ThrongPluginDescriptor, init) };
+
+    g_assert_cmpuint (THRONG_STRUCT_END (ThrongRunInfo, quiet), ==,
+                      offsetof (ThrongRunInfo, quiet) + sizeof (gboolean));
+    g_assert_false (THRONG_STRUCT_HAS (&older, ThrongRunInfo, quiet));
+    g_assert_true (THRONG_STRUCT_HAS (&older, ThrongRunInfo, overwrite));
+    g_assert_true (THRONG_STRUCT_HAS (&current, ThrongRunInfo, quiet));
+    /* works on a guint32 size too */
+    g_assert_true (THRONG_STRUCT_HAS (&descriptor, ThrongPluginDescriptor, init));
+    descriptor.size--;
+    g_assert_false (THRONG_STRUCT_HAS (&descriptor, ThrongPluginDescriptor, init));
+}
+
 /* `throng plugins` lists in search order, each directory under a heading naming it. */
 static void
 test_plugins_command (void)
@@ -649,6 +671,7 @@ main (int argc, char **argv)
                      test_refuse_duplicate_across_plugins);
     g_test_add_func ("/registry/refuse/not-a-module", test_refuse_not_a_module);
     g_test_add_func ("/registry/compat/old-vtable", test_old_vtable);
+    g_test_add_func ("/registry/compat/struct-has", test_struct_has);
     g_test_add_func ("/registry/path/precedence", test_precedence);
     g_test_add_func ("/registry/scan/all", test_scan);
     g_test_add_func ("/registry/scan/good-only", test_scan_good_only);
