@@ -16,6 +16,21 @@
 /* Large enough that a busy run makes few system calls, small enough to lose little on a crash. */
 #define OUTPUT_FLUSH_BYTES (64 * 1024)
 
+gboolean
+output_require_path (const char *reporter, const ThrongNode *options, const char *path,
+                     GError **error)
+{
+    if (path != NULL && *path != '\0')
+        return TRUE;
+    if (options != NULL)
+        throng_node_set_error (options, error, THRONG_PLAN_ERROR_MISSING,
+                               "the %s reporter needs a 'path'", reporter);
+    else
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_MISSING,
+                     "the %s reporter needs a 'path'", reporter);
+    return FALSE;
+}
+
 struct _OutputFile {
     int fd;
     char *path;         /* what the user named */

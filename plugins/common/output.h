@@ -6,9 +6,18 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <throng/throng.h>
 
 typedef struct _OutputFile OutputFile;
+
+/*
+ * The check every file reporter makes after applying its options: a
+ * non-empty @path, or an error located at @options ("the NAME reporter
+ * needs a 'path'"; unlocated when the reporter came from `--out` with no
+ * node).  Returns FALSE exactly when it sets @error.
+ */
+gboolean output_require_path (const char *reporter, const ThrongNode *options, const char *path,
+                              GError **error);
 
 /*
  * Opens @path for writing.  An existing regular file is refused unless

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "summary.h"
 
 typedef enum {
     PROGRESS_AUTO,
@@ -115,6 +116,9 @@ console_open (gpointer self, const ThrongRunInfo *run, GError **error)
     console->live = console->options.progress == PROGRESS_ALWAYS
                     || (console->options.progress == PROGRESS_AUTO && tty);
     console->plain = console->options.progress == PROGRESS_AUTO && !tty;
+    /* --quiet: no progress at all, whatever the options say; the summary still prints. */
+    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, quiet) && run->quiet)
+        console->live = console->plain = FALSE;
     console->planned_us = run->planned_us;
     console->next_line_us = console->options.interval_us;
     console->window.latency = throng_histogram_new ();
@@ -316,7 +320,7 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
     covered_us = snapshot->interval_us > 0 ? snapshot->interval_us
                                            : snapshot->elapsed_us - console->last_elapsed_us;
     /* A snapshot's CPU covers its interval; the share is of the cores throng may use. */
-    share = CONSOLE_SUMMARY_HAS (snapshot, cpu_share)
+    share = THRONG_STRUCT_HAS (snapshot, ThrongSummary, cpu_share)
                 ? snapshot->cpu_share
                 : (gdouble) cpu_us / (gdouble) MAX (covered_us, 1);
     w->covered_us += covered_us;
@@ -351,7 +355,7 @@ console_close (gpointer self, const ThrongSummary *summary, GError **error)
     if (console->out == NULL)
         return TRUE;
     /* The run never started (another reporter's open failed): the error says it all. */
-    if (CONSOLE_SUMMARY_HAS (summary, never_started) && summary->never_started)
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started)
         return TRUE;
     if (console->live_width > 0) {
         fputc ('\r', console->out);

@@ -4,7 +4,7 @@
  * each with three significant digits, the precision a histogram with 1%
  * error can honestly claim.
  */
-#include "console.h"
+#include "style.h"
 
 /* Three significant digits of @value (< 999.5), with @unit appended. */
 static char *

@@ -66,13 +66,7 @@ csv_configure (const ThrongNode *options, GError **error)
         csv_free (csv);
         return NULL;
     }
-    if (csv->options.path == NULL || *csv->options.path == '\0') {
-        if (options != NULL)
-            throng_node_set_error (options, error, THRONG_PLAN_ERROR_MISSING,
-                                   "the csv reporter needs a 'path'");
-        else
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_MISSING,
-                         "the csv reporter needs a 'path'");
+    if (!output_require_path ("csv", options, csv->options.path, error)) {
         csv_free (csv);
         return NULL;
     }

@@ -65,13 +65,7 @@ json_configure (const ThrongNode *options, GError **error)
         json_free (json);
         return NULL;
     }
-    if (json->options.path == NULL || *json->options.path == '\0') {
-        if (options != NULL)
-            throng_node_set_error (options, error, THRONG_PLAN_ERROR_MISSING,
-                                   "the json reporter needs a 'path'");
-        else
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_MISSING,
-                         "the json reporter needs a 'path'");
+    if (!output_require_path ("json", options, json->options.path, error)) {
         json_free (json);
         return NULL;
     }
@@ -160,9 +154,7 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (json->file == NULL)
         return TRUE;
-    if (summary->size >= G_STRUCT_OFFSET (ThrongSummary, never_started)
-                             + sizeof (summary->never_started)
-        && summary->never_started) {
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started) {
         /* The run never started (another reporter's open failed): no results to write. */
         output_file_abort (g_steal_pointer (&json->file));
         return TRUE;

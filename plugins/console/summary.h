@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* The console's end-of-run table (summary.c), printed by console.c's close. */
+#pragma once
+
+#include <stdio.h>
+
+#include "style.h"
+
+/* Writes the end-of-run summary of @summary to @out. */
+void console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style);
