@@ -14,9 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_USERS 1000000
 #define MAX_RATE 10000000.0         /* iterations per second */
-#define MAX_LENGTH_US ((gint64) 30 * 24 * 3600 * G_USEC_PER_SEC)
 #define MAX_STAGES 1000
 
 static const char *const executor_names[] = {
@@ -223,16 +221,16 @@ parse_stages (const ThrongNode *node, const char *target_key, GArray **out, GErr
             guint64 users;
             if (!throng_node_get_uint (target, &users, error))
                 return FALSE;
-            if (users > MAX_USERS) {
+            if (users > THRONG_SCHEDULE_MAX_USERS) {
                 throng_node_set_error (target, error, THRONG_PLAN_ERROR_RANGE,
                                        "users must be between 0 and %d, got %" G_GUINT64_FORMAT,
-                                       MAX_USERS, users);
+                                       THRONG_SCHEDULE_MAX_USERS, users);
                 return FALSE;
             }
             stage.target = (gdouble) users;
         }
         total += stage.duration_us;
-        if (total > MAX_LENGTH_US) {
+        if (total > THRONG_SCHEDULE_MAX_LENGTH_US) {
             throng_node_set_error (duration, error, THRONG_PLAN_ERROR_RANGE,
                                    "the stages last more than 30 days");
             return FALSE;
@@ -255,10 +253,10 @@ parse_duration_key (const ThrongNode *map, const char *name, gint64 min, gint64 
     if (!throng_node_get_duration (node, &value, error))
         return FALSE;
     if (value < min || value > max) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
-                               "%s must be between %s and %s, got '%s'", name,
-                               min == 0 ? "0" : "1ms", max >= MAX_LENGTH_US ? "30 days" : "1h",
-                               throng_node_scalar (node));
+        throng_node_set_error (
+            node, error, THRONG_PLAN_ERROR_RANGE, "%s must be between %s and %s, got '%s'", name,
+            min == 0 ? "0" : "1ms", max >= THRONG_SCHEDULE_MAX_LENGTH_US ? "30 days" : "1h",
+            throng_node_scalar (node));
         return FALSE;
     }
     *out = value;
@@ -296,8 +294,8 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
     }
     const char *executor_name = executor_names[scenario->executor];
 
-    if (!parse_duration_key (map, "start_after", 0, MAX_LENGTH_US, &scenario->start_after_us,
-                             error)
+    if (!parse_duration_key (map, "start_after", 0, THRONG_SCHEDULE_MAX_LENGTH_US,
+                             &scenario->start_after_us, error)
         || !parse_duration_key (map, "graceful_stop", 0, hour, &scenario->graceful_stop_us, error)
         || !parse_duration_key (map, "pacing", 0, hour, &scenario->pacing_us, error))
         return FALSE;
@@ -400,10 +398,10 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
         guint64 pool;
         if (!throng_node_get_uint (max_users, &pool, error))
             return FALSE;
-        if (pool < 1 || pool > MAX_USERS) {
+        if (pool < 1 || pool > THRONG_SCHEDULE_MAX_USERS) {
             throng_node_set_error (max_users, error, THRONG_PLAN_ERROR_RANGE,
                                    "max_users must be between 1 and %d, got %" G_GUINT64_FORMAT,
-                                   MAX_USERS, pool);
+                                   THRONG_SCHEDULE_MAX_USERS, pool);
             return FALSE;
         }
         scenario->users = (guint) pool;

@@ -10,6 +10,10 @@
 
 #include "plan.h"
 
+/* Limits a plan's scenarios share, whichever key sets them. */
+#define THRONG_SCHEDULE_MAX_USERS 1000000
+#define THRONG_SCHEDULE_MAX_LENGTH_US (G_GINT64_CONSTANT (30) * 24 * 3600 * G_USEC_PER_SEC)
+
 /*
  * Reads the schedule keys of scenario @map into @scenario, after the plain
  * keys (users, iterations, duration, ramp_up) are in it; checks that the
