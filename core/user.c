@@ -159,7 +159,8 @@ user_begin_iteration (ThrongUser *user)
             protocol->protocol->iteration_begin (user->protocol_data[i]);
     }
     user->step = 0;
-    user->iteration_start_us = user->scheduled_us > 0 ? user->scheduled_us : g_get_monotonic_time ();
+    user->iteration_start_us
+        = user->scheduled_us > 0 ? user->scheduled_us : g_get_monotonic_time ();
     user->state = THRONG_USER_STEP;
 }
 
@@ -190,7 +191,8 @@ user_run_step (ThrongUser *user)
     user->state = THRONG_USER_RUNNING;
     /* Armed lazily: when it is armed already (no pause since the last
      * step), setting it again would cost the loop a wake-up per request. */
-    if (user->hard_deadline_us > 0 && g_source_get_ready_time (user->timer) != user->hard_deadline_us)
+    if (user->hard_deadline_us > 0
+        && g_source_get_ready_time (user->timer) != user->hard_deadline_us)
         user_wait_until (user, user->hard_deadline_us);
     user->in_step_run = TRUE;
     user->completed_in_run = FALSE;

@@ -129,7 +129,8 @@ tally_close (gpointer self, const ThrongSummary *summary, GError **error)
     g_key_file_set_uint64 (file, group, "message_max_bytes", tally->message_max_bytes);
     g_key_file_set_uint64 (file, group, "requests", summary->total.requests);
     g_key_file_set_uint64 (file, group, "errors", summary->total.errors);
-    g_key_file_set_uint64 (file, group, "histogram", throng_histogram_count (summary->total.latency));
+    g_key_file_set_uint64 (file, group, "histogram",
+                           throng_histogram_count (summary->total.latency));
     g_key_file_set_int64 (file, group, "elapsed_us", summary->elapsed_us);
     g_key_file_set_boolean (file, group, "interrupted", summary->interrupted);
     g_key_file_set_int64 (file, group, "load_us", summary->load_us);

@@ -377,14 +377,15 @@ tally_get (GKeyFile *tally, const char *key)
 static void
 test_sample_message (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autoptr (GKeyFile) tally = run_tally (fixture,
-                                            "scenarios:\n"
-                                            "  - users: 3\n"
-                                            "    iterations: 400\n"
-                                            "    steps:\n"
-                                            "      - null: {message: true}\n"
-                                            "      - null: {message: true, pad: 600, fail: other}\n",
-                                            0, NULL);
+    g_autoptr (GKeyFile) tally
+        = run_tally (fixture,
+                     "scenarios:\n"
+                     "  - users: 3\n"
+                     "    iterations: 400\n"
+                     "    steps:\n"
+                     "      - null: {message: true}\n"
+                     "      - null: {message: true, pad: 600, fail: other}\n",
+                     0, NULL);
 
     g_assert_cmpuint (tally_get (tally, "samples"), ==, 3 * 400 * 2);
     g_assert_cmpuint (tally_get (tally, "messages"), ==, 3 * 400 * 2);
@@ -403,13 +404,14 @@ static void
 test_snapshots_add_up (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     const char *duration = data;
-    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
-                                             "  - users: 3\n"
-                                             "    duration: %s\n"
-                                             "    steps:\n"
-                                             "      - null: {delay: 1ms}\n"
-                                             "      - null: {delay: 2ms, fail: status, status: 503}\n",
-                                             duration);
+    g_autofree char *yaml
+        = g_strdup_printf ("scenarios:\n"
+                           "  - users: 3\n"
+                           "    duration: %s\n"
+                           "    steps:\n"
+                           "      - null: {delay: 1ms}\n"
+                           "      - null: {delay: 2ms, fail: status, status: 503}\n",
+                           duration);
     g_autoptr (GKeyFile) tally = run_tally (fixture, yaml, 0, NULL);
     guint64 requests = tally_get (tally, "requests");
     gint64 elapsed = (gint64) tally_get (tally, "elapsed_us");
