@@ -194,8 +194,15 @@ sum_active (ThrongEngine *engine, guint *active)
 
 /* --- reporters ------------------------------------------------------------- */
 
+/*
+ * Hands the interval's figures to the reporters.  The @last one, after
+ * the workers finished, covers what completed since the last tick, so
+ * that snapshots add up to the summary; it ends with the run's teardown,
+ * so it does not count towards the saturation verdict, which stays on the
+ * one-second intervals.
+ */
 static void
-emit_snapshot (ThrongEngine *engine)
+emit_snapshot (ThrongEngine *engine, gboolean last)
 {
     SummaryBuffer buffer = { 0 };
     g_autofree guint *active = g_new0 (guint, MAX (engine->plan->scenarios->len, 1));
@@ -217,8 +224,8 @@ emit_snapshot (ThrongEngine *engine)
                               / ((gdouble) snapshot->interval_us * engine->cores);
     snapshot->saturated = snapshot->cpu_share > engine->plan->saturation_cpu
                           || snapshot->lag_p99_us > engine->plan->saturation_lag_us;
-    /* A short last interval says little; do not let it decide. */
-    if (snapshot->interval_us >= G_USEC_PER_SEC / 2) {
+    /* A short interval says little; do not let it decide. */
+    if (!last && snapshot->interval_us >= G_USEC_PER_SEC / 2) {
         engine->intervals++;
         if (snapshot->saturated)
             engine->saturated_intervals++;
@@ -327,7 +334,7 @@ on_report (ThrongWorkerReport *report, gpointer data)
             slot->answered_tick = report->tick;
             engine->tick_pending--;
             if (engine->tick_pending == 0)
-                emit_snapshot (engine);
+                emit_snapshot (engine, FALSE);
         }
     }
     if (engine->live_workers == 0)
@@ -342,7 +349,7 @@ on_tick (gpointer data)
     /* A worker that has not answered within a second is itself a sign of
      * saturation; the snapshot goes out with what arrived. */
     if (engine->tick_pending > 0)
-        emit_snapshot (engine);
+        emit_snapshot (engine, FALSE);
     engine->tick++;
     for (guint w = 0; w < engine->workers->len; w++) {
         WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
@@ -746,10 +753,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
      * sample batches sent just before it may still be pending. */
     while (g_main_context_iteration (NULL, FALSE))
         ;
-    /* What completed since the last tick, in a snapshot of its real length,
-     * so that every reporter's snapshots add up to the summary. */
     if (engine.started)
-        emit_snapshot (&engine);
+        emit_snapshot (&engine, TRUE);
 
     if (engine.start_error != NULL) {
         close_never_started (&engine);
