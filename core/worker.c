@@ -18,9 +18,10 @@
 #define SAMPLE_BATCH 4096
 /*
  * Batches a worker may have in flight to the main thread before it drops
- * samples (and counts them): 32 × 4096 samples is about 16 MiB a worker,
- * several seconds of a fast run, which a reporter that keeps up at all
- * never reaches.
+ * samples (and counts them): 32 × 4096 samples is about 16 MiB a worker
+ * (more when steps set long messages: up to 4 MiB a batch), several
+ * seconds of a fast run, which a reporter that keeps up at all never
+ * reaches.
  */
 #define MAX_BATCHES_IN_FLIGHT 32
 /* How often the event-loop delay probe fires. */
