@@ -281,6 +281,7 @@ find_slot (ThrongEngine *engine, ThrongWorker *worker)
 }
 
 static void abort_workers (ThrongEngine *engine);
+static gboolean open_reporters (ThrongEngine *engine, GError **error);
 static void engine_go (ThrongEngine *engine);
 
 static void
@@ -294,9 +295,16 @@ on_ready (ThrongEngine *engine, ThrongWorkerReport *report)
         abort_workers (engine);
         return;
     }
-    if (engine->ready_workers == engine->workers->len && engine->start_error == NULL
-        && !engine->interrupted)
-        engine_go (engine);
+    if (engine->ready_workers < engine->workers->len || engine->start_error != NULL
+        || engine->interrupted)
+        return;
+    /* Every user exists: only now do reporters open, so that a run that
+     * cannot start leaves nothing behind but its error. */
+    if (!open_reporters (engine, &engine->start_error)) {
+        abort_workers (engine);
+        return;
+    }
+    engine_go (engine);
 }
 
 static void
@@ -505,8 +513,9 @@ build_run_info (ThrongEngine *engine)
     info->quiet = engine->options.quiet;
 }
 
-static gboolean
-open_reporters (ThrongEngine *engine, GError **error)
+/* Which reporters want samples (so workers know whether to collect them); opens none. */
+static void
+prepare_reporters (ThrongEngine *engine)
 {
     ThrongPlan *plan = engine->plan;
 
@@ -523,6 +532,11 @@ open_reporters (ThrongEngine *engine, GError **error)
         engine->want_samples |= slot.wants_samples;
         g_array_append_val (engine->reporters, slot);
     }
+}
+
+static gboolean
+open_reporters (ThrongEngine *engine, GError **error)
+{
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
         const ThrongReporter *reporter = slot->plan_reporter->reporter;
@@ -682,18 +696,12 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.cores = MAX (1, MIN (n_workers, (guint) g_get_num_processors ()));
     build_run_info (&engine);
 
-    /* A summary built if a reporter fails to open must have sane times. */
+    /* A summary of a run that never starts must have sane times too. */
     throng_usage_process (&engine.cpu_start_user_us, &engine.cpu_start_system_us);
     engine.start_us = g_get_monotonic_time ();
     engine.start_wall_us = g_get_real_time ();
     engine.wall_offset_us = engine.start_wall_us - engine.start_us;
-
-    if (!open_reporters (&engine, error)) {
-        engine.interrupted = TRUE;
-        close_never_started (&engine);
-        engine_clear (&engine);
-        return FALSE;
-    }
+    prepare_reporters (&engine);
 
     ThrongWorkerSetup setup = {
         .plan = plan,
@@ -725,7 +733,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.live_workers = n_workers;
     engine.sigint_source = g_unix_signal_add (SIGINT, on_signal, &engine);
     engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
-    /* Workers create their users, then report ready; engine_go() starts the load. */
+    /* Workers create their users and report ready; then the reporters open
+     * and engine_go() starts the load. */
     for (guint w = 0; w < n_workers; w++)
         throng_worker_start (g_array_index (engine.workers, WorkerSlot, w).worker);
     g_debug ("engine: %u worker%s started, %" G_GUINT64_FORMAT " user%s", n_workers,
@@ -757,6 +766,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         emit_snapshot (&engine, TRUE);
 
     if (engine.start_error != NULL) {
+        engine.interrupted = TRUE;
         close_never_started (&engine);
         g_propagate_error (error, g_steal_pointer (&engine.start_error));
         engine_clear (&engine);
