@@ -67,6 +67,7 @@ typedef struct {
     guint tick_source;
     guint sigint_source;
     guint sigterm_source;
+    guint sighup_source;        /* a dropped terminal or ssh session stops the run like SIGTERM */
     guint deadline_source;
 
     ThrongRunInfo run_info;
@@ -653,6 +654,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.live_workers = n_workers;
     engine.sigint_source = g_unix_signal_add (SIGINT, on_signal, &engine);
     engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
+    engine.sighup_source = g_unix_signal_add (SIGHUP, on_signal, &engine);
     engine.tick_source = g_timeout_add (1000, on_tick, &engine);
     if (engine.planned_us > 0)
         engine.deadline_source = g_timeout_add_seconds (
@@ -667,6 +669,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 
     g_source_remove (engine.sigint_source);
     g_source_remove (engine.sigterm_source);
+    g_source_remove (engine.sighup_source);
     g_source_remove (engine.tick_source);
     if (engine.deadline_source != 0)
         g_source_remove (engine.deadline_source);

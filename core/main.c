@@ -8,7 +8,8 @@
  * could not start (a plugin refused, a reporter that could not open, the
  * built-in target); 4 results could not be written (a reporter failed, or fell
  * behind and missed samples); 99 thresholds failed;
- * 130 interrupted by a signal (reporters still flushed).
+ * 130 interrupted by SIGINT, SIGTERM or SIGHUP (reporters still flushed).
+ * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
 #include "engine.h"
 #include "limits-private.h"
@@ -16,9 +17,12 @@
 #include "registry.h"
 #include "target.h"
 
+#include <fcntl.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
     EXIT_OK = 0,
@@ -275,11 +279,29 @@ print_help (FILE *stream)
              "4 results not written, 99 thresholds failed, 130 interrupted.\n");
 }
 
-int
-main (int argc, char **argv)
+/*
+ * A standard descriptor that the caller closed would be handed to the next
+ * socket or pipe throng opens, and the summary written into it.  Each
+ * closed one is held by /dev/null opened read-only, so writes to it still
+ * fail (EBADF) and are reported as failed writes.
+ */
+static void
+hold_closed_std_fds (void)
 {
-    setlocale (LC_ALL, "");
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl (fd, F_GETFD) != -1)
+            continue;
+        int held = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (held >= 0 && held != fd) {
+            dup2 (held, fd);
+            close (held);
+        }
+    }
+}
 
+static int
+dispatch (int argc, char **argv)
+{
     if (argc < 2) {
         print_help (stderr);
         return EXIT_USAGE;
@@ -304,4 +326,23 @@ main (int argc, char **argv)
     g_printerr ("throng: unknown command '%s'\n", command);
     print_help (stderr);
     return EXIT_USAGE;
+}
+
+int
+main (int argc, char **argv)
+{
+    setlocale (LC_ALL, "");
+    hold_closed_std_fds ();
+    signal (SIGPIPE, SIG_IGN);
+
+    int status = dispatch (argc, argv);
+
+    /* What went to standard output must have arrived, as for any result
+     * file (the console reporter reports its own failures at close). */
+    if ((fflush (stdout) != 0 || ferror (stdout))
+        && (status == EXIT_OK || status == EXIT_THRESHOLDS)) {
+        g_printerr ("throng: cannot write to standard output\n");
+        status = EXIT_NOT_WRITTEN;
+    }
+    return status;
 }

@@ -11,6 +11,7 @@
 #include "test-utils.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <string.h>
 
 #define RUN_TIMEOUT 60
@@ -608,7 +609,11 @@ test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 2);
 }
 
-/* SIGINT (or SIGTERM) mid-run: exit 130, and the reporters still flush. */
+/*
+ * SIGINT, SIGTERM or SIGHUP (a dropped terminal) mid-run: exit 130, and the
+ * reporters still flush.  SIGPIPE sent from outside is ignored: the run
+ * goes on until the SIGTERM that follows it.
+ */
 static void
 test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 {
@@ -635,6 +640,12 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_no_error (error);
     /* Sanitized, start-up alone can take longer than the normal wait. */
     g_usleep ((g_getenv ("THRONG_SANITIZED") != NULL ? 5000 : 1500) * 1000);
+    if (signum == SIGPIPE) {
+        g_subprocess_send_signal (proc, SIGPIPE);
+        g_usleep (500 * 1000);
+        g_assert_nonnull (g_subprocess_get_identifier (proc));
+        signum = SIGTERM;
+    }
     started = g_get_monotonic_time ();
     g_subprocess_send_signal (proc, signum);
 
@@ -658,6 +669,54 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_no_error (error);
     g_assert_true (throng_test_json_bool (summary, "interrupted"));
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
+}
+
+/*
+ * Standard output closed or full: every command that writes to it exits 4
+ * with one line on stderr, whether the console reporter or main wrote.
+ */
+static void
+test_exit_stdout_unwritable (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
+                                                    "target: builtin\n"
+                                                    "scenarios:\n"
+                                                    "  - name: s\n"
+                                                    "    users: 1\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    static const char *const redirects[] = { ">&-", ">/dev/full" };
+    static const char *const commands[] = { "run", "run --quiet", "validate", "plugins",
+                                            "--version" };
+
+    for (gsize r = 0; r < G_N_ELEMENTS (redirects); r++) {
+        for (gsize c = 0; c < G_N_ELEMENTS (commands); c++) {
+            g_autofree char *line = g_strdup_printf (
+                "exec \"$0\" %s %s %s", commands[c],
+                g_str_has_prefix (commands[c], "run") || strcmp (commands[c], "validate") == 0
+                    ? plan
+                    : "",
+                redirects[r]);
+            /* The shell closes or redirects the descriptor; `timeout` bounds the run. */
+            g_autofree char *timeout = g_strdup_printf ("%d", RUN_TIMEOUT);
+            const char *argv[] = { "timeout", timeout, "/bin/sh", "-c", line, throng_test_exe (),
+                                   NULL };
+            g_autofree char *err = NULL;
+            g_autoptr (GError) error = NULL;
+            int wait_status = -1;
+
+            g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+                                         NULL, NULL, &err, &wait_status, &error));
+            g_assert_no_error (error);
+            g_assert_true (WIFEXITED (wait_status));
+            int status = WEXITSTATUS (wait_status);
+            g_test_message ("%s: exit %d, stderr %s", line, status, err);
+            g_assert_cmpint (status, ==, 4);
+            g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
+            g_assert_nonnull (strstr (err, "standard output"));
+        }
+    }
 }
 
 int
@@ -715,6 +774,12 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigterm", ThrongTestTmpdir, GINT_TO_POINTER (SIGTERM),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/sighup", ThrongTestTmpdir, GINT_TO_POINTER (SIGHUP),
+                throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/sigpipe-ignored", ThrongTestTmpdir, GINT_TO_POINTER (SIGPIPE),
+                throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/stdout-unwritable", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_exit_stdout_unwritable, throng_test_tmpdir_teardown);
 
     return g_test_run ();
 }
