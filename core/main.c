@@ -33,6 +33,9 @@ enum {
     EXIT_INTERRUPTED = 130,
 };
 
+/* --workers not given: the plan's or the machine's choice. */
+#define WORKERS_UNSET G_MININT
+
 typedef struct {
     char **sets;
     char **outs;
@@ -153,7 +156,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
         .outs = (const char *const *) cli->outs,
-        .workers = (guint) cli->workers,
+        .workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0,
         .quiet = cli->quiet,
         .overwrite = cli->overwrite,
         .validate_only = validate_only,
@@ -193,7 +196,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
 static int
 command_run (int argc, char **argv, gboolean validate_only)
 {
-    g_auto (Cli) cli = { 0 };
+    g_auto (Cli) cli = { .workers = WORKERS_UNSET };
     g_autoptr (GOptionContext) context = plan_command_context (validate_only ? "validate" : "run",
                                                                &cli, !validate_only);
     g_autoptr (GError) error = NULL;
@@ -203,8 +206,11 @@ command_run (int argc, char **argv, gboolean validate_only)
         return usage_error (context, error->message);
     if (argc != 2)
         return usage_error (context, argc < 2 ? "a plan file is required" : "only one plan file");
-    if (cli.workers < 0 || cli.workers > 1024)
-        return usage_error (context, "--workers must be between 1 and 1024");
+    if (cli.workers != WORKERS_UNSET && (cli.workers < 1 || cli.workers > 1024)) {
+        g_autofree char *message
+            = g_strdup_printf ("--workers must be between 1 and 1024, got %d", cli.workers);
+        return usage_error (context, message);
+    }
 
     status = validate_or_run (&cli, argv[1], validate_only, &error);
     /* The one place a failure is printed.  Plan errors begin with their location. */

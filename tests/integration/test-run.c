@@ -116,6 +116,8 @@ test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
         (const char *[]) { "run", plan, plan, NULL },
         (const char *[]) { "run", plan, "--no-such-option", NULL },
         (const char *[]) { "run", plan, "--workers", "100000", NULL },
+        (const char *[]) { "run", plan, "--workers", "0", NULL },
+        (const char *[]) { "run", plan, "-w", "-3", NULL },
         (const char *[]) { "run", plan, "--out", "nonsense", NULL },
         (const char *[]) { "run", plan, "--out", "nosuchreporter=x.out", NULL },
         (const char *[]) { "plugins", "extra", NULL },
@@ -131,6 +133,13 @@ test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
         g_assert_cmpint (status, ==, 2);
         g_assert_cmpstr (err, !=, "");
         throng_test_assert_no_glib_noise (err);
+        /* An out-of-range value names the range and what was given. */
+        if (cases[i][1] != NULL && cases[i][2] != NULL && cases[i][3] != NULL
+            && (strcmp (cases[i][2], "--workers") == 0 || strcmp (cases[i][2], "-w") == 0)) {
+            g_autofree char *expected = g_strdup_printf (
+                "throng: --workers must be between 1 and 1024, got %s\n", cases[i][3]);
+            g_assert_true (g_str_has_prefix (err, expected));
+        }
     }
 }
 
