@@ -728,6 +728,44 @@ test_exit_stdout_unwritable (ThrongTestTmpdir *tmp, gconstpointer data)
     }
 }
 
+/*
+ * A run of one request has no complete interval: saturation is not judged
+ * (even with a 1% CPU limit that any run passes), and the CPU share shown
+ * never exceeds 100% although start-up counts in the process's CPU time.
+ */
+static void
+test_saturation_short_run (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
+                                                    "target: builtin\n"
+                                                    "saturation: { cpu: 1% }\n"
+                                                    "defaults:\n"
+                                                    "  http: { tls: { verify: false } }\n"
+                                                    "scenarios:\n"
+                                                    "  - name: s\n"
+                                                    "    users: 1\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: \"${builtin.https}/\" }\n");
+    g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
+    g_autofree char *out_arg = g_strconcat ("json=", json, NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+
+    int status = throng_test_runv (RUN_TIMEOUT, &out, &err, "run", plan, "-w", "1", "--out",
+                                   out_arg, NULL);
+    g_test_message ("stdout: %s\nstderr: %s", out, err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_null (strstr (out, "saturated"));
+    g_assert_null (strstr (out, "SATURATED"));
+    summary = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_false (throng_test_json_bool (summary, "saturated"));
+    g_assert_cmpfloat (throng_test_json_double (summary, "cpu_share"), <=, 1.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -783,6 +821,8 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigterm", ThrongTestTmpdir, GINT_TO_POINTER (SIGTERM),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/saturation/short-run", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_saturation_short_run, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sighup", ThrongTestTmpdir, GINT_TO_POINTER (SIGHUP),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigpipe-ignored", ThrongTestTmpdir, GINT_TO_POINTER (SIGPIPE),
