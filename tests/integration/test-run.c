@@ -583,6 +583,69 @@ test_exit_thresholds (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, failing ? 10 : 0);
 }
 
+/*
+ * A saturated open-model run fails its dropped_iterations thresholds
+ * (count and rate), and every actual value reads like the console's
+ * figures: a duration in µs/ms/s with three digits, a rate with /s.
+ */
+static void
+test_thresholds_dropped (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    const char *yaml = "scenarios:\n"
+                       "  - name: open\n"
+                       "    executor: constant-arrival-rate\n"
+                       "    rate: 100/s\n"
+                       "    duration: 1s\n"
+                       "    max_users: 2\n"
+                       "    steps:\n"
+                       "      - null: { delay: 100ms }\n"
+                       "thresholds:\n"
+                       "  - total.dropped_iterations == 0\n"
+                       "  - open.dropped_iterations.rate < 1%\n"
+                       "  - open.p99 < 10s\n"
+                       "  - open.rps > 1000\n"
+                       "  - open.iterations > 0\n";
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    /* The null protocol of the test plugins: a step that only waits. */
+    g_setenv ("THRONG_PLUGIN_PATH", g_getenv ("THRONG_TEST_PLUGIN_DIR"), TRUE);
+    g_autoptr (JsonNode) summary = throng_test_run_json (tmp->dir, yaml, NULL, RUN_TIMEOUT,
+                                                         &status, &err);
+    g_unsetenv ("THRONG_PLUGIN_PATH");
+    g_test_message ("stderr: %s", err);
+    g_assert_cmpint (status, ==, 99);
+    g_assert_nonnull (summary);
+
+    gint64 dropped = throng_test_json_int (summary, "dropped_iterations");
+    gint64 iterations = throng_test_json_int (summary, "scenarios.0.iterations");
+    g_assert_cmpint (dropped, >, 0);
+    g_assert_cmpint (dropped, ==, throng_test_json_int (summary, "scenarios.0.dropped_iterations"));
+    g_assert_cmpfloat_with_epsilon (throng_test_json_double (summary, "dropped_iterations_rate"),
+                                    (double) dropped / (double) (dropped + iterations), 1e-9);
+
+    g_assert_cmpstr (throng_test_json_string (summary, "thresholds.0.expression"), ==,
+                     "total.dropped_iterations == 0");
+    g_assert_false (throng_test_json_bool (summary, "thresholds.0.passed"));
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, dropped);
+    g_assert_cmpstr (throng_test_json_string (summary, "thresholds.0.actual"), ==, count);
+    g_assert_false (throng_test_json_bool (summary, "thresholds.1.passed"));
+    g_assert_true (g_str_has_suffix (throng_test_json_string (summary, "thresholds.1.actual"),
+                                     "%"));
+
+    /* A null step of 100 ms: p99 around 100ms, never "1e+02ms". */
+    g_autoptr (GRegex) duration = g_regex_new ("^[0-9]{3}ms$", 0, 0, NULL);
+    const char *p99 = throng_test_json_string (summary, "thresholds.2.actual");
+    g_test_message ("p99 %s", p99);
+    g_assert_true (g_regex_match (duration, p99, 0, NULL));
+    g_assert_true (throng_test_json_bool (summary, "thresholds.2.passed"));
+    g_autoptr (GRegex) rate = g_regex_new ("^[0-9.]+/s$", 0, 0, NULL);
+    g_assert_true (g_regex_match (rate, throng_test_json_string (summary, "thresholds.3.actual"), 0,
+                                  NULL));
+    g_autofree char *ran = g_strdup_printf ("%" G_GINT64_FORMAT, iterations);
+    g_assert_cmpstr (throng_test_json_string (summary, "thresholds.4.actual"), ==, ran);
+}
+
 /* An existing result file is kept unless --overwrite. */
 static void
 test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
@@ -815,6 +878,8 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_exit_thresholds, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/thresholds-fail", ThrongTestTmpdir, GINT_TO_POINTER (TRUE),
                 throng_test_tmpdir_setup, test_exit_thresholds, throng_test_tmpdir_teardown);
+    g_test_add ("/run/thresholds/dropped-iterations", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_thresholds_dropped, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_overwrite, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigint", ThrongTestTmpdir, GINT_TO_POINTER (SIGINT),
