@@ -602,9 +602,39 @@ test_out_errors (ThrongTestTmpdir *fixture, gconstpointer data)
                       "--out =x.csv: expected NAME=PATH, e.g. --out csv=results.csv");
     assert_out_error (fixture->dir, "csv=",
                       "--out csv=: expected NAME=PATH, e.g. --out csv=results.csv");
-    assert_out_error (fixture->dir, "nosuch=x.out", "--out nosuch=x.out: unknown reporter 'nosuch'");
+    assert_out_error (fixture->dir, "jsn=x.out",
+                      "--out jsn=x.out: unknown reporter 'jsn'; did you mean 'json'?");
     /* a protocol is not a reporter */
-    assert_out_error (fixture->dir, "null=x.out", "--out null=x.out: unknown reporter 'null'");
+    assert_out_error (fixture->dir, "null=x.out",
+                      "--out null=x.out: 'null' is a protocol plugin, not a reporter");
+}
+
+/* An unknown reporter with no near name lists the reporters there are, in order. */
+static void
+test_reporter_unknown_lists (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strconcat (minimal_plan, "reporters:\n  - nosuch: {}\n", NULL);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    const char *const outs[] = { "nosuch=x.out", NULL };
+    ThrongPlanLoadOptions from_plan = { .validate_only = TRUE };
+    ThrongPlanLoadOptions from_out = { .outs = outs, .validate_only = TRUE };
+    g_autofree char *plain = throng_test_write_plan (fixture->dir, "plain.yaml", minimal_plan);
+
+    for (guint i = 0; i < 2; i++) {
+        g_autoptr (GError) error = NULL;
+        g_autoptr (ThrongPlan) plan = load_plan (i == 0 ? path : plain,
+                                                 i == 0 ? &from_plan : &from_out, &error);
+
+        g_assert_null (plan);
+        g_assert_nonnull (error);
+        g_test_message ("%s", error->message);
+        const char *list = strstr (error->message, "; available reporters: ");
+        g_assert_nonnull (list);
+        g_assert_nonnull (strstr (list, " console, "));
+        g_assert_nonnull (strstr (list, " csv, "));
+        g_assert_nonnull (strstr (list, " json"));
+        g_assert_cmpstr (strstr (error->message, "unknown reporter 'nosuch'"), !=, NULL);
+    }
 }
 
 /* A reporter that refuses {path: …} says so at the option, as it would in a plan. */
@@ -676,6 +706,8 @@ main (int argc, char **argv)
                 throng_test_tmpdir_teardown);
     g_test_add ("/plan/out/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_out_errors, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/reporter/unknown-lists", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_reporter_unknown_lists, throng_test_tmpdir_teardown);
     g_test_add ("/plan/out/refused", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_out_refused, throng_test_tmpdir_teardown);
     g_test_add ("/plan/run-flags", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
