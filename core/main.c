@@ -56,13 +56,31 @@ cli_clear (Cli *cli)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
 
 static int
-usage_error (GOptionContext *context, const char *message)
+usage_error (const char *command, const char *message)
 {
     g_printerr ("throng: %s\n", message);
-    g_printerr ("Try 'throng %s --help'.\n", g_option_context_get_summary (context) != NULL
-                                                  ? g_option_context_get_summary (context)
-                                                  : "");
+    g_printerr ("Try 'throng %s --help'.\n", command);
     return EXIT_USAGE;
+}
+
+/*
+ * A command's option context: its --help names the program and the
+ * command ("Usage: throng run [OPTION…] PLAN"), says what it does and
+ * lists its exit statuses.  docs/throng.1 lists the same options and
+ * statuses (tests/integration/test-run.c compares them).
+ */
+static GOptionContext *
+command_context (const char *command, const char *parameters, const char *summary,
+                 const char *exit_statuses)
+{
+    g_autofree char *program = g_strconcat ("throng ", command, NULL);
+    GOptionContext *context = g_option_context_new (parameters);
+
+    /* GOption's usage line is "PRGNAME [OPTION…] PARAMETERS". */
+    g_set_prgname (program);
+    g_option_context_set_summary (context, summary);
+    g_option_context_set_description (context, exit_statuses);
+    return context;
 }
 
 static gboolean
@@ -88,7 +106,7 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
     };
     GOptionEntry run_entries[] = {
         { "workers", 'w', 0, G_OPTION_ARG_INT, &cli->workers,
-          "Worker threads (default: the number of CPUs)", "N" },
+          "Worker threads, 1 to 1024 (default: the number of CPUs)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet, "No live progress", NULL },
         { "out", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &cli->outs,
           "Add a reporter writing PATH, e.g. csv=results.csv (repeatable)", "NAME=PATH" },
@@ -96,9 +114,18 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
           "Let reporters overwrite existing result files", NULL },
         { NULL },
     };
-    GOptionContext *context = g_option_context_new ("PLAN");
+    GOptionContext *context
+        = run ? command_context (command, "PLAN",
+                                 "Checks PLAN completely, runs it and reports its results.",
+                                 "Exit status: 0 the run completed, 2 usage or plan error, 3 the run "
+                                 "could not start,\n4 results not written, 99 thresholds failed, "
+                                 "130 interrupted (SIGINT, SIGTERM, SIGHUP).")
+              : command_context (command, "PLAN",
+                                 "Checks PLAN completely (every key, every value, every plugin's "
+                                 "options)\nwithout opening anything or sending any load.",
+                                 "Exit status: 0 the plan is valid, 2 usage or plan error, 3 a "
+                                 "plugin was refused,\n4 the result could not be written.");
 
-    g_option_context_set_summary (context, command);
     g_option_context_add_main_entries (context, common, NULL);
     if (run)
         g_option_context_add_main_entries (context, run_entries, NULL);
@@ -197,19 +224,19 @@ static int
 command_run (int argc, char **argv, gboolean validate_only)
 {
     g_auto (Cli) cli = { .workers = WORKERS_UNSET };
-    g_autoptr (GOptionContext) context = plan_command_context (validate_only ? "validate" : "run",
-                                                               &cli, !validate_only);
+    const char *command = validate_only ? "validate" : "run";
+    g_autoptr (GOptionContext) context = plan_command_context (command, &cli, !validate_only);
     g_autoptr (GError) error = NULL;
     int status;
 
     if (!g_option_context_parse (context, &argc, &argv, &error))
-        return usage_error (context, error->message);
+        return usage_error (command, error->message);
     if (argc != 2)
-        return usage_error (context, argc < 2 ? "a plan file is required" : "only one plan file");
+        return usage_error (command, argc < 2 ? "a plan file is required" : "only one plan file");
     if (cli.workers != WORKERS_UNSET && (cli.workers < 1 || cli.workers > 1024)) {
         g_autofree char *message
             = g_strdup_printf ("--workers must be between 1 and 1024, got %d", cli.workers);
-        return usage_error (context, message);
+        return usage_error (command, message);
     }
 
     status = validate_or_run (&cli, argv[1], validate_only, &error);
@@ -222,19 +249,19 @@ command_run (int argc, char **argv, gboolean validate_only)
 static int
 command_plugins (int argc, char **argv)
 {
-    g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+    g_autoptr (GOptionContext) context = command_context (
+        "plugins", NULL,
+        "Lists every plugin throng can find, in search order: $THRONG_PLUGIN_PATH,\n"
+        "the build tree (when run from it), the installed plugin directory beside\n"
+        "the executable, the configured install directory.",
+        "Exit status: 0 plugins were found, 2 usage error, 3 no plugins found,\n"
+        "4 the list could not be written.");
     g_autoptr (GError) error = NULL;
 
-    g_option_context_set_summary (context, "plugins");
-    g_option_context_set_description (context,
-                                      "Lists every plugin throng can find, in search order:\n"
-                                      "$THRONG_PLUGIN_PATH, the build tree (when run from it), "
-                                      "the installed plugin directory beside the executable, "
-                                      "the configured install directory.");
     if (!g_option_context_parse (context, &argc, &argv, &error))
-        return usage_error (context, error->message);
+        return usage_error ("plugins", error->message);
     if (argc > 1)
-        return usage_error (context, "plugins takes no arguments");
+        return usage_error ("plugins", "plugins takes no arguments");
 
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (GPtrArray) infos = throng_registry_scan (registry);
