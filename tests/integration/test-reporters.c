@@ -1067,7 +1067,11 @@ test_console_summary (void)
     /* Latency in human units. */
     g_test_trap_assert_stdout ("*\n  latency  *min  *mean  *p50  *p90  *p95  *p99  *max\n*");
     g_test_trap_assert_stdout ("*\n  shop (4 users, 500 iterations)  *200µs  40.2ms  40.2ms  72.2ms  76.3ms  79.4ms  80.2ms\n*");
-    g_test_trap_assert_stdout ("*errors by class\n    shop / GET /: status 5\n    shop / add, \"to\" cart: connect 20, status 5\n*");
+    /* Each class of each step: how many, and the first message of the class. */
+    g_test_trap_assert_stdout ("*\n  errors                   class    count  first message\n"
+                               "    shop / GET /           status       5  Service \"Temporarily\" Unavailable\n"
+                               "    shop / add, \"to\" cart  connect     20  Connection refused\n"
+                               "    shop / add, \"to\" cart  status       5  Service \"Temporarily\" Unavailable\n*");
     g_test_trap_assert_stdout ("*\n    pass  shop.p99 < 200ms       actual 79.4ms\n    FAIL  shop.errors.rate < 1%  actual 3.0%\n*");
     g_test_trap_assert_stdout ("*throng  200µs CPU per request, 150ms user + 50.0ms system, 3% of its cores\n          schedule lag p99 1.50ms, event-loop delay max 4.20ms\n*");
     g_test_trap_assert_stdout ("*warning: throng used 97% of its CPU*");
