@@ -172,10 +172,12 @@ run_in (const char *dir, const char *const *argv, char **err)
     g_autofree char *exe_dir = g_path_get_dirname (throng_test_exe ());
     g_autofree char *path = g_strconcat (exe_dir, ":", g_getenv ("PATH"), NULL);
     g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "PATH", path, TRUE);
+    g_autofree char *out = NULL;
     int wait_status = -1;
 
+    /* Standard output is captured: the test's own is TAP. */
     g_assert_true (g_spawn_sync (dir, (char **) argv, env, G_SPAWN_SEARCH_PATH_FROM_ENVP, NULL,
-                                 NULL, NULL, err, &wait_status, &error));
+                                 NULL, &out, err, &wait_status, &error));
     g_assert_no_error (error);
     g_assert_true (WIFEXITED (wait_status));
     return WEXITSTATUS (wait_status);
