@@ -163,8 +163,9 @@ explain_indent (const Text *text, guint line, guint *column)
         return NULL;
     g_autofree char *content = content_of (s, at);
     const char *colon = key_colon (content);
-    g_autofree char *key = colon != NULL ? g_strndup (content, (gsize) (colon - content))
-                                         : g_strdup (content);
+    g_autofree char *key = colon != NULL && colon > content
+                               ? g_strndup (content, (gsize) (colon - content))
+                               : g_strdup (content);
     *column = at + 1;
     if (at > expected)
         return g_strdup_printf ("'%s' is indented deeper than the key above it (column %u, line "
