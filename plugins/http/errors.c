@@ -5,7 +5,7 @@
  * the success rule (a complete response with an expected status).  No
  * function here allocates: they run on the hot path.
  */
-#include "http-common.h"
+#include "errors.h"
 
 #include <libsoup/soup.h>
 

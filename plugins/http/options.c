@@ -6,7 +6,7 @@
  * the plan, exclusive keys and header maps.  Everything here runs while
  * the plan loads, so every error is located at the plan's text.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 #include <errno.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * The protocol itself is in protocol.c, its transports in fast*.c and
  * soup-transport.c.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 static gboolean
 http_plugin_init (ThrongPluginHost *host, GError **error)

@@ -4,7 +4,7 @@
  * hook either builds plan data (scenario.c, step.c) or forwards to the
  * transport the scenario chose, so the hot path is one indirect call.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 /* The per-user handle: which transport, and that transport's user state. */
 typedef struct {

@@ -4,7 +4,7 @@
  * map), the checks that need both layers, and the choice of transport.
  * The transport is chosen here, once; nothing later branches on it.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * that skips payload in bulk, so a body is counted without being copied
  * and a size line may arrive split across reads.
  */
-#include "fast-parse.h"
+#include "parse.h"
 
 #include <string.h>
 

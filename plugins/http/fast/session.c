@@ -7,7 +7,7 @@
  * `per-iteration` keep a session in the user's own slot, which no other
  * user can reach.
  */
-#include "fast-session.h"
+#include "session.h"
 
 struct _FastSessions {
     HttpSessionPolicy policy;

@@ -8,7 +8,7 @@
  * closed peer never raises SIGPIPE.  GNUTLS_E_AGAIN turns into the
  * condition gnutls_record_get_direction() asks for.
  */
-#include "fast-conn.h"
+#include "conn.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -13,11 +13,11 @@
  * that call may start the user's next step or free the user, so nothing
  * of the user is touched after it.
  */
-#include "http.h"
-#include "http-common.h"
-#include "fast-conn.h"
-#include "fast-parse.h"
-#include "fast-session.h"
+#include "../http.h"
+#include "../errors.h"
+#include "conn.h"
+#include "parse.h"
+#include "session.h"
 
 #include <string.h>
 #include <netinet/in.h>

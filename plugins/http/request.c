@@ -5,7 +5,7 @@
  * port and request target, the merged headers, the body, the accepted
  * statuses).  Runs while the plan loads: a bad step fails before any load.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 #include <string.h>
 

@@ -12,12 +12,12 @@
  * timer per user bounds the whole step (timeout) and each connection
  * attempt (connect_timeout) by cancelling the user's GCancellable.
  */
-#include "http-common.h"
-#include "http-plan.h"
+#include "../errors.h"
+#include "../plan.h"
 
 #include <libsoup/soup.h>
 
-#include "soup-database.h"
+#include "database.h"
 
 #define SOUP_READ_BUFFER (32 * 1024)
 
