@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What both transports share beyond the transport table: turning errors
- * into error classes, and the success rule.  A step succeeds when a
- * complete response arrived and its status is one the step expects;
- * otherwise its class says why (STATUS for an unexpected status, the
- * transport's class for anything else).
+ * How an exchange ends, for both transports: the success rule, the error
+ * classes of every failure a transport meets (GLib, libsoup, errno,
+ * GnuTLS), and the one place that writes a sample's message.  A step
+ * succeeds when a complete response arrived and its status is one the
+ * step expects; otherwise its class says why (STATUS for an unexpected
+ * status, the failure's class for anything else).
  */
 #pragma once
 
@@ -12,6 +13,12 @@
 
 /* The class of a GIO, GResolver, GTls or SoupSession error; CANCELLED is OTHER. */
 ThrongErrorClass http_error_class_from_gerror (const GError *error);
+
+/* The class of a socket call's errno (fast transport). */
+ThrongErrorClass http_error_class_from_errno (int errsv);
+
+/* The class of a fatal GnuTLS handshake error (fast transport). */
+ThrongErrorClass http_error_class_from_gnutls (int code);
 
 /* A static one-line description of @error_class ("connection refused" …). */
 const char *http_error_class_message (ThrongErrorClass error_class);
@@ -23,14 +30,11 @@ const char *http_error_class_message (ThrongErrorClass error_class);
  */
 void http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint status);
 
-/* Sets the sample's error and the class's static message; keeps the status. */
-void http_sample_set_error (ThrongSample *sample, ThrongErrorClass error_class);
+/*
+ * The step failed with @error_class; @message (static) says how, NULL for
+ * the class's own description.  Keeps the status.
+ */
+void http_sample_fail (ThrongSample *sample, ThrongErrorClass error_class, const char *message);
 
 /* TRUE for the statuses a redirect follows: 301, 302, 303, 307, 308. */
 gboolean http_status_is_redirect (guint status);
-
-/*
- * Funcs of a one-shot, re-armable timer source: it dispatches its callback
- * once its ready time comes and disarms itself (timer.c).
- */
-extern GSourceFuncs http_timer_funcs;

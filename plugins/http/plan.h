@@ -33,7 +33,6 @@ typedef struct {
     HttpScenario base;
     HttpLayerNodes nodes; /* after the defaults and scenario layers */
     GArray *headers;      /* HttpHeader: defaults then scenario, merged */
-    gboolean uses_tls;    /* some step is https: the transport's TLS notes apply */
 } HttpPlanScenario;
 
 extern const ThrongOption http_options_table[];

@@ -150,7 +150,7 @@ http_step_new (HttpScenario *base, const ThrongNode *map, char **label, GError *
     step->max_body = options.max_body;
     step->follow_redirects = options.follow_redirects;
     step->max_redirects = (guint)options.max_redirects;
-    scenario->uses_tls |= step->tls;
+    base->uses_tls |= step->tls;
 
     if (base->transport->step_new != NULL) {
         step->transport_data = base->transport->step_new (base, step, &local);

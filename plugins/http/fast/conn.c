@@ -9,6 +9,7 @@
  * condition gnutls_record_get_direction() asks for.
  */
 #include "conn.h"
+#include "../errors.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -37,34 +38,24 @@ static GSourceFuncs conn_source_funcs = {
     .dispatch = conn_source_dispatch,
 };
 
+/* The class is errors.c's; the message names the errno where the class alone would not. */
 static void
 error_from_errno (FastError *error, int errsv)
 {
+    error->error_class = http_error_class_from_errno (errsv);
     switch (errsv) {
     case ECONNREFUSED:
-        error->error_class = THRONG_ERROR_CONNECT;
         error->message = "connection refused";
         break;
-    case ENETUNREACH:
-    case EHOSTUNREACH:
-    case EADDRNOTAVAIL:
-    case ENETDOWN:
-    case EHOSTDOWN:
-        error->error_class = THRONG_ERROR_CONNECT;
-        error->message = g_strerror (errsv);
-        break;
     case ETIMEDOUT:
-        error->error_class = THRONG_ERROR_TIMEOUT;
         error->message = "connect timed out";
         break;
     case ECONNRESET:
     case EPIPE:
     case ECONNABORTED:
-        error->error_class = THRONG_ERROR_RESET;
         error->message = "connection reset by peer";
         break;
     default:
-        error->error_class = THRONG_ERROR_OTHER;
         error->message = g_strerror (errsv);
         break;
     }
@@ -389,13 +380,11 @@ fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
         }
         if (!gnutls_error_is_fatal (r))
             continue;
-        if (r == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR || r == GNUTLS_E_CERTIFICATE_ERROR) {
-            error->error_class = THRONG_ERROR_CERTIFICATE;
+        error->error_class = http_error_class_from_gnutls (r);
+        if (error->error_class == THRONG_ERROR_CERTIFICATE)
             error->message = verify_message (gnutls_session_get_verify_cert_status (conn->tls));
-        } else {
-            error->error_class = THRONG_ERROR_TLS;
+        else
             error->message = gnutls_strerror (r);
-        }
         return FAST_IO_ERROR;
     }
 }

@@ -15,6 +15,7 @@
  */
 #include "../http.h"
 #include "../errors.h"
+#include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
 #include "session.h"
@@ -112,13 +113,11 @@ struct _FastUser {
     const guint8 *req;
     gsize req_len;
     gsize req_off;
-    GUri *redirect_uri; /* set once a redirect was followed */
-    const char *method;
+    HttpHop hop; /* redirect.c: the current hop's URL, method and body */
     const char *host;
     guint16 port;
     gboolean tls;
     gboolean head_only;
-    guint redirects;
     gboolean reused; /* the exchange runs on a kept-alive connection */
     gboolean retried;
     gboolean got_bytes; /* some of the response arrived */
@@ -191,14 +190,14 @@ static gpointer
 fast_scenario_new (HttpScenario *scenario, gboolean validate_only, GError **error)
 {
     const HttpOptions *options = &scenario->options;
-    const char *priority = options->tls.priority != NULL ? options->tls.priority : "NORMAL";
+    const char *priority
+        = options->tls.priority != NULL ? options->tls.priority : HTTP_DEFAULT_PRIORITY;
     const char *error_pos = NULL;
     FastScenario *fs = g_new0 (FastScenario, 1);
 
     fs->sessions = fast_sessions_new (options->tls.session, options->tls.resumption);
     fs->keep_alive = options->keep_alive;
-    fs->connect_timeout_us
-        = options->connect_timeout_us > 0 ? options->connect_timeout_us : 10 * G_USEC_PER_SEC;
+    fs->connect_timeout_us = options->connect_timeout_us;
     fs->tls = &options->tls;
     if (gnutls_priority_init (&fs->priority, priority, &error_pos) < 0) {
         g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
@@ -243,13 +242,28 @@ method_has_body (const char *method)
            || strcmp (method, "PATCH") == 0;
 }
 
+/*
+ * The Content-Length a request of @step sends with @method: the body's
+ * size when @with_body and the step has one, 0 for a bodiless method
+ * that takes one (POST, PUT, PATCH), -1 for none.
+ */
+static gssize
+body_length (const HttpStep *step, const char *method, gboolean with_body)
+{
+    if (!with_body)
+        return -1;
+    if (step->body != NULL)
+        return (gssize)g_bytes_get_size (step->body);
+    return method_has_body (method) ? 0 : -1;
+}
+
 static gpointer
 fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
 {
     FastScenario *fs = scenario->transport_data;
     FastStep *fstep;
     GString *request;
-    gssize body_len = -1;
+    gssize body_len = body_length (step, step->method, TRUE);
 
     if (step->tls && fs->credentials == NULL && !load_credentials (fs, scenario, error))
         return NULL;
@@ -260,11 +274,6 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
      */
     if (step->follow_redirects && fs->credentials == NULL)
         load_credentials (fs, scenario, NULL);
-
-    if (step->body != NULL)
-        body_len = g_bytes_get_size (step->body);
-    else if (method_has_body (step->method))
-        body_len = 0;
 
     request = g_string_sized_new (256 + (body_len > 0 ? body_len : 0));
     fast_request_head_append (request, step->method, step->host, step->port, step->tls,
@@ -398,8 +407,7 @@ fail (FastUser *u, ThrongErrorClass error_class, const char *message)
         fast_conn_close (u->conn, FALSE);
         u->conn = NULL;
     }
-    u->sample->error = error_class;
-    u->sample->message = message;
+    http_sample_fail (u->sample, error_class, message);
     step_finish (u);
 }
 
@@ -670,14 +678,12 @@ connected (FastUser *u)
 static void
 store_cookies (FastUser *u)
 {
-    GUri *uri = u->redirect_uri != NULL ? u->redirect_uri : u->step->uri;
+    GUri *uri = http_hop_uri (&u->hop, u->step);
     SoupMessageHeadersIter iter;
     const char *name, *value;
 
-    if (u->jar == NULL) {
-        u->jar = soup_cookie_jar_new ();
-        soup_cookie_jar_set_accept_policy (u->jar, SOUP_COOKIE_JAR_ACCEPT_ALWAYS);
-    }
+    if (u->jar == NULL)
+        u->jar = http_cookie_jar_new ();
     soup_message_headers_iter_init (&iter, u->headers);
     while (soup_message_headers_iter_next (&iter, &name, &value)) {
         if (g_ascii_strcasecmp (name, "Set-Cookie") == 0)
@@ -703,38 +709,17 @@ append_cookies (FastUser *u, GUri *uri)
     return TRUE;
 }
 
+/* Sends the hop that http_hop_response() chose, on a connection to its origin. */
 static void
-redirect (FastUser *u, const char *location)
+redirect (FastUser *u)
 {
     const HttpStep *step = u->step;
-    GUri *base = u->redirect_uri != NULL ? u->redirect_uri : step->uri;
-    GUri *next = g_uri_parse_relative (base, location, G_URI_FLAGS_ENCODED, NULL);
-    const char *scheme = next != NULL ? g_uri_get_scheme (next) : NULL;
-    gboolean keep_body;
-    gssize body_len = -1;
+    GUri *next = u->hop.uri;
+    gssize body_len = body_length (step, u->hop.method, u->hop.body);
     g_autofree char *target = NULL;
 
-    if (next == NULL || g_uri_get_host (next) == NULL || g_uri_get_host (next)[0] == '\0'
-        || (g_ascii_strcasecmp (scheme, "http") != 0
-            && g_ascii_strcasecmp (scheme, "https") != 0)) {
-        if (next != NULL)
-            g_uri_unref (next);
-        fail (u, THRONG_ERROR_PROTOCOL, "invalid redirect location");
-        return;
-    }
-    g_clear_pointer (&u->redirect_uri, g_uri_unref);
-    u->redirect_uri = next;
-    u->redirects++;
-
-    /* As browsers do: 303 always, and 301/302 after a POST, continue with GET. */
-    if ((u->status == 303 && strcmp (u->method, "HEAD") != 0)
-        || ((u->status == 301 || u->status == 302) && strcmp (u->method, "POST") == 0))
-        u->method = "GET";
-    keep_body = strcmp (u->method, step->method) == 0 && method_has_body (u->method);
-    if (keep_body)
-        body_len = step->body != NULL ? (gssize)g_bytes_get_size (step->body) : 0;
-    u->head_only = strcmp (u->method, "HEAD") == 0;
-    u->tls = g_ascii_strcasecmp (scheme, "https") == 0;
+    u->head_only = strcmp (u->hop.method, "HEAD") == 0;
+    u->tls = g_ascii_strcasecmp (g_uri_get_scheme (next), "https") == 0;
     u->host = g_uri_get_host (next);
     u->port = g_uri_get_port (next) > 0 ? g_uri_get_port (next) : (u->tls ? 443 : 80);
     if (u->tls && u->fs->credentials == NULL) {
@@ -744,8 +729,8 @@ redirect (FastUser *u, const char *location)
 
     target = fast_uri_target (next);
     g_string_truncate (u->out, 0);
-    fast_request_head_append (u->out, u->method, u->host, u->port, u->tls, target, step->headers,
-                              body_len, !u->fs->keep_alive);
+    fast_request_head_append (u->out, u->hop.method, u->host, u->port, u->tls, target,
+                              step->headers, body_len, !u->fs->keep_alive);
     append_cookies (u, next);
     g_string_append (u->out, "\r\n");
     if (body_len > 0)
@@ -760,7 +745,6 @@ static void
 response_done (FastUser *u)
 {
     FastConn *conn = u->conn;
-    const char *location = NULL;
 
     u->conn = NULL;
     conn->exchanges++;
@@ -771,19 +755,10 @@ response_done (FastUser *u)
     else
         pool_put (u, conn);
 
-    if (u->step->follow_redirects && http_status_is_redirect (u->status))
-        location = soup_message_headers_get_one (u->headers, "Location");
-    if (location != NULL) {
-        if (u->redirects >= u->step->max_redirects) {
-            u->sample->status = u->status;
-            fail (u, THRONG_ERROR_PROTOCOL, "too many redirects");
-            return;
-        }
-        redirect (u, location);
-        return;
-    }
-    http_sample_set_response (u->sample, u->step, u->status);
-    step_finish (u);
+    if (http_hop_response (&u->hop, u->step, u->status, u->headers, u->sample))
+        redirect (u);
+    else
+        step_finish (u);
 }
 
 /* Counts body bytes; FALSE once the exchange has ended (done or failed). */
@@ -953,7 +928,7 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
     /* A kept-alive connection the server closed before answering: send
      * again on a new one, once, when that cannot do anything twice — the
      * request did not all go out, or its method is idempotent. */
-    gboolean safe = u->req_off < u->req_len || method_is_idempotent (u->method);
+    gboolean safe = u->req_off < u->req_len || method_is_idempotent (u->hop.method);
     if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && u->reused && !u->retried && !u->got_bytes
         && safe) {
         fast_conn_close (u->conn, FALSE);
@@ -1173,7 +1148,7 @@ fast_user_free (gpointer data)
     fast_session_slot_clear (&u->session);
     g_clear_object (&u->resolver);
     g_clear_object (&u->jar);
-    g_clear_pointer (&u->redirect_uri, g_uri_unref);
+    http_hop_clear (&u->hop);
     g_ptr_array_unref (u->hosts);
     soup_message_headers_unref (u->headers);
     g_free (u->in);
@@ -1202,15 +1177,13 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     u->sample = sample;
     if (sample->resource == NULL)
         sample->resource = step->url;
-    u->method = step->method;
+    http_hop_start (&u->hop, step);
     u->head_only = fstep->head_only;
     u->host = step->host;
     u->port = step->port;
     u->tls = step->tls;
-    u->redirects = 0;
     u->retried = FALSE;
     u->addr_try = 0;
-    g_clear_pointer (&u->redirect_uri, g_uri_unref);
 
     u->req = (const guint8 *)fstep->request;
     u->req_len = fstep->request_len;

@@ -13,7 +13,7 @@
  * attempt (connect_timeout) by cancelling the user's GCancellable.
  */
 #include "../errors.h"
-#include "../plan.h"
+#include "../redirect.h"
 
 #include <libsoup/soup.h>
 
@@ -44,10 +44,7 @@ typedef struct {
     ThrongSample *sample;
     SoupMessage *message;
     GInputStream *stream;
-    GUri *hop_uri;          /* the current hop's URL when following a redirect */
-    const char *hop_method; /* the current hop's method */
-    gboolean hop_body;      /* whether the current hop sends the step's body */
-    guint hops;
+    HttpHop hop; /* redirect.c: the current hop's URL, method and body */
     guint64 body_bytes; /* read on the current hop */
     gint64 deadline_us; /* the whole step's */
     gboolean connecting;
@@ -166,10 +163,9 @@ static void
 soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
 {
     const HttpTlsOptions *tls = &scenario->options.tls;
-    const HttpPlanScenario *plan_scenario = (const HttpPlanScenario *)scenario;
 
     /* Every caveat is about TLS: a plain-HTTP scenario has none to read. */
-    if (!plan_scenario->uses_tls)
+    if (!scenario->uses_tls)
         return;
     if (tls->session == HTTP_SESSION_GLOBAL)
         g_ptr_array_add (notes, g_strdup (note_global));
@@ -182,7 +178,7 @@ soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
         g_ptr_array_add (notes, g_strdup (note_resumption));
     if (tls->server_name != NULL)
         g_ptr_array_add (notes, g_strdup (note_server_name));
-    if (g_strcmp0 (tls->priority, "NORMAL") != 0)
+    if (g_strcmp0 (tls->priority, HTTP_DEFAULT_PRIORITY) != 0)
         g_ptr_array_add (notes, g_strdup (note_priority));
 }
 
@@ -235,7 +231,8 @@ soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     pop_context (user, pushed);
     soup_session_set_proxy_resolver (user->session, NULL);
     /* Each virtual user has its own cookies, as a browser (or JMeter's cookie manager) would. */
-    soup_session_add_feature_by_type (user->session, SOUP_TYPE_COOKIE_JAR);
+    g_autoptr (SoupCookieJar) jar = http_cookie_jar_new ();
+    soup_session_add_feature (user->session, SOUP_SESSION_FEATURE (jar));
     if (user->shared->database != NULL)
         soup_session_set_tls_database (user->session, user->shared->database);
     return user;
@@ -385,7 +382,7 @@ step_finish (SoupUser *user)
     ThrongUser *throng_user = user->user;
     gboolean freed = user->freed;
 
-    g_clear_pointer (&user->hop_uri, g_uri_unref);
+    http_hop_clear (&user->hop);
     user->step = NULL;
     user->sample = NULL;
     user->connecting = FALSE;
@@ -402,7 +399,7 @@ step_fail (SoupUser *user, ThrongErrorClass error_class)
     if (user->message != NULL)
         account_hop (user);
     release_hop (user, FALSE);
-    http_sample_set_error (user->sample, error_class);
+    http_sample_fail (user->sample, error_class, NULL);
     step_finish (user);
 }
 
@@ -432,50 +429,18 @@ static void
 hop_complete (SoupUser *user)
 {
     guint status = soup_message_get_status (user->message);
-    const HttpStep *step = user->step;
+    SoupMessageHeaders *headers = soup_message_get_response_headers (user->message);
+    gboolean follow;
 
     g_input_stream_close (user->stream, NULL, NULL);
     g_clear_object (&user->stream);
     account_hop (user);
-
-    if (step->follow_redirects && http_status_is_redirect (status)) {
-        const char *location = soup_message_headers_get_one (
-            soup_message_get_response_headers (user->message), "Location");
-        GUri *base = user->hop_uri != NULL ? user->hop_uri : step->uri;
-        g_autoptr (GUri) next = NULL;
-
-        if (location != NULL)
-            next = g_uri_parse_relative (base, location, G_URI_FLAGS_ENCODED, NULL);
-        if (next != NULL
-            && (g_strcmp0 (g_uri_get_scheme (next), "http") == 0
-                || g_strcmp0 (g_uri_get_scheme (next), "https") == 0)) {
-            if (user->hops >= step->max_redirects) {
-                release_hop (user, TRUE);
-                user->sample->status = (gint32)status;
-                user->sample->error = THRONG_ERROR_PROTOCOL;
-                user->sample->message = "too many redirects";
-                step_finish (user);
-                return;
-            }
-            /* As browsers do: 303, and 301/302 after a POST, continue with a bodiless GET. */
-            if (status == 303
-                || ((status == 301 || status == 302)
-                    && g_strcmp0 (user->hop_method, "POST") == 0)) {
-                user->hop_method = g_strcmp0 (user->hop_method, "HEAD") == 0 ? "HEAD" : "GET";
-                user->hop_body = FALSE;
-            }
-            release_hop (user, TRUE);
-            g_clear_pointer (&user->hop_uri, g_uri_unref);
-            user->hop_uri = g_steal_pointer (&next);
-            user->hops++;
-            hop_send (user);
-            return;
-        }
-    }
-
-    http_sample_set_response (user->sample, step, status);
+    follow = http_hop_response (&user->hop, user->step, status, headers, user->sample);
     release_hop (user, TRUE);
-    step_finish (user);
+    if (follow)
+        hop_send (user);
+    else
+        step_finish (user);
 }
 
 static void
@@ -542,11 +507,10 @@ hop_send (SoupUser *user)
 {
     const HttpStep *step = user->step;
     const HttpOptions *options = &user->scenario->options;
-    GUri *uri = user->hop_uri != NULL ? user->hop_uri : step->uri;
     SoupMessageHeaders *headers;
     gboolean pushed;
 
-    user->message = soup_message_new_from_uri (user->hop_method, uri);
+    user->message = soup_message_new_from_uri (user->hop.method, http_hop_uri (&user->hop, step));
     user->body_bytes = 0;
     /*
      * IDEMPOTENT: libsoup would otherwise open a new connection for every
@@ -564,7 +528,7 @@ hop_send (SoupUser *user)
     }
     if (!options->keep_alive)
         soup_message_headers_replace (headers, "Connection", "close");
-    if (user->hop_body && step->body != NULL)
+    if (user->hop.body && step->body != NULL)
         soup_message_set_request_body_from_bytes (user->message, NULL, step->body);
     if (user->shared->certificate != NULL)
         soup_message_set_tls_client_certificate (user->message, user->shared->certificate);
@@ -591,9 +555,7 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     user->refs++;
     user->step = step;
     user->sample = sample;
-    user->hops = 0;
-    user->hop_method = step->method;
-    user->hop_body = TRUE;
+    http_hop_start (&user->hop, step);
     user->cancel_class = THRONG_ERROR_NONE;
     user->connecting = FALSE;
     /* From when the request is really sent, as in `fast`: a late start is lag, not the server. */
