@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Connections of the fast transport (fast-conn.h): socket set-up, the
+ * Connections of the fast transport (conn.h): socket set-up, the
  * per-connection GSource, and the plain and TLS I/O tables.  GnuTLS reads
  * through a small read-ahead buffer: left to itself it asks the socket for
  * a record's 5-byte header and then for its body, two recv() calls per

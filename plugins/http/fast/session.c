@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fast transport's TLS session store (fast-session.h).  `global`
+ * The fast transport's TLS session store (session.h).  `global`
  * keeps one session for every user behind a mutex, replaced by whichever
  * connection last received one: TLS 1.3 servers often accept a ticket
  * once, so the newest is the one worth offering.  `per-thread` and

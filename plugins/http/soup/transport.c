@@ -23,7 +23,7 @@
 
 /* What every user of a scenario shares; read-only once the run starts. */
 typedef struct {
-    GTlsDatabase *database; /* soup-database.c: tls.ca_file, the system store, or accept-all */
+    GTlsDatabase *database; /* database.c: tls.ca_file, the system store, or accept-all */
     GTlsCertificate *certificate; /* tls.cert_file + tls.key_file */
 } SoupScenario;
 
@@ -56,7 +56,7 @@ typedef struct {
  * The system store, read once per process and set as the process's default
  * (DESIGN.md: glib-networking 2.74 otherwise re-reads the CA bundle for
  * every new connection), wrapped so that connections do not rebuild a
- * trust list from it either (soup-database.c).
+ * trust list from it either (database.c).
  */
 static gpointer
 system_database_once (gpointer unused)
