@@ -35,7 +35,8 @@ static gboolean
 scheme_is_http (const char *scheme)
 {
     return scheme != NULL
-           && (g_ascii_strcasecmp (scheme, "http") == 0 || g_ascii_strcasecmp (scheme, "https") == 0);
+           && (g_ascii_strcasecmp (scheme, "http") == 0
+               || g_ascii_strcasecmp (scheme, "https") == 0);
 }
 
 /* Fails the step on a redirect it cannot follow: the status stays, the class is `protocol`. */

@@ -254,9 +254,8 @@ static guint16 fault_ports[FAULT_LISTENERS];
 static void
 fault_server_start (const ThrongTestCerts *certs)
 {
-    g_autofree char *exe
-        = g_build_filename (g_getenv ("THRONG_BUILD_DIR"), "tests", "lib", "throng-fault-server",
-                            NULL);
+    g_autofree char *exe = g_build_filename (g_getenv ("THRONG_BUILD_DIR"), "tests", "lib",
+                                             "throng-fault-server", NULL);
     g_autofree char *https = g_strdup_printf ("https:%s:%s", certs->server_cert, certs->server_key);
     g_autofree char *expired
         = g_strdup_printf ("https:%s:%s", certs->expired_cert, certs->expired_key);
@@ -267,11 +266,11 @@ fault_server_start (const ThrongTestCerts *certs)
     g_autoptr (GError) error = NULL;
     g_autoptr (GDataInputStream) out = NULL;
 
-    fault_server = g_subprocess_new (
-        G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, exe, "--listen",
-        FAULT_KIND_HTTP, "--listen", https, "--listen", expired, "--listen", wrong, "--listen",
-        self, "--listen", FAULT_KIND_TLS_DROP, "--listen", FAULT_KIND_TLS_HANG, "--listen",
-        FAULT_KIND_BACKLOG, NULL);
+    fault_server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                     &error, exe, "--listen", FAULT_KIND_HTTP, "--listen", https,
+                                     "--listen", expired, "--listen", wrong, "--listen", self,
+                                     "--listen", FAULT_KIND_TLS_DROP, "--listen",
+                                     FAULT_KIND_TLS_HANG, "--listen", FAULT_KIND_BACKLOG, NULL);
     g_assert_no_error (error);
     out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (fault_server));
     for (guint i = 0; i <= FAULT_LISTENERS; i++) {
@@ -327,11 +326,11 @@ typedef struct {
     const char *step_extra; /* more options of the step: ", method: POST, body: hello" */
     const char *klass;      /* the sample's error class; NULL: success */
     guint status;           /* the sample's status (0: no response) */
-    const char *message;    /* the sample's message, when shared code writes it; NULL: not compared */
-    const char *requests;   /* what the redirect server saw; NULL: not compared */
-    const char *timeout;    /* the step's timeout; NULL: 5s */
+    const char *message;  /* the sample's message, when shared code writes it; NULL: not compared */
+    const char *requests; /* what the redirect server saw; NULL: not compared */
+    const char *timeout;  /* the step's timeout; NULL: 5s */
     const char *connect_timeout; /* NULL: 5s */
-    gint64 min_ms, max_ms;  /* bounds of the elapsed time, when max_ms > 0 */
+    gint64 min_ms, max_ms;       /* bounds of the elapsed time, when max_ms > 0 */
     const char *soup_klass; /* the class on soup where it legitimately differs (docs/http.md) */
 } Case;
 
@@ -385,8 +384,8 @@ static const Case cases[] = {
       "GET /r/302/https 0 -\nGET /final 0 -\n" },
     { "location/missing", ON_REDIRECT, "/r/302/none", FOLLOW, NULL, 302, "Found",
       "GET /r/302/none 0 -\n" },
-    { "location/unsupported-scheme", ON_REDIRECT, "/r/302/ftp", FOLLOW, "protocol", 302, SCHEME_MESSAGE,
-      "GET /r/302/ftp 0 -\n" },
+    { "location/unsupported-scheme", ON_REDIRECT, "/r/302/ftp", FOLLOW, "protocol", 302,
+      SCHEME_MESSAGE, "GET /r/302/ftp 0 -\n" },
     { "location/invalid", ON_REDIRECT, "/r/302/bad", FOLLOW, "protocol", 302,
       "redirect Location is not a valid URL", "GET /r/302/bad 0 -\n" },
     { "location/no-host", ON_REDIRECT, "/r/301/nohost", FOLLOW, "protocol", 301,
@@ -415,8 +414,8 @@ static const Case cases[] = {
       "Service Unavailable" },
     { "fault/never-answers", ON_HTTP, FAULT_PATH_HANG, NULL, "timeout", 0, NULL, NULL, "400ms",
       NULL, 390, 400 + SLACK_MS },
-    { "fault/stalls-body", ON_HTTP, FAULT_PATH_STALL_BODY, NULL, "timeout", 0, NULL, NULL,
-      "400ms", NULL, 390, 400 + SLACK_MS },
+    { "fault/stalls-body", ON_HTTP, FAULT_PATH_STALL_BODY, NULL, "timeout", 0, NULL, NULL, "400ms",
+      NULL, 390, 400 + SLACK_MS },
     { "fault/closes-mid-headers", ON_HTTP, FAULT_PATH_CLOSE_HEADERS, NULL, "reset", 0, NULL, NULL,
       NULL, NULL, 0, SLACK_MS, "protocol" },
     { "fault/closes-mid-body", ON_HTTP, FAULT_PATH_CLOSE_BODY, NULL, "reset", 0 },
@@ -431,8 +430,8 @@ static const Case cases[] = {
     { "fault/tls-refused", ON_CLOSED_HTTPS, "/ok", NULL, "connect", 0 },
     { "fault/tls-status-503", ON_HTTPS, FAULT_PATH_STATUS_503, NULL, "status", 503,
       "Service Unavailable" },
-    { "fault/tls-never-answers", ON_HTTPS, FAULT_PATH_HANG, NULL, "timeout", 0, NULL, NULL,
-      "400ms", NULL, 390, 400 + SLACK_MS },
+    { "fault/tls-never-answers", ON_HTTPS, FAULT_PATH_HANG, NULL, "timeout", 0, NULL, NULL, "400ms",
+      NULL, 390, 400 + SLACK_MS },
     { "fault/tls-stalls-body", ON_HTTPS, FAULT_PATH_STALL_BODY, NULL, "timeout", 0, NULL, NULL,
       "400ms", NULL, 390, 400 + SLACK_MS },
     { "fault/tls-closes-mid-headers", ON_HTTPS, FAULT_PATH_CLOSE_HEADERS, NULL, "reset", 0 },
@@ -518,23 +517,23 @@ run_case (const Case *c, const char *transport, const char *dir, Outcome *outcom
     g_autofree char *csv = g_build_filename (dir, "samples.csv", NULL);
     g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
     const char *extra[] = { "--out", csv_arg, "--overwrite", NULL };
-    g_autofree char *yaml = g_strdup_printf ("name: conformance\n"
-                                             "defaults:\n"
-                                             "  http:\n"
-                                             "    transport: %s\n"
-                                             "    timeout: %s\n"
-                                             "    connect_timeout: %s\n"
-                                             "    tls: { ca_file: \"%s\" }\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 1\n"
-                                             "    iterations: 1\n"
-                                             "    steps:\n"
-                                             "      - http: { url: \"%s%s\"%s }\n",
-                                             transport, c->timeout != NULL ? c->timeout : "5s",
-                                             c->connect_timeout != NULL ? c->connect_timeout : "5s",
-                                             certs->ca_cert, base, c->path,
-                                             c->step_extra != NULL ? c->step_extra : "");
+    g_autofree char *yaml
+        = g_strdup_printf ("name: conformance\n"
+                           "defaults:\n"
+                           "  http:\n"
+                           "    transport: %s\n"
+                           "    timeout: %s\n"
+                           "    connect_timeout: %s\n"
+                           "    tls: { ca_file: \"%s\" }\n"
+                           "scenarios:\n"
+                           "  - name: s\n"
+                           "    users: 1\n"
+                           "    iterations: 1\n"
+                           "    steps:\n"
+                           "      - http: { url: \"%s%s\"%s }\n",
+                           transport, c->timeout != NULL ? c->timeout : "5s",
+                           c->connect_timeout != NULL ? c->connect_timeout : "5s", certs->ca_cert,
+                           base, c->path, c->step_extra != NULL ? c->step_extra : "");
     g_autofree char *err = NULL;
     g_autofree char *text = NULL;
     g_autoptr (JsonNode) root = NULL;
@@ -572,8 +571,9 @@ run_case (const Case *c, const char *transport, const char *dir, Outcome *outcom
         outcome->message = g_strdup (colon != NULL ? colon + 2 : "");
     outcome->requests = redirect_server_take_log (&redirect_server);
     g_test_message ("%s on %s: %s %s %u \"%s\" in %" G_GINT64_FORMAT " ms", c->name, transport,
-                    outcome->success ? "ok" : "failed", outcome->klass != NULL ? outcome->klass : "",
-                    outcome->status, outcome->message, outcome->elapsed_ms);
+                    outcome->success ? "ok" : "failed",
+                    outcome->klass != NULL ? outcome->klass : "", outcome->status, outcome->message,
+                    outcome->elapsed_ms);
 }
 
 static void

@@ -415,6 +415,8 @@ fast_conn_close (FastConn *conn, gboolean polite)
 {
     if (conn == NULL)
         return;
+    g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host, conn->port,
+             conn->exchanges, polite ? "" : " (abortive)");
     if (conn->tls != NULL) {
         /* One try, never a wait: the peer may already be gone. */
         if (polite)

@@ -150,6 +150,8 @@ connect_failed (FastUser *u, const FastError *error)
     /* "localhost" may resolve to ::1 first while the server listens on 127.0.0.1. */
     if (error->error_class == THRONG_ERROR_CONNECT && u->addr_try + 1 < u->host_entry->n_addrs) {
         u->addr_try++;
+        g_debug ("fast: connect to %s failed (%s); trying its next address", u->host,
+                 error->message);
         fast_exchange_start (u, TRUE);
         return;
     }
@@ -253,8 +255,10 @@ fast_handshake_step (FastUser *u)
     u->sample->tls_us += g_get_monotonic_time () - u->phase_start;
     if (gnutls_session_is_resumed (conn->tls)) {
         u->sample->handshakes_resumed++;
+        g_debug ("fast: TLS handshake with %s:%u resumed", u->host, u->port);
     } else {
         u->sample->handshakes_full++;
+        g_debug ("fast: TLS handshake with %s:%u full", u->host, u->port);
     }
     /*
      * TLS 1.3 tickets arrive after the handshake, with the first records
@@ -287,6 +291,8 @@ fast_connected (FastUser *u)
     u->addr_try = 0;
     u->sample->connections_opened++;
     u->sample->connect_us += now - u->phase_start;
+    g_debug ("fast: connection to %s:%u opened in %" G_GINT64_FORMAT " us", u->host, u->port,
+             now - u->phase_start);
     if (!u->tls) {
         fast_request_ready (u);
         return;
@@ -352,8 +358,8 @@ fast_timer_fired (gpointer data)
         return G_SOURCE_CONTINUE;
     }
     fast_fail (u, THRONG_ERROR_TIMEOUT,
-          deadline == u->connect_deadline && deadline < u->deadline ? "connect timed out"
-                                                                    : "step timed out");
+               deadline == u->connect_deadline && deadline < u->deadline ? "connect timed out"
+                                                                         : "step timed out");
     return G_SOURCE_CONTINUE;
 }
 
@@ -370,6 +376,8 @@ fast_exchange_start (FastUser *u, gboolean fresh)
     if (!fresh) {
         FastConn *conn = pool_take (u);
         if (conn != NULL) {
+            g_debug ("fast: reusing connection to %s:%u (%u exchanges)", conn->host, conn->port,
+                     conn->exchanges);
             u->conn = conn;
             u->reused = TRUE;
             fast_request_ready (u);

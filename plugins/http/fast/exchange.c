@@ -50,6 +50,21 @@ fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message)
     step_finish (u);
 }
 
+/*
+ * The kept-alive connection of the exchange was gone before the server
+ * saw the request: send it once more, on a new connection.
+ */
+static void
+retry (FastUser *u, const char *why)
+{
+    g_debug ("fast: kept-alive connection to %s:%u %s; retrying on a new one", u->host, u->port,
+             why);
+    fast_conn_close (u->conn, FALSE);
+    u->conn = NULL;
+    u->retried = TRUE;
+    fast_exchange_start (u, TRUE);
+}
+
 static void
 write_some (FastUser *u)
 {
@@ -73,10 +88,7 @@ write_some (FastUser *u)
         case FAST_IO_RESET:
             /* A kept-alive connection the server closed while idle: try once on a new one. */
             if (u->reused && !u->retried) {
-                fast_conn_close (conn, FALSE);
-                u->conn = NULL;
-                u->retried = TRUE;
-                fast_exchange_start (u, TRUE);
+                retry (u, "closed while the request was sent");
                 return;
             }
             fast_fail (u, THRONG_ERROR_RESET, "connection closed while sending the request");
@@ -361,10 +373,7 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
     gboolean safe = u->req_off < u->req_len || method_is_idempotent (u->hop.method);
     if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && u->reused && !u->retried && !u->got_bytes
         && safe) {
-        fast_conn_close (u->conn, FALSE);
-        u->conn = NULL;
-        u->retried = TRUE;
-        fast_exchange_start (u, TRUE);
+        retry (u, "closed before the response");
         return;
     }
     if (r == FAST_IO_EOF)

@@ -127,7 +127,6 @@ struct _FastUser {
     FastChunked chunked;
 };
 
-
 /* transport.c */
 
 /* The Content-Length a request of @step with @method sends: -1 for none. */

@@ -101,7 +101,6 @@ fast_step_free (gpointer data)
     g_free (fstep);
 }
 
-
 static gboolean
 method_has_body (const char *method)
 {

@@ -23,7 +23,7 @@
 
 /* What every user of a scenario shares; read-only once the run starts. */
 typedef struct {
-    GTlsDatabase *database; /* database.c: tls.ca_file, the system store, or accept-all */
+    GTlsDatabase *database;       /* database.c: tls.ca_file, the system store, or accept-all */
     GTlsCertificate *certificate; /* tls.cert_file + tls.key_file */
 } SoupScenario;
 
@@ -44,7 +44,7 @@ typedef struct {
     ThrongSample *sample;
     SoupMessage *message;
     GInputStream *stream;
-    HttpHop hop; /* redirect.c: the current hop's URL, method and body */
+    HttpHop hop;        /* redirect.c: the current hop's URL, method and body */
     guint64 body_bytes; /* read on the current hop */
     gint64 deadline_us; /* the whole step's */
     gboolean connecting;
@@ -275,6 +275,7 @@ soup_iteration_begin (gpointer data)
      * reconnects.  glib-networking may still resume the TLS session.
      */
     if (user->scenario->options.tls.session == HTTP_SESSION_PER_ITERATION) {
+        g_debug ("soup: per-iteration: closing the user's connections");
         soup_session_abort (user->session);
         /* abort closes idle connections only as its queue next runs; this makes it certain. */
         user->new_connection = TRUE;
@@ -339,8 +340,14 @@ account_hop (SoupUser *user)
         guint64 tcp_end = tls_start != 0 ? tls_start : connect_end;
         if (tcp_end > connect_start)
             sample->connect_us += (gint64)(tcp_end - connect_start);
-        if (connect_end != 0)
+        if (connect_end != 0) {
             sample->connections_opened++;
+            g_debug ("soup: connection to %s opened",
+                     g_uri_get_host (soup_message_get_uri (user->message)));
+        }
+    } else {
+        g_debug ("soup: connection to %s reused",
+                 g_uri_get_host (soup_message_get_uri (user->message)));
     }
     if (tls_start != 0 && connect_end > tls_start) {
         sample->tls_us += (gint64)(connect_end - tls_start);
