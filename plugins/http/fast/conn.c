@@ -63,47 +63,49 @@ error_from_errno (FastError *error, int errsv)
 
 /* Plain I/O. */
 
+/*
+ * What a recv() or send() that returned @r means, errno included; @blocked
+ * is the condition to wait for when it would block.  0 from recv() is the
+ * peer's FIN; send() never returns 0 for a non-empty buffer.
+ */
+static FastIo
+plain_result (gssize r, GIOCondition blocked, gsize *n, GIOCondition *want, FastError *error)
+{
+    if (r > 0) {
+        *n = (gsize)r;
+        return FAST_IO_OK;
+    }
+    if (r == 0)
+        return FAST_IO_EOF;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        *want = blocked;
+        return FAST_IO_AGAIN;
+    }
+    error_from_errno (error, errno);
+    return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
+}
+
 static FastIo
 plain_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, FastError *error)
 {
-    for (;;) {
-        gssize r = recv (conn->fd, buf, len, 0);
-        if (r > 0) {
-            *n = r;
-            return FAST_IO_OK;
-        }
-        if (r == 0)
-            return FAST_IO_EOF;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            *want = G_IO_IN;
-            return FAST_IO_AGAIN;
-        }
-        error_from_errno (error, errno);
-        return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
-    }
+    gssize r;
+
+    do
+        r = recv (conn->fd, buf, len, 0);
+    while (r < 0 && errno == EINTR);
+    return plain_result (r, G_IO_IN, n, want, error);
 }
 
 static FastIo
 plain_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
              FastError *error)
 {
-    for (;;) {
-        gssize r = send (conn->fd, buf, len, MSG_NOSIGNAL);
-        if (r >= 0) {
-            *n = r;
-            return FAST_IO_OK;
-        }
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            *want = G_IO_OUT;
-            return FAST_IO_AGAIN;
-        }
-        error_from_errno (error, errno);
-        return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
-    }
+    gssize r;
+
+    do
+        r = send (conn->fd, buf, len, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    return plain_result (r, G_IO_OUT, n, want, error);
 }
 
 static const FastConnIo plain_io = { plain_read, plain_write };
