@@ -49,7 +49,9 @@ typedef struct {
     gint64 deadline_us; /* the whole step's */
     gboolean connecting;
     gboolean new_connection;       /* per-iteration: the next request must not reuse one */
+    gint64 connect_deadline_us;    /* the connect's, while connecting */
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
+    const char *cancel_message;    /* and what the sample says, as `fast` words it */
 } SoupUser;
 
 /*
@@ -287,8 +289,11 @@ timer_arm (SoupUser *user)
 {
     gint64 ready = user->deadline_us;
 
-    if (user->connecting)
-        ready = MIN (ready, g_get_monotonic_time () + user->scenario->options.connect_timeout_us);
+    if (user->connecting) {
+        user->connect_deadline_us
+            = g_get_monotonic_time () + user->scenario->options.connect_timeout_us;
+        ready = MIN (ready, user->connect_deadline_us);
+    }
     g_source_set_ready_time (user->timer, ready);
 }
 
@@ -299,6 +304,9 @@ timer_fired (gpointer data)
 
     if (user->step != NULL && user->cancel_class == THRONG_ERROR_NONE) {
         user->cancel_class = THRONG_ERROR_TIMEOUT;
+        user->cancel_message = user->connecting && user->connect_deadline_us < user->deadline_us
+                                   ? "connect timed out"
+                                   : "step timed out";
         g_cancellable_cancel (user->cancellable);
     }
     return G_SOURCE_CONTINUE;
@@ -400,23 +408,21 @@ step_finish (SoupUser *user)
         throng_user_step_done (throng_user);
 }
 
+/* Ends the step with @error_class; @message (static) NULL for the class's description. */
 static void
-step_fail (SoupUser *user, ThrongErrorClass error_class)
+step_fail (SoupUser *user, ThrongErrorClass error_class, const char *message)
 {
     if (user->message != NULL)
         account_hop (user);
     release_hop (user, FALSE);
-    http_sample_fail (user->sample, error_class, NULL);
+    http_sample_fail (user->sample, error_class, message);
     step_finish (user);
 }
 
-/* The class of @error, knowing why we may have cancelled. */
+/* The class of @error, knowing that it may be our own cancel. */
 static ThrongErrorClass
 classify (SoupUser *user, const GError *error)
 {
-    if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-        && user->cancel_class != THRONG_ERROR_NONE)
-        return user->cancel_class;
     ThrongErrorClass error_class = http_error_class_from_gerror (error);
     /* Once the request went out, the handshake was over: a TLS error now is
      * the peer closing in the middle of the response, as on plain HTTP. */
@@ -426,6 +432,17 @@ classify (SoupUser *user, const GError *error)
             error_class = THRONG_ERROR_RESET;
     }
     return error_class;
+}
+
+/* Ends the step on @error: our own cancel (a timeout), or what went wrong. */
+static void
+step_fail_error (SoupUser *user, const GError *error)
+{
+    if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+        && user->cancel_class != THRONG_ERROR_NONE)
+        step_fail (user, user->cancel_class, user->cancel_message);
+    else
+        step_fail (user, classify (user, error), NULL);
 }
 
 static void hop_send (SoupUser *user);
@@ -463,7 +480,7 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     if (n < 0) {
-        step_fail (user, classify (user, error));
+        step_fail_error (user, error);
         return;
     }
     if (n == 0) {
@@ -473,7 +490,7 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
     user->body_bytes += (guint64)n;
     if (user->body_bytes > user->step->max_body) {
         user->sample->status = (gint32)soup_message_get_status (user->message);
-        step_fail (user, THRONG_ERROR_BODY_LIMIT);
+        step_fail (user, THRONG_ERROR_BODY_LIMIT, NULL);
         return;
     }
     body_read (user);
@@ -501,7 +518,7 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     if (user->stream == NULL) {
-        step_fail (user, classify (user, error));
+        step_fail_error (user, error);
         return;
     }
     user->connecting = FALSE;
@@ -564,6 +581,7 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     user->sample = sample;
     http_hop_start (&user->hop, step);
     user->cancel_class = THRONG_ERROR_NONE;
+    user->cancel_message = NULL;
     user->connecting = FALSE;
     /* From when the request is really sent, as in `fast`: a late start is lag, not the server. */
     user->deadline_us = g_get_monotonic_time () + step->timeout_us;
