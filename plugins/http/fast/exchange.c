@@ -4,8 +4,10 @@
  * writing the request, reading the response head (libsoup's parser) and
  * counting its body, the keep-alive decision, a retry on a kept-alive
  * connection the server had closed, cookies, and the hop that the shared
- * redirect policy (redirect.c) chose.  Every end of an exchange goes
- * through step_finish().
+ * redirect policy (redirect.c) chose.  Every path that ends an exchange
+ * goes through step_finish(), which calls throng_user_step_done() last:
+ * that call may start the user's next step or free the user, so nothing
+ * of the user is touched after it.
  */
 #include "fast.h"
 #include "../errors.h"

@@ -4,12 +4,8 @@
  * per-step and per-user state, and the calls between the user's life
  * (transport.c), getting a connection for an exchange (connect.c) and the
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
- * HTTP/1.1 framing (parse.c) and the TLS session store (session.c).
- *
- * A user runs one exchange at a time.  Every path that ends an exchange
- * goes through step_finish() in exchange.c, which calls
- * throng_user_step_done() last: that call may start the user's next step
- * or free the user, so nothing of the user is touched after it.
+ * HTTP/1.1 framing (parse.c) and the TLS session store (session.c).  A
+ * user runs one exchange at a time.
  */
 #pragma once
 
