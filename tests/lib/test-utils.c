@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared test fixtures (see test-utils.h): subprocess runs of the real
- * binary under a hard timeout, temporary directories, free ports, a GnuTLS
- * throw-away PKI, an nginx fixture from a generated config, and JSON
- * summary reading.  Everything here runs on the test's main thread.
+ * The shared test fixtures (see test-utils.h): missing tools, temporary
+ * directories, free ports, a GnuTLS throw-away PKI, an nginx fixture from
+ * a generated config, JSON summary and CSV reading.  Everything here runs
+ * on the test's main thread.
  */
 #include "test-utils.h"
 
@@ -13,8 +13,6 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
@@ -40,13 +38,29 @@ throng_test_skip_or_fail (const char *reason)
     }
 }
 
-const char *
-throng_test_exe (void)
+char *
+throng_test_require_program (const char *name)
 {
-    const char *exe = g_getenv ("THRONG_EXE");
+    char *path = g_find_program_in_path (name);
+    g_autofree char *reason = NULL;
 
-    g_assert_nonnull (exe);
-    return exe;
+    if (path != NULL)
+        return path;
+    reason = g_strdup_printf ("%s is not installed", name);
+    throng_test_skip_or_fail (reason);
+    return NULL;
+}
+
+gboolean
+throng_test_require_file (const char *path)
+{
+    g_autofree char *reason = NULL;
+
+    if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return TRUE;
+    reason = g_strdup_printf ("no %s on this machine", path);
+    throng_test_skip_or_fail (reason);
+    return FALSE;
 }
 
 char *
@@ -56,175 +70,6 @@ throng_test_source_path (const char *relative)
 
     g_assert_nonnull (root);
     return g_build_filename (root, relative, NULL);
-}
-
-/* ------------------------------------------------------------------ */
-/* Running the binary                                                  */
-
-/*
- * In the child, before exec: die with the test.  A test that aborts (a
- * failed assertion, meson's timeout) must not leave a throng or an nginx
- * behind.  The signal is sent when the spawning thread exits; tests spawn
- * from their main thread.
- */
-static void
-die_with_parent (gpointer user_data)
-{
-    prctl (PR_SET_PDEATHSIG, GPOINTER_TO_INT (user_data));
-}
-
-typedef struct {
-    gboolean done;
-    gboolean timed_out;
-    GBytes *out;
-    GBytes *err;
-    GError *error;
-} RunState;
-
-static void
-on_communicated (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-    RunState *state = user_data;
-
-    g_subprocess_communicate_finish (G_SUBPROCESS (source), result, &state->out, &state->err,
-                                     &state->error);
-    state->done = TRUE;
-}
-
-static gboolean
-on_run_timeout (gpointer user_data)
-{
-    RunState *state = user_data;
-
-    state->timed_out = TRUE;
-    return G_SOURCE_REMOVE;
-}
-
-static char *
-bytes_to_string (GBytes *bytes)
-{
-    gsize size = 0;
-    const char *data;
-
-    if (bytes == NULL)
-        return g_strdup ("");
-    data = g_bytes_get_data (bytes, &size);
-    /* An empty GBytes may hold NULL, and g_strndup (NULL, 0) is NULL. */
-    return data != NULL ? g_strndup (data, size) : g_strdup ("");
-}
-
-gboolean
-throng_test_run (const char * const *argv,
-                 const char * const *env,
-                 guint timeout_s,
-                 int *exit_status,
-                 char **out_stdout,
-                 char **out_stderr)
-{
-    g_autoptr (GSubprocessLauncher) launcher = NULL;
-    g_autoptr (GSubprocess) proc = NULL;
-    g_autoptr (GPtrArray) args = g_ptr_array_new ();
-    g_autoptr (GError) error = NULL;
-    g_autoptr (GMainContext) context = g_main_context_new ();
-    g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-    g_autofree char *joined = NULL;
-    GSource *timer;
-    RunState state = { 0 };
-    gboolean ok = TRUE;
-
-    g_ptr_array_add (args, (gpointer) throng_test_exe ());
-    for (gsize i = 0; argv != NULL && argv[i] != NULL; i++)
-        g_ptr_array_add (args, (gpointer) argv[i]);
-    g_ptr_array_add (args, NULL);
-    joined = g_strjoinv (" ", (char **) args->pdata);
-    g_test_message ("running: %s", joined);
-
-    launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                          G_SUBPROCESS_FLAGS_STDERR_PIPE);
-    g_subprocess_launcher_set_child_setup (launcher, die_with_parent, GINT_TO_POINTER (SIGKILL),
-                                           NULL);
-    for (gsize i = 0; env != NULL && env[i] != NULL; i++) {
-        const char *eq = strchr (env[i], '=');
-        g_autofree char *name = NULL;
-
-        g_assert_nonnull (eq);
-        name = g_strndup (env[i], eq - env[i]);
-        g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
-    }
-
-    proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-    g_assert_no_error (error);
-
-    g_main_context_push_thread_default (context);
-    g_subprocess_communicate_async (proc, NULL, cancellable, on_communicated, &state);
-    timer = g_timeout_source_new_seconds (timeout_s);
-    g_source_set_callback (timer, on_run_timeout, &state, NULL);
-    g_source_attach (timer, context);
-    while (!state.done && !state.timed_out)
-        g_main_context_iteration (context, TRUE);
-
-    if (!state.done) {
-        /* A hung run must not hang the suite: kill it by PID, then give the
-         * pipes a moment to drain so the caller still sees its output. */
-        g_test_message ("throng did not exit within %u s: killing it", timeout_s);
-        g_test_fail_printf ("`%s` did not exit within %u s", joined, timeout_s);
-        g_subprocess_force_exit (proc);
-        state.timed_out = FALSE;
-        g_source_destroy (timer);
-        g_source_unref (timer);
-        timer = g_timeout_source_new_seconds (5);
-        g_source_set_callback (timer, on_run_timeout, &state, NULL);
-        g_source_attach (timer, context);
-        while (!state.done && !state.timed_out)
-            g_main_context_iteration (context, TRUE);
-        if (!state.done) {
-            g_cancellable_cancel (cancellable);
-            while (!state.done)
-                g_main_context_iteration (context, TRUE);
-        }
-        ok = FALSE;
-    }
-    g_source_destroy (timer);
-    g_source_unref (timer);
-    g_main_context_pop_thread_default (context);
-
-    g_subprocess_wait (proc, NULL, NULL);
-    if (exit_status != NULL) {
-        if (g_subprocess_get_if_exited (proc))
-            *exit_status = g_subprocess_get_exit_status (proc);
-        else if (g_subprocess_get_if_signaled (proc))
-            *exit_status = 128 + g_subprocess_get_term_sig (proc);
-        else
-            *exit_status = -1;
-    }
-    if (out_stdout != NULL)
-        *out_stdout = bytes_to_string (state.out);
-    if (out_stderr != NULL)
-        *out_stderr = bytes_to_string (state.err);
-    g_clear_pointer (&state.out, g_bytes_unref);
-    g_clear_pointer (&state.err, g_bytes_unref);
-    g_clear_error (&state.error);
-    return ok;
-}
-
-int
-throng_test_runv (guint timeout_s, char **out_stdout, char **out_stderr, const char *first_arg, ...)
-{
-    g_autoptr (GPtrArray) args = g_ptr_array_new ();
-    va_list ap;
-    int status = -1;
-    gboolean ok;
-
-    va_start (ap, first_arg);
-    for (const char *arg = first_arg; arg != NULL; arg = va_arg (ap, const char *))
-        g_ptr_array_add (args, (gpointer) arg);
-    va_end (ap);
-    g_ptr_array_add (args, NULL);
-
-    ok = throng_test_run ((const char * const *) args->pdata, NULL, timeout_s, &status, out_stdout,
-                          out_stderr);
-    g_assert_true (ok);
-    return status;
 }
 
 void
@@ -240,49 +85,6 @@ throng_test_assert_no_glib_noise (const char *text)
         if (strstr (text, noise[i]) != NULL)
             g_error ("unexpected \"%s\" in output:\n%s", noise[i], text);
     }
-}
-
-JsonNode *
-throng_test_run_json (const char *dir,
-                      const char *yaml,
-                      const char * const *extra,
-                      guint timeout_s,
-                      int *exit_status,
-                      char **out_stderr)
-{
-    g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", yaml);
-    g_autofree char *json = g_build_filename (dir, "summary.json", NULL);
-    g_autofree char *out = g_strconcat ("json=", json, NULL);
-    g_autoptr (GPtrArray) args = g_ptr_array_new ();
-    g_autoptr (GError) error = NULL;
-    g_autofree char *err = NULL;
-    g_autofree char *stdout_text = NULL;
-    JsonNode *root;
-    int status = -1;
-
-    g_unlink (json);
-    g_ptr_array_add (args, "run");
-    g_ptr_array_add (args, plan);
-    g_ptr_array_add (args, "--quiet");
-    g_ptr_array_add (args, "--out");
-    g_ptr_array_add (args, out);
-    for (gsize i = 0; extra != NULL && extra[i] != NULL; i++)
-        g_ptr_array_add (args, (gpointer) extra[i]);
-    g_ptr_array_add (args, NULL);
-
-    g_assert_true (throng_test_run ((const char * const *) args->pdata, NULL, timeout_s, &status,
-                                    &stdout_text, &err));
-    if (status != 0)
-        g_test_message ("throng exited %d; stderr:\n%s", status, err);
-    if (exit_status != NULL)
-        *exit_status = status;
-
-    root = g_file_test (json, G_FILE_TEST_EXISTS) ? throng_test_json_load (json, &error) : NULL;
-    if (error != NULL)
-        g_test_message ("%s: %s", json, error->message);
-    if (out_stderr != NULL)
-        *out_stderr = g_steal_pointer (&err);
-    return root;
 }
 
 /* ------------------------------------------------------------------ */
@@ -636,7 +438,7 @@ throng_test_certs_free (ThrongTestCerts *certs)
 struct _ThrongTestNginx {
     char *dir;
     gboolean owns_dir;
-    GSubprocess *proc;
+    ThrongTestProcess *proc;
     guint16 http_port;
     guint16 https_port;
     char *http_url;
@@ -663,13 +465,9 @@ throng_test_nginx_available (void)
 gboolean
 throng_test_require_nginx (void)
 {
-    g_autofree char *reason = NULL;
+    g_autofree char *path = throng_test_require_program (nginx_path ());
 
-    if (throng_test_nginx_available ())
-        return TRUE;
-    reason = g_strdup_printf ("%s is not installed", nginx_path ());
-    throng_test_skip_or_fail (reason);
-    return FALSE;
+    return path != NULL;
 }
 
 static char *
@@ -682,19 +480,26 @@ nginx_config_text (const ThrongTestNginxConfig *config,
     const char *locations = config->locations ? config->locations : "";
     const char *dir = nginx->dir;
 
+    g_autofree char *access_log = config->no_access_log
+                                      ? g_strdup ("off")
+                                      : g_strdup_printf ("%s throng", nginx->access_log);
+    g_autofree char *backlog = config->listen_backlog
+                                   ? g_strdup_printf (" backlog=%u", config->listen_backlog)
+                                   : g_strdup ("");
+
     g_string_append_printf (conf,
                             "daemon off;\n"
                             "master_process %s;\n"
                             "worker_processes 1;\n"
-                            "worker_rlimit_nofile 8192;\n"
+                            "worker_rlimit_nofile %u;\n"
                             "pid %s/nginx.pid;\n"
                             "error_log %s warn;\n"
-                            "events { worker_connections 4096; }\n"
+                            "events { worker_connections %u; }\n"
                             "http {\n"
                             "  default_type text/plain;\n"
                             "  log_format throng '$connection $connection_requests "
                             "$ssl_session_reused $status $request_method $uri';\n"
-                            "  access_log %s throng;\n"
+                            "  access_log %s;\n"
                             "  client_body_temp_path %s/tmp/body;\n"
                             "  proxy_temp_path %s/tmp/proxy;\n"
                             "  fastcgi_temp_path %s/tmp/fastcgi;\n"
@@ -704,16 +509,19 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             "  keepalive_timeout %s;\n"
                             "  %s\n"
                             "  server {\n"
-                            "    listen 127.0.0.1:%u;\n"
+                            "    listen 127.0.0.1:%u%s;\n"
                             "    location / { return 200 \"ok\\n\"; }\n"
                             "    %s\n"
                             "  }\n",
-                            config->master_process ? "on" : "off", dir, nginx->error_log,
-                            nginx->access_log, dir, dir, dir, dir, dir,
+                            config->master_process ? "on" : "off",
+                            config->worker_rlimit_nofile ? config->worker_rlimit_nofile : 8192,
+                            dir, nginx->error_log,
+                            config->worker_connections ? config->worker_connections : 4096,
+                            access_log, dir, dir, dir, dir, dir,
                             config->keepalive_requests ? config->keepalive_requests : 100000,
                             config->keepalive_timeout ? config->keepalive_timeout : "60s",
                             config->http_extra ? config->http_extra : "", nginx->http_port,
-                            locations);
+                            backlog, locations);
     if (config->https) {
         g_string_append_printf (conf,
                                 "  server {\n"
@@ -746,26 +554,16 @@ nginx_config_text (const ThrongTestNginxConfig *config,
 static gboolean
 nginx_exited (ThrongTestNginx *nginx)
 {
-    /* GSubprocess reaps on GLib's worker thread; the identifier goes away
-     * once the child has been reaped. */
-    return g_subprocess_get_identifier (nginx->proc) == NULL;
+    return throng_test_process_pid (nginx->proc) == NULL;
 }
 
 static void
 nginx_kill (ThrongTestNginx *nginx)
 {
-    gint64 deadline;
-
     if (nginx->proc == NULL)
         return;
-    g_subprocess_send_signal (nginx->proc, SIGTERM);
-    deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-    while (!nginx_exited (nginx) && g_get_monotonic_time () < deadline)
-        g_usleep (10 * 1000);
-    if (!nginx_exited (nginx))
-        g_subprocess_force_exit (nginx->proc);
-    g_subprocess_wait (nginx->proc, NULL, NULL);
-    g_clear_object (&nginx->proc);
+    throng_test_process_stop (nginx->proc, SIGTERM, 5000);
+    g_clear_pointer (&nginx->proc, throng_test_process_free);
 }
 
 static gboolean
@@ -779,7 +577,10 @@ nginx_try_start (ThrongTestNginx *nginx,
     g_autofree char *conf_text = NULL;
     g_autofree char *conf_path = g_build_filename (nginx->dir, "nginx.conf", NULL);
     g_autofree char *stderr_path = g_build_filename (nginx->dir, "nginx.stderr", NULL);
-    g_autoptr (GSubprocessLauncher) launcher = NULL;
+    const char *argv[] = { nginx_path (), "-p", nginx->dir, "-e", nginx->error_log, "-c",
+                           conf_path, NULL };
+    /* SIGTERM, so that an nginx outliving its test still removes its pid file. */
+    ThrongTestSpawnOptions options = { .output_path = stderr_path, .death_signal = SIGTERM };
     gint64 deadline;
     gboolean up = FALSE;
 
@@ -794,13 +595,7 @@ nginx_try_start (ThrongTestNginx *nginx,
         return FALSE;
     g_unlink (nginx->error_log);
 
-    launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-    g_subprocess_launcher_set_child_setup (launcher, die_with_parent, GINT_TO_POINTER (SIGTERM),
-                                           NULL);
-    g_subprocess_launcher_set_stdout_file_path (launcher, stderr_path);
-    g_subprocess_launcher_set_stderr_file_path (launcher, stderr_path);
-    nginx->proc = g_subprocess_launcher_spawn (launcher, error, nginx_path (), "-p", nginx->dir,
-                                               "-e", nginx->error_log, "-c", conf_path, NULL);
+    nginx->proc = throng_test_process_spawn (argv, &options, error);
     if (nginx->proc == NULL)
         return FALSE;
 
@@ -888,7 +683,7 @@ throng_test_nginx_start (const ThrongTestNginxConfig *config, GError **error)
         nginx->https_url = g_strdup_printf ("https://127.0.0.1:%u", nginx->https_port);
     g_test_message ("nginx %" G_GUINT16_FORMAT "/%" G_GUINT16_FORMAT " in %s (pid %s)",
                     nginx->http_port, nginx->https_port, nginx->dir,
-                    g_subprocess_get_identifier (nginx->proc));
+                    throng_test_process_pid (nginx->proc));
     return g_steal_pointer (&nginx);
 }
 
@@ -1155,6 +950,74 @@ throng_test_json_length (JsonNode *root, const char *path)
         return json_object_get_size (json_node_get_object (node));
     g_error ("JSON \"%s\" is neither an array nor an object", path);
     return 0;
+}
+
+gint64
+throng_test_summary_class (JsonNode *root, const char *stats, const char *klass)
+{
+    g_autofree char *path = g_strdup_printf ("%s.errors_by_class.%s", stats, klass);
+
+    return throng_test_json_int_or (root, path, 0);
+}
+
+gint64
+throng_test_summary_class_sum (JsonNode *root, const char *stats)
+{
+    g_autofree char *path = g_strconcat (stats, ".errors_by_class", NULL);
+    JsonNode *node = throng_test_json_get (root, path);
+    g_autoptr (GList) members = NULL;
+    gint64 sum = 0;
+
+    if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        g_error ("JSON summary has no object \"%s\"", path);
+    members = json_object_get_members (json_node_get_object (node));
+    for (GList *l = members; l != NULL; l = l->next)
+        sum += json_object_get_int_member (json_node_get_object (node), l->data);
+    return sum;
+}
+
+void
+throng_test_summary_assert_totals (JsonNode *root, const char *stats)
+{
+    g_autofree char *requests = g_strconcat (stats, ".requests", NULL);
+    g_autofree char *errors = g_strconcat (stats, ".errors", NULL);
+
+    g_assert_cmpint (throng_test_summary_class_sum (root, stats), ==,
+                     throng_test_json_int (root, errors));
+    g_assert_cmpint (throng_test_json_int (root, errors), <=,
+                     throng_test_json_int (root, requests));
+}
+
+gboolean
+throng_test_summary_has_warning (JsonNode *root, const char *fragment)
+{
+    guint n = throng_test_json_length (root, "warnings");
+
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
+
+        if (strstr (throng_test_json_string (root, path), fragment) != NULL)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* ------------------------------------------------------------------ */
+/* CSV samples                                                         */
+
+guint
+throng_test_csv_rows (const char *path)
+{
+    g_autofree char *text = NULL;
+    g_autoptr (GError) error = NULL;
+
+    g_file_get_contents (path, &text, NULL, &error);
+    g_assert_no_error (error);
+    if (text[0] == '\0')
+        return 0;
+    if (!g_str_has_suffix (text, "\n"))
+        g_error ("%s ends in a torn line", path);
+    return throng_test_count_lines (text) - 1;
 }
 
 guint

@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared fixture library of the test suite: running the real throng
- * binary with a hard timeout, per-test temporary directories and plan files,
- * free loopback ports, an nginx started from a generated configuration and
- * read back through its access log, a throw-away PKI made with GnuTLS, and
- * reading the JSON summary by dotted path.  Every helper that can fail in a
- * way the test did not cause asserts or fails the test itself, so callers
- * stay short; the ones that take a GError are those a test may want to
- * see fail.
+ * The shared fixture library of the test suite, one header for all of it:
+ * child processes and the throng binary (subprocess.h), an in-process
+ * SoupServer on a thread of its own (soup-server.h), the fault server as
+ * a child (fault-fixture.h); and here: missing tools, per-test temporary
+ * directories and plan files, free loopback ports, an nginx started from a
+ * generated configuration and read back through its access log, a
+ * throw-away PKI made with GnuTLS, and reading the JSON summary by dotted
+ * path and the CSV by rows.  Every helper that can fail in a way the test
+ * did not cause asserts or fails the test itself, so callers stay short;
+ * the ones that take a GError are those a test may want to see fail.
  */
 #pragma once
 
 #include <gio/gio.h>
 #include <glib.h>
 #include <json-glib/json-glib.h>
+
+#include "fault-fixture.h"
+#include "soup-server.h"
+#include "subprocess.h"
 
 G_BEGIN_DECLS
 
@@ -34,49 +40,24 @@ gboolean throng_test_in_ci (void);
 void throng_test_skip_or_fail (const char *reason);
 
 /*
- * The throng executable: $THRONG_EXE, as meson sets it.  Asserts it is set.
+ * For the first lines of a test that needs an external program (python3,
+ * script, nginx, cc): its full path (@name looked up in PATH, or @name
+ * itself when it holds a '/' and is executable), newly allocated; or NULL
+ * after throng_test_skip_or_fail() said why, and the test returns.
  */
-const char *throng_test_exe (void);
+char *throng_test_require_program (const char *name);
+
+/*
+ * The same for a file the machine should provide (/dev/full): TRUE if
+ * @path exists; otherwise skipped (failed under CI) and FALSE.
+ */
+gboolean throng_test_require_file (const char *path);
 
 /*
  * A path under the source tree ($THRONG_SOURCE_DIR), newly allocated.
  * Asserts the variable is set.
  */
 char *throng_test_source_path (const char *relative);
-
-/* ------------------------------------------------------------------ */
-/* Running the binary                                                  */
-
-/*
- * Runs $THRONG_EXE with the arguments @argv (NULL-terminated, *without*
- * the program name) and the environment of the test plus @env ("K=V"
- * strings overriding or adding, NULL-terminated; may be NULL).  stdin is
- * /dev/null; the working directory is the test's.
- *
- * If the process has not exited after @timeout_s seconds it is killed by
- * its PID (SIGKILL), reaped, and the test is marked failed; the function
- * then returns FALSE.  Otherwise it returns TRUE and sets *@exit_status to
- * the exit code, or to 128 + N if the process died of signal N (as a
- * shell would).  @out_stdout and @out_stderr (may be NULL) receive the
- * whole output as NUL-terminated strings, even on timeout.
- */
-gboolean throng_test_run (const char * const *argv,
-                          const char * const *env,
-                          guint timeout_s,
-                          int *exit_status,
-                          char **out_stdout,
-                          char **out_stderr);
-
-/*
- * Convenience: throng_test_run() with a varargs argument list ending in
- * NULL, no extra environment, a timeout of @timeout_s.  Asserts that the
- * process exited in time.  Returns the exit status.
- */
-int throng_test_runv (guint timeout_s,
-                      char **out_stdout,
-                      char **out_stderr,
-                      const char *first_arg,
-                      ...) G_GNUC_NULL_TERMINATED;
 
 /* The newline characters in @text: its lines, when each ends with one. */
 guint throng_test_count_lines (const char *text);
@@ -86,21 +67,6 @@ guint throng_test_count_lines (const char *text);
  * "CRITICAL", "WARNING" or "ERROR" log line, and no sanitizer report.
  */
 void throng_test_assert_no_glib_noise (const char *text);
-
-/*
- * Runs `throng run PLAN --quiet --out json=DIR/summary.json [extra…]`
- * where PLAN is @yaml written to DIR/plan.yaml.  @extra (NULL-terminated,
- * may be NULL) is appended to the arguments.  Asserts the process exited
- * within @timeout_s; sets *@exit_status, *@out_stderr (may be NULL).
- * Returns the parsed summary, or NULL if the run wrote none (for example
- * a plan error).  Free with json_node_unref().
- */
-JsonNode *throng_test_run_json (const char *dir,
-                                const char *yaml,
-                                const char * const *extra,
-                                guint timeout_s,
-                                int *exit_status,
-                                char **out_stderr);
 
 /* ------------------------------------------------------------------ */
 /* Temporary directories and files                                     */
@@ -223,6 +189,12 @@ gboolean throng_test_require_nginx (void);
  *   "location /big { return 200 \"...\"; }".
  * @http_extra: raw text added inside the http block.
  * @keepalive_requests: default 100000; @keepalive_timeout: default "60s".
+ * @worker_connections: default 4096; @worker_rlimit_nofile: default 8192
+ *   (raise both for thousands of connections, and the test's own
+ *   RLIMIT_NOFILE, which nginx inherits).
+ * @listen_backlog: the plain listener's backlog; 0: nginx's default.
+ * @no_access_log: "access_log off" (the log functions below then find
+ *   nothing): for long runs where thousands of lines a second cost disk.
  *
  * Always: daemon off, worker_processes 1, error_log and access_log in the
  * directory (access log unbuffered, format
@@ -243,6 +215,10 @@ typedef struct {
     const char *http_extra;
     guint keepalive_requests;
     const char *keepalive_timeout;
+    guint worker_connections;
+    guint worker_rlimit_nofile;
+    guint listen_backlog;
+    gboolean no_access_log;
 } ThrongTestNginxConfig;
 
 typedef struct _ThrongTestNginx ThrongTestNginx;
@@ -349,5 +325,33 @@ const char *throng_test_json_string (JsonNode *root, const char *path);
 gboolean throng_test_json_bool (JsonNode *root, const char *path);
 /* The number of elements of the array (or members of the object) at @path. */
 guint throng_test_json_length (JsonNode *root, const char *path);
+
+/*
+ * What a summary's STATS object says about errors; @stats is its path
+ * ("total", "scenarios.0.steps.1.stats").  The count of error class
+ * @klass (0 when the class is absent, as the summary leaves out empty
+ * classes), and the sum over every class.
+ */
+gint64 throng_test_summary_class (JsonNode *root, const char *stats, const char *klass);
+gint64 throng_test_summary_class_sum (JsonNode *root, const char *stats);
+
+/*
+ * Asserts that the figures of @stats add up: the classes sum to its
+ * errors, and there are no more errors than requests.
+ */
+void throng_test_summary_assert_totals (JsonNode *root, const char *stats);
+
+/* TRUE if one of the summary's "warnings" holds @fragment. */
+gboolean throng_test_summary_has_warning (JsonNode *root, const char *fragment);
+
+/* ------------------------------------------------------------------ */
+/* CSV samples                                                         */
+
+/*
+ * The rows of the csv reporter's file at @path after its header (0 for an
+ * empty file).  Asserts that the file can be read and ends in a whole
+ * line: a torn last row fails the test.
+ */
+guint throng_test_csv_rows (const char *path);
 
 G_END_DECLS
