@@ -379,6 +379,27 @@ throng_test_run_json (const char *dir,
     return root;
 }
 
+JsonNode *
+throng_test_run_summary (const char *dir,
+                         const char *yaml,
+                         const char *const *extra,
+                         guint timeout_s,
+                         int expected_status,
+                         char **out_stderr)
+{
+    g_autofree char *err = NULL;
+    int status = -1;
+    JsonNode *root = throng_test_run_json (dir, yaml, extra, timeout_s, &status, &err);
+
+    if (status != expected_status)
+        g_printerr ("%s", err);
+    g_assert_cmpint (status, ==, expected_status);
+    g_assert_nonnull (root);
+    if (out_stderr != NULL)
+        *out_stderr = g_steal_pointer (&err);
+    return root;
+}
+
 char *
 throng_test_out_arg (const char *reporter, const char *path)
 {

@@ -175,6 +175,19 @@ JsonNode *throng_test_run_json (const char *dir,
                                 char **out_stderr);
 
 /*
+ * throng_test_run_json() for a run whose outcome the test knows: asserts
+ * that throng exited with @expected_status (its stderr in the log if not)
+ * and wrote a summary, and returns that.  *@out_stderr (may be NULL)
+ * receives stderr, for throng_test_assert_no_glib_noise().
+ */
+JsonNode *throng_test_run_summary (const char *dir,
+                                   const char *yaml,
+                                   const char *const *extra,
+                                   guint timeout_s,
+                                   int expected_status,
+                                   char **out_stderr);
+
+/*
  * "REPORTER=PATH", the value of an --out argument, newly allocated:
  * throng_test_out_arg ("csv", path).
  */

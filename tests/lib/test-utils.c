@@ -72,6 +72,15 @@ throng_test_source_path (const char *relative)
     return g_build_filename (root, relative, NULL);
 }
 
+char *
+throng_test_plugin_dir (const char *sub)
+{
+    const char *dir = g_getenv ("THRONG_TEST_PLUGIN_DIR");
+
+    g_assert_nonnull (dir);
+    return g_build_filename (dir, sub, NULL);
+}
+
 void
 throng_test_assert_no_glib_noise (const char *text)
 {

@@ -59,6 +59,13 @@ gboolean throng_test_require_file (const char *path);
  */
 char *throng_test_source_path (const char *relative);
 
+/*
+ * The directory of the plugins built for the tests
+ * ($THRONG_TEST_PLUGIN_DIR), or its subdirectory @sub ("bad",
+ * "misbehave"; NULL for the directory itself), newly allocated.
+ */
+char *throng_test_plugin_dir (const char *sub);
+
 /* The newline characters in @text: its lines, when each ends with one. */
 guint throng_test_count_lines (const char *text);
 
