@@ -3,13 +3,14 @@
  * The shared fixture library of the test suite, one header for all of it:
  * child processes and the throng binary (subprocess.h), an in-process
  * SoupServer on a thread of its own (soup-server.h), the fault server as
- * a child (fault-fixture.h); and here: missing tools, per-test temporary
- * directories and plan files, free loopback ports, an nginx started from a
- * generated configuration and read back through its access log, a
- * throw-away PKI made with GnuTLS, and reading the JSON summary by dotted
- * path and the CSV by rows.  Every helper that can fail in a way the test
- * did not cause asserts or fails the test itself, so callers stay short;
- * the ones that take a GError are those a test may want to see fail.
+ * a child (fault-fixture.h), the common plan (plan-builder.h); and here:
+ * missing tools, per-test temporary directories and plan files, free
+ * loopback ports, an nginx started from a generated configuration and
+ * read back through its access log, a throw-away PKI made with GnuTLS,
+ * and reading the JSON summary by dotted path and the CSV by rows.  Every
+ * helper that can fail in a way the test did not cause asserts or fails
+ * the test itself, so callers stay short; the ones that take a GError are
+ * those a test may want to see fail.
  */
 #pragma once
 
@@ -18,6 +19,7 @@
 #include <json-glib/json-glib.h>
 
 #include "fault-fixture.h"
+#include "plan-builder.h"
 #include "soup-server.h"
 #include "subprocess.h"
 
