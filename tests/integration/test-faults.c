@@ -92,13 +92,6 @@ fixture_teardown (Fixture *fixture, gconstpointer data)
     throng_test_tmpdir_free (g_steal_pointer (&fixture->dir));
 }
 
-/* The plain HTTP listener's port. */
-static guint16
-http_port (Fixture *fixture)
-{
-    return throng_test_fault_server_port (fixture->server, ON_HTTP);
-}
-
 /* ------------------------------------------------------------------ */
 /* Reading results                                                     */
 
@@ -255,26 +248,27 @@ fault_plan (Fixture *fixture, const FaultRun *run)
     const FaultCase *f = run->fault;
     g_autofree char *fault_url = listener_url (fixture, f->on);
     g_autofree char *ok_url = listener_url (fixture, listener_is_tls (f->on) ? ON_HTTPS : ON_HTTP);
+    g_autofree char *name = g_strconcat ("fault-", f->name, NULL);
+    g_autofree char *http = g_strdup_printf ("timeout: %s, connect_timeout: %s, "
+                                             "tls: { ca_file: \"%s\" }",
+                                             f->timeout, f->connect_timeout,
+                                             fixture->certs->ca_cert);
+    g_autofree char *steps = g_strdup_printf ("      - name: fault\n"
+                                              "        http: { url: \"%s%s\"%s }\n"
+                                              "      - name: ok\n"
+                                              "        http: { url: \"%s%s\" }\n",
+                                              fault_url, f->path,
+                                              f->step_extra != NULL ? f->step_extra : "", ok_url,
+                                              FAULT_PATH_OK);
 
-    return g_strdup_printf ("name: fault-%s\n"
-                            "defaults:\n"
-                            "  http:\n"
-                            "    transport: %s\n"
-                            "    timeout: %s\n"
-                            "    connect_timeout: %s\n"
-                            "    tls: { ca_file: \"%s\" }\n"
-                            "scenarios:\n"
-                            "  - name: s\n"
-                            "    users: %d\n"
-                            "    iterations: %d\n"
-                            "    steps:\n"
-                            "      - name: fault\n"
-                            "        http: { url: \"%s%s\"%s }\n"
-                            "      - name: ok\n"
-                            "        http: { url: \"%s%s\" }\n",
-                            f->name, run->transport, f->timeout, f->connect_timeout,
-                            fixture->certs->ca_cert, USERS, ITERATIONS, fault_url, f->path,
-                            f->step_extra != NULL ? f->step_extra : "", ok_url, FAULT_PATH_OK);
+    return throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = name,
+        .transport = run->transport,
+        .http = http,
+        .users = USERS,
+        .iterations = ITERATIONS,
+        .steps = steps,
+    });
 }
 
 static void
@@ -350,27 +344,24 @@ static void
 test_mixed (Fixture *fixture, gconstpointer data)
 {
     const char *transport = data;
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
     g_autofree char *yaml
-        = g_strdup_printf ("name: mixed\n"
-                           "defaults:\n"
-                           "  http:\n"
-                           "    transport: %s\n"
-                           "    base_url: http://127.0.0.1:%u\n"
-                           "    timeout: 300ms\n"
-                           "scenarios:\n"
-                           "  - name: s\n"
-                           "    users: 3\n"
-                           "    iterations: 4\n"
-                           "    steps:\n"
-                           "      - http: { url: /ok }\n"
-                           "      - http: { url: /status/500 }\n"
-                           "      - http: { url: /reset }\n"
-                           "      - http: { url: /ok }\n"
-                           "      - http: { url: /garbage }\n"
-                           "      - http: { url: /hang }\n"
-                           "      - http: { url: /endless-close, max_body: 100KiB }\n"
-                           "      - http: { url: /slow?ms=5 }\n",
-                           transport, http_port (fixture));
+        = throng_test_plan_yaml (&(ThrongTestPlan) {
+            .name = "mixed",
+            .transport = transport,
+            .base_url = base_url,
+            .http = "timeout: 300ms",
+            .users = 3,
+            .iterations = 4,
+            .steps = "      - http: { url: /ok }\n"
+                     "      - http: { url: /status/500 }\n"
+                     "      - http: { url: /reset }\n"
+                     "      - http: { url: /ok }\n"
+                     "      - http: { url: /garbage }\n"
+                     "      - http: { url: /hang }\n"
+                     "      - http: { url: /endless-close, max_body: 100KiB }\n"
+                     "      - http: { url: /slow?ms=5 }\n",
+        });
     static const char *const step_class[]
         = { NULL, "status", "reset", NULL, "protocol", "timeout", "body-limit", NULL };
     g_autofree char *err = NULL;
@@ -480,22 +471,18 @@ static void
 test_memory_bounded (Fixture *fixture, gconstpointer data)
 {
     const char *transport = data;
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
     g_autofree char *yaml
-        = g_strdup_printf ("name: endless\n"
-                           "defaults:\n"
-                           "  http:\n"
-                           "    transport: %s\n"
-                           "    base_url: http://127.0.0.1:%u\n"
-                           "scenarios:\n"
-                           "  - name: s\n"
-                           "    users: 8\n"
-                           "    iterations: 1\n"
-                           "    steps:\n"
-                           "      - http: { url: %s }\n"
-                           "      - http: { url: %s }\n"
-                           "      - http: { url: %s }\n",
-                           transport, http_port (fixture), FAULT_PATH_ENDLESS_CLOSE,
-                           FAULT_PATH_ENDLESS_CHUNKED, FAULT_PATH_HUGE);
+        = throng_test_plan_yaml (&(ThrongTestPlan) {
+            .name = "endless",
+            .transport = transport,
+            .base_url = base_url,
+            .users = 8,
+            .iterations = 1,
+            .steps = "      - http: { url: " FAULT_PATH_ENDLESS_CLOSE " }\n"
+                     "      - http: { url: " FAULT_PATH_ENDLESS_CHUNKED " }\n"
+                     "      - http: { url: " FAULT_PATH_HUGE " }\n",
+        });
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
     g_autofree char *json_arg = throng_test_out_arg ("json", json);
@@ -553,21 +540,17 @@ test_target_dies (Fixture *fixture, gconstpointer data)
     /* Sanitized, throng takes seconds just to start: give it time to
      * succeed before the server dies. */
     gboolean sanitized = g_getenv ("THRONG_SANITIZED") != NULL;
-    g_autofree char *yaml = g_strdup_printf ("name: dies\n"
-                                             "defaults:\n"
-                                             "  http:\n"
-                                             "    transport: %s\n"
-                                             "    base_url: http://127.0.0.1:%u\n"
-                                             "    timeout: 2s\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 4\n"
-                                             "    duration: %s\n"
-                                             "    think_time: 5ms\n"
-                                             "    steps:\n"
-                                             "      - http: { url: \"/slow?ms=10\" }\n",
-                                             transport, http_port (fixture),
-                                             sanitized ? "9s" : "3s");
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "dies",
+        .transport = transport,
+        .base_url = base_url,
+        .http = "timeout: 2s",
+        .users = 4,
+        .duration = sanitized ? "9s" : "3s",
+        .scenario_extra = "    think_time: 5ms\n",
+        .steps = "      - http: { url: \"/slow?ms=10\" }\n",
+    });
     g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
     g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
     const char *extra[] = { "--out", csv_arg, NULL };
@@ -615,16 +598,16 @@ test_target_dies (Fixture *fixture, gconstpointer data)
 static char *
 ok_plan (Fixture *fixture, guint iterations)
 {
-    return g_strdup_printf ("name: writes\n"
-                            "defaults:\n"
-                            "  http: { transport: fast, base_url: \"http://127.0.0.1:%u\" }\n"
-                            "scenarios:\n"
-                            "  - name: s\n"
-                            "    users: 2\n"
-                            "    iterations: %u\n"
-                            "    steps:\n"
-                            "      - http: { url: /ok }\n",
-                            http_port (fixture), iterations);
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
+
+    return throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "writes",
+        .transport = "fast",
+        .base_url = base_url,
+        .users = 2,
+        .iterations = iterations,
+        .steps = "      - http: { url: /ok }\n",
+    });
 }
 
 /* The csv reporter on /dev/full: exit 4 with the reason, and the json complete. */
@@ -845,14 +828,9 @@ static void
 test_plugin_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     const Refused *r = data;
-    g_autofree char *yaml = g_strdup_printf ("name: refused\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 1\n"
-                                             "    iterations: 1\n"
-                                             "    steps:\n"
-                                             "      - %s: {}\n",
-                                             r->plugin);
+    g_autofree char *step = g_strdup_printf ("      - %s: {}\n", r->plugin);
+    g_autofree char *yaml
+        = throng_test_plan_yaml (&(ThrongTestPlan) { .name = "refused", .steps = step });
     g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
     g_autofree char *err = NULL;
     g_auto (GStrv) lines = NULL;

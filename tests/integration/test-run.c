@@ -44,6 +44,9 @@ assert_plan_error (const char *plan, int status, const char *err, gboolean locat
         g_assert_nonnull (strstr (err, fragment));
 }
 
+/* The step of the plans against the built-in target. */
+#define BUILTIN_STEP "      - http: { url: \"${builtin.http}/\" }\n"
+
 /* One user, one request to a port where nothing listens: a valid plan. */
 static const char one_request_plan[] = "name: x\n"
                                        "scenarios:\n"
@@ -269,15 +272,7 @@ test_validate_bad_set (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_plugins (void)
 {
-    static const struct {
-        const char *name;
-        const char *kind;
-    } expected[] = {
-        { "http", "protocol" },
-        { "console", "reporter" },
-        { "csv", "reporter" },
-        { "json", "reporter" },
-    };
+    const ThrongTestPluginInfo *expected = throng_test_builtin_plugins;
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     g_auto (GStrv) lines = NULL;
@@ -286,7 +281,7 @@ test_plugins (void)
     g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
     lines = g_strsplit (out, "\n", -1);
-    for (gsize i = 0; i < G_N_ELEMENTS (expected); i++) {
+    for (gsize i = 0; expected[i].name != NULL; i++) {
         gboolean found = FALSE;
 
         for (gsize l = 0; lines[l] != NULL && !found; l++) {
@@ -430,16 +425,13 @@ test_workers_and_set (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     const char *const extra[] = { "--workers", "1", "--set", "scenarios.0.users=6", "--set",
                                   "scenarios.0.iterations=3", NULL };
-    g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir,
-                                                         "name: set\n"
-                                                         "target: builtin\n"
-                                                         "scenarios:\n"
-                                                         "  - name: s\n"
-                                                         "    users: 1\n"
-                                                         "    iterations: 1\n"
-                                                         "    steps:\n"
-                                                         "      - http: { url: \"${builtin.http}/\" }\n",
-                                                         extra, RUN_TIMEOUT, 0, NULL);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "set",
+        .target = "builtin",
+        .steps = BUILTIN_STEP,
+    });
+    g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir, yaml, extra, RUN_TIMEOUT, 0,
+                                                            NULL);
 
     g_assert_cmpint (throng_test_json_int (summary, "workers"), ==, 1);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 18);
@@ -460,11 +452,13 @@ test_error_class (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     const ErrorCase *c = data;
     g_autofree char *url = NULL;
+    g_autofree char *name = NULL;
+    g_autofree char *step = NULL;
     g_autofree char *yaml = NULL;
     g_autofree char *err = NULL;
     g_autofree char *class_path = NULL;
     g_autoptr (JsonNode) summary = NULL;
-    const char *builtin = "";
+    const char *builtin = NULL;
 
     if (strcmp (c->kind, "connect") == 0) {
         url = g_strdup_printf ("http://127.0.0.1:%u/", throng_test_free_port ());
@@ -473,19 +467,19 @@ test_error_class (ThrongTestTmpdir *tmp, gconstpointer data)
     } else {
         /* The built-in target's self-signed certificate, verified (the default). */
         url = g_strdup ("${builtin.https}/");
-        builtin = "target: builtin\n";
+        builtin = "builtin";
     }
-    yaml = g_strdup_printf ("name: error-%s\n"
-                            "%s"
-                            "defaults:\n"
-                            "  http: { transport: %s, timeout: 20s }\n"
-                            "scenarios:\n"
-                            "  - name: s\n"
-                            "    users: 2\n"
-                            "    iterations: 3\n"
-                            "    steps:\n"
-                            "      - http: { url: \"%s\" }\n",
-                            c->kind, builtin, c->transport, url);
+    name = g_strconcat ("error-", c->kind, NULL);
+    step = g_strdup_printf ("      - http: { url: \"%s\" }\n", url);
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = name,
+        .target = builtin,
+        .transport = c->transport,
+        .http = "timeout: 20s",
+        .users = 2,
+        .iterations = 3,
+        .steps = step,
+    });
     summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
 
     throng_test_assert_no_glib_noise (err);
@@ -500,15 +494,12 @@ test_error_class (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_exit_not_started (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: x\n"
-                                                    "target: builtin\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 1\n"
-                                                    "    iterations: 1\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "x",
+        .target = "builtin",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *bad = g_build_filename (tmp->dir, "no", "such", "dir", "out.json", NULL);
     g_autofree char *out_arg = throng_test_out_arg ("json", bad);
     g_autofree char *out = NULL;
@@ -529,17 +520,16 @@ test_exit_thresholds (ThrongTestTmpdir *tmp, gconstpointer data)
     gboolean failing = GPOINTER_TO_INT (data);
     g_autofree char *url = failing ? g_strdup_printf ("http://127.0.0.1:%u/", throng_test_free_port ())
                                    : g_strdup ("${builtin.http}/");
-    g_autofree char *yaml = g_strdup_printf ("name: thresholds\n"
-                                             "target: builtin\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 2\n"
-                                             "    iterations: 5\n"
-                                             "    steps:\n"
-                                             "      - http: { url: \"%s\" }\n"
-                                             "thresholds:\n"
-                                             "  - total.errors.rate < 1%%\n",
-                                             url);
+    g_autofree char *step = g_strdup_printf ("      - http: { url: \"%s\" }\n", url);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "thresholds",
+        .target = "builtin",
+        .users = 2,
+        .iterations = 5,
+        .steps = step,
+        .plan_extra = "thresholds:\n"
+                      "  - total.errors.rate < 1%\n",
+    });
     g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT,
                                                             failing ? 99 : 0, &err);
@@ -554,15 +544,13 @@ test_exit_thresholds (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: x\n"
-                                                    "target: builtin\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 1\n"
-                                                    "    iterations: 2\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "x",
+        .target = "builtin",
+        .iterations = 2,
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *json = throng_test_write_file (tmp->dir, "out.json", "precious");
     g_autofree char *out_arg = throng_test_out_arg ("json", json);
     g_autofree char *kept = NULL;
@@ -590,16 +578,15 @@ static void
 test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     int signum = GPOINTER_TO_INT (data);
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: long\n"
-                                                    "target: builtin\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 2\n"
-                                                    "    duration: 60s\n"
-                                                    "    think_time: 10ms\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "long",
+        .target = "builtin",
+        .users = 2,
+        .duration = "60s",
+        .scenario_extra = "    think_time: 10ms\n",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
     g_autofree char *out_arg = throng_test_out_arg ("json", json);
     g_autoptr (ThrongTestProcess) proc

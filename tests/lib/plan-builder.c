@@ -51,5 +51,7 @@ throng_test_plan_yaml (const ThrongTestPlan *plan)
     if (plan->scenario_extra != NULL)
         g_string_append (yaml, plan->scenario_extra);
     g_string_append_printf (yaml, "    steps:\n%s", plan->steps);
+    if (plan->plan_extra != NULL)
+        g_string_append (yaml, plan->plan_extra);
     return g_string_free (yaml, FALSE);
 }

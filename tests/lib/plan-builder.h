@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  *   indented by four ("    think_time: 10ms\n").
  * @steps: the steps, as YAML lines indented by six
  *   ("      - http: { url: / }\n").
+ * @plan_extra: more top-level keys after the scenario, as whole lines
+ *   ("thresholds:\n  - total.errors.rate < 1%\n").
  */
 typedef struct {
     const char *name;
@@ -40,6 +42,7 @@ typedef struct {
     const char *duration;
     const char *scenario_extra;
     const char *steps;
+    const char *plan_extra;
 } ThrongTestPlan;
 
 /* The plan's YAML text, newly allocated. */

@@ -72,6 +72,14 @@ throng_test_source_path (const char *relative)
     return g_build_filename (root, relative, NULL);
 }
 
+const ThrongTestPluginInfo throng_test_builtin_plugins[] = {
+    { "http", "protocol" },
+    { "console", "reporter" },
+    { "csv", "reporter" },
+    { "json", "reporter" },
+    { NULL, NULL },
+};
+
 char *
 throng_test_plugin_dir (const char *sub)
 {

@@ -68,6 +68,17 @@ char *throng_test_source_path (const char *relative);
  */
 char *throng_test_plugin_dir (const char *sub);
 
+/*
+ * The plugins every build ships, as `throng plugins` lists them (name,
+ * kind), ending with { NULL, NULL }.
+ */
+typedef struct {
+    const char *name;
+    const char *kind;
+} ThrongTestPluginInfo;
+
+extern const ThrongTestPluginInfo throng_test_builtin_plugins[];
+
 /* The newline characters in @text: its lines, when each ends with one. */
 guint throng_test_count_lines (const char *text);
 
