@@ -167,10 +167,9 @@ test_refused_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "    steps:\n"
                                                     "      - null: {delay: 1ms}\n");
     g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
-    g_autofree char *out = throng_test_out_arg ("json", summary);
-    const char *const argv[] = { "run", plan, "--quiet", "--out", out, NULL };
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
     g_autofree char *err = NULL;
-    int status = run_limited (argv, 64, 64, RUN_TIMEOUT, &err);
+    int status = run_limited ((const char *const *) argv, 64, 64, RUN_TIMEOUT, &err);
 
     g_assert_cmpint (status, ==, 3);
     throng_test_assert_no_glib_noise (err);
@@ -222,10 +221,9 @@ test_raised_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
                                              users, throng_test_nginx_http_url (nginx));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
-    g_autofree char *out = throng_test_out_arg ("json", summary);
-    const char *const argv[] = { "run", plan, "--quiet", "--out", out, NULL };
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
     g_autofree char *err = NULL;
-    int status = run_limited (argv, 64, 4096, RUN_TIMEOUT, &err);
+    int status = run_limited ((const char *const *) argv, 64, 4096, RUN_TIMEOUT, &err);
 
     g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);

@@ -400,6 +400,19 @@ throng_test_run_summary (const char *dir,
     return root;
 }
 
+char **
+throng_test_run_args (const char *plan, const char *summary)
+{
+    char **args = g_new0 (char *, 6);
+
+    args[0] = g_strdup ("run");
+    args[1] = g_strdup (plan);
+    args[2] = g_strdup ("--quiet");
+    args[3] = g_strdup ("--out");
+    args[4] = throng_test_out_arg ("json", summary);
+    return args;
+}
+
 char *
 throng_test_out_arg (const char *reporter, const char *path)
 {

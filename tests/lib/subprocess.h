@@ -188,6 +188,13 @@ JsonNode *throng_test_run_summary (const char *dir,
                                    char **out_stderr);
 
 /*
+ * The arguments (without the program) of `throng run PLAN --quiet --out
+ * json=SUMMARY`, for a run started through throng_test_spawn();
+ * NULL-terminated, free with g_strfreev().
+ */
+char **throng_test_run_args (const char *plan, const char *summary);
+
+/*
  * "REPORTER=PATH", the value of an --out argument, newly allocated:
  * throng_test_out_arg ("csv", path).
  */

@@ -88,13 +88,12 @@ on_sample (gpointer data)
 static int
 run_sampled (Monitor *monitor, const char *plan, const char *summary, guint timeout_s)
 {
-    g_autofree char *out = throng_test_out_arg ("json", summary);
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
     int status = -1;
 
     memset (monitor, 0, sizeof *monitor);
     monitor->samples = g_array_new (FALSE, FALSE, sizeof (Sample));
-    monitor->proc = throng_test_spawn (
-        (const char *const[]) { "run", plan, "--quiet", "--out", out, NULL }, NULL);
+    monitor->proc = throng_test_spawn ((const char *const *) argv, NULL);
     monitor->start_us = g_get_monotonic_time ();
     monitor->pid = g_strdup (throng_test_process_pid (monitor->proc));
     throng_test_process_every (monitor->proc, 1000, on_sample, monitor);
@@ -159,6 +158,25 @@ log_samples (const Monitor *monitor)
     }
 }
 
+/*
+ * run_sampled() for a run that must succeed: its samples in the log, exit
+ * 0, nothing GLib or a sanitizer would flag, and its summary, returned.
+ */
+static JsonNode *
+run_sampled_ok (Monitor *monitor, const char *plan, const char *summary, guint timeout_s)
+{
+    g_autoptr (GError) error = NULL;
+    int status = run_sampled (monitor, plan, summary, timeout_s);
+    JsonNode *root;
+
+    log_samples (monitor);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (monitor->err);
+    root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    return root;
+}
+
 /* ---- 60 s at steady load -------------------------------------------------- */
 
 static void
@@ -186,14 +204,8 @@ test_steady (ThrongTestTmpdir *fixture, gconstpointer data)
                                              throng_test_nginx_http_url (nginx));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
-    int status = run_sampled (&monitor, plan, summary, 120);
+    JsonNode *root = run_sampled_ok (&monitor, plan, summary, 120);
 
-    log_samples (&monitor);
-    g_assert_cmpint (status, ==, 0);
-    throng_test_assert_no_glib_noise (monitor.err);
-
-    JsonNode *root = throng_test_json_load (summary, &error);
-    g_assert_no_error (error);
     gint64 requests = throng_test_json_int (root, "total.requests");
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     /* the load was what the plan asked: 120,000 requests, give or take the start */
@@ -232,7 +244,6 @@ test_steady (ThrongTestTmpdir *fixture, gconstpointer data)
 static double
 idle_plateau (const char *dir, guint users, const char *base_url)
 {
-    g_autoptr (GError) error = NULL;
     Monitor monitor;
     guint fds;
 
@@ -252,14 +263,8 @@ idle_plateau (const char *dir, guint users, const char *base_url)
     g_autofree char *plan = throng_test_write_plan (dir, name, yaml);
     g_autofree char *summary_name = g_strdup_printf ("summary-%u.json", users);
     g_autofree char *summary = g_build_filename (dir, summary_name, NULL);
-    int status = run_sampled (&monitor, plan, summary, 120);
+    JsonNode *root = run_sampled_ok (&monitor, plan, summary, 120);
 
-    log_samples (&monitor);
-    g_assert_cmpint (status, ==, 0);
-    throng_test_assert_no_glib_noise (monitor.err);
-
-    JsonNode *root = throng_test_json_load (summary, &error);
-    g_assert_no_error (error);
     gint64 requests = throng_test_json_int (root, "total.requests");
     gint64 connections = throng_test_json_int (root, "total.connections");
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
