@@ -32,13 +32,9 @@ fixture_setup (Fixture *f, gconstpointer data)
                      "    location /big { return 200 "
                      "\"0123456789012345678901234567890123456789012345678901234567890123\"; }",
     };
-    g_autoptr (GError) error = NULL;
 
     f->dir = throng_test_tmpdir_new ();
-    if (!throng_test_require_nginx ())
-        return;
-    f->nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
+    f->nginx = throng_test_nginx_require (&config);
 }
 
 static void

@@ -138,12 +138,11 @@ run_against_nginx (ThrongTestTmpdir *fixture, const char *plan, ThrongTestNginx 
 static void
 test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    if (!throng_test_require_nginx ())
-        return;
     ThrongTestNginxConfig config = { .https = TRUE, .master_process = TRUE };
-    g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+
+    if (nginx == NULL)
+        return;
 
     /* As many full handshakes as one worker can make: every iteration
      * reconnects and never resumes. */

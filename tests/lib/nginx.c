@@ -265,6 +265,19 @@ throng_test_nginx_start (const ThrongTestNginxConfig *config, GError **error)
     return g_steal_pointer (&nginx);
 }
 
+ThrongTestNginx *
+throng_test_nginx_require (const ThrongTestNginxConfig *config)
+{
+    g_autoptr (GError) error = NULL;
+    ThrongTestNginx *nginx;
+
+    if (!throng_test_require_nginx ())
+        return NULL;
+    nginx = throng_test_nginx_start (config, &error);
+    g_assert_no_error (error);
+    return nginx;
+}
+
 void
 throng_test_nginx_stop (ThrongTestNginx *nginx)
 {

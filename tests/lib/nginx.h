@@ -87,6 +87,14 @@ typedef struct _ThrongTestNginx ThrongTestNginx;
 ThrongTestNginx *throng_test_nginx_start (const ThrongTestNginxConfig *config, GError **error);
 
 /*
+ * For the first lines of an nginx test: throng_test_nginx_start(),
+ * asserting that nginx started; or NULL, when nginx is not installed,
+ * after throng_test_require_nginx() skipped the test (failed it under
+ * CI), and the test returns.
+ */
+ThrongTestNginx *throng_test_nginx_require (const ThrongTestNginxConfig *config);
+
+/*
  * Stops nginx by its PID (SIGTERM, then SIGKILL after 5 s), reaps it, and
  * frees the fixture (removing the directory if the fixture made it).
  * NULL is a no-op.

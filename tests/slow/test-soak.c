@@ -183,13 +183,11 @@ static void
 test_steady (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     ThrongTestNginxConfig config = { .keepalive_requests = 1000000 };
-    g_autoptr (GError) error = NULL;
     Monitor monitor;
 
-    if (!throng_test_require_nginx ())
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
         return;
-    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
 
     g_autofree char *yaml = g_strdup_printf ("name: soak\n"
                                              "scenarios:\n"
