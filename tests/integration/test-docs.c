@@ -23,7 +23,6 @@
 #include "test-utils.h"
 
 #include <string.h>
-#include <sys/wait.h>
 
 #define COMMAND_TIMEOUT 60
 
@@ -164,23 +163,17 @@ collect_blocks (const char *relative, GPtrArray *blocks)
                  relative, pending_error->line);
 }
 
-/* Runs @argv in @dir; returns the exit status, with standard error in *@err. */
+/* Runs @argv (argv[0] the program) in @dir with throng on the PATH; returns the exit status. */
 static int
 run_in (const char *dir, const char *const *argv, char **err)
 {
-    g_autoptr (GError) error = NULL;
     g_autofree char *exe_dir = g_path_get_dirname (throng_test_exe ());
-    g_autofree char *path = g_strconcat (exe_dir, ":", g_getenv ("PATH"), NULL);
-    g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "PATH", path, TRUE);
-    g_autofree char *out = NULL;
-    int wait_status = -1;
+    g_autofree char *path = g_strconcat ("PATH=", exe_dir, ":", g_getenv ("PATH"), NULL);
+    const char *const env[] = { path, NULL };
+    ThrongTestSpawnOptions options = { .cwd = dir, .env = env };
 
-    /* Standard output is captured: the test's own is TAP. */
-    g_assert_true (g_spawn_sync (dir, (char **) argv, env, G_SPAWN_SEARCH_PATH_FROM_ENVP, NULL,
-                                 NULL, &out, err, &wait_status, &error));
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (wait_status));
-    return WEXITSTATUS (wait_status);
+    /* Standard output is collected and dropped: the test's own is TAP. */
+    return throng_test_process_run (argv, &options, COMMAND_TIMEOUT, NULL, err);
 }
 
 static void
@@ -261,10 +254,9 @@ test_run_block (const Block *block, const char *dir)
         g_free (throng_test_write_file (dir, "plan.yaml", block->plan));
 
     g_autoptr (GPtrArray) commands = commands_of (block->text);
-    g_autofree char *timeout = g_strdup_printf ("%d", COMMAND_TIMEOUT);
     g_assert_cmpuint (commands->len, >, 0);
     for (guint i = 0; i < commands->len; i++) {
-        const char *argv[] = { "timeout", timeout, "/bin/sh", "-ec", commands->pdata[i], NULL };
+        const char *argv[] = { "/bin/sh", "-ec", commands->pdata[i], NULL };
         g_autofree char *err = NULL;
         int status = run_in (dir, argv, &err);
 
