@@ -492,7 +492,11 @@ format_value (const Threshold *threshold, gdouble value)
             return format_3 (value / 1e6, "s");
         return g_strdup_printf ("%.0fs", value / 1e6);
     case VALUE_RATIO:
-        return format_number (value * 100.0, "%");
+        /* Three digits, as a share of requests: 0.50%, 25.0%, 100%. */
+        if (value <= 0)
+            return g_strdup ("0%");
+        return value * 100.0 < 999.5 ? format_3 (value * 100.0, "%")
+                                     : g_strdup_printf ("%.0f%%", value * 100.0);
     case VALUE_NUMBER:
     default:
         return format_number (value, threshold->metric == METRIC_RPS ? "/s" : "");
