@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "target.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
@@ -371,9 +372,11 @@ main (int argc, char **argv)
     int status = dispatch (argc, argv);
 
     /* What went to standard output must have arrived, as for any result
-     * file (the console reporter reports its own failures at close). */
+     * file (the console reporter reports its own failures at close); a
+     * terminal that hung up has no reader left, and its writes fail EIO. */
     if ((fflush (stdout) != 0 || ferror (stdout))
-        && (status == EXIT_OK || status == EXIT_THRESHOLDS)) {
+        && (status == EXIT_OK || status == EXIT_THRESHOLDS)
+        && !(write (STDOUT_FILENO, "", 0) < 0 && errno == EIO)) {
         g_printerr ("throng: cannot write to standard output\n");
         status = EXIT_NOT_WRITTEN;
     }

@@ -10,8 +10,11 @@
 #include "target.h"
 #include "test-utils.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN_TIMEOUT 60
 
@@ -807,6 +810,66 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 }
 
 /*
+ * A dropped terminal: throng writes to a pseudo-terminal whose other side
+ * closes, then gets SIGHUP, as from a closed ssh session.  The run stops
+ * as for SIGTERM (exit 130, the JSON summary written); the console's
+ * summary has no reader left, which is not a failed result (exit 4).
+ */
+static void
+test_exit_hangup (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "long",
+        .target = "builtin",
+        .users = 2,
+        .duration = "60s",
+        .scenario_extra = "    think_time: 10ms\n",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
+    g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
+    g_autofree char *out_arg = throng_test_out_arg ("json", json);
+    g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+    g_autoptr (GSubprocess) proc = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+    int master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+    g_assert_cmpint (master, >=, 0);
+    g_assert_cmpint (grantpt (master), ==, 0);
+    g_assert_cmpint (unlockpt (master), ==, 0);
+    int terminal = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    g_assert_cmpint (terminal, >=, 0);
+    g_subprocess_launcher_take_stdout_fd (launcher, terminal);
+    g_subprocess_launcher_take_stderr_fd (launcher, dup (terminal));
+    proc = g_subprocess_launcher_spawn (launcher, &error, throng_test_exe (), "run", plan, "--out",
+                                        out_arg, NULL);
+    g_assert_no_error (error);
+    g_clear_object (&launcher);   /* closes our copies of the terminal */
+
+    throng_test_wait_started ();
+    close (master);
+    g_usleep (200 * 1000);
+    g_subprocess_send_signal (proc, SIGHUP);
+
+    gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    while (g_subprocess_get_identifier (proc) != NULL && g_get_monotonic_time () < deadline)
+        g_usleep (10 * 1000);
+    if (g_subprocess_get_identifier (proc) != NULL) {
+        g_subprocess_force_exit (proc);
+        g_subprocess_wait (proc, NULL, NULL);
+        g_error ("throng did not stop within 20 s of SIGHUP");
+    }
+    g_subprocess_wait (proc, NULL, NULL);
+    g_assert_true (g_subprocess_get_if_exited (proc));
+    g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 130);
+    summary = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_true (throng_test_json_bool (summary, "interrupted"));
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
+}
+
+/*
  * Standard output closed or full: every command that writes to it exits 4
  * with one line on stderr, whether the console reporter or main wrote.
  */
@@ -946,6 +1009,8 @@ main (int argc, char **argv)
                 test_saturation_short_run, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sighup", ThrongTestTmpdir, GINT_TO_POINTER (SIGHUP),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/hangup", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_exit_hangup, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigpipe-ignored", ThrongTestTmpdir, GINT_TO_POINTER (SIGPIPE),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/stdout-unwritable", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
