@@ -734,28 +734,25 @@ test_malformed (Fixture *f, gconstpointer data)
 }
 
 static void
-test_refused (void)
+test_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
     g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
-    g_autoptr (JsonNode) root = run_plan (dir, url, ONE_USER (3), "      - http: { url: / }\n");
+    g_autoptr (JsonNode) root
+        = run_plan (fixture->dir, url, ONE_USER (3), "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.connect"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 0);
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 static void
-test_dns (void)
+test_dns (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
-    g_autoptr (JsonNode) root
-        = run_plan (dir, "http://nosuch.invalid", ONE_USER (2), "      - http: { url: / }\n");
+    g_autoptr (JsonNode) root = run_plan (fixture->dir, "http://nosuch.invalid", ONE_USER (2),
+                                          "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.dns"), ==, 2);
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 static void
@@ -780,9 +777,8 @@ test_timeout (Fixture *f, gconstpointer data)
  * hangs: connect_timeout must end the step, long before the step timeout.
  */
 static void
-test_connect_timeout (void)
+test_connect_timeout (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
     struct sockaddr_in addr = { 0 };
     socklen_t len = sizeof addr;
     int listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -804,7 +800,7 @@ test_connect_timeout (void)
     }
     g_usleep (100 * 1000);
     url = g_strdup_printf ("http://127.0.0.1:%u", ntohs (addr.sin_port));
-    root = run_plan (dir, url, &shape, "      - http: { url: / }\n");
+    root = run_plan (fixture->dir, url, &shape, "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.timeout"), ==, 2);
@@ -812,7 +808,6 @@ test_connect_timeout (void)
     for (guint i = 0; i < G_N_ELEMENTS (fillers); i++)
         close (fillers[i]);
     close (listener);
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 /*
@@ -850,15 +845,13 @@ test_free_mid_handshake (Fixture *f, gconstpointer data)
 
 /* A kept-alive connection to nginx, counted by nginx itself. */
 static void
-test_nginx_keep_alive (void)
+test_nginx_keep_alive (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (NULL);
     ThrongTestNginxLog log;
-    g_autofree char *dir = NULL;
 
     if (nginx == NULL)
         return;
-    dir = throng_test_tmpdir_new ();
 
     for (guint keep = 0; keep < 2; keep++) {
         ThrongTestPlan shape
@@ -866,7 +859,7 @@ test_nginx_keep_alive (void)
         g_autoptr (JsonNode) root = NULL;
 
         throng_test_nginx_log_clear (nginx);
-        root = run_plan (dir, throng_test_nginx_http_url (nginx), &shape,
+        root = run_plan (fixture->dir, throng_test_nginx_http_url (nginx), &shape,
                          "      - http: { url: /a }\n"
                          "      - http: { url: /b, method: POST, body: 'hello' }\n");
         g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 80);
@@ -878,7 +871,6 @@ test_nginx_keep_alive (void)
         g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, log.connections);
         g_assert_cmpuint (log.max_connection_requests, ==, keep ? 16 : 1);
     }
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 int
@@ -907,10 +899,15 @@ main (int argc, char **argv)
     ADD ("/http-fast/error/malformed", test_malformed);
     ADD ("/http-fast/error/timeout", test_timeout);
 #undef ADD
-    g_test_add_func ("/http-fast/error/refused", test_refused);
-    g_test_add_func ("/http-fast/error/dns", test_dns);
-    g_test_add_func ("/http-fast/error/connect-timeout", test_connect_timeout);
-    g_test_add_func ("/http-fast/nginx/keep-alive", test_nginx_keep_alive);
+    /* Without the scripted server: a temporary directory only. */
+#define ADD_TMPDIR(path, fn)                                                                       \
+    g_test_add (path, ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, fn,                        \
+                throng_test_tmpdir_teardown)
+    ADD_TMPDIR ("/http-fast/error/refused", test_refused);
+    ADD_TMPDIR ("/http-fast/error/dns", test_dns);
+    ADD_TMPDIR ("/http-fast/error/connect-timeout", test_connect_timeout);
+    ADD_TMPDIR ("/http-fast/nginx/keep-alive", test_nginx_keep_alive);
+#undef ADD_TMPDIR
 
     return g_test_run ();
 }
