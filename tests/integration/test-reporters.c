@@ -303,27 +303,20 @@ reporter_drive (const ThrongReporter *reporter, gpointer self, FakeRun *fake, GE
 static char *
 run_python (const char *script, const char *const *args)
 {
-    g_autofree char *python = g_find_program_in_path ("python3");
+    g_autofree char *python = throng_test_require_program ("python3");
     g_autoptr (GPtrArray) argv = g_ptr_array_new ();
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
-    g_autoptr (GError) error = NULL;
-    int status = 0;
 
-    if (python == NULL) {
-        throng_test_skip_or_fail ("python3 is not installed");
+    if (python == NULL)
         return NULL;
-    }
     g_ptr_array_add (argv, python);
     g_ptr_array_add (argv, (gpointer) "-c");
     g_ptr_array_add (argv, (gpointer) script);
     for (const char *const *a = args; *a != NULL; a++)
         g_ptr_array_add (argv, (gpointer) *a);
     g_ptr_array_add (argv, NULL);
-    g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                  &status, &error);
-    g_assert_no_error (error);
-    if (!g_spawn_check_wait_status (status, NULL))
+    if (throng_test_process_run ((const char *const *) argv->pdata, NULL, 60, &out, &err) != 0)
         g_error ("python3 check failed:\n%s%s", out, err);
     return g_steal_pointer (&out);
 }
@@ -428,6 +421,59 @@ test_csv_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpstr (g_hash_table_lookup (f, "grpThreads/999"), ==, "4");
 }
 
+/*
+ * An open-model run against a fast target: at a snapshot no user may be
+ * busy, yet every row comes from an active user, so grpThreads is at least
+ * 1 and allThreads at least grpThreads.  The columns JMeter's report
+ * generator reads keep its format: timeStamp and elapsed in whole
+ * milliseconds, success as true or false.
+ */
+static void
+test_csv_open_model_users (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
+                                                    "target: builtin\n"
+                                                    "scenarios:\n"
+                                                    "  - name: open\n"
+                                                    "    executor: constant-arrival-rate\n"
+                                                    "    rate: 100/s\n"
+                                                    "    duration: 2500ms\n"
+                                                    "    max_users: 20\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *csv = g_build_filename (fixture->dir, "results.csv", NULL);
+    g_autofree char *out_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *text = NULL;
+    g_autoptr (GError) error = NULL;
+
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "run", plan, "--quiet", "--out", out_arg,
+                                       NULL),
+                     ==, 0);
+    g_assert_true (g_file_get_contents (csv, &text, NULL, &error));
+    g_assert_no_error (error);
+
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (GRegex) ms = g_regex_new ("^[0-9]{13}$", 0, 0, NULL);
+    guint rows = 0;
+
+    g_assert_true (g_str_has_prefix (lines[0], "timeStamp,elapsed,"));
+    for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+        /* No field of these rows is quoted: a plain split is exact. */
+        g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+
+        g_assert_cmpuint (g_strv_length (f), ==, 17);
+        g_assert_true (g_regex_match (ms, f[0], 0, NULL));
+        g_assert_true (g_ascii_string_to_unsigned (f[1], 10, 0, 60000, NULL, NULL));
+        g_assert_true (strcmp (f[7], "true") == 0 || strcmp (f[7], "false") == 0);
+        guint64 group = g_ascii_strtoull (f[11], NULL, 10);
+        guint64 all = g_ascii_strtoull (f[12], NULL, 10);
+        if (group < 1 || all < group)
+            g_error ("row %u: grpThreads %s, allThreads %s", i, f[11], f[12]);
+        rows++;
+    }
+    g_assert_cmpuint (rows, >=, 200);
+}
+
 static void
 test_csv_overwrite (ThrongTestTmpdir *fixture, gconstpointer data)
 {
@@ -483,10 +529,8 @@ test_csv_dev_full (void)
     g_autoptr (FakeRun) fake = fake_run_new ();
     g_autoptr (GError) error = NULL;
 
-    if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
-        g_test_skip ("no /dev/full");
+    if (!throng_test_require_file ("/dev/full"))
         return;
-    }
     gpointer self = reporter_configure_ok (csv, "path: /dev/full\n");
     g_assert_false (reporter_drive (csv, self, fake, &error));
     g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
@@ -993,15 +1037,28 @@ console_run_child (const char *options)
     console->free (self);
 }
 
-static void
-test_console_summary (void)
+/*
+ * In the subprocess, drives the console with @options and returns FALSE;
+ * in the test, runs that subprocess, asserts it passed, and returns TRUE:
+ * the test then matches its stdout.
+ */
+static gboolean
+console_trapped (const char *options)
 {
     if (g_test_subprocess ()) {
-        console_run_child ("interval: 1s\n");
-        return;
+        console_run_child (options);
+        return FALSE;
     }
     g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
     g_test_trap_assert_passed ();
+    return TRUE;
+}
+
+static void
+test_console_summary (void)
+{
+    if (!console_trapped ("interval: 1s\n"))
+        return;
     /* The preamble, then one plain progress line per interval (1 s here), then the summary. */
     g_test_trap_assert_stdout ("throng running reporters: 1 scenario, 4 users, 2 workers, planned 3.00s\n*");
     g_test_trap_assert_stdout ("*\n[1.00s / 3.00s]  4 users  333 req/s  p99 79.4ms  9 errors  conn 4/s  tls 4/s  cpu 7%  (9 errors so far)\n*");
@@ -1014,7 +1071,11 @@ test_console_summary (void)
     /* Latency in human units. */
     g_test_trap_assert_stdout ("*\n  latency  *min  *mean  *p50  *p90  *p95  *p99  *max\n*");
     g_test_trap_assert_stdout ("*\n  shop (4 users, 500 iterations)  *200µs  40.2ms  40.2ms  72.2ms  76.3ms  79.4ms  80.2ms\n*");
-    g_test_trap_assert_stdout ("*errors by class\n    shop / GET /: status 5\n    shop / add, \"to\" cart: connect 20, status 5\n*");
+    /* Each class of each step: how many, and the first message of the class. */
+    g_test_trap_assert_stdout ("*\n  errors                   class    count  first message\n"
+                               "    shop / GET /           status       5  Service \"Temporarily\" Unavailable\n"
+                               "    shop / add, \"to\" cart  connect     20  Connection refused\n"
+                               "    shop / add, \"to\" cart  status       5  Service \"Temporarily\" Unavailable\n*");
     g_test_trap_assert_stdout ("*\n    pass  shop.p99 < 200ms       actual 79.4ms\n    FAIL  shop.errors.rate < 1%  actual 3.0%\n*");
     g_test_trap_assert_stdout ("*throng  200µs CPU per request, 150ms user + 50.0ms system, 3% of its cores\n          schedule lag p99 1.50ms, event-loop delay max 4.20ms\n*");
     g_test_trap_assert_stdout ("*warning: throng used 97% of its CPU*");
@@ -1026,12 +1087,8 @@ test_console_summary (void)
 static void
 test_console_interval (void)
 {
-    if (g_test_subprocess ()) {
-        console_run_child ("interval: 2s\n");
+    if (!console_trapped ("interval: 2s\n"))
         return;
-    }
-    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-    g_test_trap_assert_passed ();
     /* One line per 2 s, aggregated: the first covers two snapshots. */
     g_test_trap_assert_stdout ("*\n[2.00s / 3.00s]  4 users  333 req/s  p99 79.4ms  19 errors  conn 2/s  tls 2/s  cpu 7%  (19 errors so far)\n*");
     g_test_trap_assert_stdout_unmatched ("*\n[1.00s*");
@@ -1041,12 +1098,8 @@ test_console_interval (void)
 static void
 test_console_live (void)
 {
-    if (g_test_subprocess ()) {
-        console_run_child ("progress: always\n");
+    if (!console_trapped ("progress: always\n"))
         return;
-    }
-    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-    g_test_trap_assert_passed ();
     g_test_trap_assert_stdout ("*\r1.00s / 3.00s [=======>            ]  33%  4 users  333 req/s  p99 *");
     g_test_trap_assert_stdout ("*\r3.00s / 3.00s [====================] 100%  2 users *  30 errors  *");
     g_test_trap_assert_stdout_unmatched ("*\033*");
@@ -1055,12 +1108,8 @@ test_console_live (void)
 static void
 test_console_never (void)
 {
-    if (g_test_subprocess ()) {
-        console_run_child ("progress: never\n");
+    if (!console_trapped ("progress: never\n"))
         return;
-    }
-    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-    g_test_trap_assert_passed ();
     g_test_trap_assert_stdout_unmatched ("*req/s*");
     g_test_trap_assert_stdout ("*completed in 3.00s*");
 }
@@ -1183,19 +1232,18 @@ static const char e2e_script[] =
     "print(len(rows))\n";
 
 /*
- * Whether the binary can run @plan at all; until the engine, plan loader
- * and http plugin are all in, the end-to-end cases skip (fail under CI).
+ * The end-to-end plans are valid: a plan that `throng validate` refuses
+ * fails the test, with throng's message, before any run.
  */
 static gboolean
-engine_can_run (const char *plan)
+plan_validates (const char *plan)
 {
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     int status = throng_test_runv (30, &out, &err, "validate", plan, NULL);
 
     if (status != 0) {
-        g_autofree char *reason = g_strdup_printf ("throng cannot run the plan: %s", err);
-        throng_test_skip_or_fail (reason);
+        g_test_fail_printf ("throng validate %s exited %d: %s", plan, status, err);
         return FALSE;
     }
     return TRUE;
@@ -1216,12 +1264,12 @@ test_e2e_csv_json (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *plan = e2e_write_plan (fixture->dir, transport);
     g_autofree char *csv_path = g_build_filename (fixture->dir, "run.csv", NULL);
     g_autofree char *json_path = g_build_filename (fixture->dir, "run.json", NULL);
-    g_autofree char *csv_out = g_strconcat ("csv=", csv_path, NULL);
-    g_autofree char *json_out = g_strconcat ("json=", json_path, NULL);
+    g_autofree char *csv_out = throng_test_out_arg ("csv", csv_path);
+    g_autofree char *json_out = throng_test_out_arg ("json", json_path);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
 
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
     int status = throng_test_runv (60, &out, &err, "run", plan, "--out", csv_out, "--out", json_out,
                                    NULL);
@@ -1256,7 +1304,7 @@ test_e2e_dev_full (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
 
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
     int status = throng_test_runv (60, &out, &err, "run", plan, "--quiet", "--out", "csv=/dev/full",
                                    NULL);
@@ -1296,27 +1344,22 @@ test_e2e_interrupt (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "      - http: { url: \"${builtin.http}/\" }\n");
     g_autofree char *csv_path = g_build_filename (fixture->dir, "run.csv", NULL);
     g_autofree char *json_path = g_build_filename (fixture->dir, "run.json", NULL);
-    g_autofree char *csv_out = g_strconcat ("csv=", csv_path, NULL);
-    g_autofree char *json_out = g_strconcat ("json=", json_path, NULL);
-    g_autoptr (GError) error = NULL;
+    g_autofree char *csv_out = throng_test_out_arg ("csv", csv_path);
+    g_autofree char *json_out = throng_test_out_arg ("json", json_path);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
+    int status = -1;
 
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
-    const char *argv[] = { throng_test_exe (), "run", plan, "--quiet", "--out", csv_out, "--out",
-                           json_out, NULL };
-    g_autoptr (GSubprocess) process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                         | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-    g_assert_no_error (error);
-    /* Sanitized, start-up alone can take longer than the normal wait. */
-    g_usleep ((g_getenv ("THRONG_SANITIZED") != NULL ? 5000 : 1500) * 1000);
-    g_subprocess_send_signal (process, SIGINT);
-    g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, &error));
-    g_assert_no_error (error);
+    g_autoptr (ThrongTestProcess) process = throng_test_spawn (
+        (const char *const[]) { "run", plan, "--quiet", "--out", csv_out, "--out", json_out, NULL },
+        NULL);
+    throng_test_wait_started ();
+    throng_test_process_signal (process, SIGINT);
+    g_assert_true (throng_test_process_wait (process, 60, &status, &out, &err));
     g_test_message ("stderr:\n%s", err);
-    g_assert_true (g_subprocess_get_if_exited (process));
-    g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+    g_assert_cmpint (status, ==, 130);
     g_autofree char *checked = run_python (interrupt_script,
                                            (const char *const[]) { csv_path, json_path, NULL });
 }
@@ -1325,7 +1368,7 @@ test_e2e_interrupt (ThrongTestTmpdir *fixture, gconstpointer data)
 static void
 test_e2e_console_tty (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *script = g_find_program_in_path ("script");
+    g_autofree char *script = throng_test_require_program ("script");
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
                                                     "name: tty\n"
                                                     "target: builtin\n"
@@ -1338,27 +1381,21 @@ test_e2e_console_tty (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "    think_time: 10ms\n"
                                                     "    steps:\n"
                                                     "      - http: { url: \"${builtin.http}/\" }\n");
+    ThrongTestSpawnOptions in_dir = { .cwd = fixture->dir };
     g_autofree char *command = NULL;
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
-    g_autoptr (GError) error = NULL;
-    int status = 0;
 
-    if (script == NULL) {
-        throng_test_skip_or_fail ("script(1) is not installed");
+    if (script == NULL)
         return;
-    }
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
     g_autofree char *quoted_exe = g_shell_quote (throng_test_exe ());
     g_autofree char *quoted_plan = g_shell_quote (plan);
     command = g_strdup_printf ("NO_COLOR= TERM=xterm %s run %s", quoted_exe, quoted_plan);
     const char *argv[] = { script, "-qfec", command, "/dev/null", NULL };
-    g_spawn_sync (fixture->dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                  &status, &error);
-    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_process_run (argv, &in_dir, 60, &out, &err), ==, 0);
     g_test_message ("%s", out);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
     g_assert_true (strstr (out, "\r") != NULL);
     g_assert_true (g_regex_match_simple ("\r[^\r\n]*\\d+(\\.\\d+)?s / 2\\.50s \\[", out, 0, 0));
     /* On a terminal with colour allowed, the summary is styled. */
@@ -1370,10 +1407,7 @@ test_e2e_console_tty (ThrongTestTmpdir *fixture, gconstpointer data)
     g_clear_pointer (&command, g_free);
     command = g_strdup_printf ("NO_COLOR=1 TERM=xterm %s run %s", quoted_exe, quoted_plan);
     argv[2] = command;
-    g_spawn_sync (fixture->dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                  &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_cmpint (throng_test_process_run (argv, &in_dir, 60, &out, &err), ==, 0);
     g_assert_true (strstr (out, "\r") != NULL);
     g_assert_null (strstr (out, "\033["));
 }
@@ -1397,6 +1431,8 @@ main (int argc, char **argv)
 
     g_test_add ("/reporters/csv/rows", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_csv_rows, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/csv/open-model-users", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_csv_open_model_users, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/csv/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_csv_overwrite, throng_test_tmpdir_teardown);
     g_test_add_func ("/reporters/csv/dev-full", test_csv_dev_full);
