@@ -9,6 +9,7 @@
 
 #include "metrics.h"
 #include "schedule.h"
+#include "summary-private.h"
 #include "usage.h"
 #include "worker.h"
 
@@ -82,26 +83,6 @@ typedef struct {
 
 /* --- summaries ------------------------------------------------------------ */
 
-typedef struct {
-    ThrongSummary summary;
-    ThrongScenarioSummary *scenarios;
-    ThrongStepSummary *steps;
-    GPtrArray *warnings;
-} SummaryBuffer;
-
-static void
-summary_buffer_clear (SummaryBuffer *buffer)
-{
-    for (guint i = 0; i < buffer->summary.n_scenarios; i++)
-        throng_stats_clear (&buffer->scenarios[i].stats);
-    throng_stats_clear (&buffer->summary.total);
-    g_free (buffer->scenarios);
-    g_free (buffer->steps);
-    if (buffer->warnings != NULL)
-        g_ptr_array_unref (buffer->warnings);
-    memset (buffer, 0, sizeof *buffer);
-}
-
 static void
 engine_cpu (ThrongEngine *engine, gint64 *user_us, gint64 *system_us)
 {
@@ -110,74 +91,24 @@ engine_cpu (ThrongEngine *engine, gint64 *user_us, gint64 *system_us)
     *system_us -= engine->cpu_start_system_us;
 }
 
-/* Builds a summary of @metrics; its histograms stay owned by @metrics, but per-scenario and total ones are new. */
+/* A summary of @metrics as of now, with what the engine knows of the run. */
 static void
-summary_buffer_fill (SummaryBuffer *buffer, ThrongEngine *engine, ThrongMetrics *metrics,
-                     const guint *active, gint64 interval_us)
+engine_summary (ThrongEngine *engine, ThrongSummaryBuffer *buffer, ThrongMetrics *metrics,
+                const guint *active, gint64 interval_us)
 {
-    ThrongPlan *plan = engine->plan;
-    ThrongSummary *summary = &buffer->summary;
-    gint64 now = g_get_monotonic_time ();
-    guint n_steps = metrics->first_step[metrics->n_scenarios];
+    ThrongSummaryRun run = {
+        .plan = engine->plan,
+        .start_us = engine->start_us,
+        .start_wall_us = engine->start_wall_us,
+        .wall_offset_us = engine->wall_offset_us,
+        .planned_us = engine->planned_us,
+        .workers = engine->workers->len,
+        .interrupted = engine->interrupted,
+        .started = engine->started,
+    };
 
-    summary->size = sizeof (ThrongSummary);
-    summary->plan_name = plan->name;
-    summary->plan_file = plan->file;
-    summary->start_wall_us = engine->start_wall_us;
-    summary->end_wall_us = now + engine->wall_offset_us;
-    summary->elapsed_us = now - engine->start_us;
-    summary->planned_us = engine->planned_us;
-    summary->interval_us = interval_us;
-    engine_cpu (engine, &summary->cpu_user_us, &summary->cpu_system_us);
-    summary->workers = engine->workers->len;
-    summary->interrupted = engine->interrupted;
-
-    buffer->scenarios = g_new0 (ThrongScenarioSummary, MAX (metrics->n_scenarios, 1));
-    buffer->steps = g_new0 (ThrongStepSummary, MAX (n_steps, 1));
-    throng_stats_init (&summary->total);
-    for (guint s = 0; s < metrics->n_scenarios; s++) {
-        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        ThrongScenarioSummary *out = &buffer->scenarios[s];
-
-        out->name = scenario->name;
-        out->users = scenario->users;
-        out->active_users = active != NULL ? active[s] : 0;
-        out->iterations = metrics->iterations[s];
-        out->dropped_iterations = metrics->dropped[s];
-        out->steps = &buffer->steps[metrics->first_step[s]];
-        out->n_steps = scenario->steps->len;
-        throng_stats_init (&out->stats);
-        for (guint i = 0; i < scenario->steps->len; i++) {
-            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            ThrongStepSummary *step_out = &buffer->steps[metrics->first_step[s] + i];
-
-            step_out->label = step->label;
-            step_out->protocol = step->protocol_name;
-            step_out->stats = *throng_metrics_step (metrics, s, i);
-            throng_stats_merge (&out->stats, &step_out->stats);
-        }
-        throng_stats_merge (&summary->total, &out->stats);
-    }
-    summary->scenarios = buffer->scenarios;
-    summary->n_scenarios = metrics->n_scenarios;
-    summary->lag_p99_us = throng_histogram_percentile (metrics->lag, 99.0);
-    summary->loop_delay_max_us = metrics->loop_delay_max_us;
-    summary->samples_dropped = metrics->samples_dropped;
-    if (interval_us > 0)
-        summary->load_us = interval_us;
-    else if (metrics->last_done_us > 0)
-        summary->load_us = metrics->last_done_us - engine->start_us;
-    summary->interrupted_iterations = metrics->interrupted;
-    summary->never_started = !engine->started;
-
-    buffer->warnings = g_ptr_array_new_with_free_func (g_free);
-}
-
-static void
-summary_buffer_finish_warnings (SummaryBuffer *buffer)
-{
-    g_ptr_array_add (buffer->warnings, NULL);
-    buffer->summary.warnings = (const char *const *) buffer->warnings->pdata;
+    engine_cpu (engine, &run.cpu_user_us, &run.cpu_system_us);
+    throng_summary_buffer_fill (buffer, &run, metrics, active, interval_us);
 }
 
 static void
@@ -205,12 +136,12 @@ sum_active (ThrongEngine *engine, guint *active)
 static void
 emit_snapshot (ThrongEngine *engine, gboolean last)
 {
-    SummaryBuffer buffer = { 0 };
+    ThrongSummaryBuffer buffer = { 0 };
     g_autofree guint *active = g_new0 (guint, MAX (engine->plan->scenarios->len, 1));
     gint64 now = g_get_monotonic_time ();
 
     sum_active (engine, active);
-    summary_buffer_fill (&buffer, engine, engine->interval, active, now - engine->interval_start_us);
+    engine_summary (engine, &buffer, engine->interval, active, now - engine->interval_start_us);
 
     /* Snapshots carry the interval's CPU, not the run's. */
     ThrongSummary *snapshot = &buffer.summary;
@@ -247,7 +178,7 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
                                           snapshot->cpu_share * 100.0,
                                           (gdouble) snapshot->lag_p99_us / 1000.0));
     }
-    summary_buffer_finish_warnings (&buffer);
+    throng_summary_buffer_finish (&buffer);
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
         const ThrongReporter *reporter = slot->plan_reporter->reporter;
@@ -256,7 +187,7 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
             continue;
         reporter->snapshot (slot->plan_reporter->data, &buffer.summary);
     }
-    summary_buffer_clear (&buffer);
+    throng_summary_buffer_clear (&buffer);
     throng_metrics_reset (engine->interval);
     engine->interval_start_us = now;
     engine->tick_pending = 0;
@@ -564,7 +495,7 @@ open_reporters (ThrongEngine *engine, GError **error)
 }
 
 static void
-add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
+add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
 {
     ThrongSummary *summary = &buffer->summary;
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
@@ -650,13 +581,13 @@ close_reporters (ThrongEngine *engine, const ThrongSummary *summary)
 static void
 close_never_started (ThrongEngine *engine)
 {
-    SummaryBuffer buffer = { 0 };
+    ThrongSummaryBuffer buffer = { 0 };
 
     g_assert (!engine->started);
-    summary_buffer_fill (&buffer, engine, engine->total, NULL, 0);
-    summary_buffer_finish_warnings (&buffer);
+    engine_summary (engine, &buffer, engine->total, NULL, 0);
+    throng_summary_buffer_finish (&buffer);
     close_reporters (engine, &buffer.summary);
-    summary_buffer_clear (&buffer);
+    throng_summary_buffer_clear (&buffer);
 }
 
 static void
@@ -786,10 +717,10 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         return FALSE;
     }
 
-    SummaryBuffer buffer = { 0 };
-    summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
+    ThrongSummaryBuffer buffer = { 0 };
+    engine_summary (&engine, &buffer, engine.total, NULL, 0);
     add_run_warnings (&engine, &buffer);
-    summary_buffer_finish_warnings (&buffer);
+    throng_summary_buffer_finish (&buffer);
     if (options->thresholds != NULL) {
         buffer.summary.thresholds = throng_thresholds_evaluate (options->thresholds,
                                                                 &buffer.summary);
@@ -805,7 +736,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     result->samples_dropped = engine.total->samples_dropped;
     result->reporter_failed = !close_reporters (&engine, &buffer.summary);
 
-    summary_buffer_clear (&buffer);
+    throng_summary_buffer_clear (&buffer);
     engine_clear (&engine);
     return TRUE;
 }
