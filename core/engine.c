@@ -242,15 +242,15 @@ emit_snapshot (ThrongEngine *engine)
 }
 
 static void
-deliver_samples (ThrongEngine *engine, GArray *samples)
+deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
 {
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
 
         if (slot->opened && slot->wants_samples)
             slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
-                                                    (const ThrongSample *) samples->data,
-                                                    samples->len);
+                                                    (const ThrongSample *) batch->samples->data,
+                                                    batch->samples->len);
     }
 }
 
@@ -287,8 +287,7 @@ on_report (ThrongWorkerReport *report, gpointer data)
         memset (slot->active, 0, sizeof (guint) * engine->plan->scenarios->len);
         if (report->metrics != NULL)
             throng_metrics_free (report->metrics);
-        if (report->samples != NULL)
-            g_array_unref (report->samples);
+        throng_sample_batch_free (report->samples);
         if (engine->tick_pending > 0 && slot->answered_tick != engine->tick)
             engine->tick_pending--;
         engine->live_workers--;
@@ -671,10 +670,9 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     if (engine.grace_source != 0)
         g_source_remove (engine.grace_source);
 
-    g_autofree gint64 *worker_cpu_us = g_new0 (gint64, n_workers);
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
-        throng_worker_join (slot->worker, &worker_cpu_us[w]);
+        throng_worker_join (slot->worker);
         slot->worker = NULL;
     }
     /* Reports the workers queued after their final one cannot exist; but

@@ -7,6 +7,7 @@
 
 #include "plan.h"
 #include "metrics.h"
+#include "sample-private.h"
 
 typedef struct _ThrongWorker ThrongWorker;
 
@@ -14,7 +15,7 @@ typedef struct _ThrongWorker ThrongWorker;
 typedef struct {
     ThrongWorker *worker;
     ThrongMetrics *metrics;     /* NULL for a samples-only report */
-    GArray *samples;            /* ThrongSample; NULL when none */
+    ThrongSampleBatch *samples; /* NULL when none */
     guint tick;                 /* the flush request it answers (0: none) */
     gboolean final;             /* the worker has finished; nothing follows */
 } ThrongWorkerReport;
@@ -51,7 +52,8 @@ void throng_worker_stop (ThrongWorker *worker);
 void throng_worker_abort (ThrongWorker *worker);
 
 /* Gives a report's metrics block and sample array back for reuse. */
-void throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics, GArray *samples);
+void throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics,
+                            ThrongSampleBatch *samples);
 
 /* Joins the thread (after its final report) and frees the worker. */
-void throng_worker_join (ThrongWorker *worker, gint64 *cpu_us);
+void throng_worker_join (ThrongWorker *worker);

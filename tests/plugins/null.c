@@ -8,11 +8,18 @@
  *   defaults: { null: { delay: 5ms } }          # default delay of every step
  *   steps:
  *     - null: { delay: 10ms, status: 503, bytes: 100, fail: status }
+ *     - null: { message: true, pad: 600 }       # "iteration N" + 600 × "é", per request
  *
  * Per user it keeps one source, attached once and re-armed with a ready
- * time for each step, so a step allocates nothing.
+ * time for each step, so a step allocates nothing.  A per-request message
+ * is formatted in a buffer of the user's that the next request overwrites
+ * (and that is scribbled over right after the call), as a real plugin's
+ * error text would be: only throng_sample_set_message() makes it safe.
+
  */
 #include <throng/throng.h>
+
+#include <string.h>
 
 typedef struct {
     gint64 delay;
@@ -23,6 +30,8 @@ typedef struct {
     int fail;
     guint64 status;
     guint64 bytes;
+    gboolean message;
+    guint64 pad;
 } NullStep;
 
 typedef struct {
@@ -31,6 +40,7 @@ typedef struct {
     const NullStep *step;
     ThrongSample *sample;
     gboolean connected;
+    GString *text;              /* the per-request message, overwritten by every request */
 } NullUser;
 
 static const ThrongOption scenario_options[] = {
@@ -49,6 +59,8 @@ static const ThrongOption step_options[] = {
     { "fail", THRONG_OPTION_ENUM, offsetof (NullStep, fail), .choices = fail_choices },
     { "status", THRONG_OPTION_UINT, offsetof (NullStep, status), .min = 0, .max = 999 },
     { "bytes", THRONG_OPTION_UINT, offsetof (NullStep, bytes) },
+    { "message", THRONG_OPTION_BOOL, offsetof (NullStep, message) },
+    { "pad", THRONG_OPTION_UINT, offsetof (NullStep, pad), .min = 0, .max = 100000 },
     { NULL },
 };
 
@@ -144,6 +156,15 @@ complete (NullUser *self)
         sample->bytes_received = step->bytes;
         break;
     }
+    if (step->message) {
+        g_string_printf (self->text, "iteration %" G_GUINT64_FORMAT " ",
+                         throng_user_get_iteration (user));
+        for (guint64 i = 0; i < step->pad; i++)
+            g_string_append (self->text, "\u00e9");
+        throng_sample_set_message (sample, self->text->str);
+        /* What a plugin does with its own buffer afterwards is its business. */
+        memset (self->text->str, 'X', self->text->len);
+    }
     self->step = NULL;
     self->sample = NULL;
     /* May run the next step or free this user: nothing of self is touched after it. */
@@ -172,6 +193,7 @@ null_user_new (gpointer scenario, ThrongUser *user)
     NullUser *self = (NullUser *) source;
 
     self->user = user;
+    self->text = g_string_new (NULL);
     g_source_set_name (source, "throng-null step");
     g_source_attach (source, throng_user_get_context (user));
     return self;
@@ -183,6 +205,7 @@ null_user_free (gpointer user_data)
 {
     GSource *source = user_data;
 
+    g_string_free (((NullUser *) source)->text, TRUE);
     g_source_destroy (source);
     g_source_unref (source);
 }

@@ -342,6 +342,58 @@ test_slow_reporter (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (received + dropped, ==, requests);
 }
 
+/* Runs @yaml with the tally reporter added; returns its key file and the json summary. */
+static GKeyFile *
+run_tally (ThrongTestTmpdir *fixture, const char *yaml, int expected_status, JsonNode **root_out)
+{
+    g_autofree char *path = g_build_filename (fixture->dir, "tally.ini", NULL);
+    g_autofree char *full = g_strdup_printf ("%sreporters:\n  - tally: {path: '%s'}\n", yaml, path);
+    g_autoptr (JsonNode) root = run_plan (fixture, full, expected_status);
+    g_autoptr (GKeyFile) tally = g_key_file_new ();
+    g_autoptr (GError) error = NULL;
+
+    g_assert_true (g_key_file_load_from_file (tally, path, G_KEY_FILE_NONE, &error));
+    g_assert_no_error (error);
+    if (root_out != NULL)
+        *root_out = g_steal_pointer (&root);
+    return g_steal_pointer (&tally);
+}
+
+static guint64
+tally_get (GKeyFile *tally, const char *key)
+{
+    g_autoptr (GError) error = NULL;
+    guint64 value = g_key_file_get_uint64 (tally, "tally", key, &error);
+
+    g_assert_no_error (error);
+    return value;
+}
+
+/*
+ * A message that changes per request, set with throng_sample_set_message()
+ * from a buffer the plugin overwrites at once, reaches the reporter intact
+ * in every sample, cut to 1 KiB on a UTF-8 boundary when longer.
+ */
+static void
+test_sample_message (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GKeyFile) tally = run_tally (fixture,
+                                            "scenarios:\n"
+                                            "  - users: 3\n"
+                                            "    iterations: 400\n"
+                                            "    steps:\n"
+                                            "      - null: {message: true}\n"
+                                            "      - null: {message: true, pad: 600, fail: other}\n",
+                                            0, NULL);
+
+    g_assert_cmpuint (tally_get (tally, "samples"), ==, 3 * 400 * 2);
+    g_assert_cmpuint (tally_get (tally, "messages"), ==, 3 * 400 * 2);
+    g_assert_cmpuint (tally_get (tally, "messages_intact"), ==, 3 * 400 * 2);
+    /* "iteration N " and 600 two-byte characters, cut at a whole character. */
+    g_assert_cmpuint (tally_get (tally, "message_max_bytes"), <=, 1024);
+    g_assert_cmpuint (tally_get (tally, "message_max_bytes"), >=, 1023);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -364,5 +416,6 @@ main (int argc, char **argv)
     ADD ("/engine/start-after", test_start_after, NULL);
     ADD ("/engine/stop/sigint", test_sigint, NULL);
     ADD ("/engine/pipeline/slow-reporter", test_slow_reporter, NULL);
+    ADD ("/engine/sample/message", test_sample_message, NULL);
     return g_test_run ();
 }
