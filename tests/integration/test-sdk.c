@@ -2,12 +2,15 @@
 /*
  * The SDK as a third party meets it: `meson install --destdir` of this
  * build, then the example plugins of docs/examples/ copied out of the tree
- * and built with nothing but cc and pkg-config against that install, run
- * by the *installed* throng through THRONG_PLUGIN_PATH against a line-echo
- * server in this process.  Also the compatibility rules, with modules
- * built out of tree from edited copies of the installed headers: another
- * ABI number is refused with both numbers named, an older (smaller)
- * reporter vtable loads and works.
+ * and built with nothing but cc and pkg-config (or the guide's meson
+ * recipe) against that install, with -Wall -Wextra -Werror and, under
+ * scripts/sanitize.sh, the sanitizers; run by the *installed* throng
+ * through THRONG_PLUGIN_PATH against a line-echo server in this process.
+ * The guide's C blocks compile the same way.  Also the compatibility
+ * rules, with modules built out of tree from edited copies of the
+ * installed headers: another ABI number is refused with both numbers
+ * named, an older (smaller) reporter vtable or 0.1 option table loads and
+ * works.
  *
  * The install happens once per process (the first test that needs it),
  * into a fresh temporary directory, with --no-rebuild so that it never
