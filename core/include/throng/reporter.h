@@ -27,6 +27,10 @@ G_BEGIN_DECLS
  * @planned_us: the run's planned length when known, else 0
  * @workers: worker threads
  * @overwrite: TRUE when the user allowed result files to be overwritten
+ * @plan_sha256: (nullable): the SHA-256 of the plan file in hex, when the
+ *   core knows it (`throng report` takes it from the run's json file);
+ *   NULL otherwise, and a reporter may hash @plan_file itself (appended:
+ *   read it only when @size covers it)
  *
  * What a reporter learns when the run starts.  Owned by the core and
  * valid from @open until @close returns (transfer none): copy what is
@@ -46,6 +50,7 @@ typedef struct {
     gint64 planned_us;
     guint workers;
     gboolean overwrite;
+    const char *plan_sha256;
 } ThrongRunInfo;
 
 /**
