@@ -37,6 +37,7 @@ typedef struct {
     char **scenario_names;
     GPtrArray *step_labels;       /* per scenario, a GStrv */
     JsonTimeCache time_cache;
+    char *plan_sha256;
 } Json;
 
 static void
@@ -50,6 +51,7 @@ json_free (gpointer self)
     throng_options_clear (json_options, &json->options);
     g_strfreev (json->scenario_names);
     g_clear_pointer (&json->step_labels, g_ptr_array_unref);
+    g_free (json->plan_sha256);
     g_free (json);
 }
 
@@ -79,6 +81,21 @@ json_configure (const ThrongNode *options, GError **error)
     return json;
 }
 
+/* The plan's hash as the core gives it, else of the file as it is when the run starts. */
+static char *
+json_plan_sha256 (const ThrongRunInfo *run)
+{
+    g_autofree char *contents = NULL;
+    gsize length = 0;
+
+    if (run->size >= G_STRUCT_OFFSET (ThrongRunInfo, plan_sha256) + sizeof (run->plan_sha256)
+        && run->plan_sha256 != NULL)
+        return g_strdup (run->plan_sha256);
+    if (run->plan_file == NULL || !g_file_get_contents (run->plan_file, &contents, &length, NULL))
+        return NULL;
+    return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+}
+
 static gboolean
 json_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
@@ -91,6 +108,7 @@ json_open (gpointer self, const ThrongRunInfo *run, GError **error)
     if (json->file == NULL)
         return FALSE;
 
+    json->plan_sha256 = json_plan_sha256 (run);
     json->n_scenarios = run->n_scenarios;
     json->scenario_names = g_new0 (char *, run->n_scenarios + 1);
     json->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
@@ -155,7 +173,8 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
     if (json->file == NULL)
         return TRUE;
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
-    g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL);
+    g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
+                                                     json->plan_sha256);
     json_write_line (json, root, !jsonl);
     return output_file_close (g_steal_pointer (&json->file), error);
 }

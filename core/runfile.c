@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a json reporter's jsonl file back into snapshots and a summary.
+ * The file is mapped, not copied; one line is parsed at a time, and the
+ * strings of a rebuilt summary point into its parsed line, which it keeps.
+ * docs/reporters.md is the schema this reads.
+ */
+#include "runfile.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "metrics.h"
+
+/* A summary or snapshot rebuilt from one line, and everything it points into. */
+typedef struct {
+    JsonNode *node;
+    ThrongSummary summary;
+    GArray *scenarios;      /* ThrongScenarioSummary */
+    GArray *steps;          /* ThrongStepSummary, every scenario's, in order */
+    GPtrArray *warnings;    /* owned strings, then NULL */
+    GArray *thresholds;     /* ThrongThresholdResult */
+} RunStore;
+
+struct _ThrongRunFile {
+    char *path;
+    GMappedFile *map;
+    const char *data;
+    gsize length;
+    gsize offset;           /* where next() reads */
+    guint line;             /* the number of the line at @offset, from 1 */
+    RunStore head;          /* the summary line, or the last interval: the run's shape */
+    gboolean has_summary;
+    ThrongRunInfo info;
+    GPtrArray *names;
+    GArray *users;
+    GPtrArray *labels;      /* per scenario, a NULL-terminated array of const char * */
+    GPtrArray *protocols;
+    RunStore current;
+    RunStore merged;        /* every interval added up, for a run without a summary */
+    gboolean merged_started;
+    guint intervals;
+    GPtrArray *skipped;
+    gboolean finished;
+};
+
+/* --- members, leniently: a missing or mistyped member reads as 0 or NULL ------------------- */
+
+static JsonObject *
+member_object (JsonObject *object, const char *name)
+{
+    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+    return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static JsonArray *
+member_array (JsonObject *object, const char *name)
+{
+    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+    return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+static gdouble
+member_double (JsonObject *object, const char *name)
+{
+    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+    if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+        return 0;
+    GType type = json_node_get_value_type (node);
+    if (type == G_TYPE_INT64)
+        return (gdouble) json_node_get_int (node);
+    return type == G_TYPE_DOUBLE ? json_node_get_double (node) : 0;
+}
+
+static gint64
+member_int (JsonObject *object, const char *name)
+{
+    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+    if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+        && json_node_get_value_type (node) == G_TYPE_INT64)
+        return json_node_get_int (node);
+    return (gint64) llround (member_double (object, name));
+}
+
+static const char *
+member_string (JsonObject *object, const char *name)
+{
+    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+    if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+        || json_node_get_value_type (node) != G_TYPE_STRING)
+        return NULL;
+    return json_node_get_string (node);
+}
+
+static gboolean
+member_bool (JsonObject *object, const char *name)
+{
+    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+    return node != NULL && JSON_NODE_HOLDS_VALUE (node)
+           && json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
+/* Seconds as written with 15 significant digits, back to the exact microseconds. */
+static gint64
+member_us (JsonObject *object, const char *name)
+{
+    return (gint64) llround (member_double (object, name) * G_USEC_PER_SEC);
+}
+
+static gint64
+member_time (JsonObject *object, const char *name)
+{
+    const char *text = member_string (object, name);
+    g_autoptr (GDateTime) time = text != NULL ? g_date_time_new_from_iso8601 (text, NULL) : NULL;
+    if (time == NULL)
+        return 0;
+    return g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
+}
+
+/* --- summaries ------------------------------------------------------------------- */
+
+static ThrongErrorClass
+error_class_from_name (const char *name)
+{
+    for (guint c = THRONG_ERROR_NONE + 1; c < THRONG_ERROR_CLASS_SLOTS; c++)
+        if (strcmp (throng_error_class_name ((ThrongErrorClass) c), name) == 0)
+            return (ThrongErrorClass) c;
+    return THRONG_ERROR_OTHER;
+}
+
+static ThrongHistogram *
+read_histogram (JsonObject *stats, const char *name)
+{
+    const char *text = member_string (member_object (stats, name), "histogram");
+    ThrongHistogram *histogram = text != NULL ? throng_histogram_deserialize (text, NULL) : NULL;
+    return histogram != NULL ? histogram : throng_histogram_new ();
+}
+
+static void
+read_stats (JsonObject *object, ThrongStats *stats)
+{
+    memset (stats, 0, sizeof *stats);
+    stats->requests = (guint64) member_int (object, "requests");
+    stats->errors = (guint64) member_int (object, "errors");
+    JsonObject *classes = member_object (object, "errors_by_class");
+    if (classes != NULL) {
+        g_autoptr (GList) names = json_object_get_members (classes);
+        for (GList *n = names; n != NULL; n = n->next)
+            stats->errors_by_class[error_class_from_name (n->data)] +=
+                (guint64) member_int (classes, n->data);
+    }
+    stats->bytes_sent = (guint64) member_int (object, "bytes_sent");
+    stats->bytes_received = (guint64) member_int (object, "bytes_received");
+    stats->connections = (guint64) member_int (object, "connections");
+    JsonObject *handshakes = member_object (object, "handshakes");
+    stats->handshakes_full = (guint64) member_int (handshakes, "full");
+    stats->handshakes_resumed = (guint64) member_int (handshakes, "resumed");
+    stats->latency = read_histogram (object, "latency_us");
+    stats->handshake = read_histogram (object, "handshake_us");
+}
+
+static void
+run_store_clear (RunStore *store)
+{
+    if (store->node == NULL)
+        return;
+    throng_stats_clear (&store->summary.total);
+    for (guint i = 0; i < store->scenarios->len; i++)
+        throng_stats_clear (&g_array_index (store->scenarios, ThrongScenarioSummary, i).stats);
+    for (guint i = 0; i < store->steps->len; i++)
+        throng_stats_clear (&g_array_index (store->steps, ThrongStepSummary, i).stats);
+    g_array_unref (store->scenarios);
+    g_array_unref (store->steps);
+    g_ptr_array_unref (store->warnings);
+    g_array_unref (store->thresholds);
+    json_node_unref (store->node);
+    memset (store, 0, sizeof *store);
+}
+
+/* Fills @store from a summary or interval object, taking a reference on @node. */
+static void
+run_store_read (RunStore *store, JsonNode *node, gboolean interval)
+{
+    JsonObject *object = json_node_get_object (node);
+    ThrongSummary *summary = &store->summary;
+
+    run_store_clear (store);
+    store->node = json_node_ref (node);
+    store->scenarios = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioSummary));
+    store->steps = g_array_new (FALSE, TRUE, sizeof (ThrongStepSummary));
+    store->warnings = g_ptr_array_new_with_free_func (g_free);
+    store->thresholds = g_array_new (FALSE, TRUE, sizeof (ThrongThresholdResult));
+
+    summary->size = sizeof (ThrongSummary);
+    JsonObject *cpu = member_object (object, "cpu");
+    summary->cpu_user_us = member_us (cpu, "user_s");
+    summary->cpu_system_us = member_us (cpu, "system_s");
+    summary->cpu_share = member_double (object, "cpu_share");
+    summary->lag_p99_us = member_int (object, "lag_p99_us");
+    summary->loop_delay_max_us = member_int (object, "loop_delay_max_us");
+    summary->saturated = member_bool (object, "saturated");
+    if (interval) {
+        summary->end_wall_us = member_time (object, "time");
+        summary->elapsed_us = member_us (object, "elapsed_s");
+        summary->interval_us = member_us (object, "interval_s");
+        summary->start_wall_us = summary->end_wall_us - summary->elapsed_us;
+    } else {
+        JsonObject *plan = member_object (object, "plan");
+        summary->plan_name = member_string (plan, "name");
+        summary->plan_file = member_string (plan, "file");
+        summary->start_wall_us = member_time (object, "start");
+        summary->end_wall_us = member_time (object, "end");
+        summary->elapsed_us = member_us (object, "duration_s");
+        summary->interrupted = member_bool (object, "interrupted");
+        summary->workers = (guint) member_int (object, "workers");
+        summary->samples_dropped = (guint64) member_int (object, "samples_dropped");
+        JsonArray *warnings = member_array (object, "warnings");
+        for (guint i = 0; warnings != NULL && i < json_array_get_length (warnings); i++) {
+            const char *text = json_array_get_string_element (warnings, i);
+            if (text != NULL)
+                g_ptr_array_add (store->warnings, g_strdup (text));
+        }
+        JsonArray *thresholds = member_array (object, "thresholds");
+        for (guint i = 0; thresholds != NULL && i < json_array_get_length (thresholds); i++) {
+            JsonObject *t = json_array_get_object_element (thresholds, i);
+            ThrongThresholdResult result = {
+                .expression = member_string (t, "expression"),
+                .actual = member_string (t, "actual"),
+                .passed = member_bool (t, "passed"),
+            };
+            g_array_append_val (store->thresholds, result);
+        }
+    }
+    read_stats (member_object (object, "total"), &summary->total);
+
+    JsonArray *scenarios = member_array (object, "scenarios");
+    guint n_scenarios = scenarios != NULL ? json_array_get_length (scenarios) : 0;
+    g_autoptr (GArray) first_step = g_array_new (FALSE, TRUE, sizeof (guint));
+    for (guint s = 0; s < n_scenarios; s++) {
+        JsonObject *in = json_array_get_object_element (scenarios, s);
+        ThrongScenarioSummary scenario = {
+            .name = member_string (in, "name"),
+            .users = (guint) member_int (in, "users"),
+            .active_users = (guint) member_int (in, "active_users"),
+            .iterations = (guint64) member_int (in, "iterations"),
+            .dropped_iterations = (guint64) member_int (in, "dropped_iterations"),
+        };
+        read_stats (member_object (in, "stats"), &scenario.stats);
+        guint first = store->steps->len;
+        JsonArray *steps = member_array (in, "steps");
+        for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++) {
+            JsonObject *step_in = json_array_get_object_element (steps, i);
+            ThrongStepSummary step = {
+                .label = member_string (step_in, "label"),
+                .protocol = member_string (step_in, "protocol"),
+            };
+            read_stats (member_object (step_in, "stats"), &step.stats);
+            g_array_append_val (store->steps, step);
+        }
+        scenario.n_steps = store->steps->len - first;
+        g_array_append_val (store->scenarios, scenario);
+        g_array_append_val (first_step, first);
+    }
+    /* Pointers into @steps only once it stops growing. */
+    for (guint s = 0; s < n_scenarios; s++) {
+        ThrongScenarioSummary *scenario = &g_array_index (store->scenarios, ThrongScenarioSummary, s);
+        scenario->steps = &g_array_index (store->steps, ThrongStepSummary,
+                                          g_array_index (first_step, guint, s));
+    }
+    summary->scenarios = (const ThrongScenarioSummary *) store->scenarios->data;
+    summary->n_scenarios = store->scenarios->len;
+    summary->thresholds = interval ? NULL : (const ThrongThresholdResult *) store->thresholds->data;
+    summary->n_thresholds = store->thresholds->len;
+    g_ptr_array_add (store->warnings, NULL);
+    summary->warnings = (const char *const *) store->warnings->pdata;
+}
+
+/* Adds the interval in @from to the running total in @into (the same run's shape). */
+static void
+run_store_merge (RunStore *into, const RunStore *from)
+{
+    ThrongSummary *sum = &into->summary;
+    const ThrongSummary *add = &from->summary;
+
+    sum->end_wall_us = add->end_wall_us;
+    sum->elapsed_us = add->elapsed_us;
+    sum->cpu_user_us += add->cpu_user_us;
+    sum->cpu_system_us += add->cpu_system_us;
+    sum->cpu_share += add->cpu_share * (gdouble) add->interval_us;
+    sum->lag_p99_us = MAX (sum->lag_p99_us, add->lag_p99_us);
+    sum->loop_delay_max_us = MAX (sum->loop_delay_max_us, add->loop_delay_max_us);
+    sum->saturated |= add->saturated;
+    throng_stats_merge (&sum->total, &add->total);
+    for (guint s = 0; s < MIN (sum->n_scenarios, add->n_scenarios); s++) {
+        ThrongScenarioSummary *a = &g_array_index (into->scenarios, ThrongScenarioSummary, s);
+        const ThrongScenarioSummary *b = &add->scenarios[s];
+        a->iterations += b->iterations;
+        a->dropped_iterations += b->dropped_iterations;
+        a->active_users = b->active_users;
+        throng_stats_merge (&a->stats, &b->stats);
+        for (guint i = 0; i < MIN (a->n_steps, b->n_steps); i++)
+            throng_stats_merge (&((ThrongStepSummary *) a->steps)[i].stats, &b->steps[i].stats);
+    }
+}
+
+/* --- lines ------------------------------------------------------------------------ */
+
+typedef enum {
+    LINE_EMPTY,
+    LINE_BAD,       /* not a JSON object with a string "type" */
+    LINE_SAMPLE,
+    LINE_INTERVAL,
+    LINE_SUMMARY,
+    LINE_OTHER,     /* an object of a type this throng does not know */
+} LineKind;
+
+/* Classifies the line at @start; parses it into @node unless it is a sample. */
+static LineKind
+parse_line (const char *start, gsize length, JsonNode **node)
+{
+    static const char sample_prefix[] = "{\"type\":\"sample\"";
+
+    *node = NULL;
+    while (length > 0 && (start[length - 1] == '\r' || start[length - 1] == ' '))
+        length--;
+    if (length == 0)
+        return LINE_EMPTY;
+    /* Samples are most of a big file and never needed: recognised without parsing. */
+    if (length >= sizeof sample_prefix - 1
+        && memcmp (start, sample_prefix, sizeof sample_prefix - 1) == 0)
+        return LINE_SAMPLE;
+    g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+    if (!json_parser_load_from_data (parser, start, (gssize) length, NULL))
+        return LINE_BAD;
+    JsonNode *root = json_parser_get_root (parser);
+    if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+        return LINE_BAD;
+    const char *type = member_string (json_node_get_object (root), "type");
+    if (type == NULL)
+        return LINE_BAD;
+    *node = json_node_ref (root);
+    if (strcmp (type, "interval") == 0)
+        return LINE_INTERVAL;
+    if (strcmp (type, "summary") == 0)
+        return LINE_SUMMARY;
+    if (strcmp (type, "sample") == 0)
+        return LINE_SAMPLE;
+    return LINE_OTHER;
+}
+
+static void
+run_file_skip (ThrongRunFile *file, guint line, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+run_file_skip (ThrongRunFile *file, guint line, const char *format, ...)
+{
+    va_list args;
+
+    va_start (args, format);
+    g_autofree char *why = g_strdup_vprintf (format, args);
+    va_end (args);
+    /* throng_run_file_skipped() may have terminated the list. */
+    if (file->skipped->len > 0 && g_ptr_array_index (file->skipped, file->skipped->len - 1) == NULL)
+        g_ptr_array_remove_index (file->skipped, file->skipped->len - 1);
+    g_ptr_array_add (file->skipped, g_strdup_printf ("%s:%u: %s", file->path, line, why));
+}
+
+/* Whether a line of @kind and @node has a version this reader knows (absent means 1). */
+static gboolean
+known_version (JsonNode *node, gint64 *version)
+{
+    JsonObject *object = json_node_get_object (node);
+    *version = json_object_has_member (object, "version") ? member_int (object, "version") : 1;
+    return *version >= 1 && *version <= THRONG_RUN_FILE_VERSION;
+}
+
+/* The line that starts at @offset: its length, and where the next one starts. */
+static gsize
+line_end (ThrongRunFile *file, gsize offset, gsize *next)
+{
+    const char *newline = memchr (file->data + offset, '\n', file->length - offset);
+    gsize end = newline != NULL ? (gsize) (newline - file->data) : file->length;
+
+    *next = newline != NULL ? end + 1 : file->length;
+    return end - offset;
+}
+
+/*
+ * The run's shape, from the last summary line, or else the last interval.
+ * When every such line is of a newer version, @newer is the last one's.
+ */
+static gboolean
+run_file_find_head (ThrongRunFile *file, gint64 *newer)
+{
+    gsize end = file->length;
+
+    *newer = 0;
+
+    while (end > 0) {
+        gsize start = end - 1;
+        /* @end is one past a line's last byte (its newline, or the end of the file). */
+        while (start > 0 && file->data[start - 1] != '\n')
+            start--;
+        g_autoptr (JsonNode) node = NULL;
+        LineKind kind = parse_line (file->data + start, end - start, &node);
+        gint64 version;
+        if (kind == LINE_SUMMARY && known_version (node, &version)) {
+            run_store_read (&file->head, node, FALSE);
+            file->has_summary = TRUE;
+            return TRUE;
+        }
+        if (kind == LINE_INTERVAL && known_version (node, &version)) {
+            run_store_read (&file->head, node, TRUE);
+            return TRUE;
+        }
+        if ((kind == LINE_SUMMARY || kind == LINE_INTERVAL) && *newer == 0)
+            *newer = version;
+        end = start > 0 ? start - 1 : 0;
+    }
+    return FALSE;
+}
+
+static void
+run_file_build_info (ThrongRunFile *file)
+{
+    const ThrongSummary *head = &file->head.summary;
+    ThrongRunInfo *info = &file->info;
+
+    file->names = g_ptr_array_new ();
+    file->users = g_array_new (FALSE, TRUE, sizeof (guint));
+    file->labels = g_ptr_array_new_with_free_func (g_free);
+    file->protocols = g_ptr_array_new_with_free_func (g_free);
+    for (guint s = 0; s < head->n_scenarios; s++) {
+        const ThrongScenarioSummary *scenario = &head->scenarios[s];
+        const char **labels = g_new0 (const char *, scenario->n_steps + 1);
+        const char **protocols = g_new0 (const char *, scenario->n_steps + 1);
+        for (guint i = 0; i < scenario->n_steps; i++) {
+            labels[i] = scenario->steps[i].label;
+            protocols[i] = scenario->steps[i].protocol;
+        }
+        g_ptr_array_add (file->names, (gpointer) scenario->name);
+        g_array_append_val (file->users, scenario->users);
+        g_ptr_array_add (file->labels, labels);
+        g_ptr_array_add (file->protocols, protocols);
+    }
+    JsonObject *plan = member_object (json_node_get_object (file->head.node), "plan");
+    info->size = sizeof (ThrongRunInfo);
+    info->plan_name = head->plan_name;
+    info->plan_file = head->plan_file;
+    info->n_scenarios = head->n_scenarios;
+    info->scenario_names = (const char *const *) file->names->pdata;
+    info->scenario_users = (const guint *) file->users->data;
+    info->step_labels = (const char *const *const *) file->labels->pdata;
+    info->step_protocols = (const char *const *const *) file->protocols->pdata;
+    info->workers = head->workers;
+    info->plan_sha256 = member_string (plan, "sha256");
+}
+
+ThrongRunFile *
+throng_run_file_open (const char *path, GError **error)
+{
+    g_autoptr (GError) local = NULL;
+    GMappedFile *map = g_mapped_file_new (path, FALSE, &local);
+
+    if (map == NULL) {
+        g_set_error (error, G_FILE_ERROR, local->code, "%s", local->message);
+        return NULL;
+    }
+    g_autoptr (ThrongRunFile) file = g_new0 (ThrongRunFile, 1);
+    file->path = g_strdup (path);
+    file->map = map;
+    file->data = g_mapped_file_get_contents (map);
+    file->length = g_mapped_file_get_length (map);
+    file->line = 1;
+    file->skipped = g_ptr_array_new_with_free_func (g_free);
+    if (file->length == 0) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                     "%s: the file is empty: no run to draw", path);
+        return NULL;
+    }
+
+    /* The first line with anything on it says whether this is a throng file at all. */
+    gsize offset = 0;
+    for (guint line = 1; offset < file->length; line++) {
+        gsize next;
+        gsize length = line_end (file, offset, &next);
+        g_autoptr (JsonNode) node = NULL;
+        LineKind kind = parse_line (file->data + offset, length, &node);
+        if (kind == LINE_EMPTY) {
+            offset = next;
+            continue;
+        }
+        if (kind == LINE_BAD && next >= file->length && file->data[file->length - 1] != '\n') {
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                         "%s:%u: the only line is cut short (was the run killed while writing "
+                         "it?): no run to draw", path, line);
+            return NULL;
+        }
+        if (kind == LINE_BAD || kind == LINE_OTHER) {
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                         "%s:%u: not a throng jsonl file: each line should be a JSON object "
+                         "whose \"type\" is interval, sample or summary (the json reporter's "
+                         "mode: jsonl)", path, line);
+            return NULL;
+        }
+        break;
+    }
+    gint64 newer;
+    if (!run_file_find_head (file, &newer)) {
+        if (newer != 0) {
+            g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                         "%s: written by a newer throng (schema version %" G_GINT64_FORMAT
+                         "; this one reads version %d): no run to draw", path, newer,
+                         THRONG_RUN_FILE_VERSION);
+            return NULL;
+        }
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                     "%s: no interval or summary line that this throng can read: no run "
+                     "to draw", path);
+        return NULL;
+    }
+    /* An interval names no plan: the file stands in for it. */
+    if (file->head.summary.plan_name == NULL)
+        file->head.summary.plan_name = file->path;
+    run_file_build_info (file);
+    return g_steal_pointer (&file);
+}
+
+void
+throng_run_file_free (ThrongRunFile *file)
+{
+    if (file == NULL)
+        return;
+    run_store_clear (&file->head);
+    run_store_clear (&file->current);
+    run_store_clear (&file->merged);
+    g_clear_pointer (&file->names, g_ptr_array_unref);
+    g_clear_pointer (&file->users, g_array_unref);
+    g_clear_pointer (&file->labels, g_ptr_array_unref);
+    g_clear_pointer (&file->protocols, g_ptr_array_unref);
+    g_clear_pointer (&file->skipped, g_ptr_array_unref);
+    g_clear_pointer (&file->map, g_mapped_file_unref);
+    g_free (file->path);
+    g_free (file);
+}
+
+const ThrongRunInfo *
+throng_run_file_info (ThrongRunFile *file)
+{
+    return &file->info;
+}
+
+const ThrongSummary *
+throng_run_file_next (ThrongRunFile *file)
+{
+    while (file->offset < file->length) {
+        gsize next;
+        gsize length = line_end (file, file->offset, &next);
+        gboolean last = next >= file->length;
+        gboolean complete = file->offset + length < file->length;
+        guint line = file->line;
+        g_autoptr (JsonNode) node = NULL;
+        LineKind kind = parse_line (file->data + file->offset, length, &node);
+        gint64 version;
+
+        file->offset = next;
+        file->line++;
+        switch (kind) {
+        case LINE_EMPTY:
+        case LINE_SAMPLE:
+            continue;
+        case LINE_BAD:
+            if (last && !complete)
+                run_file_skip (file, line, "the last line is cut short (was the run killed "
+                                           "while writing it?); skipped");
+            else
+                run_file_skip (file, line, "not a JSON object with a \"type\"; skipped");
+            continue;
+        case LINE_OTHER:
+            run_file_skip (file, line, "a line of type \"%s\", unknown to this throng; skipped",
+                           member_string (json_node_get_object (node), "type"));
+            continue;
+        case LINE_SUMMARY:
+            if (!known_version (node, &version))
+                run_file_skip (file, line, "a summary of version %" G_GINT64_FORMAT ", newer than "
+                               "this throng reads (%d); skipped", version, THRONG_RUN_FILE_VERSION);
+            continue;
+        case LINE_INTERVAL:
+            if (!known_version (node, &version)) {
+                run_file_skip (file, line, "an interval of version %" G_GINT64_FORMAT ", newer "
+                               "than this throng reads (%d); skipped", version,
+                               THRONG_RUN_FILE_VERSION);
+                continue;
+            }
+            run_store_read (&file->current, node, TRUE);
+            if (!file->merged_started) {
+                run_store_read (&file->merged, node, TRUE);
+                file->merged.summary.start_wall_us = file->current.summary.start_wall_us;
+                file->merged.summary.cpu_share *= (gdouble) file->current.summary.interval_us;
+                file->merged_started = TRUE;
+            } else {
+                run_store_merge (&file->merged, &file->current);
+            }
+            file->intervals++;
+            return &file->current.summary;
+        }
+    }
+    return NULL;
+}
+
+/* Appends @text to a store's NULL-terminated warnings. */
+static void
+run_store_warn (RunStore *store, char *text)
+{
+    g_ptr_array_remove_index (store->warnings, store->warnings->len - 1);
+    g_ptr_array_add (store->warnings, text);
+    g_ptr_array_add (store->warnings, NULL);
+    store->summary.warnings = (const char *const *) store->warnings->pdata;
+}
+
+const ThrongSummary *
+throng_run_file_summary (ThrongRunFile *file)
+{
+    RunStore *store = file->has_summary || !file->merged_started ? &file->head : &file->merged;
+
+    if (file->finished)
+        return &store->summary;
+    while (throng_run_file_next (file) != NULL)
+        ;
+    file->finished = TRUE;
+    store = file->has_summary || !file->merged_started ? &file->head : &file->merged;
+    if (store == &file->merged) {
+        ThrongSummary *summary = &store->summary;
+        summary->interval_us = 0;
+        summary->interrupted = TRUE;
+        summary->plan_name = file->head.summary.plan_name;
+        summary->plan_file = file->head.summary.plan_file;
+        if (summary->elapsed_us > 0)
+            summary->cpu_share /= (gdouble) summary->elapsed_us;
+        for (guint s = 0; s < summary->n_scenarios; s++)
+            g_array_index (store->scenarios, ThrongScenarioSummary, s).active_users = 0;
+        run_store_warn (store, g_strdup_printf ("%s has no summary line (the run did not end "
+                                                "normally): these figures add up its %u intervals",
+                                                file->path, file->intervals));
+    }
+    for (guint i = 0; i < file->skipped->len; i++)
+        if (g_ptr_array_index (file->skipped, i) != NULL)
+            run_store_warn (store, g_strdup (g_ptr_array_index (file->skipped, i)));
+    return &store->summary;
+}
+
+const char *const *
+throng_run_file_skipped (ThrongRunFile *file)
+{
+    if (file->skipped->len == 0
+        || g_ptr_array_index (file->skipped, file->skipped->len - 1) != NULL)
+        g_ptr_array_add (file->skipped, NULL);
+    return (const char *const *) file->skipped->pdata;
+}
