@@ -38,6 +38,7 @@ typedef struct {
     GPtrArray *step_labels;       /* per scenario, a GStrv */
     JsonTimeCache time_cache;
     char *plan_sha256;
+    gboolean started;             /* an interval or samples arrived */
 } Json;
 
 static void
@@ -100,11 +101,12 @@ static gboolean
 json_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
     Json *json = self;
-    gboolean atomic = json->options.mode == JSON_MODE_SUMMARY;
 
-    /* Summary mode opens PATH.tmp now, so that a bad path stops the run before any load. */
+    /* PATH.tmp now, so that a bad path stops the run before any load, and an
+     * existing PATH stays as it is until the run has started: jsonl publishes
+     * at the first interval or samples, a summary at close. */
     json->file = output_file_open (json->options.path, json->options.overwrite || run->overwrite,
-                                   atomic, error);
+                                   TRUE, error);
     if (json->file == NULL)
         return FALSE;
 
@@ -134,8 +136,10 @@ json_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
 {
     Json *json = self;
 
+    json->started = TRUE;
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL || !json->options.samples)
         return;
+    output_file_publish (json->file);
     GString *out = output_file_buffer (json->file);
     for (gsize i = 0; i < n_samples; i++) {
         const ThrongSample *sample = &samples[i];
@@ -159,8 +163,10 @@ json_snapshot (gpointer self, const ThrongSummary *snapshot)
 {
     Json *json = self;
 
+    json->started = TRUE;
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL)
         return;
+    output_file_publish (json->file);
     g_autoptr (JsonNode) root = json_document_interval (snapshot);
     json_write_line (json, root, FALSE);
 }
@@ -172,6 +178,15 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (json->file == NULL)
         return TRUE;
+    /* A run stopped before it started (another reporter could not open) has
+     * nothing to say: an all-zero "interrupted" summary must not replace
+     * what PATH held. */
+    if (!json->started && summary->interrupted && summary->total.requests == 0) {
+        output_file_abort (g_steal_pointer (&json->file));
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                     "%s left as it was: the run stopped before it started", json->options.path);
+        return FALSE;
+    }
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
     g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
                                                      json->plan_sha256);
