@@ -23,7 +23,7 @@ static const char html_style[] =
     "table{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}"
     "th,td{border:1px solid #767676;padding:.2em .5em;text-align:right}"
     "th:first-child,td.name{text-align:left}thead th{background:#eee}\n"
-    "tr.scenario td{font-weight:600}.pass{color:#1b6e20;font-weight:700}"
+    "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}.pass{color:#1b6e20;font-weight:700}"
     ".fail{color:#b3261e;font-weight:700}\n"
     ".banner{border:2px solid #8a4b00;background:#fdf0e0;padding:.5em 1em;margin:1em 0}\n"
     ".note,.generated{color:#4d4d4d;font-size:.9em}.empty{color:#4d4d4d;font-style:italic}\n"
@@ -250,10 +250,9 @@ html_summary_table (GString *out, const ThrongSummary *summary)
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
         html_stats_row (out, "scenario", scenario->name, &scenario->stats, seconds);
-        for (guint i = 0; i < scenario->n_steps; i++) {
-            g_autofree char *name = g_strconcat ("  ", scenario->steps[i].label, NULL);
-            html_stats_row (out, "step", name, &scenario->steps[i].stats, seconds);
-        }
+        for (guint i = 0; i < scenario->n_steps; i++)
+            html_stats_row (out, "step", scenario->steps[i].label, &scenario->steps[i].stats,
+                            seconds);
     }
     html_stats_row (out, "total", "total", &summary->total, seconds);
     g_string_append (out, "</tbody>\n</table>\n</section>\n");
