@@ -38,12 +38,17 @@ static const char html_style[] =
     "ul.legend button.off{opacity:.45;text-decoration:line-through}.off{display:none}\n"
     "@media print{body{max-width:none}ul.legend button{border:none}}\n";
 
-/* Legend buttons hide and show their series; nothing else needs script. */
+/*
+ * Legend buttons hide and show their series; nothing else needs script.
+ * The class "js" on <html> marks that the script ran to its end (the
+ * browser test reads it).
+ */
 static const char html_script[] =
     "document.querySelectorAll('ul.legend button').forEach(function(b){"
     "b.addEventListener('click',function(){b.classList.toggle('off');"
     "document.querySelectorAll('svg.plot .'+b.dataset.series).forEach(function(e){"
-    "e.classList.toggle('off');});});});\n";
+    "e.classList.toggle('off');});});});\n"
+    "document.documentElement.classList.add('js');\n";
 
 /* --- small formatting helpers ---------------------------------------------- */
 
