@@ -36,6 +36,8 @@ typedef struct {
     GMainLoop *loop;
     GArray *workers;            /* WorkerSlot */
     guint live_workers;
+    guint ready_workers;        /* workers whose users are all created */
+    GError *start_error;        /* a user could not be created: the run does not start */
     GArray *reporters;          /* ReporterSlot */
     gboolean want_samples;
 
@@ -61,6 +63,7 @@ typedef struct {
     gint64 worst_lag_p99_us;
 
     guint signals;
+    gboolean started;           /* load may have been sent */
     gboolean interrupted;
     gboolean aborted;
     guint grace_source;
@@ -159,6 +162,12 @@ summary_buffer_fill (SummaryBuffer *buffer, ThrongEngine *engine, ThrongMetrics 
     summary->lag_p99_us = throng_histogram_percentile (metrics->lag, 99.0);
     summary->loop_delay_max_us = metrics->loop_delay_max_us;
     summary->samples_dropped = metrics->samples_dropped;
+    if (interval_us > 0)
+        summary->load_us = interval_us;
+    else if (metrics->last_done_us > 0)
+        summary->load_us = metrics->last_done_us - engine->start_us;
+    summary->interrupted_iterations = metrics->interrupted;
+    summary->never_started = !engine->started;
 
     buffer->warnings = g_ptr_array_new_with_free_func (g_free);
 }
@@ -242,15 +251,15 @@ emit_snapshot (ThrongEngine *engine)
 }
 
 static void
-deliver_samples (ThrongEngine *engine, GArray *samples)
+deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
 {
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
 
         if (slot->opened && slot->wants_samples)
             slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
-                                                    (const ThrongSample *) samples->data,
-                                                    samples->len);
+                                                    (const ThrongSample *) batch->samples->data,
+                                                    batch->samples->len);
     }
 }
 
@@ -267,11 +276,35 @@ find_slot (ThrongEngine *engine, ThrongWorker *worker)
     g_assert_not_reached ();
 }
 
+static void abort_workers (ThrongEngine *engine);
+static void engine_go (ThrongEngine *engine);
+
+static void
+on_ready (ThrongEngine *engine, ThrongWorkerReport *report)
+{
+    engine->ready_workers++;
+    if (report->error != NULL) {
+        if (engine->start_error == NULL)
+            engine->start_error = g_steal_pointer (&report->error);
+        g_clear_error (&report->error);
+        abort_workers (engine);
+        return;
+    }
+    if (engine->ready_workers == engine->workers->len && engine->start_error == NULL
+        && !engine->interrupted)
+        engine_go (engine);
+}
+
 static void
 on_report (ThrongWorkerReport *report, gpointer data)
 {
     ThrongEngine *engine = data;
     WorkerSlot *slot = find_slot (engine, report->worker);
+
+    if (report->ready) {
+        on_ready (engine, report);
+        return;
+    }
 
     if (report->samples != NULL)
         deliver_samples (engine, report->samples);
@@ -287,8 +320,7 @@ on_report (ThrongWorkerReport *report, gpointer data)
         memset (slot->active, 0, sizeof (guint) * engine->plan->scenarios->len);
         if (report->metrics != NULL)
             throng_metrics_free (report->metrics);
-        if (report->samples != NULL)
-            g_array_unref (report->samples);
+        throng_sample_batch_free (report->samples);
         if (engine->tick_pending > 0 && slot->answered_tick != engine->tick)
             engine->tick_pending--;
         engine->live_workers--;
@@ -394,6 +426,30 @@ on_signal (gpointer data)
 }
 
 /* --- setup ----------------------------------------------------------------------- */
+
+/* Every user is created: the run starts now, and so does its clock. */
+static void
+engine_go (ThrongEngine *engine)
+{
+    throng_usage_process (&engine->cpu_start_user_us, &engine->cpu_start_system_us);
+    engine->start_us = g_get_monotonic_time ();
+    engine->start_wall_us = g_get_real_time ();
+    engine->wall_offset_us = engine->start_wall_us - engine->start_us;
+    engine->interval_start_us = engine->start_us;
+    engine->interval_cpu_us = 0;
+    engine->started = TRUE;
+
+    engine->tick_source = g_timeout_add (1000, on_tick, engine);
+    if (engine->planned_us > 0)
+        engine->deadline_source = g_timeout_add_seconds (
+            (guint) ((engine->planned_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC), on_deadline,
+            engine);
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (!slot->final)
+            throng_worker_go (slot->worker, engine->start_us, engine->wall_offset_us);
+    }
+}
 
 static void
 build_run_info (ThrongEngine *engine)
@@ -522,10 +578,14 @@ add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
                                           "reporters that fell behind (counters and histograms "
                                           "are complete)",
                                           engine->total->samples_dropped));
-    if (engine->aborted)
+    if (summary->interrupted_iterations > 0)
         g_ptr_array_add (buffer->warnings,
-                         g_strdup ("stopped before iterations in flight finished: their steps "
-                                   "are not counted"));
+                         g_strdup_printf ("%" G_GUINT64_FORMAT " iteration%s interrupted by the "
+                                          "end of the run or of %s scenario: steps in flight were "
+                                          "cancelled and are not counted",
+                                          summary->interrupted_iterations,
+                                          summary->interrupted_iterations == 1 ? "" : "s",
+                                          summary->interrupted_iterations == 1 ? "its" : "their"));
 }
 
 static gboolean
@@ -614,21 +674,12 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         return FALSE;
     }
 
-    throng_usage_process (&engine.cpu_start_user_us, &engine.cpu_start_system_us);
-    engine.start_us = g_get_monotonic_time ();
-    engine.start_wall_us = g_get_real_time ();
-    engine.wall_offset_us = engine.start_wall_us - engine.start_us;
-    engine.interval_start_us = engine.start_us;
-    engine.interval_cpu_us = 0;
-
     ThrongWorkerSetup setup = {
         .plan = plan,
         .main_context = g_main_context_default (),
         .report_func = on_report,
         .report_data = &engine,
         .want_samples = engine.want_samples,
-        .start_us = engine.start_us,
-        .wall_offset_us = engine.wall_offset_us,
     };
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
@@ -653,11 +704,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.live_workers = n_workers;
     engine.sigint_source = g_unix_signal_add (SIGINT, on_signal, &engine);
     engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
-    engine.tick_source = g_timeout_add (1000, on_tick, &engine);
-    if (engine.planned_us > 0)
-        engine.deadline_source = g_timeout_add_seconds (
-            (guint) ((engine.planned_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC), on_deadline,
-            &engine);
+    /* Workers create their users, then report ready; engine_go() starts the load. */
     for (guint w = 0; w < n_workers; w++)
         throng_worker_start (g_array_index (engine.workers, WorkerSlot, w).worker);
 
@@ -665,22 +712,39 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 
     g_source_remove (engine.sigint_source);
     g_source_remove (engine.sigterm_source);
-    g_source_remove (engine.tick_source);
+    if (engine.tick_source != 0)
+        g_source_remove (engine.tick_source);
     if (engine.deadline_source != 0)
         g_source_remove (engine.deadline_source);
     if (engine.grace_source != 0)
         g_source_remove (engine.grace_source);
 
-    g_autofree gint64 *worker_cpu_us = g_new0 (gint64, n_workers);
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
-        throng_worker_join (slot->worker, &worker_cpu_us[w]);
+        throng_worker_join (slot->worker);
         slot->worker = NULL;
     }
     /* Reports the workers queued after their final one cannot exist; but
      * sample batches sent just before it may still be pending. */
     while (g_main_context_iteration (NULL, FALSE))
         ;
+    /* What completed since the last tick, in a snapshot of its real length,
+     * so that every reporter's snapshots add up to the summary. */
+    if (engine.started)
+        emit_snapshot (&engine);
+
+    if (engine.start_error != NULL) {
+        /* No load was sent: the reporters release what they opened, and
+         * the error is all the user reads. */
+        SummaryBuffer buffer = { 0 };
+        summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
+        summary_buffer_finish_warnings (&buffer);
+        close_reporters (&engine, &buffer.summary);
+        summary_buffer_clear (&buffer);
+        g_propagate_error (error, g_steal_pointer (&engine.start_error));
+        engine_clear (&engine);
+        return FALSE;
+    }
 
     SummaryBuffer buffer = { 0 };
     summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);

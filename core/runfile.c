@@ -204,6 +204,7 @@ run_store_read (RunStore *store, JsonNode *node, gboolean interval)
         summary->end_wall_us = member_time (object, "time");
         summary->elapsed_us = member_us (object, "elapsed_s");
         summary->interval_us = member_us (object, "interval_s");
+        summary->load_us = summary->interval_us;
         summary->start_wall_us = summary->end_wall_us - summary->elapsed_us;
     } else {
         JsonObject *plan = member_object (object, "plan");
@@ -212,6 +213,8 @@ run_store_read (RunStore *store, JsonNode *node, gboolean interval)
         summary->start_wall_us = member_time (object, "start");
         summary->end_wall_us = member_time (object, "end");
         summary->elapsed_us = member_us (object, "duration_s");
+        summary->load_us = member_us (object, "load_s");
+        summary->interrupted_iterations = (guint64) member_int (object, "interrupted_iterations");
         summary->interrupted = member_bool (object, "interrupted");
         summary->workers = (guint) member_int (object, "workers");
         summary->samples_dropped = (guint64) member_int (object, "samples_dropped");
@@ -633,6 +636,7 @@ throng_run_file_summary (ThrongRunFile *file)
     if (store == &file->merged) {
         ThrongSummary *summary = &store->summary;
         summary->interval_us = 0;
+        summary->load_us = summary->elapsed_us;
         summary->interrupted = TRUE;
         summary->plan_name = file->head.summary.plan_name;
         summary->plan_file = file->head.summary.plan_file;

@@ -108,6 +108,13 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (html->file == NULL)
         return TRUE;
+    if (summary->size >= G_STRUCT_OFFSET (ThrongSummary, never_started)
+                             + sizeof (summary->never_started)
+        && summary->never_started) {
+        /* No load was sent: no page, and PATH (we wrote PATH.tmp) stays as it was. */
+        output_file_abort (g_steal_pointer (&html->file));
+        return TRUE;
+    }
     g_autofree char *title = html->options.title != NULL
                                  ? g_strdup (html->options.title)
                                  : g_strdup_printf ("throng: %s", summary->plan_name);

@@ -243,10 +243,20 @@ html_stats_row (GString *out, const char *css, const char *name, const ThrongSta
     g_string_append (out, "</td></tr>\n");
 }
 
+/* The time rates are over: the load's, without a graceful stop's wait, as the console's. */
+static gdouble
+html_load_seconds (const ThrongSummary *summary)
+{
+    if (summary->size >= G_STRUCT_OFFSET (ThrongSummary, load_us) + sizeof (summary->load_us)
+        && summary->load_us > 0)
+        return html_seconds (summary->load_us);
+    return html_seconds (summary->elapsed_us);
+}
+
 static void
 html_summary_table (GString *out, const ThrongSummary *summary)
 {
-    gdouble seconds = html_seconds (summary->elapsed_us);
+    gdouble seconds = html_load_seconds (summary);
 
     g_string_append (out, "<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n"
                           "<thead><tr><th>scenario / step</th><th>requests</th><th>req/s</th>"

@@ -203,6 +203,10 @@ json_document_summary (const ThrongSummary *summary, const char *type,
 {
     g_autoptr (JsonBuilder) builder = json_builder_new ();
     gdouble seconds = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
+    /* Rates over the time the load ran, not over a graceful stop's wait. */
+    gdouble load_seconds = JSON_SUMMARY_HAS (summary, load_us) && summary->load_us > 0
+                               ? (gdouble) summary->load_us / G_USEC_PER_SEC
+                               : seconds;
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
 
     json_builder_begin_object (builder);
@@ -219,8 +223,12 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     json_add_time (builder, "start", summary->start_wall_us);
     json_add_time (builder, "end", summary->end_wall_us);
     json_add_double (builder, "duration_s", seconds);
+    json_add_double (builder, "load_s", load_seconds);
     json_builder_set_member_name (builder, "interrupted");
     json_builder_add_boolean_value (builder, summary->interrupted);
+    json_add_int (builder, "interrupted_iterations",
+                  JSON_SUMMARY_HAS (summary, interrupted_iterations)
+                      ? (gint64) summary->interrupted_iterations : 0);
     json_add_int (builder, "workers", summary->workers);
 
     json_builder_set_member_name (builder, "cpu");
@@ -233,8 +241,8 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     json_builder_end_object (builder);
     json_add_self (builder, summary);
 
-    json_add_stats (builder, "total", &summary->total, seconds);
-    json_add_scenarios (builder, summary, seconds, FALSE);
+    json_add_stats (builder, "total", &summary->total, load_seconds);
+    json_add_scenarios (builder, summary, load_seconds, FALSE);
 
     json_builder_set_member_name (builder, "warnings");
     json_builder_begin_array (builder);

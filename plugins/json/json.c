@@ -38,7 +38,6 @@ typedef struct {
     GPtrArray *step_labels;       /* per scenario, a GStrv */
     JsonTimeCache time_cache;
     char *plan_sha256;
-    gboolean started;             /* an interval or samples arrived */
 } Json;
 
 static void
@@ -136,7 +135,6 @@ json_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
 {
     Json *json = self;
 
-    json->started = TRUE;
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL || !json->options.samples)
         return;
     output_file_publish (json->file);
@@ -163,7 +161,6 @@ json_snapshot (gpointer self, const ThrongSummary *snapshot)
 {
     Json *json = self;
 
-    json->started = TRUE;
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL)
         return;
     output_file_publish (json->file);
@@ -178,14 +175,13 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (json->file == NULL)
         return TRUE;
-    /* A run stopped before it started (another reporter could not open) has
-     * nothing to say: an all-zero "interrupted" summary must not replace
-     * what PATH held. */
-    if (!json->started && summary->interrupted && summary->total.requests == 0) {
+    if (summary->size >= G_STRUCT_OFFSET (ThrongSummary, never_started)
+                             + sizeof (summary->never_started)
+        && summary->never_started) {
+        /* The run never started (another reporter's open failed): no results
+         * to write, and PATH, never touched (we wrote PATH.tmp), stays as it was. */
         output_file_abort (g_steal_pointer (&json->file));
-        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                     "%s left as it was: the run stopped before it started", json->options.path);
-        return FALSE;
+        return TRUE;
     }
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
     g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
