@@ -14,7 +14,7 @@
 #define SVG_WIDTH 900.0
 #define SVG_HEIGHT 280.0
 #define SVG_LEFT 72.0
-#define SVG_RIGHT 16.0
+#define SVG_RIGHT 28.0
 #define SVG_TOP 12.0
 #define SVG_BOTTOM 52.0
 #define SVG_PLOT_W (SVG_WIDTH - SVG_LEFT - SVG_RIGHT)

@@ -135,8 +135,8 @@ test_chart_one_point (void)
     gdouble y[] = { 5 };
     g_autofree char *svg = draw (1, x, y, SVG_SCALE_LINEAR, SVG_MODE_LINES);
 
-    /* x 5 of 10 → 72 + 812 / 2; y 5 of 10 → 12 + 216 / 2. */
-    assert_contains (svg, "class=\"series t-s0\" stroke=\"#1f4e99\" d=\"M478,120\"/>");
+    /* x 5 of 10 → 72 + 800 / 2; y 5 of 10 → 12 + 216 / 2. */
+    assert_contains (svg, "class=\"series t-s0\" stroke=\"#1f4e99\" d=\"M472,120\"/>");
     assert_contains (svg, "data-points=\"1\"");
     assert_contains (svg, "s&lt;1&gt;");
 }
@@ -150,9 +150,9 @@ test_chart_two_points (void)
     g_autofree char *gap = draw (2, x, y, SVG_SCALE_LINEAR, SVG_MODE_LINES);
     g_autofree char *line = draw (2, x, y2, SVG_SCALE_LINEAR, SVG_MODE_LINES);
 
-    assert_contains (line, "d=\"M478,120L884,12\"/>");
+    assert_contains (line, "d=\"M472,120L872,12\"/>");
     /* A missing value is a gap, never a zero. */
-    assert_contains (gap, "d=\"M478,120\"/>");
+    assert_contains (gap, "d=\"M472,120\"/>");
     /* Axis labels and ticks with their values. */
     assert_contains (line, ">time (s)</text>");
     assert_contains (line, "<text class=\"ytick\" x=\"66\" y=\"145.6\">4</text>");
@@ -166,7 +166,7 @@ test_chart_log (void)
     g_autofree char *svg = draw (2, x, y, SVG_SCALE_LOG, SVG_MODE_LINES);
 
     /* 10 on 1..1000 is a third of the way up: 12 + 216 × 2/3. */
-    assert_contains (svg, "d=\"M72,156L884,12\"/>");
+    assert_contains (svg, "d=\"M72,156L872,12\"/>");
     assert_contains (svg, ">100</text>");
 }
 
@@ -178,8 +178,8 @@ test_chart_stacked_and_bars (void)
     g_autofree char *stacked = draw (2, x, y, SVG_SCALE_LINEAR, SVG_MODE_STACKED);
     g_autofree char *bars = draw (2, x, y, SVG_SCALE_LINEAR, SVG_MODE_BARS);
 
-    assert_contains (stacked, "d=\"M478,120L884,12L884,228L478,228Z\"/>");
-    assert_contains (bars, "d=\"M478,228V120H478V228M884,228V12H884V228\"/>");
+    assert_contains (stacked, "d=\"M472,120L872,12L872,228L472,228Z\"/>");
+    assert_contains (bars, "d=\"M472,228V120H472V228M872,228V12H872V228\"/>");
 }
 
 /* WCAG 2 relative luminance and contrast against white. */
