@@ -597,6 +597,10 @@ throng_run_file_next (ThrongRunFile *file)
                 continue;
             }
             run_store_read (&file->current, node, TRUE);
+            file->intervals++;
+            /* The sum of the intervals stands in only for a missing summary. */
+            if (file->has_summary)
+                return &file->current.summary;
             if (!file->merged_started) {
                 run_store_read (&file->merged, node, TRUE);
                 file->merged.summary.start_wall_us = file->current.summary.start_wall_us;
@@ -605,7 +609,6 @@ throng_run_file_next (ThrongRunFile *file)
             } else {
                 run_store_merge (&file->merged, &file->current);
             }
-            file->intervals++;
             return &file->current.summary;
         }
     }
