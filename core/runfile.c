@@ -1,26 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading a json reporter's jsonl file back into snapshots and a summary.
- * The file is mapped, not copied; one line is parsed at a time, and the
- * strings of a rebuilt summary point into its parsed line, which it keeps.
+ * The file is mapped, not copied; one line is tokenized at a time
+ * (jsontok.c), and a rebuilt summary keeps copies of its strings.
  * docs/reporters.md is the schema this reads.
  */
 #include "runfile.h"
 
-#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
+#include "jsontok-private.h"
 #include "metrics.h"
 
-/* A summary or snapshot rebuilt from one line, and everything it points into. */
+/* A summary or snapshot rebuilt from one line, and the strings it points to. */
 typedef struct {
-    JsonNode *node;
+    GStringChunk *strings;  /* NULL while the store is empty */
     ThrongSummary summary;
     GArray *scenarios;      /* ThrongScenarioSummary */
     GArray *steps;          /* ThrongStepSummary, every scenario's, in order */
     GPtrArray *warnings;    /* owned strings, then NULL */
     GArray *thresholds;     /* ThrongThresholdResult */
+    const char *plan_sha256;
 } RunStore;
 
 struct _ThrongRunFile {
@@ -28,6 +29,8 @@ struct _ThrongRunFile {
     GMappedFile *map;
     const char *data;
     gsize length;
+    JsonToks toks;          /* the line parsed last */
+    GString *scratch;
     gsize offset;           /* where next() reads */
     guint line;             /* the number of the line at @offset, from 1 */
     RunStore head;          /* the summary line, or the last interval: the run's shape */
@@ -45,73 +48,70 @@ struct _ThrongRunFile {
     gboolean finished;
 };
 
+/* What the member readers read from: the parsed line, where strings go. */
+typedef struct {
+    const JsonToks *toks;
+    GStringChunk *strings;
+    GString *scratch;
+} Reader;
+
 /* --- members, leniently: a missing or mistyped member reads as 0 or NULL ------------------- */
 
-static JsonObject *
-member_object (JsonObject *object, const char *name)
+static gint
+member (const Reader *r, gint object, const char *name)
 {
-    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-    return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-static JsonArray *
-member_array (JsonObject *object, const char *name)
-{
-    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-    return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+    return jsontok_member (r->toks, object, name);
 }
 
 static gdouble
-member_double (JsonObject *object, const char *name)
+member_double (const Reader *r, gint object, const char *name)
 {
-    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-    if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-        return 0;
-    GType type = json_node_get_value_type (node);
-    if (type == G_TYPE_INT64)
-        return (gdouble) json_node_get_int (node);
-    return type == G_TYPE_DOUBLE ? json_node_get_double (node) : 0;
+    return jsontok_double (r->toks, member (r, object, name));
 }
 
 static gint64
-member_int (JsonObject *object, const char *name)
+member_int (const Reader *r, gint object, const char *name)
 {
-    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-    if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
-        && json_node_get_value_type (node) == G_TYPE_INT64)
-        return json_node_get_int (node);
-    return (gint64) llround (member_double (object, name));
+    return jsontok_int (r->toks, member (r, object, name));
 }
 
 static const char *
-member_string (JsonObject *object, const char *name)
+member_string (const Reader *r, gint object, const char *name)
 {
-    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-    if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-        || json_node_get_value_type (node) != G_TYPE_STRING)
-        return NULL;
-    return json_node_get_string (node);
+    return jsontok_string (r->toks, member (r, object, name), r->strings);
 }
 
 static gboolean
-member_bool (JsonObject *object, const char *name)
+member_bool (const Reader *r, gint object, const char *name)
 {
-    JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-    return node != NULL && JSON_NODE_HOLDS_VALUE (node)
-           && json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+    return jsontok_bool (r->toks, member (r, object, name));
 }
 
 /* Seconds as written with 15 significant digits, back to the exact microseconds. */
 static gint64
-member_us (JsonObject *object, const char *name)
+member_us (const Reader *r, gint object, const char *name)
 {
-    return (gint64) llround (member_double (object, name) * G_USEC_PER_SEC);
+    return (gint64) llround (member_double (r, object, name) * G_USEC_PER_SEC);
+}
+
+/* A string only needed during the call (a histogram, a time): not kept. */
+static const char *
+member_scratch (const Reader *r, gint object, const char *name)
+{
+    gint index = member (r, object, name);
+
+    if (index < 0 || g_array_index (r->toks->toks, JsonTok, index).type != JSONTOK_STRING)
+        return NULL;
+    const JsonTok *tok = &g_array_index (r->toks->toks, JsonTok, index);
+    g_string_truncate (r->scratch, 0);
+    g_string_append_len (r->scratch, r->toks->text + tok->start, tok->end - tok->start);
+    return r->scratch->str;
 }
 
 static gint64
-member_time (JsonObject *object, const char *name)
+member_time (const Reader *r, gint object, const char *name)
 {
-    const char *text = member_string (object, name);
+    const char *text = member_scratch (r, object, name);
     g_autoptr (GDateTime) time = text != NULL ? g_date_time_new_from_iso8601 (text, NULL) : NULL;
     if (time == NULL)
         return 0;
@@ -130,40 +130,44 @@ error_class_from_name (const char *name)
 }
 
 static ThrongHistogram *
-read_histogram (JsonObject *stats, const char *name)
+read_histogram (const Reader *r, gint stats, const char *name)
 {
-    const char *text = member_string (member_object (stats, name), "histogram");
+    const char *text = member_scratch (r, member (r, stats, name), "histogram");
     ThrongHistogram *histogram = text != NULL ? throng_histogram_deserialize (text, NULL) : NULL;
     return histogram != NULL ? histogram : throng_histogram_new ();
 }
 
 static void
-read_stats (JsonObject *object, ThrongStats *stats)
+read_stats (const Reader *r, gint object, ThrongStats *stats)
 {
     memset (stats, 0, sizeof *stats);
-    stats->requests = (guint64) member_int (object, "requests");
-    stats->errors = (guint64) member_int (object, "errors");
-    JsonObject *classes = member_object (object, "errors_by_class");
-    if (classes != NULL) {
-        g_autoptr (GList) names = json_object_get_members (classes);
-        for (GList *n = names; n != NULL; n = n->next)
-            stats->errors_by_class[error_class_from_name (n->data)] +=
-                (guint64) member_int (classes, n->data);
+    stats->requests = (guint64) member_int (r, object, "requests");
+    stats->errors = (guint64) member_int (r, object, "errors");
+    gint classes = member (r, object, "errors_by_class");
+    guint key = (guint) classes + 1;
+    for (guint i = 0; i < jsontok_length (r->toks, classes); i++) {
+        const JsonTok *key_tok = &g_array_index (r->toks->toks, JsonTok, key);
+        g_string_truncate (r->scratch, 0);
+        g_string_append_len (r->scratch, r->toks->text + key_tok->start,
+                             key_tok->end - key_tok->start);
+        stats->errors_by_class[error_class_from_name (r->scratch->str)] +=
+            (guint64) jsontok_int (r->toks, (gint) key + 1);
+        key = g_array_index (r->toks->toks, JsonTok, key + 1).next;
     }
-    stats->bytes_sent = (guint64) member_int (object, "bytes_sent");
-    stats->bytes_received = (guint64) member_int (object, "bytes_received");
-    stats->connections = (guint64) member_int (object, "connections");
-    JsonObject *handshakes = member_object (object, "handshakes");
-    stats->handshakes_full = (guint64) member_int (handshakes, "full");
-    stats->handshakes_resumed = (guint64) member_int (handshakes, "resumed");
-    stats->latency = read_histogram (object, "latency_us");
-    stats->handshake = read_histogram (object, "handshake_us");
+    stats->bytes_sent = (guint64) member_int (r, object, "bytes_sent");
+    stats->bytes_received = (guint64) member_int (r, object, "bytes_received");
+    stats->connections = (guint64) member_int (r, object, "connections");
+    gint handshakes = member (r, object, "handshakes");
+    stats->handshakes_full = (guint64) member_int (r, handshakes, "full");
+    stats->handshakes_resumed = (guint64) member_int (r, handshakes, "resumed");
+    stats->latency = read_histogram (r, object, "latency_us");
+    stats->handshake = read_histogram (r, object, "handshake_us");
 }
 
 static void
 run_store_clear (RunStore *store)
 {
-    if (store->node == NULL)
+    if (store->strings == NULL)
         return;
     throng_stats_clear (&store->summary.total);
     for (guint i = 0; i < store->scenarios->len; i++)
@@ -174,91 +178,95 @@ run_store_clear (RunStore *store)
     g_array_unref (store->steps);
     g_ptr_array_unref (store->warnings);
     g_array_unref (store->thresholds);
-    json_node_unref (store->node);
+    g_string_chunk_free (store->strings);
     memset (store, 0, sizeof *store);
 }
 
-/* Fills @store from a summary or interval object, taking a reference on @node. */
+/* Fills @store from the summary or interval object @file's tokens hold. */
 static void
-run_store_read (RunStore *store, JsonNode *node, gboolean interval)
+run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
 {
-    JsonObject *object = json_node_get_object (node);
     ThrongSummary *summary = &store->summary;
 
     run_store_clear (store);
-    store->node = json_node_ref (node);
+    store->strings = g_string_chunk_new (256);
     store->scenarios = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioSummary));
     store->steps = g_array_new (FALSE, TRUE, sizeof (ThrongStepSummary));
     store->warnings = g_ptr_array_new_with_free_func (g_free);
     store->thresholds = g_array_new (FALSE, TRUE, sizeof (ThrongThresholdResult));
+    Reader reader = { .toks = &file->toks, .strings = store->strings, .scratch = file->scratch };
+    const Reader *r = &reader;
+    const gint root = 0;
 
     summary->size = sizeof (ThrongSummary);
-    JsonObject *cpu = member_object (object, "cpu");
-    summary->cpu_user_us = member_us (cpu, "user_s");
-    summary->cpu_system_us = member_us (cpu, "system_s");
-    summary->cpu_share = member_double (object, "cpu_share");
-    summary->lag_p99_us = member_int (object, "lag_p99_us");
-    summary->loop_delay_max_us = member_int (object, "loop_delay_max_us");
-    summary->saturated = member_bool (object, "saturated");
+    gint cpu = member (r, root, "cpu");
+    summary->cpu_user_us = member_us (r, cpu, "user_s");
+    summary->cpu_system_us = member_us (r, cpu, "system_s");
+    summary->cpu_share = member_double (r, root, "cpu_share");
+    summary->lag_p99_us = member_int (r, root, "lag_p99_us");
+    summary->loop_delay_max_us = member_int (r, root, "loop_delay_max_us");
+    summary->saturated = member_bool (r, root, "saturated");
     if (interval) {
-        summary->end_wall_us = member_time (object, "time");
-        summary->elapsed_us = member_us (object, "elapsed_s");
-        summary->interval_us = member_us (object, "interval_s");
+        summary->end_wall_us = member_time (r, root, "time");
+        summary->elapsed_us = member_us (r, root, "elapsed_s");
+        summary->interval_us = member_us (r, root, "interval_s");
         summary->load_us = summary->interval_us;
         summary->start_wall_us = summary->end_wall_us - summary->elapsed_us;
     } else {
-        JsonObject *plan = member_object (object, "plan");
-        summary->plan_name = member_string (plan, "name");
-        summary->plan_file = member_string (plan, "file");
-        summary->start_wall_us = member_time (object, "start");
-        summary->end_wall_us = member_time (object, "end");
-        summary->elapsed_us = member_us (object, "duration_s");
-        summary->load_us = member_us (object, "load_s");
-        summary->interrupted_iterations = (guint64) member_int (object, "interrupted_iterations");
-        summary->interrupted = member_bool (object, "interrupted");
-        summary->workers = (guint) member_int (object, "workers");
-        summary->samples_dropped = (guint64) member_int (object, "samples_dropped");
-        JsonArray *warnings = member_array (object, "warnings");
-        for (guint i = 0; warnings != NULL && i < json_array_get_length (warnings); i++) {
-            const char *text = json_array_get_string_element (warnings, i);
+        gint plan = member (r, root, "plan");
+        summary->plan_name = member_string (r, plan, "name");
+        summary->plan_file = member_string (r, plan, "file");
+        store->plan_sha256 = member_string (r, plan, "sha256");
+        summary->start_wall_us = member_time (r, root, "start");
+        summary->end_wall_us = member_time (r, root, "end");
+        summary->elapsed_us = member_us (r, root, "duration_s");
+        summary->load_us = member_us (r, root, "load_s");
+        summary->interrupted_iterations = (guint64) member_int (r, root, "interrupted_iterations");
+        summary->interrupted = member_bool (r, root, "interrupted");
+        summary->workers = (guint) member_int (r, root, "workers");
+        summary->samples_dropped = (guint64) member_int (r, root, "samples_dropped");
+        gint warnings = member (r, root, "warnings");
+        for (guint i = 0; i < jsontok_length (r->toks, warnings); i++) {
+            const char *text = jsontok_string (r->toks, jsontok_element (r->toks, warnings, i),
+                                               store->strings);
             if (text != NULL)
                 g_ptr_array_add (store->warnings, g_strdup (text));
         }
-        JsonArray *thresholds = member_array (object, "thresholds");
-        for (guint i = 0; thresholds != NULL && i < json_array_get_length (thresholds); i++) {
-            JsonObject *t = json_array_get_object_element (thresholds, i);
+        gint thresholds = member (r, root, "thresholds");
+        for (guint i = 0; i < jsontok_length (r->toks, thresholds); i++) {
+            gint t = jsontok_element (r->toks, thresholds, i);
             ThrongThresholdResult result = {
-                .expression = member_string (t, "expression"),
-                .actual = member_string (t, "actual"),
-                .passed = member_bool (t, "passed"),
+                .expression = member_string (r, t, "expression"),
+                .actual = member_string (r, t, "actual"),
+                .passed = member_bool (r, t, "passed"),
             };
             g_array_append_val (store->thresholds, result);
         }
     }
-    read_stats (member_object (object, "total"), &summary->total);
+    read_stats (r, member (r, root, "total"), &summary->total);
 
-    JsonArray *scenarios = member_array (object, "scenarios");
-    guint n_scenarios = scenarios != NULL ? json_array_get_length (scenarios) : 0;
+    gint scenarios = member (r, root, "scenarios");
+    guint n_scenarios = jsontok_length (r->toks, scenarios);
     g_autoptr (GArray) first_step = g_array_new (FALSE, TRUE, sizeof (guint));
     for (guint s = 0; s < n_scenarios; s++) {
-        JsonObject *in = json_array_get_object_element (scenarios, s);
+        gint in = jsontok_element (r->toks, scenarios, s);
         ThrongScenarioSummary scenario = {
-            .name = member_string (in, "name"),
-            .users = (guint) member_int (in, "users"),
-            .active_users = (guint) member_int (in, "active_users"),
-            .iterations = (guint64) member_int (in, "iterations"),
-            .dropped_iterations = (guint64) member_int (in, "dropped_iterations"),
+            .name = member_string (r, in, "name"),
+            .users = (guint) member_int (r, in, "users"),
+            .active_users = (guint) member_int (r, in, "active_users"),
+            .iterations = (guint64) member_int (r, in, "iterations"),
+            .dropped_iterations = (guint64) member_int (r, in, "dropped_iterations"),
         };
-        read_stats (member_object (in, "stats"), &scenario.stats);
+        read_stats (r, member (r, in, "stats"), &scenario.stats);
         guint first = store->steps->len;
-        JsonArray *steps = member_array (in, "steps");
-        for (guint i = 0; steps != NULL && i < json_array_get_length (steps); i++) {
-            JsonObject *step_in = json_array_get_object_element (steps, i);
+        gint steps = member (r, in, "steps");
+        for (guint i = 0; i < jsontok_length (r->toks, steps); i++) {
+            gint step_in = jsontok_element (r->toks, steps, i);
             ThrongStepSummary step = {
-                .label = member_string (step_in, "label"),
-                .protocol = member_string (step_in, "protocol"),
+                .label = member_string (r, step_in, "label"),
+                .protocol = member_string (r, step_in, "protocol"),
             };
-            read_stats (member_object (step_in, "stats"), &step.stats);
+            read_stats (r, member (r, step_in, "stats"), &step.stats);
             g_array_append_val (store->steps, step);
         }
         scenario.n_steps = store->steps->len - first;
@@ -318,13 +326,12 @@ typedef enum {
     LINE_OTHER,     /* an object of a type this throng does not know */
 } LineKind;
 
-/* Classifies the line at @start; parses it into @node unless it is a sample. */
+/* Classifies the line at @start; parses it into @file's tokens unless it is a sample. */
 static LineKind
-parse_line (const char *start, gsize length, JsonNode **node)
+parse_line (ThrongRunFile *file, const char *start, gsize length)
 {
     static const char sample_prefix[] = "{\"type\":\"sample\"";
 
-    *node = NULL;
     while (length > 0 && (start[length - 1] == '\r' || start[length - 1] == ' '))
         length--;
     if (length == 0)
@@ -333,23 +340,27 @@ parse_line (const char *start, gsize length, JsonNode **node)
     if (length >= sizeof sample_prefix - 1
         && memcmp (start, sample_prefix, sizeof sample_prefix - 1) == 0)
         return LINE_SAMPLE;
-    g_autoptr (JsonParser) parser = json_parser_new_immutable ();
-    if (!json_parser_load_from_data (parser, start, (gssize) length, NULL))
+    if (!jsontok_parse (&file->toks, start, length)
+        || g_array_index (file->toks.toks, JsonTok, 0).type != JSONTOK_OBJECT)
         return LINE_BAD;
-    JsonNode *root = json_parser_get_root (parser);
-    if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    gint type = jsontok_member (&file->toks, 0, "type");
+    if (type < 0 || g_array_index (file->toks.toks, JsonTok, type).type != JSONTOK_STRING)
         return LINE_BAD;
-    const char *type = member_string (json_node_get_object (root), "type");
-    if (type == NULL)
-        return LINE_BAD;
-    *node = json_node_ref (root);
-    if (strcmp (type, "interval") == 0)
+    if (jsontok_string_equals (&file->toks, type, "interval"))
         return LINE_INTERVAL;
-    if (strcmp (type, "summary") == 0)
+    if (jsontok_string_equals (&file->toks, type, "summary"))
         return LINE_SUMMARY;
-    if (strcmp (type, "sample") == 0)
+    if (jsontok_string_equals (&file->toks, type, "sample"))
         return LINE_SAMPLE;
     return LINE_OTHER;
+}
+
+/* The "type" of the line parsed last, for a message. */
+static const char *
+line_type (ThrongRunFile *file)
+{
+    Reader reader = { .toks = &file->toks, .scratch = file->scratch };
+    return member_scratch (&reader, 0, "type");
 }
 
 static void
@@ -369,12 +380,12 @@ run_file_skip (ThrongRunFile *file, guint line, const char *format, ...)
     g_ptr_array_add (file->skipped, g_strdup_printf ("%s:%u: %s", file->path, line, why));
 }
 
-/* Whether a line of @kind and @node has a version this reader knows (absent means 1). */
+/* Whether the line parsed last has a version this reader knows (absent means 1). */
 static gboolean
-known_version (JsonNode *node, gint64 *version)
+known_version (ThrongRunFile *file, gint64 *version)
 {
-    JsonObject *object = json_node_get_object (node);
-    *version = json_object_has_member (object, "version") ? member_int (object, "version") : 1;
+    gint member = jsontok_member (&file->toks, 0, "version");
+    *version = member >= 0 ? jsontok_int (&file->toks, member) : 1;
     return *version >= 1 && *version <= THRONG_RUN_FILE_VERSION;
 }
 
@@ -405,16 +416,15 @@ run_file_find_head (ThrongRunFile *file, gint64 *newer)
         /* @end is one past a line's last byte (its newline, or the end of the file). */
         while (start > 0 && file->data[start - 1] != '\n')
             start--;
-        g_autoptr (JsonNode) node = NULL;
-        LineKind kind = parse_line (file->data + start, end - start, &node);
-        gint64 version;
-        if (kind == LINE_SUMMARY && known_version (node, &version)) {
-            run_store_read (&file->head, node, FALSE);
+        LineKind kind = parse_line (file, file->data + start, end - start);
+        gint64 version = 0;
+        if (kind == LINE_SUMMARY && known_version (file, &version)) {
+            run_store_read (file, &file->head, FALSE);
             file->has_summary = TRUE;
             return TRUE;
         }
-        if (kind == LINE_INTERVAL && known_version (node, &version)) {
-            run_store_read (&file->head, node, TRUE);
+        if (kind == LINE_INTERVAL && known_version (file, &version)) {
+            run_store_read (file, &file->head, TRUE);
             return TRUE;
         }
         if ((kind == LINE_SUMMARY || kind == LINE_INTERVAL) && *newer == 0)
@@ -447,7 +457,6 @@ run_file_build_info (ThrongRunFile *file)
         g_ptr_array_add (file->labels, labels);
         g_ptr_array_add (file->protocols, protocols);
     }
-    JsonObject *plan = member_object (json_node_get_object (file->head.node), "plan");
     info->size = sizeof (ThrongRunInfo);
     info->plan_name = head->plan_name;
     info->plan_file = head->plan_file;
@@ -457,7 +466,7 @@ run_file_build_info (ThrongRunFile *file)
     info->step_labels = (const char *const *const *) file->labels->pdata;
     info->step_protocols = (const char *const *const *) file->protocols->pdata;
     info->workers = head->workers;
-    info->plan_sha256 = member_string (plan, "sha256");
+    info->plan_sha256 = file->head.plan_sha256;
 }
 
 ThrongRunFile *
@@ -477,6 +486,8 @@ throng_run_file_open (const char *path, GError **error)
     file->length = g_mapped_file_get_length (map);
     file->line = 1;
     file->skipped = g_ptr_array_new_with_free_func (g_free);
+    jsontok_init (&file->toks);
+    file->scratch = g_string_new (NULL);
     if (file->length == 0) {
         g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                      "%s: the file is empty: no run to draw", path);
@@ -488,8 +499,7 @@ throng_run_file_open (const char *path, GError **error)
     for (guint line = 1; offset < file->length; line++) {
         gsize next;
         gsize length = line_end (file, offset, &next);
-        g_autoptr (JsonNode) node = NULL;
-        LineKind kind = parse_line (file->data + offset, length, &node);
+        LineKind kind = parse_line (file, file->data + offset, length);
         if (kind == LINE_EMPTY) {
             offset = next;
             continue;
@@ -544,6 +554,9 @@ throng_run_file_free (ThrongRunFile *file)
     g_clear_pointer (&file->protocols, g_ptr_array_unref);
     g_clear_pointer (&file->skipped, g_ptr_array_unref);
     g_clear_pointer (&file->map, g_mapped_file_unref);
+    jsontok_clear (&file->toks);
+    if (file->scratch != NULL)
+        g_string_free (file->scratch, TRUE);
     g_free (file->path);
     g_free (file);
 }
@@ -563,8 +576,7 @@ throng_run_file_next (ThrongRunFile *file)
         gboolean last = next >= file->length;
         gboolean complete = file->offset + length < file->length;
         guint line = file->line;
-        g_autoptr (JsonNode) node = NULL;
-        LineKind kind = parse_line (file->data + file->offset, length, &node);
+        LineKind kind = parse_line (file, file->data + file->offset, length);
         gint64 version;
 
         file->offset = next;
@@ -582,27 +594,27 @@ throng_run_file_next (ThrongRunFile *file)
             continue;
         case LINE_OTHER:
             run_file_skip (file, line, "a line of type \"%s\", unknown to this throng; skipped",
-                           member_string (json_node_get_object (node), "type"));
+                           line_type (file));
             continue;
         case LINE_SUMMARY:
-            if (!known_version (node, &version))
+            if (!known_version (file, &version))
                 run_file_skip (file, line, "a summary of version %" G_GINT64_FORMAT ", newer than "
                                "this throng reads (%d); skipped", version, THRONG_RUN_FILE_VERSION);
             continue;
         case LINE_INTERVAL:
-            if (!known_version (node, &version)) {
+            if (!known_version (file, &version)) {
                 run_file_skip (file, line, "an interval of version %" G_GINT64_FORMAT ", newer "
                                "than this throng reads (%d); skipped", version,
                                THRONG_RUN_FILE_VERSION);
                 continue;
             }
-            run_store_read (&file->current, node, TRUE);
+            run_store_read (file, &file->current, TRUE);
             file->intervals++;
             /* The sum of the intervals stands in only for a missing summary. */
             if (file->has_summary)
                 return &file->current.summary;
             if (!file->merged_started) {
-                run_store_read (&file->merged, node, TRUE);
+                run_store_read (file, &file->merged, TRUE);
                 file->merged.summary.start_wall_us = file->current.summary.start_wall_us;
                 file->merged.summary.cpu_share *= (gdouble) file->current.summary.interval_us;
                 file->merged_started = TRUE;

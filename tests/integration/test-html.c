@@ -32,7 +32,8 @@ static const char ramp_plan[] =
     "    steps:\n"
     "      - name: home\n"
     "        http: { url: / }\n"
-    "      - name: broken\n"
+    /* A label that needs escaping in JSON and in HTML, read back by throng report. */
+    "      - name: \"broken \\\"500\\\" \\\\ é\\t!\"\n"
     "        http: { url: /status/500 }\n"
     "  - name: burst\n"
     "    start_after: 8s\n"
@@ -232,7 +233,7 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     assert_table_row (live, "total", "total", jsonl.summary, "total");
     assert_table_row (live, "scenario", "ramp", jsonl.summary, "scenarios.0.stats");
     assert_table_row (live, "scenario", "burst", jsonl.summary, "scenarios.1.stats");
-    assert_table_row (live, "step", "broken", jsonl.summary, "scenarios.0.steps.1.stats");
+    assert_table_row (live, "step", "broken &quot;500&quot; \\ é\t!", jsonl.summary, "scenarios.0.steps.1.stats");
     g_assert_cmpint (throng_test_json_int (jsonl.summary, "scenarios.0.steps.1.stats.errors"), >,
                      0);
     g_assert_nonnull (strstr (live, "<td class=\"name\">status</td>"));
