@@ -146,6 +146,6 @@ EOF
     echo
     echo "## keep-alive against nginx, $CONNS connections, ${DURATION} s, 1 worker: client CPU per request"
     printf '%-22s %s µs   (runs: %s)\n' 'without html' "$a" "${without[*]}"
-    printf '%-22s %s µs   (runs: %s)\n' 'with --out html=…' "$b" "${with[*]}"
+    printf '%-22s %s µs   (runs: %s)\n' 'with html reporter' "$b" "${with[*]}"
     printf '%-22s %s%%\n' 'difference' "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
 fi
