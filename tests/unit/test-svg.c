@@ -182,6 +182,36 @@ test_chart_stacked_and_bars (void)
     assert_contains (bars, "d=\"M472,228V120H472V228M872,228V12H872V228\"/>");
 }
 
+/* A target line (configured users, a rate) is grey and dashed, without markers, and
+ * does not count as data: a chart with only a target still says it has none. */
+static void
+test_chart_target (void)
+{
+    gdouble x[] = { 5, 10 };
+    gdouble measured[] = { NAN, NAN };
+    gdouble target[] = { 5, 10 };
+    SvgSeries series[] = {
+        { .name = "active users", .y = measured, .style = 0 },
+        { .name = "configured", .y = target, .style = 1, .target = TRUE },
+    };
+    SvgChart chart = {
+        .id = "u", .title = "users", .mode = SVG_MODE_LINES,
+        .x = { .min = 0, .max = 10 }, .y = { .min = 0, .max = 10 },
+        .n = 2, .x0 = x, .x1 = x, .series = series, .n_series = 2, .empty = "none",
+    };
+    g_autoptr (GString) out = g_string_new (NULL);
+
+    svg_chart_append (out, &chart);
+    assert_contains (out->str, "No data: none.");
+    measured[1] = 4;
+    g_string_truncate (out, 0);
+    svg_chart_append (out, &chart);
+    assert_contains (out->str, "<path fill=\"none\" class=\"series u-s1\" stroke=\"#595959\" "
+                               "stroke-dasharray=\"5 5\" d=\"M472,120L872,12\"/>");
+    /* One marker path, the measured series'. */
+    g_assert_null (strstr (out->str, "stroke-dasharray=\"none\" class=\"series u-s1\""));
+}
+
 /* WCAG 2 relative luminance and contrast against white. */
 static gdouble
 channel (guint value)
@@ -286,6 +316,7 @@ main (int argc, char **argv)
     g_test_add_func ("/svg/chart/two-points", test_chart_two_points);
     g_test_add_func ("/svg/chart/log", test_chart_log);
     g_test_add_func ("/svg/chart/stacked-and-bars", test_chart_stacked_and_bars);
+    g_test_add_func ("/svg/chart/target", test_chart_target);
     g_test_add_func ("/svg/palette/contrast", test_palette_contrast);
     g_test_add_func ("/svg/series/cap", test_series_cap);
     g_test_add_func ("/svg/series/short", test_series_short);
