@@ -46,7 +46,7 @@ void jsontok_clear (JsonToks *toks);
  */
 gboolean jsontok_parse (JsonToks *toks, const char *text, gsize length);
 
-/* The value of member @name of the object at @index, or -1 (also when @index is -1 or not an object). */
+/* The value of member @name of the object at @index; -1 when absent, or @index is no object. */
 gint jsontok_member (const JsonToks *toks, gint index, const char *name);
 
 /* The @i-th element of the array at @index, or -1. */

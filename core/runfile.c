@@ -275,7 +275,8 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     }
     /* Pointers into @steps only once it stops growing. */
     for (guint s = 0; s < n_scenarios; s++) {
-        ThrongScenarioSummary *scenario = &g_array_index (store->scenarios, ThrongScenarioSummary, s);
+        ThrongScenarioSummary *scenario =
+            &g_array_index (store->scenarios, ThrongScenarioSummary, s);
         scenario->steps = &g_array_index (store->steps, ThrongStepSummary,
                                           g_array_index (first_step, guint, s));
     }

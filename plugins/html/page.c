@@ -23,7 +23,8 @@ static const char html_style[] =
     "table{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}"
     "th,td{border:1px solid #767676;padding:.2em .5em;text-align:right}"
     "th:first-child,td.name{text-align:left}thead th{background:#eee}\n"
-    "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}.pass{color:#1b6e20;font-weight:700}"
+    "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}"
+    ".pass{color:#1b6e20;font-weight:700}"
     ".fail{color:#b3261e;font-weight:700}\n"
     ".banner{border:2px solid #8a4b00;background:#fdf0e0;padding:.5em 1em;margin:1em 0}\n"
     ".note,.generated{color:#4d4d4d;font-size:.9em}.empty{color:#4d4d4d;font-style:italic}\n"
@@ -358,7 +359,8 @@ static void
 html_chart_throughput (GString *out, const HtmlTime *time)
 {
     SvgSeries series[THRONG_ERROR_CLASS_SLOTS];
-    g_autofree gdouble *values = g_new0 (gdouble, (gsize) MAX (time->n, 1u) * THRONG_ERROR_CLASS_SLOTS);
+    gsize stride = MAX (time->n, 1u);
+    g_autofree gdouble *values = g_new0 (gdouble, stride * THRONG_ERROR_CLASS_SLOTS);
     g_autofree gdouble *totals = g_new0 (gdouble, MAX (time->n, 1u));
     guint n_series = 0;
 
@@ -369,7 +371,7 @@ html_chart_throughput (GString *out, const HtmlTime *time)
             any = time->points[i].errors[c] > 0;
         if (!any)
             continue;
-        gdouble *y = &values[(gsize) n_series * MAX (time->n, 1u)];
+        gdouble *y = &values[n_series * stride];
         for (guint i = 0; i < time->n; i++) {
             const HtmlPoint *point = &time->points[i];
             guint64 errors = 0;

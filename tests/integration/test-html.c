@@ -174,9 +174,12 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *report_out = g_strdup_printf ("html=%s", file_path);
     g_autofree char *out = NULL, *err = NULL;
 
-    /* The plan's own reporters: --out would give the json reporter's summary mode. */
-    g_autofree char *jsonl_plan = g_strdup_printf ("%sreporters:\n  - json: { path: \"%s\", "
-                                                   "mode: jsonl }\n  - html: { path: \"%s\" }\n",
+    /* The plan's own reporters: --out would give the json reporter's summary mode.  The
+     * samples make the file as big as it gets; throng report passes over them. */
+    g_autofree char *jsonl_plan = g_strdup_printf ("%sreporters:\n"
+                                                   "  - json: { path: \"%s\", mode: jsonl, "
+                                                   "samples: true }\n"
+                                                   "  - html: { path: \"%s\" }\n",
                                                    ramp_plan, jsonl_path, live_path);
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", jsonl_plan);
     int status = throng_test_runv (60, &out, &err, "run", plan, "--quiet", "--workers", "1", NULL);
@@ -233,7 +236,8 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     assert_table_row (live, "total", "total", jsonl.summary, "total");
     assert_table_row (live, "scenario", "ramp", jsonl.summary, "scenarios.0.stats");
     assert_table_row (live, "scenario", "burst", jsonl.summary, "scenarios.1.stats");
-    assert_table_row (live, "step", "broken &quot;500&quot; \\ é\t!", jsonl.summary, "scenarios.0.steps.1.stats");
+    assert_table_row (live, "step", "broken &quot;500&quot; \\ é\t!", jsonl.summary,
+                      "scenarios.0.steps.1.stats");
     g_assert_cmpint (throng_test_json_int (jsonl.summary, "scenarios.0.steps.1.stats.errors"), >,
                      0);
     g_assert_nonnull (strstr (live, "<td class=\"name\">status</td>"));
