@@ -28,6 +28,7 @@ typedef struct {
     ThrongTree *tree;
     gpointer data;
     gboolean opened;
+    gboolean wants_samples;
 } ReportOut;
 
 static void
@@ -112,6 +113,17 @@ report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
     int status = REPORT_OK;
 
     info.overwrite = overwrite;
+    /* As the engine decides: samples only for reporters that ask for them. */
+    for (guint i = 0; i < outs->len; i++) {
+        ReportOut *out = g_ptr_array_index (outs, i);
+        if (out->reporter->wants_samples != NULL)
+            out->wants_samples = out->reporter->samples != NULL
+                                 && out->reporter->wants_samples (out->data);
+        else
+            out->wants_samples = out->reporter->samples != NULL;
+        if (out->wants_samples)
+            throng_run_file_want_samples (file);
+    }
     for (guint i = 0; i < outs->len; i++) {
         ReportOut *out = g_ptr_array_index (outs, i);
         g_autoptr (GError) error = NULL;
@@ -122,13 +134,20 @@ report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
         }
         out->opened = TRUE;
     }
-    const ThrongSummary *snapshot;
-    while ((snapshot = throng_run_file_next (file)) != NULL)
+    for (;;) {
+        const ThrongSample *samples;
+        gsize n_samples;
+        const ThrongSummary *snapshot = throng_run_file_next (file, &samples, &n_samples);
+        if (snapshot == NULL && n_samples == 0)
+            break;
         for (guint i = 0; i < outs->len; i++) {
             ReportOut *out = g_ptr_array_index (outs, i);
-            if (out->reporter->snapshot != NULL)
+            if (snapshot != NULL && out->reporter->snapshot != NULL)
                 out->reporter->snapshot (out->data, snapshot);
+            if (n_samples > 0 && out->wants_samples)
+                out->reporter->samples (out->data, samples, n_samples);
         }
+    }
     const ThrongSummary *summary = throng_run_file_summary (file);
     for (const char *const *skipped = throng_run_file_skipped (file); *skipped != NULL; skipped++)
         g_printerr ("throng report: %s\n", *skipped);

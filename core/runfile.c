@@ -12,6 +12,10 @@
 
 #include "jsontok-private.h"
 #include "metrics.h"
+#include "samplefile-private.h"
+
+/* Samples handed out at once, at most. */
+#define RUN_FILE_SAMPLE_BATCH 512
 
 /* A summary or snapshot rebuilt from one line, and the strings it points to. */
 typedef struct {
@@ -46,6 +50,10 @@ struct _ThrongRunFile {
     guint intervals;
     GPtrArray *skipped;
     gboolean finished;
+    gboolean want_samples;
+    GArray *samples;        /* ThrongSample, the batch next() hands out */
+    GStringChunk *sample_strings;
+    guint unknown_samples;  /* samples of a scenario or step the run does not have */
 };
 
 /* What the member readers read from: the parsed line, where strings go. */
@@ -328,18 +336,25 @@ typedef enum {
 } LineKind;
 
 /* Classifies the line at @start; parses it into @file's tokens unless it is a sample. */
+static const char sample_prefix[] = "{\"type\":\"sample\"";
+
+/* Whether the line at @start is a sample as the json reporter writes them. */
+static gboolean
+is_sample_line (const char *start, gsize length)
+{
+    return length >= sizeof sample_prefix - 1
+           && memcmp (start, sample_prefix, sizeof sample_prefix - 1) == 0;
+}
+
 static LineKind
 parse_line (ThrongRunFile *file, const char *start, gsize length)
 {
-    static const char sample_prefix[] = "{\"type\":\"sample\"";
-
     while (length > 0 && (start[length - 1] == '\r' || start[length - 1] == ' '))
         length--;
     if (length == 0)
         return LINE_EMPTY;
-    /* Samples are most of a big file and never needed: recognised without parsing. */
-    if (length >= sizeof sample_prefix - 1
-        && memcmp (start, sample_prefix, sizeof sample_prefix - 1) == 0)
+    /* Samples are most of a big file: unless wanted, recognised without parsing. */
+    if (!file->want_samples && is_sample_line (start, length))
         return LINE_SAMPLE;
     if (!jsontok_parse (&file->toks, start, length)
         || g_array_index (file->toks.toks, JsonTok, 0).type != JSONTOK_OBJECT)
@@ -556,6 +571,8 @@ throng_run_file_free (ThrongRunFile *file)
     g_clear_pointer (&file->skipped, g_ptr_array_unref);
     g_clear_pointer (&file->map, g_mapped_file_unref);
     jsontok_clear (&file->toks);
+    g_clear_pointer (&file->samples, g_array_unref);
+    g_clear_pointer (&file->sample_strings, g_string_chunk_free);
     if (file->scratch != NULL)
         g_string_free (file->scratch, TRUE);
     g_free (file->path);
@@ -568,12 +585,50 @@ throng_run_file_info (ThrongRunFile *file)
     return &file->info;
 }
 
-const ThrongSummary *
-throng_run_file_next (ThrongRunFile *file)
+void
+throng_run_file_want_samples (ThrongRunFile *file)
 {
+    if (file->want_samples)
+        return;
+    file->want_samples = TRUE;
+    file->samples = g_array_sized_new (FALSE, FALSE, sizeof (ThrongSample), RUN_FILE_SAMPLE_BATCH);
+    file->sample_strings = g_string_chunk_new (4096);
+}
+
+/* Adds the sample line just parsed to the batch. */
+static void
+run_file_add_sample (ThrongRunFile *file)
+{
+    ThrongSample sample;
+
+    if (file->samples->len == 0)
+        g_string_chunk_clear (file->sample_strings);
+    if (!throng_sample_line_read (&file->toks, &file->info, file->head.summary.start_wall_us,
+                                  file->sample_strings, &sample)) {
+        file->unknown_samples++;
+        return;
+    }
+    g_array_append_val (file->samples, sample);
+}
+
+const ThrongSummary *
+throng_run_file_next (ThrongRunFile *file, const ThrongSample **samples, gsize *n_samples)
+{
+    *samples = NULL;
+    *n_samples = 0;
+    if (file->samples != NULL)
+        g_array_set_size (file->samples, 0);
     while (file->offset < file->length) {
         gsize next;
         gsize length = line_end (file, file->offset, &next);
+        /* A batch of samples ends before the first line that is not one. */
+        if (file->samples != NULL && file->samples->len > 0
+            && (file->samples->len >= RUN_FILE_SAMPLE_BATCH
+                || !is_sample_line (file->data + file->offset, length))) {
+            *samples = (const ThrongSample *) file->samples->data;
+            *n_samples = file->samples->len;
+            return NULL;
+        }
         gboolean last = next >= file->length;
         gboolean complete = file->offset + length < file->length;
         guint line = file->line;
@@ -584,7 +639,10 @@ throng_run_file_next (ThrongRunFile *file)
         file->line++;
         switch (kind) {
         case LINE_EMPTY:
+            continue;
         case LINE_SAMPLE:
+            if (file->want_samples)
+                run_file_add_sample (file);
             continue;
         case LINE_BAD:
             if (last && !complete)
@@ -625,6 +683,10 @@ throng_run_file_next (ThrongRunFile *file)
             return &file->current.summary;
         }
     }
+    if (file->samples != NULL && file->samples->len > 0) {
+        *samples = (const ThrongSample *) file->samples->data;
+        *n_samples = file->samples->len;
+    }
     return NULL;
 }
 
@@ -645,8 +707,15 @@ throng_run_file_summary (ThrongRunFile *file)
 
     if (file->finished)
         return &store->summary;
-    while (throng_run_file_next (file) != NULL)
+    const ThrongSample *samples;
+    gsize n_samples;
+    while (throng_run_file_next (file, &samples, &n_samples) != NULL || n_samples > 0)
         ;
+    if (file->unknown_samples > 0)
+        g_ptr_array_add (file->skipped,
+                         g_strdup_printf ("%s: %u samples of a scenario or step that the run "
+                                          "does not have; skipped", file->path,
+                                          file->unknown_samples));
     file->finished = TRUE;
     store = file->has_summary || !file->merged_started ? &file->head : &file->merged;
     if (store == &file->merged) {

@@ -27,11 +27,19 @@ void throng_run_file_free (ThrongRunFile *file);
 const ThrongRunInfo *throng_run_file_info (ThrongRunFile *file);
 
 /*
- * The next interval as a snapshot, valid until the next call; NULL at the
- * end.  Lines it cannot use (a truncated last line, a newer version, not
- * JSON) are skipped and noted.
+ * Makes throng_run_file_next() hand out the file's samples too (a reporter
+ * wants them).  Without it, sample lines are passed over unparsed.
  */
-const ThrongSummary *throng_run_file_next (ThrongRunFile *file);
+void throng_run_file_want_samples (ThrongRunFile *file);
+
+/*
+ * The next interval as a snapshot; or NULL with a batch of samples, in
+ * file order, in *@samples and *@n_samples; or NULL and 0 at the end.
+ * What it returns is valid until the next call.  Lines it cannot use (a
+ * truncated last line, a newer version, not JSON) are skipped and noted.
+ */
+const ThrongSummary *throng_run_file_next (ThrongRunFile *file, const ThrongSample **samples,
+                                           gsize *n_samples);
 
 /*
  * The final summary, after the last interval.  When the file has no usable

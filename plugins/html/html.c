@@ -5,6 +5,8 @@
  */
 #include "html.h"
 
+#include <string.h>
+
 #include "output.h"
 #include "page.h"
 #include "series.h"
@@ -14,12 +16,14 @@ typedef struct {
     char *path;
     char *title;
     gboolean overwrite;
+    gboolean messages;
 } HtmlOptions;
 
 static const ThrongOption html_options[] = {
     { "path", THRONG_OPTION_STRING, G_STRUCT_OFFSET (HtmlOptions, path) },
     { "title", THRONG_OPTION_STRING, G_STRUCT_OFFSET (HtmlOptions, title) },
     { "overwrite", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, overwrite) },
+    { "messages", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, messages) },
     { NULL },
 };
 
@@ -28,6 +32,7 @@ typedef struct {
     OutputFile *file;
     HtmlSeries *series;
     char *plan_sha256;
+    GHashTable *messages;   /* html_message_key() → GPtrArray of the first messages */
 } Html;
 
 static void
@@ -40,6 +45,7 @@ html_free (gpointer self)
     output_file_abort (html->file);
     throng_options_clear (html_options, &html->options);
     html_series_free (html->series);
+    g_clear_pointer (&html->messages, g_hash_table_unref);
     g_free (html->plan_sha256);
     g_free (html);
 }
@@ -49,6 +55,7 @@ html_configure (const ThrongNode *options, GError **error)
 {
     Html *html = g_new0 (Html, 1);
 
+    html->options.messages = TRUE;
     if (options != NULL && !throng_node_is_null (options)
         && !throng_options_apply (options, html_options, &html->options, FALSE, "html options",
                                   error)) {
@@ -89,7 +96,49 @@ html_open (gpointer self, const ThrongRunInfo *run, GError **error)
         return FALSE;
     html->series = html_series_new (SVG_MAX_POINTS);
     html->plan_sha256 = html_plan_sha256 (run);
+    if (html->options.messages)
+        html->messages = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                (GDestroyNotify) g_ptr_array_unref);
     return TRUE;
+}
+
+/* Keeps the first few distinct messages of each step's failures, per class. */
+static void
+html_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
+{
+    Html *html = self;
+
+    if (html->messages == NULL)
+        return;
+    for (gsize i = 0; i < n_samples; i++) {
+        const ThrongSample *sample = &samples[i];
+        if (sample->error == THRONG_ERROR_NONE || sample->message == NULL)
+            continue;
+        gint64 key = html_message_key (sample->scenario, sample->step,
+                                       html_error_slot (sample->error));
+        GPtrArray *messages = g_hash_table_lookup (html->messages, &key);
+        if (messages == NULL) {
+            messages = g_ptr_array_new_with_free_func (g_free);
+            g_hash_table_insert (html->messages, g_memdup2 (&key, sizeof key), messages);
+        }
+        if (messages->len >= HTML_MESSAGES)
+            continue;
+        /* Repaired as the json reporter repairs it, so that a page from its file is the same. */
+        g_autofree char *valid = g_utf8_make_valid (sample->message, -1);
+        guint m;
+        for (m = 0; m < messages->len && strcmp (g_ptr_array_index (messages, m), valid) != 0; m++)
+            ;
+        if (m == messages->len)
+            g_ptr_array_add (messages, g_steal_pointer (&valid));
+    }
+}
+
+static gboolean
+html_wants_samples (gpointer self)
+{
+    Html *html = self;
+
+    return html->options.messages;
 }
 
 static void
@@ -126,6 +175,7 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
         .generated = generated,
         .series = html->series,
         .summary = summary,
+        .messages = html->messages,
     };
     html_page_append (output_file_buffer (html->file), &page);
     output_file_commit (html->file);
@@ -137,7 +187,9 @@ const ThrongReporter html_reporter = {
     .name = "html",
     .configure = html_configure,
     .open = html_open,
+    .samples = html_samples,
     .snapshot = html_snapshot,
     .close = html_close,
     .free = html_free,
+    .wants_samples = html_wants_samples,
 };

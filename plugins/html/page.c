@@ -274,8 +274,25 @@ html_summary_table (GString *out, const ThrongSummary *summary)
     g_string_append (out, "</tbody>\n</table>\n</section>\n");
 }
 
+/* The first messages of one step's failures of one class, or "—". */
 static void
-html_errors_table (GString *out, const ThrongSummary *summary)
+html_first_messages (GString *out, GHashTable *messages, gint64 key)
+{
+    GPtrArray *kept = g_hash_table_lookup (messages, &key);
+
+    g_string_append (out, "<td class=\"name\">");
+    if (kept == NULL || kept->len == 0)
+        g_string_append (out, "—");
+    for (guint m = 0; kept != NULL && m < kept->len; m++) {
+        if (m > 0)
+            g_string_append (out, "<br>");
+        html_text (out, g_ptr_array_index (kept, m));
+    }
+    g_string_append (out, "</td>");
+}
+
+static void
+html_errors_table (GString *out, const ThrongSummary *summary, GHashTable *messages)
 {
     g_string_append (out, "<section id=\"errors\">\n<h2>Errors</h2>\n");
     if (summary->total.errors == 0) {
@@ -283,8 +300,10 @@ html_errors_table (GString *out, const ThrongSummary *summary)
         return;
     }
     g_string_append (out, "<table class=\"errors\">\n<thead><tr><th>scenario</th><th>step</th>"
-                          "<th>class</th><th>count</th><th>share of the step's requests</th>"
-                          "</tr></thead>\n<tbody>\n");
+                          "<th>class</th><th>count</th><th>share of the step's requests</th>");
+    if (messages != NULL)
+        g_string_append (out, "<th>first messages</th>");
+    g_string_append (out, "</tr></thead>\n<tbody>\n");
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
         for (guint i = 0; i < scenario->n_steps; i++) {
@@ -304,13 +323,18 @@ html_errors_table (GString *out, const ThrongSummary *summary)
                                         throng_error_class_name ((ThrongErrorClass) c), counts[c]);
                 svg_append_number (out, 100.0 * (gdouble) counts[c]
                                             / (gdouble) MAX (stats->requests, 1u), 2);
-                g_string_append (out, "%</td></tr>\n");
+                g_string_append (out, "%</td>");
+                if (messages != NULL)
+                    html_first_messages (out, messages, html_message_key (s, i, c));
+                g_string_append (out, "</tr>\n");
             }
         }
     }
-    g_string_append (out, "</tbody>\n</table>\n<p class=\"note\">The json reporter's "
-                          "<code>samples: true</code> keeps each failure's message.</p>\n"
-                          "</section>\n");
+    g_string_append (out, "</tbody>\n</table>\n");
+    if (messages == NULL)
+        g_string_append (out, "<p class=\"note\">Messages were not kept (<code>messages: "
+                              "false</code>).</p>\n");
+    g_string_append (out, "</section>\n");
 }
 
 /* --- charts over time ------------------------------------------------------------ */
@@ -628,7 +652,7 @@ html_page_append (GString *out, const HtmlPage *page)
     html_summary_table (out, page->summary);
     html_charts_over_time (out, page, points, n);
     html_distribution (out, page->summary);
-    html_errors_table (out, page->summary);
+    html_errors_table (out, page->summary, page->messages);
     g_string_append (out, "<script>\n");
     g_string_append (out, html_script);
     g_string_append (out, "</script>\n</body>\n</html>\n");

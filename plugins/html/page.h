@@ -15,7 +15,18 @@ typedef struct {
     const char *generated;      /* when the page was written, for its one line that varies */
     HtmlSeries *series;
     const ThrongSummary *summary;
+    GHashTable *messages;       /* html_message_key() → GPtrArray of strings; NULL if not kept */
 } HtmlPage;
+
+/* Distinct messages kept per step and error class: the first ones seen. */
+#define HTML_MESSAGES 3
+
+/* The key of a step's failures of one class (an html_error_slot()). */
+static inline gint64
+html_message_key (guint scenario, guint step, guint slot)
+{
+    return ((gint64) scenario << 40) | ((gint64) step << 8) | (gint64) slot;
+}
 
 /* The line that carries the generation time starts with this, alone on its line. */
 #define HTML_PAGE_GENERATED_PREFIX "<p class=\"generated\">"

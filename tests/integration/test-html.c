@@ -172,6 +172,8 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *live_path = g_build_filename (fixture->dir, "live.html", NULL);
     g_autofree char *file_path = g_build_filename (fixture->dir, "file.html", NULL);
     g_autofree char *report_out = g_strdup_printf ("html=%s", file_path);
+    g_autofree char *csv_path = g_build_filename (fixture->dir, "rows.csv", NULL);
+    g_autofree char *csv_out = g_strdup_printf ("csv=%s", csv_path);
     g_autofree char *out = NULL, *err = NULL;
 
     /* The plan's own reporters: --out would give the json reporter's summary mode.  The
@@ -188,7 +190,9 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
 
-    status = throng_test_runv (60, &out, &err, "report", jsonl_path, "--out", report_out, NULL);
+    /* Any reporter can be driven from the file: csv, from its samples, as well. */
+    status = throng_test_runv (60, &out, &err, "report", jsonl_path, "--out", report_out,
+                               "--out", csv_out, NULL);
     g_assert_cmpint (status, ==, 0);
     g_assert_cmpstr (err, ==, "");
 
@@ -240,7 +244,14 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
                       "scenarios.0.steps.1.stats");
     g_assert_cmpint (throng_test_json_int (jsonl.summary, "scenarios.0.steps.1.stats.errors"), >,
                      0);
-    g_assert_nonnull (strstr (live, "<td class=\"name\">status</td>"));
+    /* The errors table with the failures' first message, from the samples. */
+    g_assert_nonnull (strstr (live, "<td class=\"name\">status</td><td>"));
+    g_assert_nonnull (strstr (live, "<th>first messages</th>"));
+    g_assert_nonnull (strstr (live, "%</td><td class=\"name\">Internal Server Error</td></tr>"));
+    /* One csv row per request of the summary. */
+    g_autofree char *rows = read_text (csv_path);
+    g_assert_cmpint (throng_test_count_lines (rows) - 1, ==,
+                     throng_test_json_int (jsonl.summary, "total.requests"));
 
     /* The burst saturated throng: a banner, and its intervals shaded on every time chart. */
     guint runs = saturated_runs (&jsonl);

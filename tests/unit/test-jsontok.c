@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jsontok-private.h"
+#include "samplefile-private.h"
 
 static gboolean
 parses (const char *text)
@@ -100,6 +101,25 @@ test_strings (void)
     jsontok_clear (&toks);
 }
 
+/* The json reporter's sample times, parsed by hand, agree with GLib's ISO 8601. */
+static void
+test_sample_time (void)
+{
+    static const char *const times[] = {
+        "1970-01-01T00:00:00.000Z", "2026-12-02T14:36:30.365Z", "2000-02-29T23:59:59.999Z",
+        "2100-03-01T00:00:00.001Z", "1969-12-31T23:59:59.500Z",
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+        g_autoptr (GDateTime) expected = g_date_time_new_from_iso8601 (times[i], NULL);
+        gint64 us = g_date_time_to_unix (expected) * G_USEC_PER_SEC
+                    + g_date_time_get_microsecond (expected);
+        g_assert_cmpint (throng_sample_line_time (times[i], strlen (times[i])), ==, us);
+    }
+    g_assert_cmpint (throng_sample_line_time ("2026-12-02 14:36:30.365Z", 24), ==, 0);
+    g_assert_cmpint (throng_sample_line_time ("2026-13-02T14:36:30.365Z", 24), ==, 0);
+    g_assert_cmpint (throng_sample_line_time ("2026-12-02T14:36:30Z", 20), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -107,5 +127,6 @@ main (int argc, char **argv)
     g_test_add_func ("/jsontok/syntax", test_syntax);
     g_test_add_func ("/jsontok/lookups", test_lookups);
     g_test_add_func ("/jsontok/strings", test_strings);
+    g_test_add_func ("/jsontok/sample-time", test_sample_time);
     return g_test_run ();
 }
