@@ -60,9 +60,23 @@ report_yaml_quote (const char *text)
     return g_string_free (out, FALSE);
 }
 
-/* "NAME=PATH" → the reporter NAME configured with {path: PATH}, as `throng run --out` does. */
+/* A --set value as YAML: a plain word (true, 250ms, 3) as it is, anything else a string. */
+static char *
+report_yaml_value (const char *value)
+{
+    for (const char *p = value; *p != '\0'; p++)
+        if (!g_ascii_isalnum (*p) && strchr ("._/+-", *p) == NULL)
+            return report_yaml_quote (value);
+    return *value != '\0' ? g_strdup (value) : report_yaml_quote (value);
+}
+
+/*
+ * "NAME=PATH" → the reporter NAME configured with {path: PATH}, as `throng
+ * run --out` does, plus KEY: VALUE for each "NAME.KEY=VALUE" of @sets.
+ */
 static ReportOut *
-report_out_new (ThrongRegistry *registry, const char *spec, GError **error)
+report_out_new (ThrongRegistry *registry, const char *spec, const char *const *sets,
+                GError **error)
 {
     const char *equals = strchr (spec, '=');
 
@@ -82,9 +96,19 @@ report_out_new (ThrongRegistry *registry, const char *spec, GError **error)
         return NULL;
     }
     g_autofree char *quoted = report_yaml_quote (equals + 1);
-    g_autofree char *yaml = g_strdup_printf ("path: %s\n", quoted);
+    g_autoptr (GString) yaml = g_string_new (NULL);
+    g_string_append_printf (yaml, "path: %s\n", quoted);
+    for (const char *const *set = sets; set != NULL && *set != NULL; set++) {
+        gsize name_length = strlen (out->name);
+        if (strncmp (*set, out->name, name_length) != 0 || (*set)[name_length] != '.')
+            continue;
+        const char *key = *set + name_length + 1;
+        const char *value = strchr (key, '=');
+        g_autofree char *yaml_value = report_yaml_value (value + 1);
+        g_string_append_printf (yaml, "%.*s: %s\n", (int) (value - key), key, yaml_value);
+    }
     g_autofree char *origin = g_strdup_printf ("--out %s", spec);
-    out->tree = throng_tree_load_data (origin, yaml, strlen (yaml), error);
+    out->tree = throng_tree_load_data (origin, yaml->str, yaml->len, error);
     if (out->tree == NULL
         || (out->data = out->reporter->configure (throng_tree_root (out->tree), error)) == NULL) {
         report_out_free (out);
@@ -168,10 +192,13 @@ int
 throng_report_command (int argc, char **argv)
 {
     g_auto (GStrv) specs = NULL;
+    g_auto (GStrv) sets = NULL;
     gboolean overwrite = FALSE;
     GOptionEntry entries[] = {
         { "out", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &specs,
           "Write with reporter NAME to PATH (default html=RUN.html; repeatable)", "NAME=PATH" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "Give the --out reporter NAME the option KEY (repeatable)", "NAME.KEY=VALUE" },
         { "overwrite", 0, 0, G_OPTION_ARG_NONE, &overwrite,
           "Let reporters overwrite existing files", NULL },
         { NULL },
@@ -197,13 +224,33 @@ throng_report_command (int argc, char **argv)
         return REPORT_USAGE;
     }
 
-    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
-    g_autoptr (GPtrArray) outs = g_ptr_array_new_with_free_func ((GDestroyNotify) report_out_free);
+    /* Each --set names a reporter that some --out writes with, and a key. */
     g_autofree char *default_out = specs == NULL ? report_default_out (run_path) : NULL;
     const char *const default_specs[] = { default_out, NULL };
-    for (const char *const *spec = specs != NULL ? (const char *const *) specs : default_specs;
-         *spec != NULL; spec++) {
-        ReportOut *out = report_out_new (registry, *spec, &error);
+    const char *const *outs_specs = specs != NULL ? (const char *const *) specs : default_specs;
+    for (char **set = sets; set != NULL && *set != NULL; set++) {
+        const char *dot = strchr (*set, '.');
+        const char *equals = strchr (*set, '=');
+        gboolean named = FALSE;
+        if (dot == NULL || equals == NULL || dot == *set || equals < dot + 2) {
+            g_printerr ("throng report: --set %s: expected NAME.KEY=VALUE, e.g. --set "
+                        "html.title=Checkout\n", *set);
+            return REPORT_USAGE;
+        }
+        for (const char *const *spec = outs_specs; *spec != NULL; spec++)
+            named |= strncmp (*spec, *set, (gsize) (dot - *set)) == 0
+                     && (*spec)[dot - *set] == '=';
+        if (!named) {
+            g_printerr ("throng report: --set %s: no --out %.*s=PATH to apply it to\n", *set,
+                        (int) (dot - *set), *set);
+            return REPORT_USAGE;
+        }
+    }
+
+    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
+    g_autoptr (GPtrArray) outs = g_ptr_array_new_with_free_func ((GDestroyNotify) report_out_free);
+    for (const char *const *spec = outs_specs; *spec != NULL; spec++) {
+        ReportOut *out = report_out_new (registry, *spec, (const char *const *) sets, &error);
         if (out == NULL) {
             g_printerr ("throng report: %s\n", error->message);
             return REPORT_USAGE;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `throng report RUN.jsonl [--out NAME=PATH]…`: a finished run's jsonl
- * file handed to reporters as if the run were live.
+ * `throng report RUN.jsonl [--out NAME=PATH]… [--set NAME.KEY=VALUE]…`: a
+ * finished run's jsonl file handed to reporters as if the run were live.
  */
 #pragma once
 

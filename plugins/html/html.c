@@ -55,7 +55,6 @@ html_configure (const ThrongNode *options, GError **error)
 {
     Html *html = g_new0 (Html, 1);
 
-    html->options.messages = TRUE;
     if (options != NULL && !throng_node_is_null (options)
         && !throng_options_apply (options, html_options, &html->options, FALSE, "html options",
                                   error)) {

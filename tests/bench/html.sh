@@ -11,16 +11,21 @@
 #      and CPU seconds, peak memory, and the page's size (issue 13's targets:
 #      at most 2 s and 3 MB).
 #   2. overhead: a keep-alive run against nginx (CONNS connections, default
-#      50, DURATION seconds, default 5, at most 10, one worker), with and
-#      without `--out html=…`: client CPU µs per request (user + system of
-#      the throng process, from bash's `time`) and the difference (target:
-#      at most 2%).  Client pinned to CLIENT_CPU (default 0), nginx to
+#      50, DURATION seconds, default 5, at most 10, one worker), without the
+#      html reporter, with it, and with it and `messages: true` (samples
+#      collected): client CPU µs per request (user + system of the throng
+#      process, from bash's `time`) and the differences (target: at most
+#      2%), each the median of the rounds' own differences.  Client pinned to CLIENT_CPU (default 0), nginx to
 #      SERVER_CPU (default 1), as tests/bench/bench.sh does.
+#   3. instructions: the same three, as instructions per request counted by
+#      callgrind (ITERATIONS per user, default 200, then twice as many), a
+#      figure a shared machine does not blur; not run unless asked for.
 # Each figure is the median of RUNS runs (default 3).  SECTIONS="report
-# overhead" chooses what runs.  The machine may be shared: CPU per request
+# overhead instructions" chooses what runs (default: report overhead).  The machine may be shared: CPU per request
 # is the figure to compare, and the load average is printed with it.
 #
-# Needs /usr/bin/time, and for the overhead nginx, taskset and python3.
+# Needs /usr/bin/time, and for the overhead nginx, taskset and python3
+# (and valgrind for the instructions).
 # nginx is started from a config written to a temporary directory and
 # stopped by its PID on exit.
 set -euo pipefail
@@ -86,7 +91,7 @@ fi
 
 # --- 2. the reporter's CPU during a keep-alive run ------------------------------------------
 
-if want overhead; then
+if want overhead || want instructions; then
     for tool in nginx taskset python3; do
         command -v "$tool" >/dev/null || { echo "$tool is required for the overhead" >&2; exit 2; }
     done
@@ -115,37 +120,90 @@ EOF
         if (exec 3<>/dev/tcp/127.0.0.1/$HTTP_PORT) 2>/dev/null; then break; fi
         sleep 0.05
     done
-    cat > "$WORK/ka.yaml" <<EOF
+    # plan NAME LENGTH VARIANT: the keep-alive plan, LENGTH its scenario's
+    # "duration: …" or "iterations: …", VARIANT none, html (as it comes) or
+    # messages (html with messages: true); written to $WORK/NAME.yaml.
+    plan() {
+        local reporter=
+        case $3 in
+        html) reporter="  - html: { path: \"$WORK/ka.html\", overwrite: true }" ;;
+        messages) reporter="  - html: { path: \"$WORK/ka.html\", overwrite: true, messages: true }" ;;
+        esac
+        cat > "$WORK/$1.yaml" <<EOF
 name: html-overhead
 scenarios:
   - name: ka
     users: $CONNS
-    duration: ${DURATION}s
+    $2
     http: { base_url: "http://127.0.0.1:$HTTP_PORT", transport: fast, keep_alive: true }
     steps:
       - http: { url: / }
 reporters:
   - json: { path: "$WORK/ka.json", overwrite: true }
+$reporter
 EOF
-    # One run: prints "CPU_US_PER_REQUEST".
-    measure() { # EXTRA_ARGS...
+    }
+fi
+
+if want overhead; then
+    for variant in none html messages; do
+        plan "$variant" "duration: ${DURATION}s" "$variant"
+    done
+    # One run of PLAN: prints its client CPU µs per request.
+    measure() {
         local TIMEFORMAT='%3U %3S' cpu requests
-        cpu=$({ time taskset -c "$CLIENT_CPU" "$THRONG" run "$WORK/ka.yaml" --workers 1 --quiet "$@" \
+        cpu=$({ time taskset -c "$CLIENT_CPU" "$THRONG" run "$1" --workers 1 --quiet \
             >/dev/null 2>&1; } 2>&1)
         requests=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total"]["requests"])' "$WORK/ka.json")
         awk -v c="$cpu" -v r="$requests" 'BEGIN { split(c, t, " "); printf "%.3f\n", (t[1] + t[2]) * 1e6 / r }'
     }
-    without=() with=()
-    # Alternated, so that a change in the machine's load falls on both.
+    none=() html=() messages=() html_ratio=() messages_ratio=()
+    # Interleaved, and compared within each round, so that the machine's
+    # changing load falls on all three alike.
     for _ in $(seq "$RUNS"); do
-        without+=("$(measure)")
-        with+=("$(measure --overwrite --out "html=$WORK/ka.html")")
+        a=$(measure "$WORK/none.yaml")
+        b=$(measure "$WORK/html.yaml")
+        c=$(measure "$WORK/messages.yaml")
+        none+=("$a") html+=("$b") messages+=("$c")
+        html_ratio+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) * 100 / a }')")
+        messages_ratio+=("$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.1f", (c - a) * 100 / a }')")
     done
-    a=$(printf '%s\n' "${without[@]}" | median)
-    b=$(printf '%s\n' "${with[@]}" | median)
     echo
     echo "## keep-alive against nginx, $CONNS connections, ${DURATION} s, 1 worker: client CPU per request"
-    printf '%-22s %s µs   (runs: %s)\n' 'without html' "$a" "${without[*]}"
-    printf '%-22s %s µs   (runs: %s)\n' 'with html reporter' "$b" "${with[*]}"
-    printf '%-22s %s%%\n' 'difference' "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
+    printf '%-34s %8s µs   (runs: %s)\n' 'no html reporter' "$(printf '%s\n' "${none[@]}" | median)" "${none[*]}"
+    printf '%-34s %8s µs   (runs: %s)\n' 'html' "$(printf '%s\n' "${html[@]}" | median)" "${html[*]}"
+    printf '%-34s %8s µs   (runs: %s)\n' 'html, messages: true' "$(printf '%s\n' "${messages[@]}" | median)" "${messages[*]}"
+    printf '%-34s %8s %%    (rounds: %s)\n' 'html vs none, median of rounds' "$(printf '%s\n' "${html_ratio[@]}" | median)" "${html_ratio[*]}"
+    printf '%-34s %8s %%    (rounds: %s)\n' 'messages: true vs none' "$(printf '%s\n' "${messages_ratio[@]}" | median)" "${messages_ratio[*]}"
+fi
+
+# --- 3. the same in instructions, which a busy machine does not blur ---------------------
+
+if want instructions; then
+    command -v valgrind >/dev/null || { echo "valgrind is required for the instructions" >&2; exit 2; }
+    # Instructions of a whole run under callgrind; the difference between
+    # ITERATIONS and twice as many, over the requests added, leaves out
+    # start-up and the page's writing: what each request costs.  Under
+    # valgrind a run lasts ~50 times longer, so the once-a-second work
+    # (snapshots) weighs ~50 times more per request than it does natively.
+    ITERATIONS=${ITERATIONS:-200}
+    count() {
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$THRONG" run "$1" --workers 1 \
+            --quiet 2>&1 | awk '/Collected/ { print $4 }'
+    }
+    echo
+    echo "## instructions per request (callgrind), $CONNS users × $ITERATIONS iterations more, 1 worker"
+    declare -A per_request
+    for variant in none html messages; do
+        plan "$variant-1" "iterations: $ITERATIONS" "$variant"
+        plan "$variant-2" "iterations: $(( ITERATIONS * 2 ))" "$variant"
+        one=$(count "$WORK/$variant-1.yaml")
+        two=$(count "$WORK/$variant-2.yaml")
+        per_request[$variant]=$(awk -v a="$one" -v b="$two" -v n="$(( CONNS * ITERATIONS ))" 'BEGIN { printf "%.0f", (b - a) / n }')
+    done
+    printf '%-34s %8s\n' 'no html reporter' "${per_request[none]}"
+    printf '%-34s %8s  (%s%%)\n' 'html' "${per_request[html]}" \
+        "$(awk -v a="${per_request[none]}" -v b="${per_request[html]}" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
+    printf '%-34s %8s  (%s%%)\n' 'html, messages: true' "${per_request[messages]}" \
+        "$(awk -v a="${per_request[none]}" -v b="${per_request[messages]}" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
 fi

@@ -181,7 +181,8 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *jsonl_plan = g_strdup_printf ("%sreporters:\n"
                                                    "  - json: { path: \"%s\", mode: jsonl, "
                                                    "samples: true }\n"
-                                                   "  - html: { path: \"%s\" }\n",
+                                                   "  - html: { path: \"%s\", messages: true,"
+                                                   " title: \"Ramp & burst: 'quoted'\" }\n",
                                                    ramp_plan, jsonl_path, live_path);
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", jsonl_plan);
     int status = throng_test_runv (60, &out, &err, "run", plan, "--quiet", "--workers", "1", NULL);
@@ -192,7 +193,8 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
 
     /* Any reporter can be driven from the file: csv, from its samples, as well. */
     status = throng_test_runv (60, &out, &err, "report", jsonl_path, "--out", report_out,
-                               "--out", csv_out, NULL);
+                               "--out", csv_out, "--set", "html.title=Ramp & burst: 'quoted'",
+                               "--set", "html.messages=true", NULL);
     g_assert_cmpint (status, ==, 0);
     g_assert_cmpstr (err, ==, "");
 
@@ -215,7 +217,7 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
 
     /* Every section, in the order. */
     static const char *const sections[] = {
-        "<header>", "<h1>throng: html-integration</h1>", "id=\"verdict\"", "id=\"summary\"",
+        "<header>", "<h1>Ramp &amp; burst: &#39;quoted&#39;</h1>", "id=\"verdict\"", "id=\"summary\"",
         "id=\"over-time\"", "id=\"throughput\"", "id=\"latency\"", "id=\"users\"",
         "id=\"connections\"", "id=\"cpu\"", "id=\"lag\"", "id=\"distribution\"",
         "id=\"histogram\"", "id=\"percentiles\"", "id=\"errors\"",
@@ -383,6 +385,24 @@ test_report_bad_input (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpstr (summary_err, ==, "");
     g_assert_cmpuint (count (page, "<p class=\"empty\">No data:"), ==, 6);
     g_clear_pointer (&page, g_free);
+
+    /* --set needs NAME.KEY=VALUE, for a reporter that an --out names. */
+    g_autofree char *set_spec = g_strdup_printf ("html=%s", html);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "report", jsonl_path, "--out", set_spec,
+                                       "--set", "html", NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "--set html: expected NAME.KEY=VALUE"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "report", jsonl_path, "--out", set_spec,
+                                       "--set", "json.mode=jsonl", NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "--set json.mode=jsonl: no --out json=PATH"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "report", jsonl_path, "--out", set_spec,
+                                       "--set", "html.colour=red", NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "colour"));
 
     /* A file that is not there. */
     g_autofree char *missing = g_build_filename (fixture->dir, "missing.jsonl", NULL);
