@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "metrics.h"
 #include "node-private.h"
 #include "registry.h"
 #include "runfile.h"
@@ -130,6 +131,30 @@ report_default_out (const char *run_path)
     return g_strdup_printf ("html=%s.html", stem);
 }
 
+/* Closes the reporters that opened, with a summary that says the run never started. */
+static void
+report_close_never_started (GPtrArray *outs, const ThrongRunInfo *info)
+{
+    ThrongSummary summary = {
+        .size = sizeof (ThrongSummary),
+        .plan_name = info->plan_name,
+        .plan_file = info->plan_file,
+        .workers = info->workers,
+        .interrupted = TRUE,
+        .never_started = TRUE,
+    };
+
+    throng_stats_init (&summary.total);
+    for (guint i = 0; i < outs->len; i++) {
+        ReportOut *out = g_ptr_array_index (outs, i);
+        if (!out->opened)
+            continue;
+        out->opened = FALSE;
+        out->reporter->close (out->data, &summary, NULL);
+    }
+    throng_stats_clear (&summary.total);
+}
+
 static int
 report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
 {
@@ -154,6 +179,7 @@ report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
         if (out->reporter->open != NULL && !out->reporter->open (out->data, &info, &error)) {
             g_printerr ("throng report: reporter %s: %s\n", out->name,
                         error != NULL ? error->message : "failed to open");
+            report_close_never_started (outs, &info);
             return REPORT_NOT_STARTED;
         }
         out->opened = TRUE;
