@@ -37,7 +37,9 @@ static const char html_style[] =
     "ul.legend button{font:inherit;background:none;border:1px solid #bbb;border-radius:3px;"
     "cursor:pointer;display:flex;align-items:center;gap:.3em}"
     "ul.legend button.off{opacity:.45;text-decoration:line-through}.off{display:none}\n"
-    "@media print{body{max-width:none}ul.legend button{border:none}}\n";
+    ".readout{position:absolute;display:none;white-space:pre;background:#fff;"
+    "border:1px solid #1a1a1a;padding:.3em .5em;font-size:.85em;pointer-events:none}\n"
+    "@media print{body{max-width:none}ul.legend button{border:none}.readout{display:none}}\n";
 
 /*
  * Legend buttons hide and show their series; nothing else needs script.
@@ -49,6 +51,21 @@ static const char html_script[] =
     "b.addEventListener('click',function(){b.classList.toggle('off');"
     "document.querySelectorAll('svg.plot .'+b.dataset.series).forEach(function(e){"
     "e.classList.toggle('off');});});});\n"
+    /* Hover: the values of the point nearest the pointer, in a read-out box. */
+    "(function(){var r=document.createElement('div');r.className='readout';"
+    "document.body.appendChild(r);"
+    "document.querySelectorAll('svg.plot[data-px]').forEach(function(s){"
+    "var px=s.dataset.px.split(' ').map(Number),xs=s.dataset.x.split(' '),"
+    "names=s.dataset.names.split('|'),label=s.dataset.xlabel;"
+    "s.addEventListener('mousemove',function(e){var p=s.createSVGPoint();"
+    "p.x=e.clientX;p.y=e.clientY;var m=s.getScreenCTM();if(!m)return;"
+    "var x=p.matrixTransform(m.inverse()).x,i=0;"
+    "for(var k=1;k<px.length;k++)if(Math.abs(px[k]-x)<Math.abs(px[i]-x))i=k;"
+    "var t=label+' '+xs[i];names.forEach(function(n,j){"
+    "t+='\\n'+n+': '+s.dataset['v'+j].split(' ')[i];});"
+    "r.textContent=t;r.style.left=(e.pageX+14)+'px';r.style.top=(e.pageY+14)+'px';"
+    "r.style.display='block';});"
+    "s.addEventListener('mouseleave',function(){r.style.display='none';});});})();\n"
     "document.documentElement.classList.add('js');\n";
 
 /* --- small formatting helpers ---------------------------------------------- */

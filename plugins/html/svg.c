@@ -545,6 +545,62 @@ svg_legend (GString *out, const SvgChart *chart)
     g_string_append (out, "</ul>\n");
 }
 
+/* A value in three significant figures, for a read-out. */
+static void
+svg_append_figure (GString *out, gdouble value)
+{
+    gdouble magnitude = fabs (value);
+
+    if (!isfinite (value)) {
+        g_string_append (out, "-");
+        return;
+    }
+    svg_append_number (out, value, magnitude >= 100 || magnitude == 0 ? 0 : magnitude >= 10 ? 1
+                                    : magnitude >= 1 ? 2 : 3);
+}
+
+/*
+ * What the page's script shows on hover: each point's x in the viewBox,
+ * its x value, and each series' name and values.  Lines and stacked
+ * charts only.
+ */
+static void
+svg_readout (GString *out, const SvgChart *chart)
+{
+    if (chart->mode == SVG_MODE_BARS)
+        return;
+    g_string_append (out, " data-px=\"");
+    for (guint i = 0; i < chart->n; i++) {
+        if (i > 0)
+            g_string_append_c (out, ' ');
+        svg_append_number (out, svg_x (chart, chart->x1[i]), 1);
+    }
+    g_string_append (out, "\" data-x=\"");
+    for (guint i = 0; i < chart->n; i++) {
+        if (i > 0)
+            g_string_append_c (out, ' ');
+        svg_append_figure (out, chart->x1[i]);
+    }
+    g_string_append (out, "\" data-xlabel=\"");
+    svg_append_escaped (out, chart->x.label);
+    g_string_append (out, "\" data-names=\"");
+    for (guint s = 0; s < chart->n_series; s++) {
+        if (s > 0)
+            g_string_append_c (out, '|');
+        svg_append_escaped (out, chart->series[s].name);
+    }
+    g_string_append (out, "\"");
+    for (guint s = 0; s < chart->n_series; s++) {
+        g_string_append_printf (out, " data-v%u=\"", s);
+        for (guint i = 0; i < chart->n; i++) {
+            if (i > 0)
+                g_string_append_c (out, ' ');
+            svg_append_figure (out, chart->series[s].y[i]);
+        }
+        g_string_append (out, "\"");
+    }
+}
+
 void
 svg_chart_append (GString *out, const SvgChart *chart)
 {
@@ -560,7 +616,9 @@ svg_chart_append (GString *out, const SvgChart *chart)
     g_string_append_printf (out, "<svg class=\"plot\" viewBox=\"0 0 %d %d\" role=\"img\" "
                             "aria-label=\"", (int) SVG_WIDTH, (int) SVG_HEIGHT);
     svg_append_escaped (out, chart->title);
-    g_string_append_printf (out, "\" data-points=\"%u\">\n", chart->n);
+    g_string_append_printf (out, "\" data-points=\"%u\"", chart->n);
+    svg_readout (out, chart);
+    g_string_append (out, ">\n");
     svg_shading (out, chart);
     svg_axes (out, chart);
     switch (chart->mode) {

@@ -4,7 +4,8 @@
  * `chromium`) opens a page that a short run wrote, from disk, with no
  * server and no network.  The DOM it dumps must hold every chart and show
  * that the page's script ran; its console log (--enable-logging=stderr)
- * must carry no script error; and it must paint a screenshot.  Without
+ * must carry no script error; hovering a chart must show its values; and
+ * it must paint a screenshot.  Without
  * Chromium the test is skipped, and under CI=true it fails.
  */
 #include <string.h>
@@ -113,6 +114,27 @@ test_browser (ThrongTestTmpdir *fixture, gconstpointer data)
         g_autofree char *figure = g_strdup_printf ("<figure class=\"chart\" id=\"%s\">", charts[i]);
         g_assert_nonnull (strstr (out, figure));
     }
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+
+    /* Hovering a chart shows its values there: a copy of the page moves the
+     * pointer over the latency chart and keeps what the read-out says. */
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (page, &text, NULL, NULL));
+    g_autoptr (GString) hover = g_string_new (text);
+    g_string_replace (hover, "</body>",
+                      "<script>var s=document.querySelector('#latency svg.plot');"
+                      "var b=s.getBoundingClientRect();s.dispatchEvent(new MouseEvent('mousemove',"
+                      "{clientX:b.left+b.width/2,clientY:b.top+40,bubbles:true}));"
+                      "document.body.dataset.readout=document.querySelector('.readout')"
+                      ".textContent.replace(/\\n/g,'; ');</script></body>", 1);
+    g_autofree char *hover_page = g_build_filename (fixture->dir, "hover.html", NULL);
+    g_assert_true (g_file_set_contents (hover_page, hover->str, (gssize) hover->len, NULL));
+    run_chromium (chromium, fixture->dir, hover_page, "--dump-dom", &out, &err);
+    assert_no_script_error (err);
+    g_assert_nonnull (strstr (out, "data-readout=\"elapsed time (s) "));
+    g_assert_nonnull (strstr (out, "; p50: "));
+    g_assert_nonnull (strstr (out, "; max: "));
     g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
 
