@@ -2,7 +2,8 @@
 /*
  * The html report's document: header, verdict, summary table, charts over
  * time, latency distribution and errors, in that order, with inline CSS
- * and a few lines of script to toggle series.  Every figure comes from
+ * and a few lines of script to toggle series and read values on hover.
+ * Every figure comes from
  * the summary and the interval series; charts are drawn by svg.c.
  */
 #include "page.h"
@@ -42,8 +43,9 @@ static const char html_style[] =
     "@media print{body{max-width:none}ul.legend button{border:none}.readout{display:none}}\n";
 
 /*
- * Legend buttons hide and show their series; nothing else needs script.
- * The class "js" on <html> marks that the script ran to its end (the
+ * Legend buttons hide and show their series, and hovering a chart shows
+ * the values of the nearest interval (from the svg's data-* attributes);
+ * the page reads completely without script.  The class "js" on <html> marks that the script ran to its end (the
  * browser test reads it).
  */
 static const char html_script[] =
