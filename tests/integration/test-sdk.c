@@ -488,6 +488,12 @@ test_install_layout (void)
     } else {
         g_assert_true (g_str_has_suffix (sdk.plugindir, plugindir));
     }
+    /* The .pc's version is the release the installed headers say they are. */
+    {
+        g_autofree char *modversion = pkg_config ("--modversion throng-1");
+
+        g_assert_cmpstr (modversion, ==, THRONG_VERSION_STRING);
+    }
 
     man = g_build_filename (sdk.mandir, "man1", "throng.1", NULL);
     g_assert_true (g_file_test (man, G_FILE_TEST_IS_REGULAR));
@@ -1015,6 +1021,8 @@ test_guide_snippets (void)
         ".clear = clear_methods, .copy = copy_methods", /* custom options */
         "throng_node_get_double (node, &ratio, error)", /* decimal numbers */
         "g_resolver_lookup_by_name_async (resolver, host", /* name lookup */
+        "THRONG_STRUCT_HAS (summary, ThrongSummary, never_started)", /* what 0.2 changed */
+        "ping_user_new_checked (", /* a user_new that can fail */
     };
     g_autofree char *guide_path = throng_test_source_path ("docs/plugins.md");
     g_autofree char *guide = NULL;
