@@ -450,6 +450,7 @@ build_run_info (ThrongEngine *engine)
     info->workers = engine->workers->len;
     info->overwrite = engine->options.overwrite;
     info->quiet = engine->options.quiet;
+    info->plan_sha256 = throng_tree_sha256 (plan->tree);
 }
 
 /* Which reporters want samples (so workers know whether to collect them); opens none. */

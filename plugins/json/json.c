@@ -81,21 +81,6 @@ json_configure (const ThrongNode *options, GError **error)
     return json;
 }
 
-/* The plan's hash as the core gives it, else of the file as it is when the run starts. */
-static char *
-json_plan_sha256 (const ThrongRunInfo *run)
-{
-    g_autofree char *contents = NULL;
-    gsize length = 0;
-
-    if (run->size >= G_STRUCT_OFFSET (ThrongRunInfo, plan_sha256) + sizeof (run->plan_sha256)
-        && run->plan_sha256 != NULL)
-        return g_strdup (run->plan_sha256);
-    if (run->plan_file == NULL || !g_file_get_contents (run->plan_file, &contents, &length, NULL))
-        return NULL;
-    return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
-}
-
 static gboolean
 json_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
@@ -109,7 +94,9 @@ json_open (gpointer self, const ThrongRunInfo *run, GError **error)
     if (json->file == NULL)
         return FALSE;
 
-    json->plan_sha256 = json_plan_sha256 (run);
+    /* The core hashes the plan as it loaded it; written as null when it could not. */
+    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, plan_sha256))
+        json->plan_sha256 = g_strdup (run->plan_sha256);
     json->n_scenarios = run->n_scenarios;
     json->scenario_names = g_new0 (char *, run->n_scenarios + 1);
     json->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);

@@ -1368,6 +1368,14 @@ test_json_final_interval (ThrongTestTmpdir *fixture, gconstpointer data)
     /* The histograms too: merged, the intervals' is the summary's, bucket for bucket. */
     g_autofree char *merged = throng_histogram_serialize (latency);
     g_assert_cmpstr (merged, ==, throng_test_json_string (summary, "total.latency_us.histogram"));
+
+    /* The core hashes the plan it loaded and hands the hash to reporters. */
+    g_autofree char *plan_text = NULL;
+    gsize plan_length = 0;
+    g_assert_true (g_file_get_contents (plan, &plan_text, &plan_length, NULL));
+    g_autofree char *sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+                                                           (const guchar *) plan_text, plan_length);
+    g_assert_cmpstr (throng_test_json_string (summary, "plan.sha256"), ==, sha256);
 }
 
 /* A run that cannot start leaves an existing result file as it was, in both modes. */
