@@ -265,6 +265,12 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
             .iterations = (guint64) member_int (r, in, "iterations"),
             .dropped_iterations = (guint64) member_int (r, in, "dropped_iterations"),
         };
+        /* What the schedule wanted, in interval lines since 0.2; absent before. */
+        if (member (r, in, "scheduled_users") >= 0) {
+            scenario.scheduled_users = (guint) member_int (r, in, "scheduled_users");
+            scenario.scheduled_rate = member_double (r, in, "scheduled_rate");
+            scenario.has_scheduled = TRUE;
+        }
         read_stats (r, member (r, in, "stats"), &scenario.stats);
         guint first = store->steps->len;
         gint steps = member (r, in, "steps");
@@ -318,6 +324,9 @@ run_store_merge (RunStore *into, const RunStore *from)
         a->iterations += b->iterations;
         a->dropped_iterations += b->dropped_iterations;
         a->active_users = b->active_users;
+        a->scheduled_users = b->scheduled_users;
+        a->scheduled_rate = b->scheduled_rate;
+        a->has_scheduled = b->has_scheduled;
         throng_stats_merge (&a->stats, &b->stats);
         for (guint i = 0; i < MIN (a->n_steps, b->n_steps); i++)
             throng_stats_merge (&((ThrongStepSummary *) a->steps)[i].stats, &b->steps[i].stats);

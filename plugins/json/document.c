@@ -165,6 +165,10 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
         json_add_int (builder, "users", scenario->users);
         if (active)
             json_add_int (builder, "active_users", scenario->active_users);
+        if (active && scenario->has_scheduled) {
+            json_add_int (builder, "scheduled_users", scenario->scheduled_users);
+            json_add_double (builder, "scheduled_rate", scenario->scheduled_rate);
+        }
         json_add_int (builder, "iterations", (gint64) scenario->iterations);
         json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
         json_add_stats (builder, "stats", &scenario->stats, seconds);
