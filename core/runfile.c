@@ -26,6 +26,7 @@ typedef struct {
     GPtrArray *warnings;    /* owned strings, then NULL */
     GArray *thresholds;     /* ThrongThresholdResult */
     const char *plan_sha256;
+    GPtrArray *targets;     /* per scenario, its "target" (in @strings) or NULL */
 } RunStore;
 
 struct _ThrongRunFile {
@@ -186,6 +187,7 @@ run_store_clear (RunStore *store)
     g_array_unref (store->steps);
     g_ptr_array_unref (store->warnings);
     g_array_unref (store->thresholds);
+    g_ptr_array_unref (store->targets);
     g_string_chunk_free (store->strings);
     memset (store, 0, sizeof *store);
 }
@@ -202,6 +204,7 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     store->steps = g_array_new (FALSE, TRUE, sizeof (ThrongStepSummary));
     store->warnings = g_ptr_array_new_with_free_func (g_free);
     store->thresholds = g_array_new (FALSE, TRUE, sizeof (ThrongThresholdResult));
+    store->targets = g_ptr_array_new ();
     Reader reader = { .toks = &file->toks, .strings = store->strings, .scratch = file->scratch };
     const Reader *r = &reader;
     const gint root = 0;
@@ -271,6 +274,7 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
             scenario.scheduled_rate = member_double (r, in, "scheduled_rate");
             scenario.has_scheduled = TRUE;
         }
+        g_ptr_array_add (store->targets, (gpointer) member_string (r, in, "target"));
         read_stats (r, member (r, in, "stats"), &scenario.stats);
         guint first = store->steps->len;
         gint steps = member (r, in, "steps");
@@ -492,6 +496,7 @@ run_file_build_info (ThrongRunFile *file)
     info->step_protocols = (const char *const *const *) file->protocols->pdata;
     info->workers = head->workers;
     info->plan_sha256 = file->head.plan_sha256;
+    info->scenario_targets = (const char *const *) file->head.targets->pdata;
 }
 
 ThrongRunFile *

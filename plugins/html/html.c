@@ -32,6 +32,7 @@ typedef struct {
     OutputFile *file;
     HtmlSeries *series;
     char *plan_sha256;
+    GPtrArray *targets;     /* per scenario, what it loads (NULL: unknown) */
     GHashTable *messages;   /* html_message_key() → GPtrArray of the first messages */
 } Html;
 
@@ -47,6 +48,7 @@ html_free (gpointer self)
     html_series_free (html->series);
     g_clear_pointer (&html->messages, g_hash_table_unref);
     g_free (html->plan_sha256);
+    g_clear_pointer (&html->targets, g_ptr_array_unref);
     g_free (html);
 }
 
@@ -82,6 +84,13 @@ html_open (gpointer self, const ThrongRunInfo *run, GError **error)
     /* The core hashes the plan as it loaded it; the page says "unknown" when it could not. */
     if (THRONG_STRUCT_HAS (run, ThrongRunInfo, plan_sha256))
         html->plan_sha256 = g_strdup (run->plan_sha256);
+    html->targets = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < run->n_scenarios; i++)
+        g_ptr_array_add (html->targets,
+                         THRONG_STRUCT_HAS (run, ThrongRunInfo, scenario_targets)
+                                 && run->scenario_targets != NULL
+                             ? g_strdup (run->scenario_targets[i])
+                             : NULL);
     if (html->options.messages)
         html->messages = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                 (GDestroyNotify) g_ptr_array_unref);
@@ -156,6 +165,9 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
     HtmlPage page = {
         .title = title,
         .plan_sha256 = html->plan_sha256,
+        /* The summary's scenarios are the run's, as open announced them. */
+        .targets = html->targets->len >= summary->n_scenarios
+                       ? (const char *const *) html->targets->pdata : NULL,
         .generated = generated,
         .series = html->series,
         .summary = summary,

@@ -162,7 +162,13 @@ html_header (GString *out, const HtmlPage *page)
             g_string_append (out, "; ");
         g_string_append (out, "scenario <b>");
         html_text (out, scenario->name);
-        g_string_append_printf (out, "</b>, %u users, %u step%s (", scenario->users,
+        g_string_append (out, "</b>");
+        if (page->targets != NULL && page->targets[s] != NULL) {
+            g_string_append (out, " on <code class=\"target\">");
+            html_text (out, page->targets[s]);
+            g_string_append (out, "</code>");
+        }
+        g_string_append_printf (out, ", %u users, %u step%s (", scenario->users,
                                 scenario->n_steps, scenario->n_steps == 1 ? "" : "s");
         for (guint i = 0; i < scenario->n_steps; i++) {
             if (i > 0)

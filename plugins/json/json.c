@@ -38,6 +38,7 @@ typedef struct {
     GPtrArray *step_labels;       /* per scenario, a GStrv */
     JsonTimeCache time_cache;
     char *plan_sha256;
+    GPtrArray *targets;           /* per scenario, what it loads (NULL: unknown) */
 } Json;
 
 static void
@@ -52,6 +53,7 @@ json_free (gpointer self)
     g_strfreev (json->scenario_names);
     g_clear_pointer (&json->step_labels, g_ptr_array_unref);
     g_free (json->plan_sha256);
+    g_clear_pointer (&json->targets, g_ptr_array_unref);
     g_free (json);
 }
 
@@ -100,9 +102,13 @@ json_open (gpointer self, const ThrongRunInfo *run, GError **error)
     json->n_scenarios = run->n_scenarios;
     json->scenario_names = g_new0 (char *, run->n_scenarios + 1);
     json->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    json->targets = g_ptr_array_new_with_free_func (g_free);
+    gboolean targets = THRONG_STRUCT_HAS (run, ThrongRunInfo, scenario_targets)
+                       && run->scenario_targets != NULL;
     for (guint i = 0; i < run->n_scenarios; i++) {
         json->scenario_names[i] = g_strdup (run->scenario_names[i]);
         g_ptr_array_add (json->step_labels, g_strdupv ((char **) run->step_labels[i]));
+        g_ptr_array_add (json->targets, g_strdup (targets ? run->scenario_targets[i] : NULL));
     }
     return TRUE;
 }
@@ -169,8 +175,11 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
         return TRUE;
     }
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
+    /* The summary's scenarios are the run's, as open announced them. */
+    const char *const *targets = json->targets->len >= summary->n_scenarios
+                                     ? (const char *const *) json->targets->pdata : NULL;
     g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
-                                                     json->plan_sha256);
+                                                     json->plan_sha256, targets);
     json_write_line (json, root, !jsonl);
     return output_file_close (g_steal_pointer (&json->file), error);
 }

@@ -209,11 +209,26 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *file_rest = without_generated (file);
     g_assert_cmpstr (live_rest, ==, file_rest);
 
-    /* One file, no network. */
-    g_assert_null (strstr (live, "http://"));
+    /* One file, no network: the only URLs are the target's, as text in the header. */
+    g_assert_cmpuint (count (live, "http://"), ==,
+                      count (live, "<code class=\"target\">http://"));
     g_assert_null (strstr (live, "https://"));
+    g_assert_null (strstr (live, "href="));
     g_assert_null (strstr (live, "<link"));
     g_assert_null (strstr (live, "src="));
+
+    /* The header names the target of each scenario, as the protocol describes it: the
+     * origin of its steps' URLs, without a path; the json summary carries it. */
+    g_autofree char *target = g_strdup (throng_test_json_string (jsonl.summary,
+                                                                 "scenarios.0.target"));
+    g_assert_true (g_str_has_prefix (target, "http://127.0.0.1:"));
+    g_assert_null (strchr (target + strlen ("http://"), '/'));
+    g_assert_cmpstr (throng_test_json_string (jsonl.summary, "scenarios.1.target"), ==, target);
+    g_autofree char *header_target = g_strdup_printf ("scenario <b>ramp</b> on <code "
+                                                      "class=\"target\">%s</code>, 6 users",
+                                                      target);
+    g_assert_nonnull (strstr (live, header_target));
+    g_assert_cmpuint (count (live, "<code class=\"target\">"), ==, 2);
 
     /* Every section, in the order. */
     static const char *const sections[] = {

@@ -743,6 +743,10 @@ test_json_summary (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.status"), ==, 10);
     g_assert_cmpuint (throng_test_json_length (root, "scenarios"), ==, 1);
     g_assert_cmpstr (throng_test_json_string (root, "scenarios.0.name"), ==, "shop");
+    /* A run info without targets: the member is there, null. */
+    JsonNode *no_target = throng_test_json_get (root, "scenarios.0.target");
+    g_assert_nonnull (no_target);
+    g_assert_true (JSON_NODE_HOLDS_NULL (no_target));
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.users"), ==, 4);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, N_SAMPLES / 2);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.dropped_iterations"), ==, 0);
@@ -1378,6 +1382,11 @@ test_json_final_interval (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
                                                            (const guchar *) plan_text, plan_length);
     g_assert_cmpstr (throng_test_json_string (summary, "plan.sha256"), ==, sha256);
+
+    /* What the scenario loads, as the http plugin describes its steps: their origin. */
+    const char *target = throng_test_json_string (summary, "scenarios.0.target");
+    g_assert_true (g_str_has_prefix (target, "http://127.0.0.1:"));
+    g_assert_null (strchr (target + strlen ("http://"), '/'));
 }
 
 /* A run that cannot start leaves an existing result file as it was, in both modes. */
