@@ -209,11 +209,15 @@ response_done (FastUser *u, gboolean stray)
         step_finish (u);
 }
 
-/* The parser refused the response; a head it had read gives the sample its status. */
+/*
+ * The parser refused the response, or the server cut it short.  A refused
+ * response whose head was read gives the sample its status; a cut one
+ * does not, as on soup, where no status is known before the body ends.
+ */
 static void
 response_failed (FastUser *u)
 {
-    if (u->response.status != 0)
+    if (u->response.status != 0 && u->response.error_class != THRONG_ERROR_RESET)
         u->sample->status = (gint32)u->response.status;
     fast_fail (u, u->response.error_class, u->response.message);
 }

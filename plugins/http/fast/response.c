@@ -165,6 +165,7 @@ head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
 static FastResponseResult
 body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
 {
+    FastBodyResult result;
     gsize used;
 
     switch (r->framing.kind) {
@@ -182,13 +183,13 @@ body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
         r->state = RESPONSE_DONE;
         return FAST_RESPONSE_DONE;
     case HTTP_FRAMING_CHUNKED:
-        switch (fast_chunked_feed (&r->chunked, data, len, r->max_body, &used)) {
+        result = fast_chunked_feed (&r->chunked, data, len, r->max_body, &used);
+        r->body_bytes = r->chunked.total;
+        switch (result) {
         case FAST_BODY_MORE:
-            r->body_bytes = r->chunked.total;
             *consumed = len;
             return FAST_RESPONSE_MORE;
         case FAST_BODY_DONE:
-            r->body_bytes = r->chunked.total;
             *consumed = used;
             r->state = RESPONSE_DONE;
             return FAST_RESPONSE_DONE;
