@@ -203,10 +203,14 @@ body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
         }
     case HTTP_FRAMING_CLOSE:
     default:
+        /* The limit is met at the same byte however the body was split. */
+        if (len > r->max_body - r->body_bytes) {
+            *consumed = (gsize)(r->max_body - r->body_bytes);
+            r->body_bytes = r->max_body;
+            return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+        }
         *consumed = len;
         r->body_bytes += len;
-        if (r->body_bytes > r->max_body)
-            return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
         return FAST_RESPONSE_MORE;
     }
 }
