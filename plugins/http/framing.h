@@ -25,7 +25,13 @@ typedef struct {
     gboolean keep_alive; /* the connection may carry the next request */
 } HttpFraming;
 
-/* Largest Content-Length or chunk size accepted: 2^63 - 1. */
+/* Largest response head accepted (libsoup's limit too); beyond it, class `protocol`. */
+#define HTTP_MAX_HEAD (64 * 1024)
+
+/* Interim (1xx) responses accepted before the final one; more is class `protocol`. */
+#define HTTP_MAX_INTERIM 32
+
+/* Largest Content-Length accepted: 2^63 - 1. */
 #define HTTP_MAX_LENGTH ((guint64)G_MAXINT64)
 
 /*

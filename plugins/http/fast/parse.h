@@ -9,9 +9,10 @@
 
 #include <glib.h>
 #include "../http.h"
+#include "../framing.h"
 
 /* Largest response head accepted; beyond it the response is malformed. */
-#define FAST_MAX_HEAD (64 * 1024)
+#define FAST_MAX_HEAD HTTP_MAX_HEAD
 
 /*
  * Appends to @out a request head without its final empty line: request

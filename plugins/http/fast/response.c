@@ -85,7 +85,7 @@ head_parsed (FastResponse *r, gsize end)
         return fail (r, THRONG_ERROR_PROTOCOL, "malformed response head");
     if (status >= 100 && status < 200 && status != 101) {
         /* 100 Continue, 103 Early Hints: the real response follows, within a bound. */
-        if (++r->interim > FAST_MAX_INTERIM)
+        if (++r->interim > HTTP_MAX_INTERIM)
             return fail (r, THRONG_ERROR_PROTOCOL, "too many interim responses");
         r->head_len = 0;
         r->head_scanned = 0;

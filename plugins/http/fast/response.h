@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fast transport's response parser: bytes in, one response out —
- * interim 1xx heads skipped (at most FAST_MAX_INTERIM), the final head
+ * interim 1xx heads skipped (at most HTTP_MAX_INTERIM), the final head
  * parsed by libsoup, its framing decided by framing.c, and the body
  * counted, never kept.  It does no I/O and reads no clock, so that the
  * fuzzer (tests/fuzz/fuzz-response.c) and the parser's table
@@ -16,9 +16,6 @@
 
 #include "../framing.h"
 #include "parse.h"
-
-/* Interim (1xx) responses accepted before the final one. */
-#define FAST_MAX_INTERIM 32
 
 typedef enum {
     FAST_RESPONSE_MORE,  /* all the input was taken; more is needed */
