@@ -444,6 +444,13 @@ static const Case cases[] = {
     { .name = "hostile/tls-interim-flood", .on = ON_HTTPS, .path = FAULT_PATH_INTERIM_FLOOD,
       .klass = "protocol", .message = "too many interim responses", .timeout = "1s",
       .max_ms = 1000 + SLACK_MS },
+    /* A body faster than throng reads: the worker is given back, and the deadline holds. */
+    { .name = "hostile/endless-body-step-timeout", .on = ON_HTTP, .path = FAULT_PATH_TINY_CHUNKS,
+      .step_extra = ", max_body: 100GiB", .klass = "timeout", .message = "step timed out",
+      .status = 0, .timeout = "1s", .min_ms = 990, .max_ms = 1000 + SLACK_MS },
+    { .name = "hostile/tls-endless-body-step-timeout", .on = ON_HTTPS,
+      .path = FAULT_PATH_TINY_CHUNKS, .step_extra = ", max_body: 100GiB", .klass = "timeout",
+      .message = "step timed out", .timeout = "1s", .min_ms = 990, .max_ms = 1000 + SLACK_MS },
     { .name = "hostile/interim-many", .on = ON_HTTP, .path = FAULT_PATH_INTERIM_MANY,
       .klass = "protocol", .message = "too many interim responses", .timeout = "1s",
       .max_ms = 1000 + SLACK_MS },

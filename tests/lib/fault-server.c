@@ -197,6 +197,8 @@ answer_hostile (Conn *conn, const char *path, const char *query)
                                      "\r\n\r\n" OK_HEAD "Content-Length: 2\r\n\r\nok");
     if (strcmp (path, FAULT_PATH_CHUNK_EXT_ENDLESS) == 0)
         return send_repeating (conn, CHUNKED_HEAD "5;", "x");
+    if (strcmp (path, FAULT_PATH_TINY_CHUNKS) == 0)
+        return send_repeating (conn, CHUNKED_HEAD, "1\r\nx\r\n");
     if (strcmp (path, FAULT_PATH_TRAILER_ENDLESS) == 0)
         return send_repeating (conn, CHUNKED_HEAD "0\r\n", "X-Trailer: 0123456789\r\n");
     if (strcmp (path, FAULT_PATH_CHUNK_ZZ) == 0)

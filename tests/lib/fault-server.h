@@ -53,6 +53,7 @@
 #define FAULT_PATH_INTERIM_MANY "/interim-many"     /* ?n=N (default 50000) 100 Continue, then 200 "ok" */
 #define FAULT_PATH_EARLY_HINTS "/early-hints"       /* 100, 103 with a Link, then 200 "ok", keep-alive */
 #define FAULT_PATH_CHUNK_EXT_ENDLESS "/chunk-ext-endless" /* chunked, "5;" then extension bytes for ever */
+#define FAULT_PATH_TINY_CHUNKS "/tiny-chunks"       /* chunked, one-byte chunks for ever */
 #define FAULT_PATH_TRAILER_ENDLESS "/trailer-endless" /* chunked, "0" then trailer lines for ever */
 #define FAULT_PATH_CHUNK_ZZ "/chunk-zz"             /* chunked, size line "zz" */
 #define FAULT_PATH_CHUNK_5G "/chunk-5g"             /* chunked, size line "5g" */
