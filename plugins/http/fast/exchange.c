@@ -37,6 +37,7 @@ step_finish (FastUser *u)
     u->state = ST_IDLE;
     u->step = NULL;
     u->sample = NULL;
+    u->read_yielded = FALSE;
     throng_user_step_done (user);
 }
 

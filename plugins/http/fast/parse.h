@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * HTTP/1.1 framing for the fast transport: building a request head once,
- * finding where a response head ends, and counting a body without keeping
- * it (Content-Length, chunked).  The header fields themselves are parsed
- * by libsoup (soup_headers_parse_response); this file only frames bytes.
+ * finding where a response head ends, and decoding a chunked body without
+ * keeping it.  The response parser (response.c) puts these together with
+ * libsoup's header parser and the framing rule of ../framing.c.
  */
 #pragma once
 
