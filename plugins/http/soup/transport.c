@@ -10,7 +10,9 @@
  * its body read into the user's reusable buffer and counted, never kept.
  * Timings, bytes and connection reuse come from SoupMessageMetrics.  One
  * timer per user bounds the whole step (timeout) and each connection
- * attempt (connect_timeout) by cancelling the user's GCancellable.
+ * attempt (connect_timeout) by cancelling the user's GCancellable.  What
+ * libsoup accepts is held, from throng's side, to the rules `fast`
+ * follows: the framing of framing.c and the bound on interim responses.
  */
 #include "../errors.h"
 #include "../framing.h"
