@@ -507,6 +507,9 @@ static const Case cases[] = {
       .connections = 2 },
     { .name = "hostile/no-content-with-body", .on = ON_HTTP, .path = FAULT_PATH_NO_CONTENT_BODY,
       .status = 204, .message = "No Content", .iterations = 2, .connections = 2 },
+    /* Every third request on a connection is closed unanswered: retried once, on a new one. */
+    { .name = "hostile/close-every-third", .on = ON_HTTP, .path = FAULT_PATH_CLOSE_THIRD,
+      .status = 200, .message = "OK", .iterations = 9, .connections = 5 },
     { .name = "hostile/bytes-on-idle-connection", .on = ON_HTTP, .path = FAULT_PATH_STRAY_AFTER,
       .status = 200, .message = "OK", .iterations = 2, .think_time = "400ms", .connections = 2 },
     { .name = "hostile/tls-bytes-on-idle-connection", .on = ON_HTTPS, .path = FAULT_PATH_STRAY_AFTER,

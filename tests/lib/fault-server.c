@@ -35,6 +35,7 @@ typedef struct {
     const Listener *listener;
     int fd;
     gnutls_session_t tls; /* NULL over plain HTTP */
+    guint requests;       /* request heads read on this connection */
 } Conn;
 
 static gnutls_priority_t priority;
@@ -255,6 +256,11 @@ answer_hostile (Conn *conn, const char *path, const char *query)
     }
     if (strcmp (path, FAULT_PATH_NO_CONTENT_BODY) == 0)
         return conn_send_text (conn, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello");
+    if (strcmp (path, FAULT_PATH_CLOSE_THIRD) == 0) {
+        if (conn->requests % 3 == 0)
+            return FALSE;
+        return conn_send_text (conn, OK_HEAD "Content-Length: 2\r\n\r\nok");
+    }
     if (strcmp (path, FAULT_PATH_STRAY_AFTER) == 0) {
         if (!conn_send_text (conn, OK_HEAD "Content-Length: 2\r\n\r\nok"))
             return FALSE;
@@ -379,6 +385,7 @@ serve_http (Conn *conn)
         }
         g_string_erase (in, 0, (gssize)(head_len + body_len));
 
+        conn->requests++;
         line = g_strsplit (head, " ", 3);
         if (g_strv_length (line) < 3)
             break;

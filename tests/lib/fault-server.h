@@ -72,4 +72,5 @@
 #define FAULT_PATH_BARE_LF "/bare-lf"               /* a chunked "ok" with LF line ends, keep-alive */
 #define FAULT_PATH_HTTP10_NO_LENGTH "/http10-no-length" /* HTTP/1.0, keep-alive, no length, "ok", close */
 #define FAULT_PATH_NO_CONTENT_BODY "/no-content-body"   /* 204 with 5 body bytes, keep-alive */
+#define FAULT_PATH_CLOSE_THIRD "/close-third"       /* 200 "ok", keep-alive; the third request on a connection is closed unanswered */
 #define FAULT_PATH_STRAY_AFTER "/stray-after"       /* 200 "ok", keep-alive, then 5 bytes 100 ms later */
