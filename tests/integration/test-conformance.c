@@ -24,7 +24,7 @@
 #define SLACK_MS 1500
 
 /* ------------------------------------------------------------------ */
-/* The redirect server: a SoupServer on its own thread                 */
+/* The redirect server: tests/lib/soup-server.h with this handler      */
 
 /*
  * Paths:
@@ -39,17 +39,12 @@
  * "-" when none), so a test compares what each transport sent.
  */
 typedef struct {
-    GThread *thread;
-    GMainContext *context;
-    GMainLoop *loop;
-    SoupServer *server;
-    GTlsCertificate *certificate;
+    ThrongTestSoupServer *main;   /* HTTP and HTTPS */
+    ThrongTestSoupServer *second; /* HTTP on another port */
     guint16 http_port;
     guint16 second_port;
     guint16 https_port;
     GMutex lock;
-    GCond ready;
-    gboolean started;
     GString *log;
 } RedirectServer;
 
@@ -127,94 +122,41 @@ handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHashTab
     }
 }
 
-static void
-listen_on_loopback (SoupServer *soup, SoupServerListenOptions options)
+static guint16
+url_port (const char *url)
 {
-    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-    g_autoptr (GError) error = NULL;
+    g_autoptr (GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
 
-    soup_server_listen (soup, address, options, &error);
-    g_assert_no_error (error);
+    g_assert_nonnull (uri);
+    g_assert_cmpint (g_uri_get_port (uri), >, 0);
+    return (guint16)g_uri_get_port (uri);
 }
 
-static gpointer
-server_thread (gpointer data)
-{
-    RedirectServer *server = data;
-    GSList *uris;
-
-    g_main_context_push_thread_default (server->context);
-    server->server = soup_server_new ("tls-certificate", server->certificate, NULL);
-    soup_server_add_handler (server->server, NULL, handle, server, NULL);
-    listen_on_loopback (server->server, 0);
-    listen_on_loopback (server->server, 0);
-    listen_on_loopback (server->server, SOUP_SERVER_LISTEN_HTTPS);
-    uris = soup_server_get_uris (server->server);
-    for (GSList *l = uris; l != NULL; l = l->next) {
-        guint16 port = (guint16)g_uri_get_port (l->data);
-        if (strcmp (g_uri_get_scheme (l->data), "https") == 0)
-            server->https_port = port;
-        else if (server->http_port == 0)
-            server->http_port = port;
-        else
-            server->second_port = port;
-    }
-    g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
-    g_assert_cmpuint (server->http_port, >, 0);
-    g_assert_cmpuint (server->second_port, >, 0);
-    g_assert_cmpuint (server->https_port, >, 0);
-
-    g_mutex_lock (&server->lock);
-    server->started = TRUE;
-    g_cond_signal (&server->ready);
-    g_mutex_unlock (&server->lock);
-
-    g_main_loop_run (server->loop);
-    soup_server_disconnect (server->server);
-    g_clear_object (&server->server);
-    g_main_context_pop_thread_default (server->context);
-    return NULL;
-}
-
+/* Two servers of tests/lib/soup-server.h with one handler: two HTTP ports and one HTTPS. */
 static void
 redirect_server_start (RedirectServer *server, const ThrongTestCerts *certs)
 {
     g_autoptr (GError) error = NULL;
-
-    g_mutex_init (&server->lock);
-    g_cond_init (&server->ready);
-    server->log = g_string_new (NULL);
-    server->certificate
+    g_autoptr (GTlsCertificate) certificate
         = g_tls_certificate_new_from_files (certs->server_cert, certs->server_key, &error);
-    g_assert_no_error (error);
-    server->context = g_main_context_new ();
-    server->loop = g_main_loop_new (server->context, FALSE);
-    server->thread = g_thread_new ("redirect-server", server_thread, server);
-    g_mutex_lock (&server->lock);
-    while (!server->started)
-        g_cond_wait (&server->ready, &server->lock);
-    g_mutex_unlock (&server->lock);
-}
 
-static gboolean
-quit_loop (gpointer data)
-{
-    g_main_loop_quit (data);
-    return G_SOURCE_REMOVE;
+    g_assert_no_error (error);
+    g_mutex_init (&server->lock);
+    server->log = g_string_new (NULL);
+    server->main = throng_test_soup_server_start (certificate, handle, server);
+    server->second = throng_test_soup_server_start (NULL, handle, server);
+    server->http_port = url_port (throng_test_soup_server_http_url (server->main));
+    server->https_port = url_port (throng_test_soup_server_https_url (server->main));
+    server->second_port = url_port (throng_test_soup_server_http_url (server->second));
 }
 
 static void
 redirect_server_stop (RedirectServer *server)
 {
-    g_main_context_invoke (server->context, quit_loop, server->loop);
-    g_thread_join (server->thread);
-    g_main_loop_unref (server->loop);
-    g_main_context_unref (server->context);
-    g_clear_object (&server->certificate);
+    g_clear_pointer (&server->main, throng_test_soup_server_stop);
+    g_clear_pointer (&server->second, throng_test_soup_server_stop);
     g_string_free (server->log, TRUE);
     g_mutex_clear (&server->lock);
-    g_cond_clear (&server->ready);
 }
 
 /* The requests logged since the last call; (transfer full). */
