@@ -58,6 +58,7 @@ throng_stats_merge (ThrongStats *into, const ThrongStats *from)
     into->connections += from->connections;
     into->handshakes_full += from->handshakes_full;
     into->handshakes_resumed += from->handshakes_resumed;
+    into->retries += from->retries;
     throng_histogram_merge (into->latency, from->latency);
     throng_histogram_merge (into->handshake, from->handshake);
 }
@@ -80,6 +81,7 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
     stats->connections += sample->connections_opened;
     stats->handshakes_full += sample->handshakes_full;
     stats->handshakes_resumed += sample->handshakes_resumed;
+    stats->retries += sample->retries;
     throng_histogram_record (stats->latency, sample->elapsed_us);
     if (sample->handshakes_full + sample->handshakes_resumed > 0)
         throng_histogram_record (stats->handshake, sample->tls_us);

@@ -256,6 +256,7 @@ typedef struct {
     gint64 connections;     /* connections opened in the run, when > 0 */
     const char *or_klass;   /* a second class the case may end with: a race decides */
     const char *soup_noise; /* a GLib message soup may print (docs/failure-modes.md says why) */
+    gint64 retries;         /* requests sent again in the run, when > 0 */
 } Case;
 
 #define SOUP_SUCCEEDS "(success)"
@@ -451,7 +452,7 @@ static const Case cases[] = {
       .status = 204, .message = "No Content", .iterations = 2, .connections = 2 },
     /* Every third request on a connection is closed unanswered: retried once, on a new one. */
     { .name = "hostile/close-every-third", .on = ON_HTTP, .path = FAULT_PATH_CLOSE_THIRD,
-      .status = 200, .message = "OK", .iterations = 9, .connections = 5 },
+      .status = 200, .message = "OK", .iterations = 9, .connections = 5, .retries = 4 },
     { .name = "hostile/bytes-on-idle-connection", .on = ON_HTTP, .path = FAULT_PATH_STRAY_AFTER,
       .status = 200, .message = "OK", .iterations = 2, .think_time = "400ms", .connections = 2 },
     { .name = "hostile/tls-bytes-on-idle-connection", .on = ON_HTTPS, .path = FAULT_PATH_STRAY_AFTER,
@@ -607,6 +608,8 @@ run_case (const Case *c, const char *transport, const char *dir, Outcome *outcom
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, iterations);
     if (c->connections > 0)
         g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, c->connections);
+    if (c->retries > 0)
+        g_assert_cmpint (throng_test_json_int (root, "total.retries"), ==, c->retries);
 
     g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
     lines = g_strsplit (text, "\n", -1);

@@ -65,6 +65,7 @@ retry (FastUser *u, const char *why)
     fast_conn_close (u->conn, FALSE);
     u->conn = NULL;
     u->retried = TRUE;
+    u->sample->retries++;
     fast_exchange_start (u, TRUE);
 }
 

@@ -350,6 +350,23 @@ got_informational (SoupMessage *message, gpointer data)
     }
 }
 
+/*
+ * libsoup sends a message again itself: with redirects and authentication
+ * left to throng, only when a kept-alive connection closed before the
+ * response (what `fast` retries too).  Counted, so that it is not hidden.
+ */
+static void
+restarted (SoupMessage *message, gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user->freed || user->step == NULL)
+        return;
+    user->sample->retries++;
+    g_debug ("soup: %s sent again on a new connection",
+             g_uri_get_host (soup_message_get_uri (message)));
+}
+
 static void
 network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connection, gpointer data)
 {
@@ -676,6 +693,7 @@ hop_send (SoupUser *user)
         soup_message_set_tls_client_certificate (user->message, user->shared->certificate);
     g_signal_connect (user->message, "network-event", G_CALLBACK (network_event), user);
     g_signal_connect (user->message, "got-informational", G_CALLBACK (got_informational), user);
+    g_signal_connect (user->message, "restarted", G_CALLBACK (restarted), user);
     user->interim = 0;
 
     pushed = push_context (user);
