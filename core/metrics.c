@@ -73,8 +73,11 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
             slot = THRONG_ERROR_OTHER;
         stats->errors++;
         stats->errors_by_class[slot]++;
+        /* Interned: a message set with throng_sample_set_message() lives in
+         * the user's buffer, rewritten by its next step and freed with it,
+         * while the stats outlive both.  Once per class per stats. */
         if (stats->error_messages != NULL && stats->error_messages[slot] == NULL)
-            stats->error_messages[slot] = sample->message;
+            stats->error_messages[slot] = g_intern_string (sample->message);
     }
     stats->bytes_sent += sample->bytes_sent;
     stats->bytes_received += sample->bytes_received;
