@@ -58,6 +58,13 @@ gboolean throng_tree_expand (ThrongTree *tree, ThrongTreeVariable lookup, gpoint
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTree, throng_tree_free)
 
 /*
+ * TRUE when @node is of @kind; otherwise FALSE with a located type error,
+ * "expected EXPECTED, got a map" (or whatever @node is).
+ */
+gboolean throng_node_expect_kind (const ThrongNode *node, ThrongNodeKind kind,
+                                  const char *expected, GError **error);
+
+/*
  * The node itself, shared by yaml.c (which builds and edits trees) and
  * node.c (which reads them).  Every node belongs to one tree, which frees
  * it; children are borrowed pointers into the same tree.

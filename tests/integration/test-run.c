@@ -7,6 +7,8 @@
  * error classes of a refused port, an unknown host and a bad certificate
  * for both http transports, and the documented exit statuses.
  */
+#include <throng/version.h>
+
 #include "target.h"
 #include "test-utils.h"
 
@@ -73,12 +75,13 @@ test_version (void)
 {
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
+    g_autofree char *expected
+        = g_strdup_printf ("throng %s (plugin ABI %d)\n", THRONG_VERSION_STRING, THRONG_ABI_VERSION);
     int status = throng_test_runv (10, &out, &err, "--version", NULL);
 
     g_assert_cmpint (status, ==, 0);
-    g_assert_true (g_str_has_prefix (out, "throng "));
-    g_assert_nonnull (strstr (out, "0."));
-    g_assert_cmpuint (throng_test_count_lines (out), ==, 1);
+    /* The release of the headers this was built with, which meson.build checks against its own. */
+    g_assert_cmpstr (out, ==, expected);
     g_assert_cmpstr (err, ==, "");
 }
 
@@ -258,7 +261,7 @@ test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
         g_assert_cmpstr (err, !=, "");
         throng_test_assert_no_glib_noise (err);
         /* An out-of-range value names the range and what was given. */
-        if (cases[i][1] != NULL && cases[i][2] != NULL && cases[i][3] != NULL
+        if (g_strv_length ((char **) cases[i]) >= 4
             && (strcmp (cases[i][2], "--workers") == 0 || strcmp (cases[i][2], "-w") == 0)) {
             g_autofree char *expected = g_strdup_printf (
                 "throng: --workers must be between 1 and 1024, got %s\n", cases[i][3]);
