@@ -96,6 +96,7 @@ test_help (void)
     g_assert_cmpint (status, ==, 0);
     for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
         g_assert_nonnull (strstr (out, commands[i]));
+    g_assert_nonnull (strstr (out, "\n  report RUN.jsonl "));
 
     for (gsize i = 0; i < G_N_ELEMENTS (commands); i++) {
         g_autofree char *cmd_out = NULL;
@@ -168,7 +169,7 @@ join_options (GPtrArray *options)
 static void
 test_help_man_page (void)
 {
-    static const char *const commands[] = { "run", "validate", "plugins" };
+    static const char *const commands[] = { "run", "validate", "report", "plugins" };
     g_autofree char *man_path = throng_test_source_path ("docs/throng.1");
     g_autofree char *man = NULL;
     g_autoptr (GError) error = NULL;
@@ -181,6 +182,12 @@ test_help_man_page (void)
 
         g_assert_cmpint (throng_test_runv (10, &out, NULL, commands[i], "--help", NULL), ==, 0);
         g_string_append (help, out);
+        /* Each command has its entry under COMMANDS and its line in the SYNOPSIS. */
+        g_autofree char *entry = g_strdup_printf ("\n.TP\n.B%s %s", strcmp (commands[i], "plugins")
+                                                  == 0 ? "" : "I", commands[i]);
+        g_autofree char *synopsis = g_strdup_printf ("\n.B throng %s\n", commands[i]);
+        g_assert_nonnull (strstr (man, entry));
+        g_assert_nonnull (strstr (man, synopsis));
     }
 
     /* "  -s, --set=PATH=VALUE  …" in --help; ".BR \-s \", \" \-\-set …" after .TP in the man page. */
