@@ -63,6 +63,9 @@ throng_stats_merge (ThrongStats *into, const ThrongStats *from)
     throng_histogram_merge (into->handshake, from->handshake);
 }
 
+/* ThrongStats is embedded in arrays a 0.1 reporter walks: its size is 0.1's (LP64). */
+G_STATIC_ASSERT (sizeof (ThrongStats) == 232);
+
 void
 throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
 {
