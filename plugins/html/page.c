@@ -296,7 +296,14 @@ html_summary_table (GString *out, const ThrongSummary *summary)
                             seconds);
     }
     html_stats_row (out, "total", "total", &summary->total, seconds);
-    g_string_append (out, "</tbody>\n</table>\n</section>\n");
+    g_string_append (out, "</tbody>\n</table>\n");
+    /* Not errors, but the server saw these requests twice. */
+    if (summary->total.retries > 0)
+        g_string_append_printf (out, "<p class=\"note\">%" G_GUINT64_FORMAT " request(s) were sent "
+                                "again on a new connection after a kept-alive one closed before "
+                                "answering (retries); each counts once in <i>requests</i>.</p>\n",
+                                summary->total.retries);
+    g_string_append (out, "</section>\n");
 }
 
 /* The first messages of one step's failures of one class, or "—". */

@@ -128,6 +128,7 @@ json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats
     json_add_int (builder, "bytes_sent", (gint64) stats->bytes_sent);
     json_add_int (builder, "bytes_received", (gint64) stats->bytes_received);
     json_add_int (builder, "connections", (gint64) stats->connections);
+    json_add_int (builder, "retries", (gint64) stats->retries);
     json_builder_set_member_name (builder, "handshakes");
     json_builder_begin_object (builder);
     json_add_int (builder, "full", (gint64) stats->handshakes_full);

@@ -30,6 +30,8 @@ G_BEGIN_DECLS
  *   for each class, the #ThrongSample.message of the first failure of that
  *   class that was counted here, or NULL; the array is NULL from a core
  *   older than 0.2.  Since: 0.2
+ * @retries: requests the protocol sent again (the sum of
+ *   #ThrongSample.retries); 0 from a core older than 0.2.  Since: 0.2
  *
  * Counters of one step, one scenario or the whole run.  The histograms
  * are the core's (transfer none): read them, never free or keep them.
@@ -48,8 +50,9 @@ typedef struct {
     ThrongHistogram *latency;
     ThrongHistogram *handshake;
     const char **error_messages;
+    guint64 retries; /* in the place of a reserved pointer of 0.1 */
     /*< private >*/
-    gpointer reserved[3];
+    gpointer reserved[2];
 } ThrongStats;
 
 /**
