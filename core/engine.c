@@ -230,9 +230,6 @@ emit_snapshot (ThrongEngine *engine)
 
         if (!slot->opened || reporter->snapshot == NULL)
             continue;
-        /* --quiet silences the live progress, which is the console's snapshot output. */
-        if (engine->options.quiet && g_strcmp0 (reporter->name, "console") == 0)
-            continue;
         reporter->snapshot (slot->plan_reporter->data, &buffer.summary);
     }
     summary_buffer_clear (&buffer);
@@ -442,6 +439,7 @@ build_run_info (ThrongEngine *engine)
     info->planned_us = engine->planned_us;
     info->workers = engine->workers->len;
     info->overwrite = engine->options.overwrite;
+    info->quiet = engine->options.quiet;
 }
 
 static gboolean
@@ -469,8 +467,10 @@ open_reporters (ThrongEngine *engine, GError **error)
 
         if (reporter->open != NULL
             && !reporter->open (slot->plan_reporter->data, &engine->run_info, &local)) {
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "reporter %s: %s",
-                         slot->plan_reporter->name, local != NULL ? local->message : "failed to open");
+            if (local == NULL)
+                g_set_error_literal (&local, G_IO_ERROR, G_IO_ERROR_FAILED, "failed to open");
+            g_propagate_prefixed_error (error, g_steal_pointer (&local), "reporter %s: ",
+                                        slot->plan_reporter->name);
             return FALSE;
         }
         slot->opened = TRUE;
@@ -660,6 +660,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
             &engine);
     for (guint w = 0; w < n_workers; w++)
         throng_worker_start (g_array_index (engine.workers, WorkerSlot, w).worker);
+    g_debug ("engine: %u worker%s started, %" G_GUINT64_FORMAT " user%s", n_workers,
+             n_workers == 1 ? "" : "s", total_users, total_users == 1 ? "" : "s");
 
     g_main_loop_run (engine.loop);
 
@@ -677,6 +679,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         throng_worker_join (slot->worker, &worker_cpu_us[w]);
         slot->worker = NULL;
     }
+    g_debug ("engine: %u worker%s stopped%s", n_workers, n_workers == 1 ? "" : "s",
+             engine.interrupted ? " (interrupted)" : "");
     /* Reports the workers queued after their final one cannot exist; but
      * sample batches sent just before it may still be pending. */
     while (g_main_context_iteration (NULL, FALSE))

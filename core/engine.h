@@ -16,7 +16,7 @@ typedef enum {
 typedef struct {
     guint workers;              /* 0: the number of CPUs */
     gboolean overwrite;         /* reporters may overwrite result files */
-    gboolean quiet;             /* no live progress (the console reporter's snapshots are skipped) */
+    gboolean quiet;             /* no live progress: ThrongRunInfo.quiet for the reporters */
     gboolean builtin_target;    /* a target runs inside this process (its CPU is in the figures) */
     ThrongThresholds *thresholds; /* (nullable) evaluated on the final summary */
 } ThrongEngineOptions;

@@ -318,8 +318,8 @@ throng_histogram_serialize (const ThrongHistogram *histogram)
     return text;
 }
 
-static GQuark
-histogram_error_quark (void)
+GQuark
+throng_histogram_error_quark (void)
 {
     return g_quark_from_static_string ("throng-histogram-error-quark");
 }
@@ -327,7 +327,8 @@ histogram_error_quark (void)
 static gboolean
 fail (GError **error, const char *what)
 {
-    g_set_error (error, histogram_error_quark (), 0, "invalid histogram: %s", what);
+    g_set_error (error, THRONG_HISTOGRAM_ERROR, THRONG_HISTOGRAM_ERROR_INVALID,
+                 "invalid histogram: %s", what);
     return FALSE;
 }
 

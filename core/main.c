@@ -15,7 +15,6 @@
 #include "plan.h"
 #include "registry.h"
 #include "target.h"
-#include "threshold.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -37,8 +36,17 @@ typedef struct {
     gboolean quiet;
     gboolean overwrite;
     ThrongTarget *target;
-    GPtrArray *extra_trees;     /* trees of --out reporters' options */
 } Cli;
+
+static void
+cli_clear (Cli *cli)
+{
+    g_strfreev (cli->sets);
+    g_strfreev (cli->outs);
+    g_clear_pointer (&cli->target, throng_target_stop);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
 
 static int
 usage_error (GOptionContext *context, const char *message)
@@ -48,24 +56,6 @@ usage_error (GOptionContext *context, const char *message)
                                                   ? g_option_context_get_summary (context)
                                                   : "");
     return EXIT_USAGE;
-}
-
-static int
-error_status (const GError *error)
-{
-    if (error->domain == THRONG_PLAN_ERROR)
-        return EXIT_USAGE;
-    return EXIT_NOT_STARTED;
-}
-
-static void
-print_error (const GError *error)
-{
-    /* Plan errors already begin with their location. */
-    if (error->domain == THRONG_PLAN_ERROR)
-        g_printerr ("%s\n", error->message);
-    else
-        g_printerr ("throng: %s\n", error->message);
 }
 
 static gboolean
@@ -79,92 +69,6 @@ start_builtin_target (gpointer data, char **http_url, char **https_url, GError *
     *http_url = g_strdup (throng_target_http_url (cli->target));
     *https_url = g_strdup (throng_target_https_url (cli->target));
     return TRUE;
-}
-
-/* YAML double-quoted form of @text, so any path survives the trip. */
-static char *
-yaml_quote (const char *text)
-{
-    GString *out = g_string_new ("\"");
-
-    for (const char *p = text; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_c (out, '\\');
-        g_string_append_c (out, *p);
-    }
-    g_string_append_c (out, '"');
-    return g_string_free (out, FALSE);
-}
-
-/* `--out NAME=PATH`: a reporter NAME with options {path: PATH}, configured like the plan's. */
-static gboolean
-add_out_reporters (Cli *cli, ThrongPlan *plan, ThrongRegistry *registry, GError **error)
-{
-    for (char **out = cli->outs; out != NULL && *out != NULL; out++) {
-        const char *equals = strchr (*out, '=');
-        if (equals == NULL || equals == *out || equals[1] == '\0') {
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                         "--out %s: expected NAME=PATH, e.g. --out csv=results.csv", *out);
-            return FALSE;
-        }
-        g_autofree char *name = g_strndup (*out, (gsize) (equals - *out));
-        g_autofree char *quoted = yaml_quote (equals + 1);
-        g_autofree char *yaml = g_strdup_printf ("path: %s\n", quoted);
-        g_autofree char *origin = g_strdup_printf ("--out %s", *out);
-        g_autoptr (GError) local = NULL;
-
-        const ThrongReporter *reporter = throng_registry_get_reporter (registry, name, &local);
-        if (reporter == NULL) {
-            if (g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND))
-                g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                             "--out %s: unknown reporter '%s'", *out, name);
-            else
-                g_propagate_error (error, g_steal_pointer (&local));
-            return FALSE;
-        }
-        ThrongTree *tree = throng_tree_load_data (origin, yaml, strlen (yaml), error);
-        if (tree == NULL)
-            return FALSE;
-        g_ptr_array_add (cli->extra_trees, tree);
-        gpointer data = reporter->configure (throng_tree_root (tree), error);
-        if (data == NULL)
-            return FALSE;
-        ThrongPlanReporter *entry = g_new0 (ThrongPlanReporter, 1);
-        entry->name = g_steal_pointer (&name);
-        entry->reporter = reporter;
-        entry->node = throng_tree_root (tree);
-        entry->data = data;
-        g_ptr_array_add (plan->reporters, entry);
-    }
-    return TRUE;
-}
-
-static ThrongPlan *
-load_plan (Cli *cli, const char *path, ThrongRegistry *registry, gboolean validate_only,
-           GError **error)
-{
-    ThrongPlanLoadOptions options = {
-        .sets = (const char *const *) cli->sets,
-        .validate_only = validate_only,
-        .start_target = start_builtin_target,
-        .start_target_data = cli,
-    };
-    g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &options, error);
-
-    if (plan == NULL)
-        return NULL;
-    if (!add_out_reporters (cli, plan, registry, error))
-        return NULL;
-    return g_steal_pointer (&plan);
-}
-
-static void
-cli_clear (Cli *cli)
-{
-    g_strfreev (cli->sets);
-    g_strfreev (cli->outs);
-    g_clear_pointer (&cli->target, throng_target_stop);
-    g_clear_pointer (&cli->extra_trees, g_ptr_array_unref);
 }
 
 static GOptionContext *
@@ -194,109 +98,114 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
     return context;
 }
 
-static int
-command_run (int argc, char **argv, gboolean validate_only)
+static void
+print_notes (const ThrongPlan *plan)
 {
-    Cli cli = { .extra_trees = g_ptr_array_new_with_free_func ((GDestroyNotify) throng_tree_free) };
-    g_autoptr (GOptionContext) context = plan_command_context (validate_only ? "validate" : "run",
-                                                               &cli, !validate_only);
-    g_autoptr (GError) error = NULL;
-    int status;
+    for (guint s = 0; s < plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        for (guint p = 0; p < scenario->protocols->len; p++) {
+            const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, p);
+            g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
 
-    if (!g_option_context_parse (context, &argc, &argv, &error)) {
-        status = usage_error (context, error->message);
-        cli_clear (&cli);
-        return status;
-    }
-    if (argc != 2) {
-        status = usage_error (context, argc < 2 ? "a plan file is required" : "only one plan file");
-        cli_clear (&cli);
-        return status;
-    }
-    if (cli.workers < 0 || cli.workers > 1024) {
-        status = usage_error (context, "--workers must be between 1 and 1024");
-        cli_clear (&cli);
-        return status;
-    }
-
-    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
-    ThrongPlan *plan = load_plan (&cli, argv[1], registry, validate_only, &error);
-    if (plan == NULL) {
-        print_error (error);
-        status = error_status (error);
-        cli_clear (&cli);
-        return status;
-    }
-
-    g_autoptr (ThrongThresholds) thresholds = throng_thresholds_load (plan, &error);
-    if (thresholds == NULL) {
-        print_error (error);
-        status = error_status (error);
-        throng_plan_free (plan);
-        cli_clear (&cli);
-        return status;
-    }
-
-    if (validate_only) {
-        g_print ("%s: ok\n", argv[1]);
-        for (guint s = 0; s < plan->scenarios->len; s++) {
-            const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-            for (guint p = 0; p < scenario->protocols->len; p++) {
-                const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, p);
-                g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-
-                if (protocol->protocol->scenario_notes == NULL)
-                    continue;
-                protocol->protocol->scenario_notes (protocol->data, notes);
-                for (guint n = 0; n < notes->len; n++)
-                    g_print ("note: scenario %s: %s\n", scenario->name,
-                             (const char *) g_ptr_array_index (notes, n));
-            }
+            if (protocol->protocol->scenario_notes == NULL)
+                continue;
+            protocol->protocol->scenario_notes (protocol->data, notes);
+            for (guint n = 0; n < notes->len; n++)
+                g_print ("note: scenario %s: %s\n", scenario->name,
+                         (const char *) g_ptr_array_index (notes, n));
         }
-        throng_plan_free (plan);
-        cli_clear (&cli);
+    }
+}
+
+/* The exit status of a run that went to its end (or was interrupted). */
+static int
+result_status (const ThrongRunResult *result)
+{
+    if (result->reporter_failed)
+        return EXIT_NOT_WRITTEN;
+    if (result->samples_dropped > 0) {
+        /* Reporters that fell behind missed samples: their files are
+         * incomplete, which a CI job must not take for success. */
+        g_printerr ("throng: %" G_GUINT64_FORMAT " samples were not handed to reporters that "
+                    "fell behind; their files are incomplete\n",
+                    result->samples_dropped);
+        return EXIT_NOT_WRITTEN;
+    }
+    if (result->outcome == THRONG_RUN_INTERRUPTED)
+        return EXIT_INTERRUPTED;
+    if (result->thresholds_failed > 0)
+        return EXIT_THRESHOLDS;
+    return EXIT_OK;
+}
+
+/*
+ * Loads @path with the command line's additions and validates or runs it.
+ * Returns the exit status; when it is a failure that @error explains,
+ * @error is set, for the caller to print once.
+ */
+static int
+validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **error)
+{
+    ThrongPlanLoadOptions load = {
+        .sets = (const char *const *) cli->sets,
+        .outs = (const char *const *) cli->outs,
+        .workers = (guint) cli->workers,
+        .quiet = cli->quiet,
+        .overwrite = cli->overwrite,
+        .validate_only = validate_only,
+        .start_target = start_builtin_target,
+        .start_target_data = cli,
+    };
+    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
+    g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &load, error);
+
+    if (plan == NULL)
+        return (*error)->domain == THRONG_PLAN_ERROR ? EXIT_USAGE : EXIT_NOT_STARTED;
+    if (validate_only) {
+        g_print ("%s: ok\n", path);
+        print_notes (plan);
         return EXIT_OK;
     }
 
     guint64 users = 0;
     for (guint s = 0; s < plan->scenarios->len; s++)
         users += ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users;
-    if (!throng_limits_prepare (users, &error)) {
-        print_error (error);
-        throng_plan_free (plan);
-        cli_clear (&cli);
+    if (!throng_limits_prepare (users, error))
         return EXIT_NOT_STARTED;
-    }
 
     ThrongEngineOptions options = {
-        .workers = (guint) cli.workers,
-        .overwrite = cli.overwrite,
-        .quiet = cli.quiet,
-        .builtin_target = cli.target != NULL,
-        .thresholds = thresholds,
+        .workers = plan->workers,
+        .overwrite = plan->overwrite,
+        .quiet = plan->quiet,
+        .builtin_target = cli->target != NULL,
+        .thresholds = plan->thresholds,
     };
     ThrongRunResult result;
-    if (!throng_engine_run (plan, &options, &result, &error)) {
-        print_error (error);
-        status = EXIT_NOT_STARTED;
-    } else if (result.reporter_failed) {
-        status = EXIT_NOT_WRITTEN;
-    } else if (result.samples_dropped > 0) {
-        /* Reporters that fell behind missed samples: their files are
-         * incomplete, which a CI job must not take for success. */
-        g_printerr ("throng: %" G_GUINT64_FORMAT " samples were not handed to reporters that "
-                    "fell behind; their files are incomplete\n",
-                    result.samples_dropped);
-        status = EXIT_NOT_WRITTEN;
-    } else if (result.outcome == THRONG_RUN_INTERRUPTED) {
-        status = EXIT_INTERRUPTED;
-    } else if (result.thresholds_failed > 0) {
-        status = EXIT_THRESHOLDS;
-    } else {
-        status = EXIT_OK;
-    }
-    throng_plan_free (plan);
-    cli_clear (&cli);
+    if (!throng_engine_run (plan, &options, &result, error))
+        return EXIT_NOT_STARTED;
+    return result_status (&result);
+}
+
+static int
+command_run (int argc, char **argv, gboolean validate_only)
+{
+    g_auto (Cli) cli = { 0 };
+    g_autoptr (GOptionContext) context = plan_command_context (validate_only ? "validate" : "run",
+                                                               &cli, !validate_only);
+    g_autoptr (GError) error = NULL;
+    int status;
+
+    if (!g_option_context_parse (context, &argc, &argv, &error))
+        return usage_error (context, error->message);
+    if (argc != 2)
+        return usage_error (context, argc < 2 ? "a plan file is required" : "only one plan file");
+    if (cli.workers < 0 || cli.workers > 1024)
+        return usage_error (context, "--workers must be between 1 and 1024");
+
+    status = validate_or_run (&cli, argv[1], validate_only, &error);
+    /* The one place a failure is printed.  Plan errors begin with their location. */
+    if (error != NULL)
+        g_printerr (status == EXIT_USAGE ? "%s\n" : "throng: %s\n", error->message);
     return status;
 }
 
@@ -324,6 +233,11 @@ command_plugins (int argc, char **argv)
     g_print ("%-12s %-9s %-9s %s\n", "NAME", "KIND", "VERSION", "PATH");
     for (guint i = 0; i < infos->len; i++) {
         const ThrongPluginInfo *info = g_ptr_array_index (infos, i);
+        const ThrongPluginInfo *previous = i > 0 ? g_ptr_array_index (infos, i - 1) : NULL;
+
+        /* Search order, so each directory's plugins under one heading saying why it is searched. */
+        if (previous == NULL || strcmp (previous->dir, info->dir) != 0)
+            g_print ("# %s (%s)\n", info->dir, info->origin);
         if (info->error != NULL) {
             g_print ("%-12s %-9s %-9s %s\n", info->name, "refused", "-", info->error);
             continue;

@@ -24,6 +24,13 @@ typedef struct _ThrongTree ThrongTree;
  */
 ThrongTree *throng_tree_load_file (const char *path, GError **error);
 ThrongTree *throng_tree_load_data (const char *name, const char *data, gsize length, GError **error);
+/*
+ * A tree that no file holds, of one map {@key: @value}: the key located
+ * at "@origin":1:1, the value a quoted scalar (so `~` stays text) at
+ * "@origin":1:@column.  What `--out NAME=PATH` gives its reporter.
+ */
+ThrongTree *throng_tree_new_pair (const char *origin, const char *key, const char *value,
+                                  guint column);
 void throng_tree_free (ThrongTree *tree);
 const ThrongNode *throng_tree_root (ThrongTree *tree);
 

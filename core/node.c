@@ -10,7 +10,12 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK (throng - plan - error - quark, throng_plan_error)
+/* Spelled out: G_DEFINE_QUARK stringifies its argument, which a formatter once spaced out. */
+GQuark
+throng_plan_error_quark (void)
+{
+    return g_quark_from_static_string ("throng-plan-error-quark");
+}
 
 ThrongNodeKind
 throng_node_kind (const ThrongNode *node)
@@ -434,8 +439,7 @@ throng_parse_size (const char *text, guint64 *out_bytes, GError **error)
 static gboolean
 locate (const ThrongNode *node, GError *local, GError **error)
 {
-    throng_node_set_error (node, error, local->code, "%s", local->message);
-    g_error_free (local);
+    g_propagate_prefixed_error (error, local, "%s:%u:%u: ", node->file, node->line, node->column);
     return FALSE;
 }
 

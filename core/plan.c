@@ -1,54 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The plan loader: from a YAML file to a typed, fully validated ThrongPlan.
- * Order matters and is fixed: the tree is loaded, `--set` overrides are
- * applied, the top level is read, the plan's plugin_path joins the
- * registry, the built-in target is started and `${builtin.*}` expanded,
- * and only then are defaults, scenarios, steps and reporters read, each
- * protocol and reporter checking its own options.  A plan that loads has
- * been checked completely; nothing is sent before that.
+ * The plan loader: from a plan file and the command line's additions to
+ * a typed, fully validated ThrongPlan.  Order matters and is fixed: the
+ * tree is loaded, `--set` overrides are applied, the top level is read,
+ * the plan's plugin_path joins the registry, the built-in target is
+ * started and `${builtin.*}` expanded, and only then are defaults,
+ * scenarios, steps, reporters (the plan's, then `--out`'s) and
+ * thresholds read, each protocol and reporter checking its own options.
+ * A plan that loads has been checked completely; nothing is sent before
+ * that.  This file runs the load and reads the top level; scenarios,
+ * reporters and overrides have their own files (plan-private.h).
  */
-#include "plan.h"
+#include "plan-private.h"
 
 #include <string.h>
 
 #include "schedule.h"
-
-/* Bounds of the core's scenario settings (docs/plan-reference.md). */
-#define MAX_USERS 1000000
-#define MAX_ITERATIONS G_GINT64_CONSTANT (1000000000000)
-#define MIN_DURATION_US (1000)
-#define MAX_DURATION_US (G_GINT64_CONSTANT (30) * 24 * 3600 * G_USEC_PER_SEC)
-#define MAX_RAMP_UP_US (G_GINT64_CONSTANT (24) * 3600 * G_USEC_PER_SEC)
-
-/*
- * The plan as the caller sees it, plus what only the loader needs to
- * keep: the tree behind the default console reporter's empty options.
- */
-typedef struct {
-    ThrongPlan plan;
-    ThrongTree *default_tree;
-} PlanPrivate;
-
-typedef struct {
-    ThrongPlan *plan;
-    ThrongRegistry *registry;
-    gboolean validate_only;
-    const ThrongNode *defaults; /* the `defaults` map, or NULL */
-    char *http_url;
-    char *https_url;
-    GHashTable *scenario_names; /* name → the node that gave it */
-} Loader;
+#include "threshold.h"
 
 static void
-loader_clear (Loader *loader)
+loader_clear (ThrongPlanLoader *loader)
 {
     g_free (loader->http_url);
     g_free (loader->https_url);
     g_clear_pointer (&loader->scenario_names, g_hash_table_unref);
 }
 
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Loader, loader_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ThrongPlanLoader, loader_clear)
 
 /* ---- plugins ------------------------------------------------------------- */
 
@@ -57,9 +35,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Loader, loader_clear)
  * the registry can list; anything else (a plugin that exists but was
  * refused) goes up unchanged.
  */
-static void
-plugin_error (Loader *loader, const ThrongNode *at, ThrongPluginKind kind, const char *name,
-              const char *prefix, GError *local, GError **error)
+void
+throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at, ThrongPluginKind kind,
+                          const char *name, const char *prefix, GError *local, GError **error)
 {
     if (!g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
         g_propagate_error (error, local);
@@ -96,8 +74,8 @@ plugin_error (Loader *loader, const ThrongNode *at, ThrongPluginKind kind, const
                            "%s no plugin libthrong-%s.so in %s%s", prefix, name, dirs, hint);
 }
 
-static const ThrongProtocol *
-find_protocol (Loader *loader, const ThrongNode *key, GError **error)
+const ThrongProtocol *
+throng_plan_find_protocol (ThrongPlanLoader *loader, const ThrongNode *key, GError **error)
 {
     const char *name = throng_node_scalar (key);
     GError *local = NULL;
@@ -105,14 +83,15 @@ find_protocol (Loader *loader, const ThrongNode *key, GError **error)
 
     if (protocol == NULL) {
         g_autofree char *prefix = g_strdup_printf ("unknown protocol '%s':", name);
-        plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, name, prefix, local, error);
+        throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, name, prefix, local,
+                                  error);
     }
     return protocol;
 }
 
 /* The map given for a protocol, or NULL when it is absent or empty (`http:`). */
-static const ThrongNode *
-protocol_map (const ThrongNode *node)
+const ThrongNode *
+throng_plan_protocol_map (const ThrongNode *node)
 {
     return node == NULL || throng_node_is_null (node) ? NULL : node;
 }
@@ -122,9 +101,9 @@ protocol_map (const ThrongNode *node)
  * scenario (or no scenario) uses the protocol, so that nothing the plan
  * says goes unchecked.
  */
-static gboolean
-check_unused_protocol (Loader *loader, const ThrongProtocol *protocol, const char *name,
-                       const ThrongNode *options, GError **error)
+gboolean
+throng_plan_check_unused_protocol (ThrongPlanLoader *loader, const ThrongProtocol *protocol,
+                                   const char *name, const ThrongNode *options, GError **error)
 {
     ThrongScenarioSetup setup = {
         .size = sizeof setup,
@@ -136,7 +115,8 @@ check_unused_protocol (Loader *loader, const ThrongProtocol *protocol, const cha
     gpointer data;
 
     if (loader->defaults != NULL)
-        setup.defaults = protocol_map (throng_node_lookup (loader->defaults, protocol->name));
+        setup.defaults
+            = throng_plan_protocol_map (throng_node_lookup (loader->defaults, protocol->name));
     data = protocol->scenario_new (&setup, error);
     if (data == NULL)
         return FALSE;
@@ -196,7 +176,7 @@ default_plan_name (const char *path)
 }
 
 static gboolean
-add_plugin_dir (Loader *loader, const ThrongNode *node, GError **error)
+add_plugin_dir (ThrongPlanLoader *loader, const ThrongNode *node, GError **error)
 {
     const char *text;
     g_autofree char *dir = NULL;
@@ -221,7 +201,7 @@ add_plugin_dir (Loader *loader, const ThrongNode *node, GError **error)
 }
 
 static gboolean
-read_plugin_path (Loader *loader, const ThrongNode *node, GError **error)
+read_plugin_path (ThrongPlanLoader *loader, const ThrongNode *node, GError **error)
 {
     if (node == NULL || throng_node_is_null (node))
         return TRUE;
@@ -243,7 +223,7 @@ read_plugin_path (Loader *loader, const ThrongNode *node, GError **error)
 static const char *
 lookup_variable (const char *name, gpointer data, const ThrongNode *where, GError **error)
 {
-    Loader *loader = data;
+    ThrongPlanLoader *loader = data;
 
     if (!g_str_has_prefix (name, "builtin."))
         return NULL; /* reserved for run-time variables */
@@ -264,7 +244,7 @@ lookup_variable (const char *name, gpointer data, const ThrongNode *where, GErro
 }
 
 static gboolean
-start_target (Loader *loader, const ThrongPlanLoadOptions *options, GError **error)
+start_target (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options, GError **error)
 {
     if (!loader->plan->builtin_target)
         return TRUE;
@@ -277,7 +257,7 @@ start_target (Loader *loader, const ThrongPlanLoadOptions *options, GError **err
 }
 
 static gboolean
-read_defaults (Loader *loader, const ThrongNode *defaults, GError **error)
+read_defaults (ThrongPlanLoader *loader, const ThrongNode *defaults, GError **error)
 {
     if (defaults == NULL || throng_node_is_null (defaults))
         return TRUE;
@@ -295,7 +275,7 @@ read_defaults (Loader *loader, const ThrongNode *defaults, GError **error)
         const ThrongNode *key = throng_node_key (defaults, i);
         const ThrongNode *value = throng_node_child (defaults, i);
 
-        if (find_protocol (loader, key, error) == NULL)
+        if (throng_plan_find_protocol (loader, key, error) == NULL)
             return FALSE;
         if (!throng_node_is_null (value) && throng_node_kind (value) != THRONG_NODE_MAP) {
             g_autofree char *given = throng_node_describe (value);
@@ -310,7 +290,7 @@ read_defaults (Loader *loader, const ThrongNode *defaults, GError **error)
 
 /* Defaults of a protocol that no scenario uses are still checked. */
 static gboolean
-check_unused_defaults (Loader *loader, GError **error)
+check_unused_defaults (ThrongPlanLoader *loader, GError **error)
 {
     if (loader->defaults == NULL)
         return TRUE;
@@ -329,542 +309,9 @@ check_unused_defaults (Loader *loader, GError **error)
             continue;
 
         const ThrongProtocol *protocol
-            = find_protocol (loader, throng_node_key (loader->defaults, i), error);
-        if (protocol == NULL || !check_unused_protocol (loader, protocol, "defaults", NULL, error))
-            return FALSE;
-    }
-    return TRUE;
-}
-
-/* ---- scenarios ----------------------------------------------------------- */
-
-typedef struct {
-    char *name;
-    guint64 users;
-    guint64 iterations;
-    gint64 duration_us;
-    gint64 ramp_up_us;
-    const ThrongNode *steps;
-    const ThrongNode *other; /* protocol maps and thresholds: read from the tree */
-} ScenarioFields;
-
-/*
- * The core's own scenario keys.  Those of the schedule (executor, rate,
- * stages, max_users, start_after, think_time, pacing, graceful_stop) are
- * read by schedule.c, which also decides which of them fit together.
- */
-static const ThrongOption scenario_options[] = {
-    { "name", THRONG_OPTION_STRING, offsetof (ScenarioFields, name) },
-    { "users", THRONG_OPTION_UINT, offsetof (ScenarioFields, users), .min = 1, .max = MAX_USERS },
-    { "iterations", THRONG_OPTION_UINT, offsetof (ScenarioFields, iterations), .min = 1,
-      .max = MAX_ITERATIONS },
-    { "duration", THRONG_OPTION_DURATION, offsetof (ScenarioFields, duration_us),
-      .min = MIN_DURATION_US, .max = MAX_DURATION_US },
-    { "ramp_up", THRONG_OPTION_DURATION, offsetof (ScenarioFields, ramp_up_us), .min = 0,
-      .max = MAX_RAMP_UP_US },
-    { "steps", THRONG_OPTION_NODE, offsetof (ScenarioFields, steps) },
-    { "executor", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "rate", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "stages", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "max_users", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "start_after", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "think_time", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "pacing", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { "graceful_stop", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    /* read and checked by threshold.c, from the tree */
-    { "thresholds", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
-    { NULL },
-};
-
-static const char *const scenario_keys[] = {
-    "name",     "users",         "iterations", "duration",  "ramp_up",     "steps",
-    "executor", "rate",          "stages",     "max_users", "start_after", "think_time",
-    "pacing",   "graceful_stop", "thresholds", NULL,
-};
-
-/* Keys of a step besides its protocol key. */
-static const char *const step_keys[] = { "name", "thresholds", NULL };
-
-static gboolean
-is_one_of (const char *key, const char *const *keys)
-{
-    return g_strv_contains (keys, key);
-}
-
-static ThrongPlanProtocol *
-scenario_protocol (ThrongPlanScenario *scenario, const ThrongProtocol *protocol)
-{
-    for (guint i = 0; i < scenario->protocols->len; i++) {
-        ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
-        if (entry->protocol == protocol)
-            return entry;
-    }
-    return NULL;
-}
-
-static void
-scenario_free (gpointer data)
-{
-    ThrongPlanScenario *scenario = data;
-
-    /* steps before their scenario data: a step may point into it */
-    for (guint i = 0; i < scenario->steps->len; i++) {
-        ThrongPlanStep *step = scenario->steps->pdata[i];
-        if (step->data != NULL && step->protocol->step_free != NULL)
-            step->protocol->step_free (step->data);
-        g_free (step->label);
-        g_free (step);
-    }
-    g_ptr_array_unref (scenario->steps);
-    for (guint i = 0; i < scenario->protocols->len; i++) {
-        ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
-        if (entry->data != NULL && entry->protocol->scenario_free != NULL)
-            entry->protocol->scenario_free (entry->data);
-        g_free (entry);
-    }
-    g_ptr_array_unref (scenario->protocols);
-    if (scenario->stages != NULL)
-        g_array_unref (scenario->stages);
-    g_free (scenario->name);
-    g_free (scenario);
-}
-
-/*
- * Reads the keys of one step (not yet its protocol options): its name
- * and its one protocol.
- */
-static gboolean
-read_step (Loader *loader, ThrongPlanScenario *scenario, const ThrongNode *node, GError **error)
-{
-    const ThrongNode *protocol_key = NULL;
-    const ThrongProtocol *protocol = NULL;
-    const char *name = NULL;
-
-    if (throng_node_kind (node) != THRONG_NODE_MAP) {
-        g_autofree char *given = throng_node_describe (node);
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a map for step, such as 'http: {url: /}', got %s", given);
-        return FALSE;
-    }
-    for (guint i = 0; i < throng_node_n_children (node); i++) {
-        const ThrongNode *key = throng_node_key (node, i);
-        const char *text = throng_node_scalar (key);
-        const char *suggestion;
-        const ThrongProtocol *found;
-
-        if (strcmp (text, "name") == 0) {
-            if (!throng_node_get_string (throng_node_child (node, i), &name, error))
-                return FALSE;
-            continue;
-        }
-        if (is_one_of (text, step_keys))
-            continue;
-
-        GError *local = NULL;
-        found = throng_registry_get_protocol (loader->registry, text, &local);
-        if (found == NULL
-            && !g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
-            g_propagate_error (error, local);
-            return FALSE;
-        }
-        /* not a protocol, but close to `name`: a typo, not a second protocol */
-        suggestion = found == NULL ? throng_node_suggest (text, step_keys) : NULL;
-        if (suggestion != NULL) {
-            g_error_free (local);
-            throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
-                                   "unknown key '%s' in step; did you mean '%s'?", text,
-                                   suggestion);
-            return FALSE;
-        }
-        if (protocol_key != NULL) {
-            g_clear_error (&local);
-            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a step names exactly one protocol, but this one names '%s' "
-                                   "and '%s'",
-                                   throng_node_scalar (protocol_key), text);
-            return FALSE;
-        }
-        if (found == NULL) {
-            g_autofree char *prefix = g_strdup_printf ("unknown protocol '%s':", text);
-            plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, text, prefix, local, error);
-            return FALSE;
-        }
-        protocol_key = key;
-        protocol = found;
-    }
-    if (protocol_key == NULL) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
-                               "a step needs a key naming its protocol, such as 'http'");
-        return FALSE;
-    }
-
-    ThrongPlanStep *step = g_new0 (ThrongPlanStep, 1);
-    step->label = g_strdup (name);
-    step->protocol_name = throng_node_scalar (protocol_key);
-    step->protocol = protocol;
-    step->node = node;
-    g_ptr_array_add (scenario->steps, step);
-
-    if (scenario_protocol (scenario, protocol) == NULL) {
-        ThrongPlanProtocol *entry = g_new0 (ThrongPlanProtocol, 1);
-        entry->protocol = protocol;
-        g_ptr_array_add (scenario->protocols, entry);
-    }
-    return TRUE;
-}
-
-/* Each protocol the steps use sees the scenario once, then each of its steps. */
-static gboolean
-build_steps (Loader *loader, ThrongPlanScenario *scenario, GError **error)
-{
-    for (guint i = 0; i < scenario->protocols->len; i++) {
-        ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
-        const char *name = entry->protocol->name;
-        ThrongScenarioSetup setup = {
-            .size = sizeof setup,
-            .name = scenario->name,
-            .defaults = loader->defaults != NULL
-                            ? protocol_map (throng_node_lookup (loader->defaults, name))
-                            : NULL,
-            .options = protocol_map (throng_node_lookup (scenario->node, name)),
-            .users = scenario->users,
-            .validate_only = loader->validate_only,
-        };
-
-        entry->data = entry->protocol->scenario_new (&setup, error);
-        if (entry->data == NULL)
-            return FALSE;
-    }
-
-    for (guint i = 0; i < scenario->steps->len; i++) {
-        ThrongPlanStep *step = scenario->steps->pdata[i];
-        ThrongPlanProtocol *entry = scenario_protocol (scenario, step->protocol);
-        const ThrongNode *options = throng_node_lookup (step->node, step->protocol_name);
-        g_autofree char *label = NULL;
-
-        step->scenario_data = entry->data;
-        step->data = step->protocol->step_new (entry->data, options, &label, error);
-        if (step->data == NULL)
-            return FALSE;
-        if (step->label == NULL)
-            step->label = label != NULL ? g_steal_pointer (&label) : g_strdup (step->protocol_name);
-    }
-    return TRUE;
-}
-
-/* A key that is neither a scenario setting nor a protocol the registry finds. */
-static void
-unknown_scenario_key (Loader *loader, const ThrongNode *key, GError *local, GError **error)
-{
-    const char *text = throng_node_scalar (key);
-    const char *suggestion = throng_node_suggest (text, scenario_keys);
-
-    if (!g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
-        g_propagate_error (error, local);
-        return;
-    }
-    if (suggestion != NULL) {
-        g_error_free (local);
-        throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
-                               "unknown key '%s' in scenario; did you mean '%s'?", text,
-                               suggestion);
-        return;
-    }
-    g_autofree char *prefix
-        = g_strdup_printf ("unknown key '%s' in scenario: not a scenario setting, and", text);
-    plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, text, prefix, local, error);
-}
-
-static const ThrongNode *
-key_node (const ThrongNode *map, const char *name)
-{
-    for (guint i = 0; i < throng_node_n_children (map); i++) {
-        const ThrongNode *key = throng_node_key (map, i);
-        if (strcmp (throng_node_scalar (key), name) == 0)
-            return key;
-    }
-    return NULL;
-}
-
-/* Whichever of the keys @a and @b of @map comes second. */
-static const ThrongNode *
-second_of (const ThrongNode *map, const ThrongNode *a, const ThrongNode *b)
-{
-    for (guint i = 0; i < throng_node_n_children (map); i++) {
-        const ThrongNode *key = throng_node_key (map, i);
-        if (key == a)
-            return b;
-        if (key == b)
-            return a;
-    }
-    return b;
-}
-
-static gboolean
-check_scenario_name (Loader *loader, ThrongPlanScenario *scenario, const ThrongNode *at,
-                     GError **error)
-{
-    const ThrongNode *first;
-
-    if (scenario->name[0] == '\0') {
-        throng_node_set_error (at, error, THRONG_PLAN_ERROR_INVALID,
-                               "a scenario name cannot be empty");
-        return FALSE;
-    }
-    first = g_hash_table_lookup (loader->scenario_names, scenario->name);
-    if (first != NULL) {
-        /* a scenario without a name is "scenario-N": say so, or the clash is a puzzle */
-        gboolean defaulted = throng_node_kind (at) == THRONG_NODE_MAP;
-        throng_node_set_error (at, error, THRONG_PLAN_ERROR_DUPLICATE_KEY,
-                               "duplicate scenario name '%s'%s (first at %u:%u)", scenario->name,
-                               defaulted ? ", the default name of this scenario" : "",
-                               throng_node_line (first), throng_node_column (first));
-        return FALSE;
-    }
-    g_hash_table_insert (loader->scenario_names, scenario->name, (gpointer)at);
-    return TRUE;
-}
-
-static gboolean
-read_scenario (Loader *loader, const ThrongNode *node, guint index, GError **error)
-{
-    g_autoptr (GArray) table = NULL;
-    ScenarioFields fields = { 0 };
-    gboolean ok;
-
-    if (throng_node_kind (node) != THRONG_NODE_MAP) {
-        g_autofree char *given = throng_node_describe (node);
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a map for scenario, got %s", given);
-        return FALSE;
-    }
-
-    /* Other keys name protocols: their values are those protocols' scenario options. */
-    table = g_array_new (TRUE, TRUE, sizeof (ThrongOption));
-    g_array_append_vals (table, scenario_options, G_N_ELEMENTS (scenario_options) - 1);
-    for (guint i = 0; i < throng_node_n_children (node); i++) {
-        const ThrongNode *key = throng_node_key (node, i);
-        const char *text = throng_node_scalar (key);
-        GError *local = NULL;
-
-        if (is_one_of (text, scenario_keys))
-            continue;
-        if (throng_registry_get_protocol (loader->registry, text, &local) == NULL) {
-            unknown_scenario_key (loader, key, local, error);
-            return FALSE;
-        }
-        ThrongOption option = { text, THRONG_OPTION_NODE, offsetof (ScenarioFields, other) };
-        g_array_append_val (table, option);
-    }
-
-    ok = throng_options_apply (node, (const ThrongOption *)table->data, &fields, FALSE, "scenario",
-                               error);
-
-    ThrongPlanScenario *scenario = g_new0 (ThrongPlanScenario, 1);
-    scenario->node = node;
-    scenario->steps = g_ptr_array_new ();
-    scenario->protocols = g_ptr_array_new ();
-    scenario->name = fields.name != NULL ? g_steal_pointer (&fields.name)
-                                         : g_strdup_printf ("scenario-%u", index + 1);
-    g_ptr_array_add (loader->plan->scenarios, scenario);
-    if (!ok)
-        return FALSE;
-
-    const ThrongNode *name_node = throng_node_lookup (node, "name");
-    if (!check_scenario_name (loader, scenario, name_node != NULL ? name_node : node, error))
-        return FALSE;
-
-    scenario->users = (guint)fields.users;
-
-    const ThrongNode *iterations_key = key_node (node, "iterations");
-    const ThrongNode *duration_key = key_node (node, "duration");
-    if (iterations_key != NULL && duration_key != NULL) {
-        /* at the second of the two, which is where the user changed their mind */
-        throng_node_set_error (second_of (node, iterations_key, duration_key), error,
-                               THRONG_PLAN_ERROR_INVALID,
-                               "a scenario runs either for iterations or for a duration, not both");
-        return FALSE;
-    }
-    scenario->iterations = duration_key != NULL     ? 0
-                           : iterations_key != NULL ? fields.iterations
-                                                    : 1;
-    scenario->duration_us = fields.duration_us;
-    scenario->ramp_up_us = fields.ramp_up_us;
-
-    if (duration_key != NULL && scenario->ramp_up_us >= scenario->duration_us) {
-        const ThrongNode *ramp_up = throng_node_lookup (node, "ramp_up");
-        throng_node_set_error (ramp_up, error, THRONG_PLAN_ERROR_RANGE,
-                               "ramp_up must be shorter than the duration (%s), got %s",
-                               throng_node_scalar (throng_node_lookup (node, "duration")),
-                               throng_node_scalar (ramp_up));
-        return FALSE;
-    }
-
-    /* the executor may replace users, iterations and duration */
-    if (!throng_schedule_parse (node, scenario, error))
-        return FALSE;
-    if (scenario->executor == THRONG_EXECUTOR_USERS && scenario->users == 0) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
-                               "missing required key 'users' in scenario '%s'", scenario->name);
-        return FALSE;
-    }
-
-    if (fields.steps == NULL) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
-                               "missing required key 'steps' in scenario '%s'", scenario->name);
-        return FALSE;
-    }
-    if (throng_node_kind (fields.steps) != THRONG_NODE_SEQUENCE) {
-        g_autofree char *given = throng_node_describe (fields.steps);
-        throng_node_set_error (fields.steps, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a list of steps, got %s", given);
-        return FALSE;
-    }
-    if (throng_node_n_children (fields.steps) == 0) {
-        throng_node_set_error (fields.steps, error, THRONG_PLAN_ERROR_MISSING,
-                               "scenario '%s' has no steps", scenario->name);
-        return FALSE;
-    }
-    for (guint i = 0; i < throng_node_n_children (fields.steps); i++) {
-        if (!read_step (loader, scenario, throng_node_child (fields.steps, i), error))
-            return FALSE;
-    }
-    if (!build_steps (loader, scenario, error))
-        return FALSE;
-
-    /* scenario options of a protocol no step uses */
-    for (guint i = 0; i < throng_node_n_children (node); i++) {
-        const ThrongNode *key = throng_node_key (node, i);
-        const char *text = throng_node_scalar (key);
-        const ThrongProtocol *protocol;
-
-        if (is_one_of (text, scenario_keys))
-            continue;
-        protocol = find_protocol (loader, key, error);
-        if (protocol == NULL)
-            return FALSE;
-        if (scenario_protocol (scenario, protocol) == NULL
-            && !check_unused_protocol (loader, protocol, scenario->name,
-                                       protocol_map (throng_node_child (node, i)), error))
-            return FALSE;
-    }
-    return TRUE;
-}
-
-static gboolean
-read_scenarios (Loader *loader, const ThrongNode *scenarios, GError **error)
-{
-    const ThrongNode *root = throng_tree_root (loader->plan->tree);
-
-    if (scenarios == NULL) {
-        throng_node_set_error (root, error, THRONG_PLAN_ERROR_MISSING,
-                               "missing required key 'scenarios'");
-        return FALSE;
-    }
-    if (throng_node_kind (scenarios) != THRONG_NODE_SEQUENCE) {
-        g_autofree char *given = throng_node_describe (scenarios);
-        throng_node_set_error (scenarios, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a list of scenarios, got %s", given);
-        return FALSE;
-    }
-    if (throng_node_n_children (scenarios) == 0) {
-        throng_node_set_error (scenarios, error, THRONG_PLAN_ERROR_MISSING,
-                               "the plan has no scenarios");
-        return FALSE;
-    }
-    for (guint i = 0; i < throng_node_n_children (scenarios); i++) {
-        if (!read_scenario (loader, throng_node_child (scenarios, i), i, error))
-            return FALSE;
-    }
-    return TRUE;
-}
-
-/* ---- reporters ----------------------------------------------------------- */
-
-static void
-reporter_free (gpointer data)
-{
-    ThrongPlanReporter *reporter = data;
-
-    if (reporter->data != NULL && reporter->reporter->free != NULL)
-        reporter->reporter->free (reporter->data);
-    g_free (reporter->name);
-    g_free (reporter);
-}
-
-static gboolean
-add_reporter (Loader *loader, const ThrongNode *key, const char *name, const ThrongNode *options,
-              GError **error)
-{
-    GError *local = NULL;
-    const ThrongReporter *found = throng_registry_get_reporter (loader->registry, name, &local);
-
-    if (found == NULL) {
-        g_autofree char *prefix = g_strdup_printf ("unknown reporter '%s':", name);
-        plugin_error (loader, key, THRONG_PLUGIN_KIND_REPORTER, name, prefix, local, error);
-        return FALSE;
-    }
-
-    ThrongPlanReporter *reporter = g_new0 (ThrongPlanReporter, 1);
-    reporter->name = g_strdup (name);
-    reporter->reporter = found;
-    reporter->node = options;
-    g_ptr_array_add (loader->plan->reporters, reporter);
-
-    reporter->data = found->configure (options, &local);
-    if (reporter->data == NULL) {
-        if (local == NULL)
-            throng_node_set_error (options, &local, THRONG_PLAN_ERROR_INVALID,
-                                   "the %s reporter refused its options", name);
-        g_propagate_error (error, local);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-static gboolean
-read_reporters (Loader *loader, const ThrongNode *reporters, GError **error)
-{
-    if (reporters != NULL && !throng_node_is_null (reporters)
-        && throng_node_kind (reporters) != THRONG_NODE_SEQUENCE) {
-        g_autofree char *given = throng_node_describe (reporters);
-        throng_node_set_error (reporters, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a list of reporters such as '- console: {}', got %s",
-                               given);
-        return FALSE;
-    }
-
-    if (reporters == NULL || throng_node_n_children (reporters) == 0) {
-        PlanPrivate *priv = (PlanPrivate *)loader->plan;
-
-        priv->default_tree = throng_tree_load_data ("(default reporter)", "{}", 2, error);
-        if (priv->default_tree == NULL)
-            return FALSE;
-        const ThrongNode *empty = throng_tree_root (priv->default_tree);
-        return add_reporter (loader, empty, "console", empty, error);
-    }
-
-    for (guint i = 0; i < throng_node_n_children (reporters); i++) {
-        const ThrongNode *item = throng_node_child (reporters, i);
-
-        if (throng_node_kind (item) != THRONG_NODE_MAP) {
-            g_autofree char *given = throng_node_describe (item);
-            throng_node_set_error (item, error, THRONG_PLAN_ERROR_TYPE,
-                                   "expected a map for reporter, such as 'console: {}', got %s",
-                                   given);
-            return FALSE;
-        }
-        if (throng_node_n_children (item) != 1) {
-            const ThrongNode *at
-                = throng_node_n_children (item) == 0 ? item : throng_node_key (item, 1);
-            throng_node_set_error (at, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a reporter is a map with one key naming its plugin, such as "
-                                   "'console: {}'");
-            return FALSE;
-        }
-        const ThrongNode *key = throng_node_key (item, 0);
-        if (!add_reporter (loader, key, throng_node_scalar (key), throng_node_child (item, 0),
-                           error))
+            = throng_plan_find_protocol (loader, throng_node_key (loader->defaults, i), error);
+        if (protocol == NULL
+            || !throng_plan_check_unused_protocol (loader, protocol, "defaults", NULL, error))
             return FALSE;
     }
     return TRUE;
@@ -872,17 +319,25 @@ read_reporters (Loader *loader, const ThrongNode *reporters, GError **error)
 
 /* ---- the plan ------------------------------------------------------------ */
 
+ThrongTree *
+throng_plan_keep_tree (ThrongPlan *plan, ThrongTree *tree)
+{
+    g_ptr_array_add (((ThrongPlanPrivate *)plan)->option_trees, tree);
+    return tree;
+}
+
 void
 throng_plan_free (ThrongPlan *plan)
 {
-    PlanPrivate *priv = (PlanPrivate *)plan;
+    ThrongPlanPrivate *priv = (ThrongPlanPrivate *)plan;
 
     if (plan == NULL)
         return;
-    /* plugin data first: it may point into the tree */
+    /* plugin data first: it may point into the trees */
     g_ptr_array_unref (plan->reporters);
     g_ptr_array_unref (plan->scenarios);
-    throng_tree_free (priv->default_tree);
+    throng_thresholds_free (plan->thresholds);
+    g_ptr_array_unref (priv->option_trees);
     throng_tree_free (plan->tree);
     g_free (plan->name);
     g_free (plan->file);
@@ -896,7 +351,7 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
     static const ThrongPlanLoadOptions no_options = { 0 };
     g_autoptr (ThrongPlan) plan = NULL;
     g_auto (TopLevel) top = { .target = -1 };
-    g_auto (Loader) loader = { 0 };
+    g_auto (ThrongPlanLoader) loader = { 0 };
 
     g_return_val_if_fail (path != NULL, NULL);
     g_return_val_if_fail (registry != NULL, NULL);
@@ -905,11 +360,12 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
     if (options == NULL)
         options = &no_options;
 
-    PlanPrivate *priv = g_new0 (PlanPrivate, 1);
+    ThrongPlanPrivate *priv = g_new0 (ThrongPlanPrivate, 1);
     plan = &priv->plan;
     plan->file = g_strdup (path);
-    plan->scenarios = g_ptr_array_new_with_free_func (scenario_free);
-    plan->reporters = g_ptr_array_new_with_free_func (reporter_free);
+    plan->scenarios = g_ptr_array_new_with_free_func (throng_plan_scenario_free);
+    plan->reporters = g_ptr_array_new_with_free_func (throng_plan_reporter_free);
+    priv->option_trees = g_ptr_array_new_with_free_func ((GDestroyNotify)throng_tree_free);
 
     loader.plan = plan;
     loader.registry = registry;
@@ -917,12 +373,8 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
     loader.scenario_names = g_hash_table_new (g_str_hash, g_str_equal);
 
     plan->tree = throng_tree_load_file (path, error);
-    if (plan->tree == NULL)
+    if (plan->tree == NULL || !throng_plan_apply_sets (plan, options, error))
         return NULL;
-    for (gsize i = 0; options->sets != NULL && options->sets[i] != NULL; i++) {
-        if (!throng_tree_set (plan->tree, options->sets[i], error))
-            return NULL;
-    }
 
     if (!throng_options_apply (throng_tree_root (plan->tree), top_level_options, &top, FALSE,
                                "the plan", error))
@@ -946,9 +398,19 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
     if (!throng_schedule_parse_saturation (top.saturation, &plan->saturation_cpu,
                                            &plan->saturation_lag_us, error)
         || !read_defaults (&loader, top.defaults, error)
-        || !read_scenarios (&loader, top.scenarios, error)
+        || !throng_plan_read_scenarios (&loader, top.scenarios, error)
         || !check_unused_defaults (&loader, error)
-        || !read_reporters (&loader, top.reporters, error))
+        || !throng_plan_read_reporters (&loader, top.reporters, error)
+        || !throng_plan_add_outputs (&loader, options, error))
         return NULL;
+    plan->thresholds = throng_thresholds_load (plan, error);
+    if (plan->thresholds == NULL)
+        return NULL;
+    throng_plan_apply_run_flags (plan, options);
+
+    g_debug ("plan %s: loaded from %s: %u scenario%s, %u reporter%s, %u threshold%s", plan->name,
+             path, plan->scenarios->len, plan->scenarios->len == 1 ? "" : "s", plan->reporters->len,
+             plan->reporters->len == 1 ? "" : "s", throng_thresholds_count (plan->thresholds),
+             throng_thresholds_count (plan->thresholds) == 1 ? "" : "s");
     return g_steal_pointer (&plan);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The typed plan: what `throng run` executes, fully validated before any
- * load is sent.  Private to the core.
+ * load is sent.  The loader is the one place that turns the plan file,
+ * the command line's `--set` and `--out` and its run flags into a plan,
+ * thresholds included.  Private to the core.
  */
 #pragma once
 
@@ -79,19 +81,37 @@ typedef struct {
     gpointer data;                  /* from reporter->configure */
 } ThrongPlanReporter;
 
+/* The plan's pass/fail conditions, parsed with it (threshold.h). */
+typedef struct _ThrongThresholds ThrongThresholds;
+
 typedef struct {
     char *file;
     ThrongTree *tree;
     char *name;
     gboolean builtin_target;        /* `target: builtin` */
     GPtrArray *scenarios;           /* ThrongPlanScenario* */
-    GPtrArray *reporters;           /* ThrongPlanReporter*; a console reporter when the plan names none */
+    GPtrArray *reporters;           /* ThrongPlanReporter*: the plan's (a console when it names
+                                     * none), then those of `--out` */
     gdouble saturation_cpu;         /* `saturation.cpu`: share of the workers' cores (default 0.9) */
     gint64 saturation_lag_us;       /* `saturation.lag`: scheduling lag p99 (default 10 ms) */
+    ThrongThresholds *thresholds;   /* every `thresholds` list of the plan; never NULL */
+    guint workers;                  /* --workers; 0: the number of CPUs */
+    gboolean quiet;                 /* --quiet: no live progress */
+    gboolean overwrite;             /* --overwrite: reporters may replace result files */
 } ThrongPlan;
 
+/* What the command line adds to the plan file; a zeroed struct adds nothing. */
 typedef struct {
-    const char *const *sets;        /* NULL-terminated `--set` assignments, applied in order */
+    const char *const *sets;        /* NULL-terminated `--set PATH=VALUE`, applied in order */
+    /*
+     * NULL-terminated `--out NAME=PATH` as given: the reporter NAME with
+     * the options {path: PATH}, configured like the plan's own; errors
+     * name the option ("--out x: expected NAME=PATH, …").
+     */
+    const char *const *outs;
+    guint workers;                  /* copied to the plan */
+    gboolean quiet;                 /* copied to the plan */
+    gboolean overwrite;             /* copied to the plan */
     gboolean validate_only;         /* passed to every protocol's scenario_new */
     /*
      * Called once when the plan says `target: builtin` (and not
@@ -108,10 +128,11 @@ typedef struct {
  * Loads and validates @path: YAML, --set overrides, `${builtin.http}` and
  * `${builtin.https}`, every key and value, plugins found through
  * @registry (the plan's plugin_path is added to it first, relative to the
- * plan's directory), every protocol's scenario and step options and every
- * reporter's options.  Errors are THRONG_PLAN_ERROR (exit 2), or
- * THRONG_REGISTRY_ERROR_LOAD when a plugin exists but was refused (exit 3),
- * or the start_target callback's error.
+ * plan's directory), every protocol's scenario and step options, every
+ * reporter's options (--out reporters included) and every threshold.
+ * Errors are THRONG_PLAN_ERROR (exit 2), or THRONG_REGISTRY_ERROR_LOAD
+ * when a plugin exists but was refused (exit 3), or the start_target
+ * callback's error.
  */
 ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
                               const ThrongPlanLoadOptions *options, GError **error);

@@ -1,25 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The plugin registry: finds libthrong-NAME.so along the search path,
- * opens it with GModule, checks its descriptor field by field, lets its
+ * The plugin registry: finds libthrong-NAME.so along the search path
+ * (registry-path.c), opens it with GModule, checks its descriptor field by field, lets its
  * `init` register protocols and reporters, and checks each registration.
  * A module is refused as a whole, with one line naming the file, and
  * nothing it registered survives the refusal.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "registry-path.h"
 #include "registry.h"
-#include "throng-config.h"
 
-G_DEFINE_QUARK (throng-registry-error-quark, throng_registry_error)
+GQuark
+throng_registry_error_quark (void)
+{
+    return g_quark_from_static_string ("throng-registry-error-quark");
+}
 
 #define MODULE_PREFIX "libthrong-"
 #define MODULE_SUFFIX ".so"
-
-/* The end of a struct member: a vtable must be at least this large to carry it. */
-#define MEMBER_END(type, member) (offsetof (type, member) + sizeof (((type *) NULL)->member))
 
 typedef struct _ThrongModule ThrongModule;
 
@@ -50,9 +49,7 @@ struct _ThrongModule {
 };
 
 struct _ThrongRegistry {
-    GPtrArray *added_dirs; /* the plan's plugin_path */
-    GPtrArray *build_dirs; /* empty unless running from the build tree */
-    char *relocated_dir;   /* the install dir found from the executable, or NULL */
+    ThrongPluginPath path;
     GHashTable *modules;   /* NAME → ThrongModule*, loaded or refused */
     GHashTable *protocols; /* name → ThrongImpl* (owned by its module) */
     GHashTable *reporters;
@@ -98,121 +95,15 @@ module_free (gpointer data)
     g_free (module);
 }
 
-static char *
-canonical_path (const char *path)
-{
-    char *resolved = realpath (path, NULL);
-    char *copy = g_strdup (resolved);
-
-    free (resolved);
-    return copy;
-}
-
-static gboolean
-running_from_build_tree (void)
-{
-    g_autofree char *exe = canonical_path ("/proc/self/exe");
-    g_autofree char *root = canonical_path (THRONG_BUILD_ROOT);
-    gsize root_len;
-
-    if (exe == NULL || root == NULL)
-        return FALSE;
-    root_len = strlen (root);
-    return strncmp (exe, root, root_len) == 0 && exe[root_len] == '/';
-}
-
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-    return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* Each plugin of the build tree sits in its own directory, plugins/NAME/. */
-static void
-collect_build_dirs (GPtrArray *dirs)
-{
-    g_autoptr (GDir) dir = NULL;
-    const char *entry;
-
-    if (!running_from_build_tree ())
-        return;
-    dir = g_dir_open (THRONG_BUILD_PLUGIN_DIR, 0, NULL);
-    if (dir == NULL)
-        return;
-    while ((entry = g_dir_read_name (dir)) != NULL) {
-        g_autofree char *path = g_build_filename (THRONG_BUILD_PLUGIN_DIR, entry, NULL);
-
-        if (g_file_test (path, G_FILE_TEST_IS_DIR))
-            g_ptr_array_add (dirs, g_steal_pointer (&path));
-    }
-    g_ptr_array_sort (dirs, compare_strings);
-}
-
-/*
- * The installed plugin directory as seen from the running executable:
- * <exe>/../<libdir>/throng-1 when throng runs as <prefix>/<bindir>/throng.
- * This is what lets a DESTDIR or moved install find its own plugins, and
- * it comes before the configured absolute directory so that an install
- * never picks up another install's plugins.  NULL when throng runs from
- * its build tree, when the executable is not in a directory named like
- * the configured bindir, or when the directory is the configured one.
- */
-static char *
-relocated_install_dir (void)
-{
-    g_autofree char *exe = NULL;
-    g_autofree char *prefix = NULL;
-    g_autofree char *dir = NULL;
-    g_autofree char *configured = NULL;
-    g_auto (GStrv) bindir = NULL;
-
-    if (g_path_is_absolute (THRONG_PLUGIN_INSTALL_SUBDIR) ||
-        g_path_is_absolute (THRONG_INSTALL_BINDIR) || running_from_build_tree ())
-        return NULL;
-    exe = canonical_path ("/proc/self/exe");
-    if (exe == NULL)
-        return NULL;
-    /* Climb one level per component of bindir ("bin", or "sbin/x"), checking each. */
-    prefix = g_path_get_dirname (exe);
-    bindir = g_strsplit (THRONG_INSTALL_BINDIR, "/", -1);
-    for (guint i = g_strv_length (bindir); i > 0; i--) {
-        g_autofree char *base = NULL;
-        char *parent;
-
-        if (bindir[i - 1][0] == '\0' || strcmp (bindir[i - 1], ".") == 0)
-            continue;
-        base = g_path_get_basename (prefix);
-        if (strcmp (base, bindir[i - 1]) != 0)
-            return NULL;
-        parent = g_path_get_dirname (prefix);
-        g_free (prefix);
-        prefix = parent;
-    }
-    dir = g_build_filename (prefix, THRONG_PLUGIN_INSTALL_SUBDIR, NULL);
-    configured = canonical_path (THRONG_PLUGIN_INSTALL_DIR);
-    if (configured != NULL) {
-        g_autofree char *resolved = canonical_path (dir);
-
-        if (resolved != NULL && strcmp (resolved, configured) == 0)
-            return NULL;
-    } else if (strcmp (dir, THRONG_PLUGIN_INSTALL_DIR) == 0) {
-        return NULL;
-    }
-    return g_steal_pointer (&dir);
-}
-
 ThrongRegistry *
 throng_registry_new (void)
 {
     ThrongRegistry *registry = g_new0 (ThrongRegistry, 1);
 
-    registry->added_dirs = g_ptr_array_new_with_free_func (g_free);
-    registry->build_dirs = g_ptr_array_new_with_free_func (g_free);
+    throng_plugin_path_init (&registry->path);
     registry->modules = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, module_free);
     registry->protocols = g_hash_table_new (g_str_hash, g_str_equal);
     registry->reporters = g_hash_table_new (g_str_hash, g_str_equal);
-    collect_build_dirs (registry->build_dirs);
-    registry->relocated_dir = relocated_install_dir ();
     return registry;
 }
 
@@ -225,9 +116,7 @@ throng_registry_free (ThrongRegistry *registry)
     g_hash_table_unref (registry->protocols);
     g_hash_table_unref (registry->reporters);
     g_hash_table_unref (registry->modules);
-    g_ptr_array_unref (registry->added_dirs);
-    g_ptr_array_unref (registry->build_dirs);
-    g_free (registry->relocated_dir);
+    throng_plugin_path_clear (&registry->path);
     g_free (registry);
 }
 
@@ -237,31 +126,7 @@ throng_registry_add_dir (ThrongRegistry *registry, const char *dir)
     g_return_if_fail (registry != NULL);
     g_return_if_fail (dir != NULL);
 
-    g_ptr_array_add (registry->added_dirs, g_strdup (dir));
-}
-
-/* The search path, read afresh so that a change of THRONG_PLUGIN_PATH is seen. */
-static GPtrArray *
-search_dirs (ThrongRegistry *registry)
-{
-    GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
-    const char *env = g_getenv ("THRONG_PLUGIN_PATH");
-
-    if (env != NULL) {
-        g_auto (GStrv) parts = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
-
-        for (guint i = 0; parts[i] != NULL; i++)
-            if (parts[i][0] != '\0')
-                g_ptr_array_add (dirs, g_strdup (parts[i]));
-    }
-    for (guint i = 0; i < registry->added_dirs->len; i++)
-        g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->added_dirs, i)));
-    for (guint i = 0; i < registry->build_dirs->len; i++)
-        g_ptr_array_add (dirs, g_strdup (g_ptr_array_index (registry->build_dirs, i)));
-    if (registry->relocated_dir != NULL)
-        g_ptr_array_add (dirs, g_strdup (registry->relocated_dir));
-    g_ptr_array_add (dirs, g_strdup (THRONG_PLUGIN_INSTALL_DIR));
-    return dirs;
+    throng_plugin_path_add (&registry->path, dir);
 }
 
 char *
@@ -271,7 +136,7 @@ throng_registry_describe_path (ThrongRegistry *registry)
 
     g_return_val_if_fail (registry != NULL, NULL);
 
-    dirs = search_dirs (registry);
+    dirs = throng_plugin_path_dirs (&registry->path, NULL);
     g_ptr_array_add (dirs, NULL);
     return g_strjoinv (G_SEARCHPATH_SEPARATOR_S, (char **) dirs->pdata);
 }
@@ -320,10 +185,10 @@ check_descriptor (const char *path, const char *file_name, const ThrongPluginDes
         return FALSE;
     }
     /* Everything up to `init` is what every ABI-1 plugin must carry. */
-    if (d->size < MEMBER_END (ThrongPluginDescriptor, init)) {
+    if (!THRONG_STRUCT_HAS (d, ThrongPluginDescriptor, init)) {
         g_set_error (error, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_LOAD,
                      "%s: plugin descriptor size %u is too small (at least %u)", path,
-                     (guint) d->size, (guint) MEMBER_END (ThrongPluginDescriptor, init));
+                     (guint) d->size, (guint) THRONG_STRUCT_END (ThrongPluginDescriptor, init));
         return FALSE;
     }
     if (d->name == NULL || d->version == NULL || d->init == NULL) {
@@ -435,6 +300,11 @@ load_module (ThrongRegistry *registry, const char *name, const char *path)
     /* One line, whatever a plugin's init put in its message. */
     if (!open_module (registry, module, &error))
         module->error = g_strdelimit (g_strdup (error->message), "\r\n", ' ');
+    if (module->error != NULL)
+        g_debug ("plugin %s: refused: %s", name, module->error);
+    else
+        g_debug ("plugin %s: loaded %s, version %s, %u implementation%s", name, path,
+                 module->version, module->impls->len, module->impls->len == 1 ? "" : "s");
     g_hash_table_insert (registry->modules, module->name, module);
     return module;
 }
@@ -442,7 +312,7 @@ load_module (ThrongRegistry *registry, const char *name, const char *path)
 static char *
 find_module_file (ThrongRegistry *registry, const char *name)
 {
-    g_autoptr (GPtrArray) dirs = search_dirs (registry);
+    g_autoptr (GPtrArray) dirs = throng_plugin_path_dirs (&registry->path, NULL);
     g_autofree char *file = g_strconcat (MODULE_PREFIX, name, MODULE_SUFFIX, NULL);
 
     for (guint i = 0; i < dirs->len; i++) {
@@ -450,6 +320,7 @@ find_module_file (ThrongRegistry *registry, const char *name)
 
         if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
             return g_steal_pointer (&path);
+        g_debug ("plugin %s: no %s", name, path);
     }
     return NULL;
 }
@@ -524,46 +395,43 @@ info_free (gpointer data)
     g_free (info->name);
     g_free (info->version);
     g_free (info->path);
+    g_free (info->dir);
     g_free (info->error);
     g_free (info);
 }
 
-static int
-compare_infos (gconstpointer a, gconstpointer b)
+static ThrongPluginInfo *
+info_new (ThrongModule *module, const char *dir, const char *origin)
 {
-    const ThrongPluginInfo *x = *(ThrongPluginInfo *const *) a;
-    const ThrongPluginInfo *y = *(ThrongPluginInfo *const *) b;
-    int c = strcmp (x->name, y->name);
+    ThrongPluginInfo *info = g_new0 (ThrongPluginInfo, 1);
 
-    if (c != 0)
-        return c;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    return strcmp (x->path, y->path);
+    info->path = g_strdup (module->path);
+    info->dir = g_strdup (dir);
+    info->origin = origin;
+    return info;
 }
 
+/* What @module offers, in the order its init registered it; one refused entry when refused. */
 static void
-add_infos (GPtrArray *infos, ThrongModule *module)
+add_infos (GPtrArray *infos, ThrongModule *module, const char *dir, const char *origin)
 {
     if (module->error != NULL) {
-        ThrongPluginInfo *info = g_new0 (ThrongPluginInfo, 1);
+        ThrongPluginInfo *info = info_new (module, dir, origin);
 
         info->name = g_strdup (module->name);
         info->kind = THRONG_PLUGIN_KIND_PROTOCOL;
         info->version = g_strdup ("");
-        info->path = g_strdup (module->path);
         info->error = g_strdup (module->error);
         g_ptr_array_add (infos, info);
         return;
     }
     for (guint i = 0; i < module->impls->len; i++) {
         ThrongImpl *impl = g_ptr_array_index (module->impls, i);
-        ThrongPluginInfo *info = g_new0 (ThrongPluginInfo, 1);
+        ThrongPluginInfo *info = info_new (module, dir, origin);
 
         info->name = g_strdup (impl->name);
         info->kind = impl->kind;
         info->version = g_strdup (module->version);
-        info->path = g_strdup (module->path);
         g_ptr_array_add (infos, info);
     }
 }
@@ -572,12 +440,13 @@ GPtrArray *
 throng_registry_scan (ThrongRegistry *registry)
 {
     g_autoptr (GPtrArray) dirs = NULL;
+    g_autoptr (GPtrArray) origins = NULL;
     g_autoptr (GHashTable) seen = NULL;
     GPtrArray *infos;
 
     g_return_val_if_fail (registry != NULL, NULL);
 
-    dirs = search_dirs (registry);
+    dirs = throng_plugin_path_dirs (&registry->path, &origins);
     seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     infos = g_ptr_array_new_with_free_func (info_free);
     for (guint i = 0; i < dirs->len; i++) {
@@ -591,7 +460,7 @@ throng_registry_scan (ThrongRegistry *registry)
         files = g_ptr_array_new_with_free_func (g_free);
         while ((entry = g_dir_read_name (dir)) != NULL)
             g_ptr_array_add (files, g_strdup (entry));
-        g_ptr_array_sort (files, compare_strings);
+        throng_plugin_path_sort (files);
 
         for (guint j = 0; j < files->len; j++) {
             const char *file = g_ptr_array_index (files, j);
@@ -607,11 +476,10 @@ throng_registry_scan (ThrongRegistry *registry)
             module = g_hash_table_lookup (registry->modules, name);
             if (module == NULL)
                 module = load_module (registry, name, path);
-            add_infos (infos, module);
+            add_infos (infos, module, dir_path, g_ptr_array_index (origins, i));
             g_hash_table_add (seen, g_steal_pointer (&name));
         }
     }
-    g_ptr_array_sort (infos, compare_infos);
     return infos;
 }
 
@@ -704,7 +572,7 @@ gboolean
 throng_plugin_host_register_protocol (ThrongPluginHost *host, const ThrongProtocol *protocol,
                                       GError **error)
 {
-    const gsize required = MEMBER_END (ThrongProtocol, step_run);
+    const gsize required = THRONG_STRUCT_END (ThrongProtocol, step_run);
     ThrongProtocol p;
     const char *missing = NULL;
 
@@ -714,7 +582,7 @@ throng_plugin_host_register_protocol (ThrongPluginHost *host, const ThrongProtoc
 
     read_vtable (&p, sizeof p, protocol, protocol->size);
     if (protocol->size < required) {
-        if (protocol->size >= MEMBER_END (ThrongProtocol, name) && p.name != NULL)
+        if (THRONG_STRUCT_HAS (protocol, ThrongProtocol, name) && p.name != NULL)
             return refuse (host, error,
                            "protocol '%s': vtable size %" G_GSIZE_FORMAT
                            " is too small (at least %" G_GSIZE_FORMAT ")",
@@ -751,7 +619,7 @@ gboolean
 throng_plugin_host_register_reporter (ThrongPluginHost *host, const ThrongReporter *reporter,
                                       GError **error)
 {
-    const gsize required = MEMBER_END (ThrongReporter, free);
+    const gsize required = THRONG_STRUCT_END (ThrongReporter, free);
     ThrongReporter r;
     const char *missing = NULL;
 
@@ -761,7 +629,7 @@ throng_plugin_host_register_reporter (ThrongPluginHost *host, const ThrongReport
 
     read_vtable (&r, sizeof r, reporter, reporter->size);
     if (reporter->size < required) {
-        if (reporter->size >= MEMBER_END (ThrongReporter, name) && r.name != NULL)
+        if (THRONG_STRUCT_HAS (reporter, ThrongReporter, name) && r.name != NULL)
             return refuse (host, error,
                            "reporter '%s': vtable size %" G_GSIZE_FORMAT
                            " is too small (at least %" G_GSIZE_FORMAT ")",

@@ -37,6 +37,8 @@ typedef struct {
     ThrongPluginKind kind;
     char *version;     /* the plugin's version */
     char *path;        /* the module's file */
+    char *dir;         /* the search directory it was found in */
+    const char *origin; /* why that directory is searched: "$THRONG_PLUGIN_PATH", "the build tree" … */
     char *error;       /* when the module was refused: why (name is then the file's NAME) */
 } ThrongPluginInfo;
 
@@ -61,7 +63,12 @@ const ThrongProtocol *throng_registry_get_protocol (ThrongRegistry *registry, co
 const ThrongReporter *throng_registry_get_reporter (ThrongRegistry *registry, const char *name,
                                                    GError **error);
 
-/* Loads every module in every directory; returns ThrongPluginInfo* (owned by the array), sorted by name. */
+/*
+ * Loads every module in every directory; returns ThrongPluginInfo* (owned
+ * by the array) in search order: directory by directory as they are
+ * searched, files by name within one, so the first of two modules of one
+ * name is the one listed (and the one a plan gets).
+ */
 GPtrArray *throng_registry_scan (ThrongRegistry *registry);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongRegistry, throng_registry_free)

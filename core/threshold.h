@@ -11,11 +11,11 @@
 
 #include "plan.h"
 
-typedef struct _ThrongThresholds ThrongThresholds;
+/* ThrongThresholds is declared in plan.h: the plan holds its thresholds. */
 
 /*
  * Reads every `thresholds` list of @plan's tree (top level, scenarios,
- * steps).  Errors are located plan errors: unknown subject or metric, bad
+ * steps); the plan loader calls it once its scenarios and steps are read.  Errors are located plan errors: unknown subject or metric, bad
  * operator, a value of the wrong kind ("p99 < 5%").
  */
 ThrongThresholds *throng_thresholds_load (ThrongPlan *plan, GError **error);

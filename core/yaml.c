@@ -81,6 +81,28 @@ node_new (ThrongTree *tree, ThrongNodeKind kind, const char *file, guint line, g
     return node;
 }
 
+ThrongTree *
+throng_tree_new_pair (const char *origin, const char *key, const char *value, guint column)
+{
+    ThrongTree *tree;
+    ThrongNode *key_node, *value_node;
+    const char *file;
+
+    g_return_val_if_fail (origin != NULL && key != NULL && value != NULL, NULL);
+
+    tree = tree_new (origin);
+    file = tree->strings->pdata[0];
+    tree->root = node_new (tree, THRONG_NODE_MAP, file, 1, 1);
+    key_node = node_new (tree, THRONG_NODE_SCALAR, file, 1, 1);
+    key_node->text = g_strdup (key);
+    key_node->plain = TRUE;
+    value_node = node_new (tree, THRONG_NODE_SCALAR, file, 1, column);
+    value_node->text = g_strdup (value);
+    g_ptr_array_add (tree->root->keys, key_node);
+    g_ptr_array_add (tree->root->items, value_node);
+    return tree;
+}
+
 /* ---- loading ------------------------------------------------------------ */
 
 /* One open map or sequence while events arrive. */

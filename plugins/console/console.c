@@ -116,6 +116,9 @@ console_open (gpointer self, const ThrongRunInfo *run, GError **error)
     console->live = console->options.progress == PROGRESS_ALWAYS
                     || (console->options.progress == PROGRESS_AUTO && tty);
     console->plain = console->options.progress == PROGRESS_AUTO && !tty;
+    /* --quiet: no progress at all, whatever the options say; the summary still prints. */
+    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, quiet) && run->quiet)
+        console->live = console->plain = FALSE;
     console->planned_us = run->planned_us;
     console->next_line_us = console->options.interval_us;
     console->window.latency = throng_histogram_new ();
@@ -317,7 +320,7 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
     covered_us = snapshot->interval_us > 0 ? snapshot->interval_us
                                            : snapshot->elapsed_us - console->last_elapsed_us;
     /* A snapshot's CPU covers its interval; the share is of the cores throng may use. */
-    share = CONSOLE_SUMMARY_HAS (snapshot, cpu_share)
+    share = THRONG_STRUCT_HAS (snapshot, ThrongSummary, cpu_share)
                 ? snapshot->cpu_share
                 : (gdouble) cpu_us / (gdouble) MAX (covered_us, 1);
     w->covered_us += covered_us;

@@ -17,10 +17,6 @@ typedef struct {
     const char *reset;
 } ConsoleStyle;
 
-/* Whether @summary, from a core that may be older than this plugin, has @field. */
-#define CONSOLE_SUMMARY_HAS(summary, field)                                                       \
-    ((summary)->size >= G_STRUCT_OFFSET (ThrongSummary, field) + sizeof ((summary)->field))
-
 /*
  * Human units with three significant digits.  Each writes into @buf
  * (at least CONSOLE_UNIT_LEN bytes) and returns it.

@@ -350,12 +350,12 @@ print_cost (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
                  console_format_duration (per_request,
                                           (gdouble) cpu_us / (gdouble) summary->total.requests));
     fprintf (out, "%s user + %s system", user, system);
-    if (CONSOLE_SUMMARY_HAS (summary, cpu_share))
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, cpu_share))
         fprintf (out, ", %.0f%% of its cores", 100.0 * summary->cpu_share);
     else if (seconds > 0)
         fprintf (out, ", %.0f%% of one core", 100.0 * (gdouble) cpu_us / 1e6 / seconds);
     fputc ('\n', out);
-    if (CONSOLE_SUMMARY_HAS (summary, saturated)) {
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, saturated)) {
         char lag[CONSOLE_UNIT_LEN], loop[CONSOLE_UNIT_LEN];
         fprintf (out, "          schedule lag p99 %s, event-loop delay max %s",
                  console_format_duration (lag, (gdouble) summary->lag_p99_us),
@@ -373,7 +373,7 @@ print_cost (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
 static void
 print_thresholds (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
 {
-    if (!CONSOLE_SUMMARY_HAS (summary, n_thresholds) || summary->thresholds == NULL
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, n_thresholds) || summary->thresholds == NULL
         || summary->n_thresholds == 0)
         return;
 

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Error classes of the http plugin: how the errors GLib, glib-networking
- * and libsoup report map onto ThrongErrorClass, their static messages, and
- * the success rule (a complete response with an expected status).  No
- * function here allocates: they run on the hot path.
+ * Error classes of the http plugin (errors.h): how the errors GLib,
+ * glib-networking, libsoup, the kernel and GnuTLS report map onto
+ * ThrongErrorClass, their static messages, and the success rule (a
+ * complete response with an expected status).  No function here
+ * allocates: they run on the hot path.
  */
-#include "http-common.h"
+#include "errors.h"
 
+#include <errno.h>
+#include <gnutls/gnutls.h>
 #include <libsoup/soup.h>
 
 static const char *const class_messages[] = {
@@ -74,23 +77,61 @@ http_error_class_from_gerror (const GError *error)
     return THRONG_ERROR_OTHER;
 }
 
+ThrongErrorClass
+http_error_class_from_errno (int errsv)
+{
+    switch (errsv) {
+    case ECONNREFUSED:
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case EADDRNOTAVAIL:
+    case ENETDOWN:
+    case EHOSTDOWN:
+        return THRONG_ERROR_CONNECT;
+    case ETIMEDOUT:
+        return THRONG_ERROR_TIMEOUT;
+    case ECONNRESET:
+    case EPIPE:
+    case ECONNABORTED:
+        return THRONG_ERROR_RESET;
+    default:
+        return THRONG_ERROR_OTHER;
+    }
+}
+
+ThrongErrorClass
+http_error_class_from_gnutls (int code)
+{
+    switch (code) {
+    case GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR:
+    case GNUTLS_E_CERTIFICATE_ERROR:
+        return THRONG_ERROR_CERTIFICATE;
+    default:
+        return THRONG_ERROR_TLS;
+    }
+}
+
+/*
+ * The one place that writes a sample's message, so that owned text (a
+ * message naming the URL, say) is a change here alone.
+ */
+static void
+sample_set_message (ThrongSample *sample, const char *message)
+{
+    sample->message = message;
+}
+
 void
 http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint status)
 {
     sample->status = (gint32)status;
-    sample->message = soup_status_get_phrase (status);
     sample->error = http_step_expects (step, status) ? THRONG_ERROR_NONE : THRONG_ERROR_STATUS;
+    sample_set_message (sample, soup_status_get_phrase (status));
 }
 
 void
-http_sample_set_error (ThrongSample *sample, ThrongErrorClass error_class)
+http_sample_fail (ThrongSample *sample, ThrongErrorClass error_class, const char *message)
 {
     sample->error = error_class;
-    sample->message = http_error_class_message (error_class);
-}
-
-gboolean
-http_status_is_redirect (guint status)
-{
-    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+    sample_set_message (sample, message != NULL ? message : http_error_class_message (error_class));
 }

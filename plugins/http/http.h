@@ -23,13 +23,17 @@ typedef enum {
     HTTP_SESSION_PER_ITERATION, /* connections closed and session dropped at each iteration */
 } HttpSessionPolicy;
 
+/* The defaults that more than one file reads (options.c sets them all). */
+#define HTTP_DEFAULT_PRIORITY "NORMAL"
+#define HTTP_DEFAULT_CONNECT_TIMEOUT_US (10 * G_USEC_PER_SEC)
+
 typedef struct {
     gboolean verify;            /* default TRUE */
     char *ca_file;              /* NULL: the system trust store */
     char *cert_file;            /* client certificate (PEM) */
     char *key_file;             /* its key (PEM) */
     char *server_name;          /* SNI and verification name; default: the URL's host */
-    char *priority;             /* GnuTLS priority string; default "NORMAL" */
+    char *priority;             /* GnuTLS priority string; default HTTP_DEFAULT_PRIORITY */
     int session;                /* HttpSessionPolicy; default per-thread */
     gboolean resumption;        /* default TRUE; FALSE: never offer a session */
 } HttpTlsOptions;
@@ -44,7 +48,7 @@ typedef struct {
     char *base_url;
     int transport;              /* HttpTransportKind; default fast */
     gboolean keep_alive;        /* default TRUE */
-    gint64 connect_timeout_us;  /* default 10 s */
+    gint64 connect_timeout_us;  /* default HTTP_DEFAULT_CONNECT_TIMEOUT_US */
     HttpTlsOptions tls;
     /* per step (defaults and scenario give their defaults) */
     char *method;               /* default GET */
@@ -67,6 +71,7 @@ typedef struct {
     gpointer transport_data;    /* from transport->scenario_new: credentials, session store … */
     char *name;                 /* the scenario's name */
     guint users;
+    gboolean uses_tls;          /* some step is https: the transport's TLS notes apply */
 } HttpScenario;
 
 typedef struct {
@@ -124,3 +129,9 @@ struct _HttpTransport {
 
 extern const HttpTransport http_fast_transport;
 extern const HttpTransport http_soup_transport;
+
+/*
+ * Funcs of a one-shot, re-armable timer source: it dispatches its callback
+ * once its ready time comes and disarms itself (timer.c).
+ */
+extern GSourceFuncs http_timer_funcs;

@@ -6,7 +6,7 @@
  * the plan, exclusive keys and header maps.  Everything here runs while
  * the plan loads, so every error is located at the plan's text.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 #include <errno.h>
 #include <string.h>
@@ -68,9 +68,9 @@ http_options_init (HttpOptions *options)
     memset (options, 0, sizeof *options);
     options->transport = HTTP_TRANSPORT_FAST;
     options->keep_alive = TRUE;
-    options->connect_timeout_us = 10 * G_USEC_PER_SEC;
+    options->connect_timeout_us = HTTP_DEFAULT_CONNECT_TIMEOUT_US;
     options->tls.verify = TRUE;
-    options->tls.priority = g_strdup ("NORMAL");
+    options->tls.priority = g_strdup (HTTP_DEFAULT_PRIORITY);
     options->tls.session = HTTP_SESSION_PER_THREAD;
     options->tls.resumption = TRUE;
     options->method = g_strdup ("GET");

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The http plugin's registration: its descriptor and init, nothing else.
- * The protocol itself is in protocol.c, its transports in fast*.c and
- * soup-transport.c.
+ * The protocol table is in scenario.c, its transports in fast/ and soup/.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 static gboolean
 http_plugin_init (ThrongPluginHost *host, GError **error)

@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One http scenario: its options (defaults, then the scenario's own http
- * map), the checks that need both layers, and the choice of transport.
- * The transport is chosen here, once; nothing later branches on it.
+ * One http scenario and its users, and the ThrongProtocol table that
+ * hands them to the core: the scenario's options (defaults, then its own
+ * http map), the checks that need both layers, and the choice of
+ * transport.  The transport is chosen here, once; each user is that
+ * transport's, and a step runs through one indirect call.  Steps are
+ * built in request.c.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 #include <string.h>
 
-/*
- * Weak so that the plugin links and runs `soup` scenarios before the
- * `fast` transport is built into it; a scenario that asks for `fast` is
- * then refused with a plain message.
- */
-extern const HttpTransport http_fast_transport __attribute__ ((weak));
+/* The transports by HttpTransportKind, the `transport` option's value. */
+static const HttpTransport *const transports[] = {
+    [HTTP_TRANSPORT_FAST] = &http_fast_transport,
+    [HTTP_TRANSPORT_SOUP] = &http_soup_transport,
+};
+
+/* The per-user handle: which transport, and that transport's user state. */
+typedef struct {
+    const HttpTransport *transport;
+    gpointer data;
+} HttpUser;
 
 static const ThrongNode *
 located (const HttpPlanScenario *scenario, const ThrongNode *preferred)
@@ -74,22 +82,10 @@ check_tls (HttpPlanScenario *scenario, GError **error)
     return TRUE;
 }
 
-static const HttpTransport *
-pick_transport (HttpPlanScenario *scenario, GError **error)
-{
-    if (scenario->base.options.transport == HTTP_TRANSPORT_SOUP)
-        return &http_soup_transport;
-    if (&http_fast_transport == NULL) {
-        set_error (scenario, scenario->nodes.map, error, THRONG_PLAN_ERROR_INVALID,
-                   "the fast transport is not built into this http plugin; "
-                   "set transport: soup");
-        return NULL;
-    }
-    return &http_fast_transport;
-}
+static void scenario_free (gpointer data);
 
-HttpScenario *
-http_scenario_new (const ThrongScenarioSetup *setup, GError **error)
+static gpointer
+scenario_new (const ThrongScenarioSetup *setup, GError **error)
 {
     HttpPlanScenario *scenario = g_new0 (HttpPlanScenario, 1);
     g_autoptr (GError) local = NULL;
@@ -108,9 +104,10 @@ http_scenario_new (const ThrongScenarioSetup *setup, GError **error)
         || !check_base_url (scenario, error) || !check_tls (scenario, error))
         goto fail;
 
-    scenario->base.transport = pick_transport (scenario, error);
-    if (scenario->base.transport == NULL)
-        goto fail;
+    /* The option table allows only the kinds this table holds. */
+    g_assert ((guint)scenario->base.options.transport < G_N_ELEMENTS (transports));
+    scenario->base.transport = transports[scenario->base.options.transport];
+    g_debug ("scenario '%s': transport %s", setup->name, scenario->base.transport->name);
 
     scenario->base.transport_data
         = scenario->base.transport->scenario_new (&scenario->base, setup->validate_only, &local);
@@ -127,14 +124,15 @@ http_scenario_new (const ThrongScenarioSetup *setup, GError **error)
 
 fail:
     scenario->base.transport = NULL;
-    http_scenario_free (&scenario->base);
+    scenario_free (&scenario->base);
     return NULL;
 }
 
-void
-http_scenario_free (HttpScenario *base)
+static void
+scenario_free (gpointer data)
 {
-    HttpPlanScenario *scenario = (HttpPlanScenario *)base;
+    HttpPlanScenario *scenario = data;
+    HttpScenario *base = data;
 
     if (scenario == NULL)
         return;
@@ -146,9 +144,64 @@ http_scenario_free (HttpScenario *base)
     g_free (scenario);
 }
 
-void
-http_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
+static void
+scenario_notes (gpointer data, GPtrArray *notes)
 {
+    HttpScenario *scenario = data;
+
     if (scenario->transport->scenario_notes != NULL)
         scenario->transport->scenario_notes (scenario, notes);
 }
+
+static gpointer
+user_new (gpointer data, ThrongUser *throng_user)
+{
+    HttpScenario *scenario = data;
+    HttpUser *user = g_new0 (HttpUser, 1);
+
+    user->transport = scenario->transport;
+    user->data = scenario->transport->user_new (scenario, throng_user);
+    return user;
+}
+
+static void
+user_free (gpointer data)
+{
+    HttpUser *user = data;
+
+    if (user == NULL)
+        return;
+    user->transport->user_free (user->data);
+    g_free (user);
+}
+
+static void
+iteration_begin (gpointer data)
+{
+    HttpUser *user = data;
+
+    if (user->transport->iteration_begin != NULL)
+        user->transport->iteration_begin (user->data);
+}
+
+static void
+step_run (gpointer data, gpointer step, ThrongSample *sample)
+{
+    HttpUser *user = data;
+
+    user->transport->run (user->data, step, sample);
+}
+
+const ThrongProtocol http_protocol = {
+    .size = sizeof (ThrongProtocol),
+    .name = "http",
+    .scenario_new = scenario_new,
+    .scenario_free = scenario_free,
+    .scenario_notes = scenario_notes,
+    .step_new = http_step_new,
+    .step_free = http_step_free,
+    .user_new = user_new,
+    .user_free = user_free,
+    .iteration_begin = iteration_begin,
+    .step_run = step_run,
+};

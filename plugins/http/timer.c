@@ -4,7 +4,7 @@
  * re-armed with g_source_set_ready_time() for each deadline, so that a
  * step allocates no timeout source.
  */
-#include "http-common.h"
+#include "http.h"
 
 static gboolean
 timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)

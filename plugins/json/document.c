@@ -11,10 +11,6 @@
 #include "json-reporter.h"
 #include "output.h"
 
-/* Whether @summary, from a core that may be older than this plugin, has @field. */
-#define JSON_SUMMARY_HAS(summary, field)                                                          \
-    ((summary)->size >= G_STRUCT_OFFSET (ThrongSummary, field) + sizeof ((summary)->field))
-
 char *
 json_document_time (gint64 wall_us)
 {
@@ -179,7 +175,7 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
 static guint
 json_n_thresholds (const ThrongSummary *summary)
 {
-    if (!JSON_SUMMARY_HAS (summary, n_thresholds) || summary->thresholds == NULL)
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, n_thresholds) || summary->thresholds == NULL)
         return 0;
     return summary->n_thresholds;
 }
@@ -188,7 +184,7 @@ json_n_thresholds (const ThrongSummary *summary)
 static void
 json_add_self (JsonBuilder *builder, const ThrongSummary *summary)
 {
-    if (!JSON_SUMMARY_HAS (summary, saturated))
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, saturated))
         return;
     json_add_double (builder, "cpu_share", summary->cpu_share);
     json_add_int (builder, "lag_p99_us", summary->lag_p99_us);
@@ -253,7 +249,7 @@ json_document_summary (const ThrongSummary *summary, const char *type)
     }
     json_builder_end_array (builder);
     json_add_int (builder, "samples_dropped",
-                  JSON_SUMMARY_HAS (summary, samples_dropped)
+                  THRONG_STRUCT_HAS (summary, ThrongSummary, samples_dropped)
                       ? (gint64) summary->samples_dropped : 0);
 
     json_builder_end_object (builder);

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 /* The framing code is compiled into this test as it is into the plugin. */
-#include "../../plugins/http/fast-parse.c"
+#include "../../plugins/http/fast/parse.c"
 
 #define RUN_TIMEOUT 60
 

@@ -1065,6 +1065,30 @@ test_console_never (void)
     g_test_trap_assert_stdout ("*completed in 3.00s*");
 }
 
+/* --quiet reaches the console as ThrongRunInfo.quiet: no progress even when asked for, the summary still. */
+static void
+test_console_quiet (void)
+{
+    if (g_test_subprocess ()) {
+        const ThrongReporter *console = reporter_get ("console");
+        g_autoptr (FakeRun) fake = fake_run_new ();
+        g_autoptr (GError) error = NULL;
+        gpointer self = reporter_configure_ok (console, "progress: always\n");
+
+        g_assert_true (THRONG_STRUCT_HAS (&fake->run, ThrongRunInfo, quiet));
+        fake->run.quiet = TRUE;
+        g_assert_true (reporter_drive (console, self, fake, &error));
+        g_assert_no_error (error);
+        console->free (self);
+        return;
+    }
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed ();
+    g_test_trap_assert_stdout_unmatched ("*req/s*");
+    g_test_trap_assert_stdout_unmatched ("*\r*");
+    g_test_trap_assert_stdout ("*completed in 3.00s*");
+}
+
 /* A run that measured nothing (every user failed at once, or SIGINT at the start) still reports. */
 static void
 test_empty_run (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -1404,6 +1428,7 @@ main (int argc, char **argv)
     g_test_add_func ("/reporters/console/interval", test_console_interval);
     g_test_add_func ("/reporters/console/live", test_console_live);
     g_test_add_func ("/reporters/console/never", test_console_never);
+    g_test_add_func ("/reporters/console/quiet", test_console_quiet);
     g_test_add ("/reporters/empty-run", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_empty_run, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/e2e/csv-json/soup", ThrongTestTmpdir, "soup", throng_test_tmpdir_setup,

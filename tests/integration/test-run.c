@@ -536,7 +536,9 @@ test_exit_not_started (ThrongTestTmpdir *tmp, gconstpointer data)
 
     g_test_message ("stderr: %s", err);
     g_assert_cmpint (status, ==, 3);
-    g_assert_true (g_str_has_prefix (err, "throng: "));
+    /* the reporter's own error, prefixed once with the reporter's name */
+    g_assert_true (g_str_has_prefix (err, "throng: reporter json: "));
+    g_assert_nonnull (strstr (err, bad));
     throng_test_assert_no_glib_noise (err);
 }
 

@@ -386,7 +386,7 @@ assert_refused (const char *text, const char *why)
     if (h != NULL)
         g_error ("'%s' was accepted; expected: %s", text, why);
     g_assert_nonnull (error);
-    g_assert_true (error->domain == g_quark_from_string ("throng-histogram-error-quark"));
+    g_assert_error (error, THRONG_HISTOGRAM_ERROR, THRONG_HISTOGRAM_ERROR_INVALID);
     if (strstr (error->message, why) == NULL)
         g_error ("'%s': message '%s' does not say '%s'", text, error->message, why);
     g_assert_true (g_str_has_prefix (error->message, "invalid histogram: "));

@@ -8,8 +8,11 @@
  */
 #include <string.h>
 
+#include <gmodule.h>
 #include <throng/throng.h>
 #include "node-private.h"
+#include "registry.h"
+#include "test-utils.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -998,6 +1001,66 @@ test_options_no_context (void)
     g_assert_null (options.base_url);
 }
 
+/* ---- error domains -------------------------------------------------------- */
+
+/* "throng-WORD[-WORD…]-error-quark", lower case, nothing else: what GLib's convention reads. */
+static void
+assert_quark_well_formed (const char *function, GQuark quark)
+{
+    const char *text = g_quark_to_string (quark);
+    g_autofree char *expected = g_strdelimit (g_strdup (function), "_", '-');
+
+    g_test_message ("%s: \"%s\"", function, text);
+    g_assert_true (g_regex_match_simple ("^throng(-[a-z0-9]+)*-error-quark$", text, 0, 0));
+    /* the domain's string is the function's name, so the two can be found from each other */
+    g_assert_cmpstr (text, ==, expected);
+}
+
+/*
+ * Every error domain the SDK declares (a THRONG_API function returning a
+ * GQuark, found by reading the installed headers, so a new domain is
+ * tested without being listed here), called through the symbol the
+ * executable exports to plugins; and the core's private registry domain.
+ */
+static void
+test_error_quarks (void)
+{
+    g_autofree char *dir = throng_test_source_path ("core/include/throng");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GDir) listing = g_dir_open (dir, 0, &error);
+    g_autoptr (GRegex) declaration
+        = g_regex_new ("THRONG_API\\s+GQuark\\s+(\\w+)\\s*\\(\\s*void\\s*\\)", 0, 0, NULL);
+    GModule *self = g_module_open (NULL, 0);
+    const char *entry;
+    guint found = 0;
+
+    g_assert_no_error (error);
+    g_assert_nonnull (self);
+    while ((entry = g_dir_read_name (listing)) != NULL) {
+        g_autofree char *path = g_build_filename (dir, entry, NULL);
+        g_autofree char *text = NULL;
+        g_autoptr (GMatchInfo) match = NULL;
+
+        g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+        g_regex_match (declaration, text, 0, &match);
+        for (; g_match_info_matches (match); g_match_info_next (match, NULL)) {
+            g_autofree char *function = g_match_info_fetch (match, 1);
+            GQuark (*get_quark) (void) = NULL;
+
+            if (!g_module_symbol (self, function, (gpointer *) &get_quark) || get_quark == NULL)
+                g_error ("%s: %s is declared but not exported", entry, function);
+            assert_quark_well_formed (function, get_quark ());
+            found++;
+        }
+    }
+    /* the plan's and the histogram's, at least */
+    g_assert_cmpuint (found, >=, 2);
+    g_assert_true (THRONG_PLAN_ERROR == g_quark_from_string ("throng-plan-error-quark"));
+    g_assert_true (THRONG_HISTOGRAM_ERROR == g_quark_from_string ("throng-histogram-error-quark"));
+    assert_quark_well_formed ("throng_registry_error_quark", THRONG_REGISTRY_ERROR);
+    g_module_close (self);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1032,6 +1095,7 @@ main (int argc, char **argv)
     g_test_add_func ("/node/options/errors", test_options_errors);
     g_test_add_func ("/node/options/partial", test_options_partial);
     g_test_add_func ("/node/options/no-context", test_options_no_context);
+    g_test_add_func ("/node/error-quarks", test_error_quarks);
 
     return g_test_run ();
 }

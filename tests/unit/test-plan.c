@@ -33,14 +33,7 @@ load_plan (const char *path, const ThrongPlanLoadOptions *options, GError **erro
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
 
     /* the plan's plugin data outlives the registry: modules stay loaded */
-    g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, options, error);
-    if (plan == NULL)
-        return NULL;
-    /* Thresholds are read from the loaded plan, as `throng` itself does. */
-    g_autoptr (ThrongThresholds) thresholds = throng_thresholds_load (plan, error);
-    if (thresholds == NULL)
-        return NULL;
-    return g_steal_pointer (&plan);
+    return throng_plan_load (path, registry, options, error);
 }
 
 /* Asserts that @path fails to load with exactly "@path:@located". */
@@ -546,6 +539,118 @@ test_schedule (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (scenario_at (plan, 1)->think_time_us, ==, 10000);
 }
 
+/* ---- what the command line adds ------------------------------------------ */
+
+/*
+ * `--out NAME=PATH` is a reporter of the plan, after the plan's own, with
+ * the options {path: PATH} built (not parsed): quotes, backslashes, `~`
+ * and `: ` reach the reporter as they were typed.
+ */
+static void
+test_out (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", minimal_plan);
+    g_autofree char *odd = g_build_filename (fixture->dir, "a \"b\" \\c: ~ #d.json", NULL);
+    g_autofree char *out_json = g_strconcat ("json=", odd, NULL);
+    g_autofree char *csv_tilde = g_strdup ("csv=~");
+    const char *const outs[] = { out_json, csv_tilde, NULL };
+    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    const ThrongPlanReporter *json, *csv;
+    const ThrongNode *value;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (plan->reporters->len, ==, 3);
+    g_assert_cmpstr (((ThrongPlanReporter *)plan->reporters->pdata[0])->name, ==, "console");
+    json = plan->reporters->pdata[1];
+    csv = plan->reporters->pdata[2];
+    g_assert_cmpstr (json->name, ==, "json");
+    g_assert_nonnull (json->data);
+    value = throng_node_lookup (json->node, "path");
+    g_assert_nonnull (value);
+    g_assert_cmpstr (throng_node_scalar (value), ==, odd);
+    g_assert_cmpstr (throng_node_file (value), ==, "--out json");
+    g_assert_cmpuint (throng_node_line (value), ==, 1);
+    g_assert_cmpuint (throng_node_column (value), ==, 6);
+    /* `~` is a file name here, not YAML's null */
+    value = throng_node_lookup (csv->node, "path");
+    g_assert_false (throng_node_is_null (value));
+    g_assert_cmpstr (throng_node_scalar (value), ==, "~");
+}
+
+static void
+assert_out_error (const char *dir, const char *out, const char *message)
+{
+    g_autofree char *path = throng_test_write_plan (dir, "plan.yaml", minimal_plan);
+    const char *const outs[] = { "csv=fine.csv", out, NULL };
+    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+
+    g_assert_null (plan);
+    g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID);
+    g_assert_cmpstr (error->message, ==, message);
+}
+
+static void
+test_out_errors (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    assert_out_error (fixture->dir, "nonsense",
+                      "--out nonsense: expected NAME=PATH, e.g. --out csv=results.csv");
+    assert_out_error (fixture->dir, "=x.csv",
+                      "--out =x.csv: expected NAME=PATH, e.g. --out csv=results.csv");
+    assert_out_error (fixture->dir, "csv=",
+                      "--out csv=: expected NAME=PATH, e.g. --out csv=results.csv");
+    assert_out_error (fixture->dir, "nosuch=x.out", "--out nosuch=x.out: unknown reporter 'nosuch'");
+    /* a protocol is not a reporter */
+    assert_out_error (fixture->dir, "null=x.out", "--out null=x.out: unknown reporter 'null'");
+}
+
+/* A reporter that refuses {path: …} says so at the option, as it would in a plan. */
+static void
+test_out_refused (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", minimal_plan);
+    const char *const outs[] = { "console=x.txt", NULL };
+    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+
+    g_assert_null (plan);
+    g_assert_nonnull (error);
+    g_assert_true (error->domain == THRONG_PLAN_ERROR);
+    g_test_message ("%s", error->message);
+    g_assert_true (g_str_has_prefix (error->message, "--out console:1:1: unknown key 'path'"));
+}
+
+/* The run flags and the thresholds are part of the loaded plan. */
+static void
+test_run_flags (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strconcat (minimal_plan, "thresholds:\n  - total.p99 < 1s\n"
+                                                       "  - scenario-1.errors == 0\n", NULL);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    ThrongPlanLoadOptions options = { .workers = 3, .quiet = TRUE, .overwrite = TRUE };
+    ThrongPlanLoadOptions none = { 0 };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plain = NULL;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (plan->workers, ==, 3);
+    g_assert_true (plan->quiet);
+    g_assert_true (plan->overwrite);
+    g_assert_nonnull (plan->thresholds);
+    g_assert_cmpuint (throng_thresholds_count (plan->thresholds), ==, 2);
+
+    plain = load_plan (path, &none, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (plain->workers, ==, 0);
+    g_assert_false (plain->quiet);
+    g_assert_false (plain->overwrite);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -567,6 +672,14 @@ main (int argc, char **argv)
                 throng_test_tmpdir_teardown);
     g_test_add ("/plan/set/ok", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_set,
                 throng_test_tmpdir_teardown);
+    g_test_add ("/plan/out/ok", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_out,
+                throng_test_tmpdir_teardown);
+    g_test_add ("/plan/out/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_out_errors, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/out/refused", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_out_refused, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/run-flags", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_run_flags, throng_test_tmpdir_teardown);
     g_test_add ("/plan/set/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_set_errors, throng_test_tmpdir_teardown);
     g_test_add ("/plan/plugin-path/relative", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

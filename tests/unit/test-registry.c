@@ -12,9 +12,8 @@
 
 #include "node-private.h"
 #include "registry.h"
+#include "test-utils.h"
 #include "throng-config.h"
-
-#define MEMBER_END(type, member) (offsetof (type, member) + sizeof (((type *) NULL)->member))
 
 static const char *
 good_dir (void)
@@ -133,11 +132,11 @@ refusal_message (const Refusal *r)
                                 THRONG_ABI_VERSION);
     if (strcmp (r->module, "smalldescriptor") == 0)
         return g_strdup_printf ("plugin descriptor size 8 is too small (at least %u)",
-                                (guint) MEMBER_END (ThrongPluginDescriptor, init));
+                                (guint) THRONG_STRUCT_END (ThrongPluginDescriptor, init));
     if (strcmp (r->module, "shortvtable") == 0)
         return g_strdup_printf ("protocol 'shortvtable': vtable size %u is too small (at least %u)",
                                 (guint) offsetof (ThrongProtocol, iteration_begin),
-                                (guint) MEMBER_END (ThrongProtocol, step_run));
+                                (guint) THRONG_STRUCT_END (ThrongProtocol, step_run));
     return g_strdup (r->message);
 }
 
@@ -396,11 +395,32 @@ test_scan (void)
     registry = throng_registry_new ();
     infos = throng_registry_scan (registry);
 
-    for (guint i = 1; i < infos->len; i++) {
-        const ThrongPluginInfo *a = g_ptr_array_index (infos, i - 1);
-        const ThrongPluginInfo *b = g_ptr_array_index (infos, i);
+    /* Search order (issue 19): directory by directory, files by name within one. */
+    {
+        g_autofree char *search = throng_registry_describe_path (registry);
+        g_auto (GStrv) order = g_strsplit (search, ":", -1);
+        guint previous = 0;
 
-        g_assert_cmpint (strcmp (a->name, b->name), <=, 0);
+        for (guint i = 0; i < infos->len; i++) {
+            const ThrongPluginInfo *listed = g_ptr_array_index (infos, i);
+            g_autofree char *parent = g_path_get_dirname (listed->path);
+            guint at = 0;
+
+            g_assert_cmpstr (listed->dir, ==, parent);
+            while (order[at] != NULL && strcmp (order[at], listed->dir) != 0)
+                at++;
+            g_assert_nonnull (order[at]);
+            g_assert_cmpuint (at, >=, previous);
+            if (i > 0 && at == previous) {
+                const ThrongPluginInfo *before = g_ptr_array_index (infos, i - 1);
+                g_assert_cmpint (strcmp (before->path, listed->path), <=, 0);
+            }
+            previous = at;
+        }
+        /* the good directory comes first, although "badabi" sorts before "null" */
+        g_assert_cmpstr (((ThrongPluginInfo *) g_ptr_array_index (infos, 0))->dir, ==, good_dir ());
+        g_assert_cmpstr (((ThrongPluginInfo *) g_ptr_array_index (infos, 0))->origin, ==,
+                         "$THRONG_PLUGIN_PATH");
     }
 
     info = find_info (infos, "null", THRONG_PLUGIN_KIND_PROTOCOL);
@@ -509,6 +529,66 @@ test_scan_first_wins (void)
     g_rmdir (second);
 }
 
+/*
+ * THRONG_STRUCT_HAS, the one test of an appended field: a struct from an
+ * older builder (its size ends before the field) does not carry it.
+ */
+static void
+test_struct_has (void)
+{
+    ThrongRunInfo older = { .size = offsetof (ThrongRunInfo, quiet) };
+    ThrongRunInfo current = { .size = sizeof (ThrongRunInfo) };
+    ThrongPluginDescriptor descriptor = { .size = THRONG_STRUCT_END (ThrongPluginDescriptor, init) };
+
+    g_assert_cmpuint (THRONG_STRUCT_END (ThrongRunInfo, quiet), ==,
+                      offsetof (ThrongRunInfo, quiet) + sizeof (gboolean));
+    g_assert_false (THRONG_STRUCT_HAS (&older, ThrongRunInfo, quiet));
+    g_assert_true (THRONG_STRUCT_HAS (&older, ThrongRunInfo, overwrite));
+    g_assert_true (THRONG_STRUCT_HAS (&current, ThrongRunInfo, quiet));
+    /* works on a guint32 size too */
+    g_assert_true (THRONG_STRUCT_HAS (&descriptor, ThrongPluginDescriptor, init));
+    descriptor.size--;
+    g_assert_false (THRONG_STRUCT_HAS (&descriptor, ThrongPluginDescriptor, init));
+}
+
+/* `throng plugins` lists in search order, each directory under a heading naming it. */
+static void
+test_plugins_command (void)
+{
+    g_autofree char *bad = bad_dir ();
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *good_heading = g_strdup_printf ("\n# %s ($THRONG_PLUGIN_PATH)\n", good_dir ());
+    g_autofree char *bad_heading = g_strdup_printf ("\n# %s ($THRONG_PLUGIN_PATH)\n", bad);
+    g_autofree char *null_line = g_strdup_printf ("\nnull +protocol +%s +%s/libthrong-null.so\n",
+                                                  THRONG_VERSION_STRING, good_dir ());
+    g_autoptr (GRegex) null_regex = g_regex_new (null_line, 0, 0, NULL);
+    g_autoptr (GMatchInfo) null_match = NULL;
+    int null_start = -1;
+    g_autoptr (GRegex) badabi = g_regex_new ("\nbadabi +refused +- ", 0, 0, NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+    const char *good_at, *bad_at, *null_at;
+    int start = -1;
+
+    set_plugin_path (good_dir (), bad, NULL);
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "plugins", NULL), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    g_test_message ("%s", out);
+    good_at = strstr (out, good_heading);
+    bad_at = strstr (out, bad_heading);
+    g_assert_true (g_regex_match (null_regex, out, 0, &null_match));
+    g_assert_true (g_match_info_fetch_pos (null_match, 0, &null_start, NULL));
+    null_at = out + null_start;
+    g_assert_nonnull (good_at);
+    g_assert_nonnull (bad_at);
+    g_assert_nonnull (null_at);
+    g_assert_true (good_at < null_at && null_at < bad_at);
+    g_assert_true (g_regex_match (badabi, out, 0, &match));
+    g_assert_true (g_match_info_fetch_pos (match, 0, &start, NULL));
+    g_assert_true (out + start > bad_at);
+    g_unsetenv ("THRONG_PLUGIN_PATH");
+}
+
 /* The null plugin reads its options through the core's option tables. */
 static void
 test_null_options (void)
@@ -591,10 +671,12 @@ main (int argc, char **argv)
                      test_refuse_duplicate_across_plugins);
     g_test_add_func ("/registry/refuse/not-a-module", test_refuse_not_a_module);
     g_test_add_func ("/registry/compat/old-vtable", test_old_vtable);
+    g_test_add_func ("/registry/compat/struct-has", test_struct_has);
     g_test_add_func ("/registry/path/precedence", test_precedence);
     g_test_add_func ("/registry/scan/all", test_scan);
     g_test_add_func ("/registry/scan/good-only", test_scan_good_only);
     g_test_add_func ("/registry/scan/first-wins", test_scan_first_wins);
+    g_test_add_func ("/registry/scan/plugins-command", test_plugins_command);
     g_test_add_func ("/registry/null/options", test_null_options);
     return g_test_run ();
 }

@@ -11,6 +11,36 @@
 G_BEGIN_DECLS
 
 /**
+ * THRONG_HISTOGRAM_ERROR:
+ *
+ * The error domain of throng_histogram_deserialize().
+ *
+ * Since: 0.2
+ */
+#define THRONG_HISTOGRAM_ERROR (throng_histogram_error_quark ())
+/**
+ * throng_histogram_error_quark:
+ *
+ * Returns: the quark of %THRONG_HISTOGRAM_ERROR
+ *
+ * Since: 0.2
+ */
+THRONG_API GQuark throng_histogram_error_quark (void);
+
+/**
+ * ThrongHistogramError:
+ * @THRONG_HISTOGRAM_ERROR_INVALID: the text is not a serialized histogram
+ *   (bad prefix, base64 or numbers, or figures that contradict each other)
+ *
+ * Error codes of %THRONG_HISTOGRAM_ERROR.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+    THRONG_HISTOGRAM_ERROR_INVALID,
+} ThrongHistogramError;
+
+/**
  * ThrongHistogram:
  *
  * An opaque histogram of non-negative integer values (µs).  Values above
@@ -146,7 +176,7 @@ THRONG_API char *throng_histogram_serialize (const ThrongHistogram *histogram);
  * @error: return location for an error
  *
  * Returns: (transfer full) (nullable): the histogram @text describes, or
- *   NULL with @error set when @text is not one
+ *   NULL with a %THRONG_HISTOGRAM_ERROR_INVALID error when @text is not one
  *
  * Since: 0.1
  */

@@ -27,10 +27,14 @@ G_BEGIN_DECLS
  * @planned_us: the run's planned length when known, else 0
  * @workers: worker threads
  * @overwrite: TRUE when the user allowed result files to be overwritten
+ * @quiet: TRUE when the user asked for no live progress (`--quiet`): a
+ *   reporter that shows progress while the run goes stays silent until
+ *   @close; what it writes at the end is unchanged.  Since: 0.2
  *
  * What a reporter learns when the run starts.  Owned by the core and
  * valid from @open until @close returns (transfer none): copy what is
- * needed later.  Appended fields are read only when @size covers them.
+ * needed later.  Appended fields are read only when @size covers them:
+ * `THRONG_STRUCT_HAS (run, ThrongRunInfo, quiet) && run->quiet`.
  *
  * Since: 0.1
  */
@@ -46,6 +50,7 @@ typedef struct {
     gint64 planned_us;
     guint workers;
     gboolean overwrite;
+    gboolean quiet;
 } ThrongRunInfo;
 
 /**

@@ -25,9 +25,12 @@
  * `size` covers it), taking a `reserved` slot, appending an enum value
  * (readers treat unknown values as the documented fallback), adding a
  * function.  Those are minor releases: a plugin built against 0.1 keeps
- * loading into every later throng of the same ABI.
+ * loading into every later throng of the same ABI.  Code on either side
+ * tests an appended field or hook with THRONG_STRUCT_HAS() before using it.
  */
 #pragma once
+
+#include <stddef.h>
 
 /**
  * THRONG_VERSION_MAJOR:
@@ -89,3 +92,31 @@
 #else
 #define THRONG_API
 #endif
+
+/**
+ * THRONG_STRUCT_END:
+ * @type: a struct type
+ * @field: one of its fields
+ *
+ * How large a @type must be to carry @field: the field's offset plus its
+ * size.
+ *
+ * Since: 0.2
+ */
+#define THRONG_STRUCT_END(type, field) (offsetof (type, field) + sizeof (((type *) 0)->field))
+
+/**
+ * THRONG_STRUCT_HAS:
+ * @pointer: a struct that begins with `size`, its size as its builder was
+ *   compiled (#ThrongSummary, #ThrongRunInfo, a vtable …)
+ * @type: the struct's type
+ * @field: the field to test
+ *
+ * Whether the struct at @pointer, built by an older or newer throng or
+ * plugin, carries @field.  Read a field appended after 0.1 only when this
+ * is true: `if (THRONG_STRUCT_HAS (run, ThrongRunInfo, quiet) && run->quiet)`.
+ *
+ * Since: 0.2
+ */
+#define THRONG_STRUCT_HAS(pointer, type, field)                                                   \
+    ((size_t) (pointer)->size >= THRONG_STRUCT_END (type, field))

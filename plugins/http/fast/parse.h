@@ -8,7 +8,7 @@
 #pragma once
 
 #include <glib.h>
-#include "http.h"
+#include "../http.h"
 
 /* Largest response head accepted; beyond it the response is malformed. */
 #define FAST_MAX_HEAD (64 * 1024)

@@ -11,7 +11,7 @@
 #pragma once
 
 #include <glib.h>
-#include "http.h"
+#include "../http.h"
 
 /* The scenario-wide part: the policy and, for `global`, the one shared session. */
 typedef struct _FastSessions FastSessions;

@@ -12,18 +12,18 @@
  * timer per user bounds the whole step (timeout) and each connection
  * attempt (connect_timeout) by cancelling the user's GCancellable.
  */
-#include "http-common.h"
-#include "http-plan.h"
+#include "../errors.h"
+#include "../redirect.h"
 
 #include <libsoup/soup.h>
 
-#include "soup-database.h"
+#include "database.h"
 
 #define SOUP_READ_BUFFER (32 * 1024)
 
 /* What every user of a scenario shares; read-only once the run starts. */
 typedef struct {
-    GTlsDatabase *database; /* soup-database.c: tls.ca_file, the system store, or accept-all */
+    GTlsDatabase *database;       /* database.c: tls.ca_file, the system store, or accept-all */
     GTlsCertificate *certificate; /* tls.cert_file + tls.key_file */
 } SoupScenario;
 
@@ -44,22 +44,21 @@ typedef struct {
     ThrongSample *sample;
     SoupMessage *message;
     GInputStream *stream;
-    GUri *hop_uri;          /* the current hop's URL when following a redirect */
-    const char *hop_method; /* the current hop's method */
-    gboolean hop_body;      /* whether the current hop sends the step's body */
-    guint hops;
+    HttpHop hop;        /* redirect.c: the current hop's URL, method and body */
     guint64 body_bytes; /* read on the current hop */
     gint64 deadline_us; /* the whole step's */
     gboolean connecting;
     gboolean new_connection;       /* per-iteration: the next request must not reuse one */
+    gint64 connect_deadline_us;    /* the connect's, while connecting */
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
+    const char *cancel_message;    /* and what the sample says, as `fast` words it */
 } SoupUser;
 
 /*
  * The system store, read once per process and set as the process's default
  * (DESIGN.md: glib-networking 2.74 otherwise re-reads the CA bundle for
  * every new connection), wrapped so that connections do not rebuild a
- * trust list from it either (soup-database.c).
+ * trust list from it either (database.c).
  */
 static gpointer
 system_database_once (gpointer unused)
@@ -166,10 +165,9 @@ static void
 soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
 {
     const HttpTlsOptions *tls = &scenario->options.tls;
-    const HttpPlanScenario *plan_scenario = (const HttpPlanScenario *)scenario;
 
     /* Every caveat is about TLS: a plain-HTTP scenario has none to read. */
-    if (!plan_scenario->uses_tls)
+    if (!scenario->uses_tls)
         return;
     if (tls->session == HTTP_SESSION_GLOBAL)
         g_ptr_array_add (notes, g_strdup (note_global));
@@ -182,7 +180,7 @@ soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
         g_ptr_array_add (notes, g_strdup (note_resumption));
     if (tls->server_name != NULL)
         g_ptr_array_add (notes, g_strdup (note_server_name));
-    if (g_strcmp0 (tls->priority, "NORMAL") != 0)
+    if (g_strcmp0 (tls->priority, HTTP_DEFAULT_PRIORITY) != 0)
         g_ptr_array_add (notes, g_strdup (note_priority));
 }
 
@@ -235,7 +233,8 @@ soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     pop_context (user, pushed);
     soup_session_set_proxy_resolver (user->session, NULL);
     /* Each virtual user has its own cookies, as a browser (or JMeter's cookie manager) would. */
-    soup_session_add_feature_by_type (user->session, SOUP_TYPE_COOKIE_JAR);
+    g_autoptr (SoupCookieJar) jar = http_cookie_jar_new ();
+    soup_session_add_feature (user->session, SOUP_SESSION_FEATURE (jar));
     if (user->shared->database != NULL)
         soup_session_set_tls_database (user->session, user->shared->database);
     return user;
@@ -278,6 +277,7 @@ soup_iteration_begin (gpointer data)
      * reconnects.  glib-networking may still resume the TLS session.
      */
     if (user->scenario->options.tls.session == HTTP_SESSION_PER_ITERATION) {
+        g_debug ("soup: per-iteration: closing the user's connections");
         soup_session_abort (user->session);
         /* abort closes idle connections only as its queue next runs; this makes it certain. */
         user->new_connection = TRUE;
@@ -289,8 +289,11 @@ timer_arm (SoupUser *user)
 {
     gint64 ready = user->deadline_us;
 
-    if (user->connecting)
-        ready = MIN (ready, g_get_monotonic_time () + user->scenario->options.connect_timeout_us);
+    if (user->connecting) {
+        user->connect_deadline_us
+            = g_get_monotonic_time () + user->scenario->options.connect_timeout_us;
+        ready = MIN (ready, user->connect_deadline_us);
+    }
     g_source_set_ready_time (user->timer, ready);
 }
 
@@ -301,6 +304,9 @@ timer_fired (gpointer data)
 
     if (user->step != NULL && user->cancel_class == THRONG_ERROR_NONE) {
         user->cancel_class = THRONG_ERROR_TIMEOUT;
+        user->cancel_message = user->connecting && user->connect_deadline_us < user->deadline_us
+                                   ? "connect timed out"
+                                   : "step timed out";
         g_cancellable_cancel (user->cancellable);
     }
     return G_SOURCE_CONTINUE;
@@ -342,8 +348,14 @@ account_hop (SoupUser *user)
         guint64 tcp_end = tls_start != 0 ? tls_start : connect_end;
         if (tcp_end > connect_start)
             sample->connect_us += (gint64)(tcp_end - connect_start);
-        if (connect_end != 0)
+        if (connect_end != 0) {
             sample->connections_opened++;
+            g_debug ("soup: connection to %s opened",
+                     g_uri_get_host (soup_message_get_uri (user->message)));
+        }
+    } else {
+        g_debug ("soup: connection to %s reused",
+                 g_uri_get_host (soup_message_get_uri (user->message)));
     }
     if (tls_start != 0 && connect_end > tls_start) {
         sample->tls_us += (gint64)(connect_end - tls_start);
@@ -385,7 +397,7 @@ step_finish (SoupUser *user)
     ThrongUser *throng_user = user->user;
     gboolean freed = user->freed;
 
-    g_clear_pointer (&user->hop_uri, g_uri_unref);
+    http_hop_clear (&user->hop);
     user->step = NULL;
     user->sample = NULL;
     user->connecting = FALSE;
@@ -396,23 +408,21 @@ step_finish (SoupUser *user)
         throng_user_step_done (throng_user);
 }
 
+/* Ends the step with @error_class; @message (static) NULL for the class's description. */
 static void
-step_fail (SoupUser *user, ThrongErrorClass error_class)
+step_fail (SoupUser *user, ThrongErrorClass error_class, const char *message)
 {
     if (user->message != NULL)
         account_hop (user);
     release_hop (user, FALSE);
-    http_sample_set_error (user->sample, error_class);
+    http_sample_fail (user->sample, error_class, message);
     step_finish (user);
 }
 
-/* The class of @error, knowing why we may have cancelled. */
+/* The class of @error, knowing that it may be our own cancel. */
 static ThrongErrorClass
 classify (SoupUser *user, const GError *error)
 {
-    if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-        && user->cancel_class != THRONG_ERROR_NONE)
-        return user->cancel_class;
     ThrongErrorClass error_class = http_error_class_from_gerror (error);
     /* Once the request went out, the handshake was over: a TLS error now is
      * the peer closing in the middle of the response, as on plain HTTP. */
@@ -424,6 +434,17 @@ classify (SoupUser *user, const GError *error)
     return error_class;
 }
 
+/* Ends the step on @error: our own cancel (a timeout), or what went wrong. */
+static void
+step_fail_error (SoupUser *user, const GError *error)
+{
+    if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+        && user->cancel_class != THRONG_ERROR_NONE)
+        step_fail (user, user->cancel_class, user->cancel_message);
+    else
+        step_fail (user, classify (user, error), NULL);
+}
+
 static void hop_send (SoupUser *user);
 static void body_read (SoupUser *user);
 
@@ -432,50 +453,18 @@ static void
 hop_complete (SoupUser *user)
 {
     guint status = soup_message_get_status (user->message);
-    const HttpStep *step = user->step;
+    SoupMessageHeaders *headers = soup_message_get_response_headers (user->message);
+    gboolean follow;
 
     g_input_stream_close (user->stream, NULL, NULL);
     g_clear_object (&user->stream);
     account_hop (user);
-
-    if (step->follow_redirects && http_status_is_redirect (status)) {
-        const char *location = soup_message_headers_get_one (
-            soup_message_get_response_headers (user->message), "Location");
-        GUri *base = user->hop_uri != NULL ? user->hop_uri : step->uri;
-        g_autoptr (GUri) next = NULL;
-
-        if (location != NULL)
-            next = g_uri_parse_relative (base, location, G_URI_FLAGS_ENCODED, NULL);
-        if (next != NULL
-            && (g_strcmp0 (g_uri_get_scheme (next), "http") == 0
-                || g_strcmp0 (g_uri_get_scheme (next), "https") == 0)) {
-            if (user->hops >= step->max_redirects) {
-                release_hop (user, TRUE);
-                user->sample->status = (gint32)status;
-                user->sample->error = THRONG_ERROR_PROTOCOL;
-                user->sample->message = "too many redirects";
-                step_finish (user);
-                return;
-            }
-            /* As browsers do: 303, and 301/302 after a POST, continue with a bodiless GET. */
-            if (status == 303
-                || ((status == 301 || status == 302)
-                    && g_strcmp0 (user->hop_method, "POST") == 0)) {
-                user->hop_method = g_strcmp0 (user->hop_method, "HEAD") == 0 ? "HEAD" : "GET";
-                user->hop_body = FALSE;
-            }
-            release_hop (user, TRUE);
-            g_clear_pointer (&user->hop_uri, g_uri_unref);
-            user->hop_uri = g_steal_pointer (&next);
-            user->hops++;
-            hop_send (user);
-            return;
-        }
-    }
-
-    http_sample_set_response (user->sample, step, status);
+    follow = http_hop_response (&user->hop, user->step, status, headers, user->sample);
     release_hop (user, TRUE);
-    step_finish (user);
+    if (follow)
+        hop_send (user);
+    else
+        step_finish (user);
 }
 
 static void
@@ -491,7 +480,7 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     if (n < 0) {
-        step_fail (user, classify (user, error));
+        step_fail_error (user, error);
         return;
     }
     if (n == 0) {
@@ -501,7 +490,7 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
     user->body_bytes += (guint64)n;
     if (user->body_bytes > user->step->max_body) {
         user->sample->status = (gint32)soup_message_get_status (user->message);
-        step_fail (user, THRONG_ERROR_BODY_LIMIT);
+        step_fail (user, THRONG_ERROR_BODY_LIMIT, NULL);
         return;
     }
     body_read (user);
@@ -529,7 +518,7 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     if (user->stream == NULL) {
-        step_fail (user, classify (user, error));
+        step_fail_error (user, error);
         return;
     }
     user->connecting = FALSE;
@@ -542,11 +531,10 @@ hop_send (SoupUser *user)
 {
     const HttpStep *step = user->step;
     const HttpOptions *options = &user->scenario->options;
-    GUri *uri = user->hop_uri != NULL ? user->hop_uri : step->uri;
     SoupMessageHeaders *headers;
     gboolean pushed;
 
-    user->message = soup_message_new_from_uri (user->hop_method, uri);
+    user->message = soup_message_new_from_uri (user->hop.method, http_hop_uri (&user->hop, step));
     user->body_bytes = 0;
     /*
      * IDEMPOTENT: libsoup would otherwise open a new connection for every
@@ -564,7 +552,7 @@ hop_send (SoupUser *user)
     }
     if (!options->keep_alive)
         soup_message_headers_replace (headers, "Connection", "close");
-    if (user->hop_body && step->body != NULL)
+    if (user->hop.body && step->body != NULL)
         soup_message_set_request_body_from_bytes (user->message, NULL, step->body);
     if (user->shared->certificate != NULL)
         soup_message_set_tls_client_certificate (user->message, user->shared->certificate);
@@ -591,10 +579,9 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     user->refs++;
     user->step = step;
     user->sample = sample;
-    user->hops = 0;
-    user->hop_method = step->method;
-    user->hop_body = TRUE;
+    http_hop_start (&user->hop, step);
     user->cancel_class = THRONG_ERROR_NONE;
+    user->cancel_message = NULL;
     user->connecting = FALSE;
     /* From when the request is really sent, as in `fast`: a late start is lag, not the server. */
     user->deadline_us = g_get_monotonic_time () + step->timeout_us;

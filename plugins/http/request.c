@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One http step: the scenario's options with the step's layer on top,
- * turned into what a transport sends (an absolute URL split into host,
- * port and request target, the merged headers, the body, the accepted
- * statuses).  Runs while the plan loads: a bad step fails before any load.
+ * The request an http step sends: the scenario's options with the step's
+ * layer on top, turned into what a transport sends (an absolute URL split
+ * into host, port and request target, the merged headers, the body, the
+ * accepted statuses).  Runs while the plan loads: a bad step fails before
+ * any load.
  */
-#include "http-plan.h"
+#include "plan.h"
 
 #include <string.h>
 
@@ -110,10 +111,11 @@ load_body (HttpStep *step, const HttpOptions *options, const HttpLayerNodes *nod
     return TRUE;
 }
 
-HttpStep *
-http_step_new (HttpScenario *base, const ThrongNode *map, char **label, GError **error)
+gpointer
+http_step_new (gpointer data, const ThrongNode *map, char **label, GError **error)
 {
-    HttpPlanScenario *scenario = (HttpPlanScenario *)base;
+    HttpPlanScenario *scenario = data;
+    HttpScenario *base = data;
     g_autoptr (GError) local = NULL;
     HttpLayerNodes nodes = scenario->nodes;
     HttpOptions options;
@@ -150,7 +152,7 @@ http_step_new (HttpScenario *base, const ThrongNode *map, char **label, GError *
     step->max_body = options.max_body;
     step->follow_redirects = options.follow_redirects;
     step->max_redirects = (guint)options.max_redirects;
-    scenario->uses_tls |= step->tls;
+    base->uses_tls |= step->tls;
 
     if (base->transport->step_new != NULL) {
         step->transport_data = base->transport->step_new (base, step, &local);
@@ -176,8 +178,10 @@ out:
 }
 
 void
-http_step_free (HttpStep *step)
+http_step_free (gpointer data)
 {
+    HttpStep *step = data;
+
     if (step == NULL)
         return;
     if (step->transport_data != NULL && step->scenario->transport != NULL

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * HTTP/1.1 framing for the fast transport (fast-parse.h).  The chunked
+ * HTTP/1.1 framing for the fast transport (parse.h).  The chunked
  * decoder is a byte-at-a-time state machine over size lines and CRLFs
  * that skips payload in bulk, so a body is counted without being copied
  * and a size line may arrive split across reads.
  */
-#include "fast-parse.h"
+#include "parse.h"
 
 #include <string.h>
 

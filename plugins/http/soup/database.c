@@ -10,7 +10,7 @@
  * reconnect here.  For any other database it verifies the peer through
  * g_tls_database_verify_chain() on a database built once.
  */
-#include "soup-database.h"
+#include "database.h"
 
 struct _HttpSoupDatabase {
     GTlsDatabase parent;

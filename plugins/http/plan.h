@@ -33,7 +33,6 @@ typedef struct {
     HttpScenario base;
     HttpLayerNodes nodes; /* after the defaults and scenario layers */
     GArray *headers;      /* HttpHeader: defaults then scenario, merged */
-    gboolean uses_tls;    /* some step is https: the transport's TLS notes apply */
 } HttpPlanScenario;
 
 extern const ThrongOption http_options_table[];
@@ -68,12 +67,13 @@ GArray *http_headers_new (void);
 gboolean http_method_is_valid (const char *method);
 GArray *http_headers_copy (GArray *headers);
 
-HttpScenario *http_scenario_new (const ThrongScenarioSetup *setup, GError **error);
-void http_scenario_free (HttpScenario *scenario);
-void http_scenario_notes (HttpScenario *scenario, GPtrArray *notes);
+/*
+ * The protocol's step hooks (request.c): @scenario is the HttpScenario,
+ * the result an HttpStep.
+ */
+gpointer http_step_new (gpointer scenario, const ThrongNode *options, char **label,
+                        GError **error);
+void http_step_free (gpointer step);
 
-HttpStep *http_step_new (HttpScenario *scenario, const ThrongNode *options, char **label,
-                         GError **error);
-void http_step_free (HttpStep *step);
-
+/* The protocol as the core sees it (scenario.c). */
 extern const ThrongProtocol http_protocol;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Connections of the fast transport (fast-conn.h): socket set-up, the
+ * Connections of the fast transport (conn.h): socket set-up, the
  * per-connection GSource, and the plain and TLS I/O tables.  GnuTLS reads
  * through a small read-ahead buffer: left to itself it asks the socket for
  * a record's 5-byte header and then for its body, two recv() calls per
@@ -8,7 +8,8 @@
  * closed peer never raises SIGPIPE.  GNUTLS_E_AGAIN turns into the
  * condition gnutls_record_get_direction() asks for.
  */
-#include "fast-conn.h"
+#include "conn.h"
+#include "../errors.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -37,34 +38,24 @@ static GSourceFuncs conn_source_funcs = {
     .dispatch = conn_source_dispatch,
 };
 
+/* The class is errors.c's; the message names the errno where the class alone would not. */
 static void
 error_from_errno (FastError *error, int errsv)
 {
+    error->error_class = http_error_class_from_errno (errsv);
     switch (errsv) {
     case ECONNREFUSED:
-        error->error_class = THRONG_ERROR_CONNECT;
         error->message = "connection refused";
         break;
-    case ENETUNREACH:
-    case EHOSTUNREACH:
-    case EADDRNOTAVAIL:
-    case ENETDOWN:
-    case EHOSTDOWN:
-        error->error_class = THRONG_ERROR_CONNECT;
-        error->message = g_strerror (errsv);
-        break;
     case ETIMEDOUT:
-        error->error_class = THRONG_ERROR_TIMEOUT;
         error->message = "connect timed out";
         break;
     case ECONNRESET:
     case EPIPE:
     case ECONNABORTED:
-        error->error_class = THRONG_ERROR_RESET;
         error->message = "connection reset by peer";
         break;
     default:
-        error->error_class = THRONG_ERROR_OTHER;
         error->message = g_strerror (errsv);
         break;
     }
@@ -72,47 +63,49 @@ error_from_errno (FastError *error, int errsv)
 
 /* Plain I/O. */
 
+/*
+ * What a recv() or send() that returned @r means, errno included; @blocked
+ * is the condition to wait for when it would block.  0 from recv() is the
+ * peer's FIN; send() never returns 0 for a non-empty buffer.
+ */
+static FastIo
+plain_result (gssize r, GIOCondition blocked, gsize *n, GIOCondition *want, FastError *error)
+{
+    if (r > 0) {
+        *n = (gsize)r;
+        return FAST_IO_OK;
+    }
+    if (r == 0)
+        return FAST_IO_EOF;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        *want = blocked;
+        return FAST_IO_AGAIN;
+    }
+    error_from_errno (error, errno);
+    return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
+}
+
 static FastIo
 plain_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, FastError *error)
 {
-    for (;;) {
-        gssize r = recv (conn->fd, buf, len, 0);
-        if (r > 0) {
-            *n = r;
-            return FAST_IO_OK;
-        }
-        if (r == 0)
-            return FAST_IO_EOF;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            *want = G_IO_IN;
-            return FAST_IO_AGAIN;
-        }
-        error_from_errno (error, errno);
-        return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
-    }
+    gssize r;
+
+    do
+        r = recv (conn->fd, buf, len, 0);
+    while (r < 0 && errno == EINTR);
+    return plain_result (r, G_IO_IN, n, want, error);
 }
 
 static FastIo
 plain_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
              FastError *error)
 {
-    for (;;) {
-        gssize r = send (conn->fd, buf, len, MSG_NOSIGNAL);
-        if (r >= 0) {
-            *n = r;
-            return FAST_IO_OK;
-        }
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            *want = G_IO_OUT;
-            return FAST_IO_AGAIN;
-        }
-        error_from_errno (error, errno);
-        return error->error_class == THRONG_ERROR_RESET ? FAST_IO_RESET : FAST_IO_ERROR;
-    }
+    gssize r;
+
+    do
+        r = send (conn->fd, buf, len, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    return plain_result (r, G_IO_OUT, n, want, error);
 }
 
 static const FastConnIo plain_io = { plain_read, plain_write };
@@ -389,13 +382,11 @@ fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
         }
         if (!gnutls_error_is_fatal (r))
             continue;
-        if (r == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR || r == GNUTLS_E_CERTIFICATE_ERROR) {
-            error->error_class = THRONG_ERROR_CERTIFICATE;
+        error->error_class = http_error_class_from_gnutls (r);
+        if (error->error_class == THRONG_ERROR_CERTIFICATE)
             error->message = verify_message (gnutls_session_get_verify_cert_status (conn->tls));
-        } else {
-            error->error_class = THRONG_ERROR_TLS;
+        else
             error->message = gnutls_strerror (r);
-        }
         return FAST_IO_ERROR;
     }
 }
@@ -426,6 +417,8 @@ fast_conn_close (FastConn *conn, gboolean polite)
 {
     if (conn == NULL)
         return;
+    g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host, conn->port,
+             conn->exchanges, polite ? "" : " (abortive)");
     if (conn->tls != NULL) {
         /* One try, never a wait: the peer may already be gone. */
         if (polite)

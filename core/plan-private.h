@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the plan loader's files share while one plan loads: the loader's
+ * state and the helpers every part of the plan needs (finding a plugin
+ * with a located error, checking a protocol's options).  plan.c runs the
+ * load; plan-scenario.c reads scenarios and steps, plan-reporter.c the
+ * reporters, plan-overrides.c what the command line adds.  Never
+ * installed, never included outside the loader.
+ */
+#pragma once
+
+#include "plan.h"
+
+/*
+ * The plan as the caller sees it, plus what only the loader needs to
+ * keep: the trees behind reporters' options that no plan file holds (the
+ * default console's empty map, the `--out` reporters' {path: PATH}).
+ */
+typedef struct {
+    ThrongPlan plan;
+    GPtrArray *option_trees; /* ThrongTree*, owned */
+} ThrongPlanPrivate;
+
+typedef struct {
+    ThrongPlan *plan;
+    ThrongRegistry *registry;
+    gboolean validate_only;
+    const ThrongNode *defaults; /* the `defaults` map, or NULL */
+    char *http_url;
+    char *https_url;
+    GHashTable *scenario_names; /* name → the node that gave it */
+} ThrongPlanLoader;
+
+/* ---- plan.c: plugins ------------------------------------------------------- */
+
+/*
+ * Hands @local (a registry error, consumed) up: a NOT_FOUND becomes a plan
+ * error at @at, "PREFIX no plugin libthrong-NAME.so in DIRS; did you mean
+ * …?"; anything else (a plugin that exists but was refused) goes up as
+ * it is.
+ */
+void throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at,
+                               ThrongPluginKind kind, const char *name, const char *prefix,
+                               GError *local, GError **error);
+/* The protocol named by the scalar @key, or NULL with a located error. */
+const ThrongProtocol *throng_plan_find_protocol (ThrongPlanLoader *loader, const ThrongNode *key,
+                                                 GError **error);
+/* The map given for a protocol, or NULL when it is absent or empty (`http:`). */
+const ThrongNode *throng_plan_protocol_map (const ThrongNode *node);
+/* Checks a protocol's defaults and @options where no step of a scenario uses it. */
+gboolean throng_plan_check_unused_protocol (ThrongPlanLoader *loader,
+                                            const ThrongProtocol *protocol, const char *name,
+                                            const ThrongNode *options, GError **error);
+
+/* The loader's own tree for options no plan file holds; owned by the plan. */
+ThrongTree *throng_plan_keep_tree (ThrongPlan *plan, ThrongTree *tree);
+
+/* ---- plan-scenario.c ---------------------------------------------------------- */
+
+/* Reads the `scenarios` list into loader->plan->scenarios, steps and protocol data included. */
+gboolean throng_plan_read_scenarios (ThrongPlanLoader *loader, const ThrongNode *scenarios,
+                                     GError **error);
+void throng_plan_scenario_free (gpointer scenario);
+
+/* ---- plan-reporter.c ---------------------------------------------------------- */
+
+/* Reads the `reporters` list, or adds the console reporter when the plan names none. */
+gboolean throng_plan_read_reporters (ThrongPlanLoader *loader, const ThrongNode *reporters,
+                                     GError **error);
+/*
+ * Adds @reporter, found as @name, with @options (which must live as long
+ * as the plan), and lets it check them.
+ */
+gboolean throng_plan_add_reporter (ThrongPlanLoader *loader, const ThrongReporter *reporter,
+                                   const char *name, const ThrongNode *options, GError **error);
+void throng_plan_reporter_free (gpointer reporter);
+
+/* ---- plan-overrides.c --------------------------------------------------------- */
+
+/* Applies every `--set PATH=VALUE` of @options to the plan's tree, in order. */
+gboolean throng_plan_apply_sets (ThrongPlan *plan, const ThrongPlanLoadOptions *options,
+                                 GError **error);
+/* Adds the reporters of every `--out NAME=PATH`, after the plan's own. */
+gboolean throng_plan_add_outputs (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options,
+                                  GError **error);
+/* Copies the command line's run settings (--workers, --quiet, --overwrite) into the plan. */
+void throng_plan_apply_run_flags (ThrongPlan *plan, const ThrongPlanLoadOptions *options);

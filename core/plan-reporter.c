@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan's reporters: the `reporters` list (each a one-key map naming
+ * its plugin), the console reporter when the plan names none, and the
+ * one place a reporter is added and checks its options, which the
+ * command line's `--out` reporters go through too.
+ */
+#include "plan-private.h"
+
+void
+throng_plan_reporter_free (gpointer data)
+{
+    ThrongPlanReporter *reporter = data;
+
+    if (reporter->data != NULL && reporter->reporter->free != NULL)
+        reporter->reporter->free (reporter->data);
+    g_free (reporter->name);
+    g_free (reporter);
+}
+
+gboolean
+throng_plan_add_reporter (ThrongPlanLoader *loader, const ThrongReporter *found, const char *name,
+                          const ThrongNode *options, GError **error)
+{
+    GError *local = NULL;
+    ThrongPlanReporter *reporter = g_new0 (ThrongPlanReporter, 1);
+
+    reporter->name = g_strdup (name);
+    reporter->reporter = found;
+    reporter->node = options;
+    g_ptr_array_add (loader->plan->reporters, reporter);
+
+    reporter->data = found->configure (options, &local);
+    if (reporter->data == NULL) {
+        if (local == NULL)
+            throng_node_set_error (options, &local, THRONG_PLAN_ERROR_INVALID,
+                                   "the %s reporter refused its options", name);
+        g_propagate_error (error, local);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The reporter the plan names at @key, found and configured. */
+static gboolean
+add_named (ThrongPlanLoader *loader, const ThrongNode *key, const char *name,
+           const ThrongNode *options, GError **error)
+{
+    GError *local = NULL;
+    const ThrongReporter *found = throng_registry_get_reporter (loader->registry, name, &local);
+
+    if (found == NULL) {
+        g_autofree char *prefix = g_strdup_printf ("unknown reporter '%s':", name);
+        throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_REPORTER, name, prefix, local,
+                                  error);
+        return FALSE;
+    }
+    return throng_plan_add_reporter (loader, found, name, options, error);
+}
+
+gboolean
+throng_plan_read_reporters (ThrongPlanLoader *loader, const ThrongNode *reporters, GError **error)
+{
+    if (reporters != NULL && !throng_node_is_null (reporters)
+        && throng_node_kind (reporters) != THRONG_NODE_SEQUENCE) {
+        g_autofree char *given = throng_node_describe (reporters);
+        throng_node_set_error (reporters, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a list of reporters such as '- console: {}', got %s",
+                               given);
+        return FALSE;
+    }
+
+    if (reporters == NULL || throng_node_n_children (reporters) == 0) {
+        ThrongTree *tree = throng_tree_load_data ("(default reporter)", "{}", 2, error);
+
+        if (tree == NULL)
+            return FALSE;
+        const ThrongNode *empty = throng_tree_root (throng_plan_keep_tree (loader->plan, tree));
+        return add_named (loader, empty, "console", empty, error);
+    }
+
+    for (guint i = 0; i < throng_node_n_children (reporters); i++) {
+        const ThrongNode *item = throng_node_child (reporters, i);
+
+        if (throng_node_kind (item) != THRONG_NODE_MAP) {
+            g_autofree char *given = throng_node_describe (item);
+            throng_node_set_error (item, error, THRONG_PLAN_ERROR_TYPE,
+                                   "expected a map for reporter, such as 'console: {}', got %s",
+                                   given);
+            return FALSE;
+        }
+        if (throng_node_n_children (item) != 1) {
+            const ThrongNode *at
+                = throng_node_n_children (item) == 0 ? item : throng_node_key (item, 1);
+            throng_node_set_error (at, error, THRONG_PLAN_ERROR_INVALID,
+                                   "a reporter is a map with one key naming its plugin, such as "
+                                   "'console: {}'");
+            return FALSE;
+        }
+        const ThrongNode *key = throng_node_key (item, 0);
+        if (!add_named (loader, key, throng_node_scalar (key), throng_node_child (item, 0), error))
+            return FALSE;
+    }
+    return TRUE;
+}

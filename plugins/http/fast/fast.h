@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast transport's files as they see each other: the per-scenario,
+ * per-step and per-user state, and the calls between the user's life
+ * (transport.c), getting a connection for an exchange (connect.c) and the
+ * exchange itself (exchange.c).  Below them: one connection (conn.c),
+ * HTTP/1.1 framing (parse.c) and the TLS session store (session.c).  A
+ * user runs one exchange at a time.
+ */
+#pragma once
+
+#include "../http.h"
+#include "../redirect.h"
+#include "conn.h"
+#include "parse.h"
+#include "session.h"
+
+#include <libsoup/soup.h>
+
+#define POOL_MAX 4       /* idle connections kept per user (one per origin in practice) */
+#define HOST_ADDRS_MAX 4 /* addresses tried per host name */
+#define IN_INITIAL (16 * 1024)
+
+typedef struct {
+    FastSessions *sessions;
+    gnutls_certificate_credentials_t credentials; /* made by the first step that may need TLS */
+    gnutls_priority_t priority;
+    gboolean keep_alive;
+    gint64 connect_timeout_us;
+    const HttpTlsOptions *tls;
+} FastScenario;
+
+typedef struct {
+    char *request; /* head, empty line and body: what is sent when nothing is added */
+    gsize request_len;
+    gsize head_len;     /* where a Cookie line goes */
+    gboolean head_only; /* HEAD: the response has no body */
+} FastStep;
+
+typedef struct {
+    char *name;
+    gboolean literal; /* an IP address: no DNS, no SNI */
+    struct sockaddr_storage addrs[HOST_ADDRS_MAX];
+    socklen_t lens[HOST_ADDRS_MAX];
+    guint n_addrs;
+    guint preferred; /* the address that last connected */
+} FastHost;
+
+typedef enum {
+    ST_IDLE,
+    ST_RESOLVING,
+    ST_CONNECTING,
+    ST_HANDSHAKING,
+    ST_WRITING,
+    ST_READING_HEAD,
+    ST_READING_BODY,
+} FastState;
+
+typedef enum {
+    BODY_NONE,
+    BODY_LENGTH,
+    BODY_CHUNKED,
+    BODY_EOF,
+} FastBodyKind;
+
+typedef struct _FastUser FastUser;
+
+/* A DNS lookup in flight; outlives its user when user_free comes first. */
+typedef struct {
+    FastUser *user;
+    FastHost *host;
+    GCancellable *cancellable;
+} FastLookup;
+
+struct _FastUser {
+    FastScenario *fs;
+    ThrongUser *user;
+    GMainContext *context;
+    GSource *timer; /* the step's (or the connect's) deadline */
+    FastSessionSlot session;
+    FastConn *pool[POOL_MAX];
+    guint n_pool;
+    GPtrArray *hosts; /* FastHost: resolved once per user */
+    GResolver *resolver;
+    FastLookup *lookup;
+    SoupMessageHeaders *headers;
+    SoupCookieJar *jar; /* made by the first Set-Cookie */
+    guint8 *in;
+    gsize in_size;
+    gsize in_len;
+    gsize in_scanned;
+    GString *out; /* a request assembled per exchange (cookies, redirects) */
+
+    /* the exchange in flight */
+    const HttpStep *step;
+    ThrongSample *sample;
+    FastState state;
+    FastConn *conn;
+    FastHost *host_entry;
+    guint addr_try;
+    gint64 deadline;
+    gint64 connect_deadline;
+    gint64 timer_at; /* when the timer is armed for, -1 when it is not */
+    gint64 phase_start;
+    const guint8 *req;
+    gsize req_len;
+    gsize req_off;
+    HttpHop hop; /* redirect.c: the current hop's URL, method and body */
+    const char *host;
+    guint16 port;
+    gboolean tls;
+    gboolean head_only;
+    gboolean reused; /* the exchange runs on a kept-alive connection */
+    gboolean retried;
+    gboolean got_bytes; /* some of the response arrived */
+
+    /* the response */
+    guint status;
+    gboolean close_after;
+    FastBodyKind body_kind;
+    guint64 body_left;
+    guint64 body_bytes;
+    FastChunked chunked;
+};
+
+/* transport.c */
+
+/* The Content-Length a request of @step with @method sends: -1 for none. */
+gssize fast_body_length (const HttpStep *step, const char *method, gboolean with_body);
+
+/* connect.c: a connection for the exchange in flight */
+
+/*
+ * Sends the current request on a kept-alive connection to the current
+ * origin, or opens one (resolving the host the first time); @fresh
+ * insists on a new connection.
+ */
+void fast_exchange_start (FastUser *u, gboolean fresh);
+/* Makes sure the user's timer fires no later than @when. */
+void fast_timer_need (FastUser *u, gint64 when);
+/* The user's timer callback: ends the exchange whose deadline passed. */
+gboolean fast_timer_fired (gpointer data);
+void fast_lookup_abandon (FastUser *u);
+void fast_pool_put (FastUser *u, FastConn *conn);
+void fast_pool_close_all (FastUser *u);
+void fast_save_ticket (FastUser *u, FastConn *conn);
+void fast_host_free (gpointer data);
+/* The socket of u->conn is connected, or failed to: start TLS or the request. */
+void fast_connected (FastUser *u);
+void fast_handshake_step (FastUser *u);
+/* An idle connection of the pool stirred: a late TLS 1.3 ticket, or the server closing it. */
+void fast_idle_event (FastUser *u, FastConn *conn);
+
+/* exchange.c: the request and its response */
+
+/* u->conn is ready: write the request, then read the response. */
+void fast_request_ready (FastUser *u);
+/* Ends the exchange with @error_class and its static @message. */
+void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
+/* The FastConnFunc of every connection of the user. */
+void fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data);
+/* Appends the user's cookies for @uri to u->out as a Cookie line; FALSE when there are none. */
+gboolean fast_append_cookies (FastUser *u, GUri *uri);

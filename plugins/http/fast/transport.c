@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The http plugin's `fast` transport: HTTP/1.1 over non-blocking sockets
+ * on the user's worker loop, TLS through GnuTLS directly, responses
+ * parsed with libsoup's header parser.  This file owns the HttpTransport
+ * table: the per-scenario TLS set-up, the per-step request template and
+ * the user's life (fast.h lists the other files).
+ */
+#include "fast.h"
+
+#include <string.h>
+#include <gnutls/gnutls.h>
+
+/* Scenario */
+
+static gboolean
+load_credentials (FastScenario *fs, HttpScenario *scenario, GError **error)
+{
+    const HttpTlsOptions *tls = &scenario->options.tls;
+    gnutls_certificate_credentials_t credentials;
+    const char *what = "TLS credentials";
+    ThrongPlanError code = THRONG_PLAN_ERROR_INVALID;
+    int r = gnutls_certificate_allocate_credentials (&credentials);
+
+    if (r >= 0 && tls->ca_file != NULL) {
+        what = "tls.ca_file";
+        code = THRONG_PLAN_ERROR_FILE;
+        r = gnutls_certificate_set_x509_trust_file (credentials, tls->ca_file, GNUTLS_X509_FMT_PEM);
+        if (r == 0)
+            r = GNUTLS_E_NO_CERTIFICATE_FOUND;
+    } else if (r >= 0 && tls->verify) {
+        what = "the system trust store";
+        r = gnutls_certificate_set_x509_system_trust (credentials);
+    }
+    if (r >= 0 && tls->cert_file != NULL && tls->key_file != NULL) {
+        what = "tls.cert_file and tls.key_file";
+        code = THRONG_PLAN_ERROR_FILE;
+        r = gnutls_certificate_set_x509_key_file (credentials, tls->cert_file, tls->key_file,
+                                                  GNUTLS_X509_FMT_PEM);
+    }
+    if (r < 0) {
+        g_set_error (error, THRONG_PLAN_ERROR, code, "scenario '%s': cannot load %s: %s",
+                     scenario->name, what, gnutls_strerror (r));
+        gnutls_certificate_free_credentials (credentials);
+        return FALSE;
+    }
+    fs->credentials = credentials;
+    return TRUE;
+}
+
+static void
+fast_scenario_free (gpointer data)
+{
+    FastScenario *fs = data;
+
+    if (fs == NULL)
+        return;
+    fast_sessions_free (fs->sessions);
+    if (fs->credentials != NULL)
+        gnutls_certificate_free_credentials (fs->credentials);
+    if (fs->priority != NULL)
+        gnutls_priority_deinit (fs->priority);
+    g_free (fs);
+}
+
+static gpointer
+fast_scenario_new (HttpScenario *scenario, gboolean validate_only, GError **error)
+{
+    const HttpOptions *options = &scenario->options;
+    const char *priority
+        = options->tls.priority != NULL ? options->tls.priority : HTTP_DEFAULT_PRIORITY;
+    const char *error_pos = NULL;
+    FastScenario *fs = g_new0 (FastScenario, 1);
+
+    fs->sessions = fast_sessions_new (options->tls.session, options->tls.resumption);
+    fs->keep_alive = options->keep_alive;
+    fs->connect_timeout_us = options->connect_timeout_us;
+    fs->tls = &options->tls;
+    if (gnutls_priority_init (&fs->priority, priority, &error_pos) < 0) {
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                     "scenario '%s': tls.priority '%s' is not a valid GnuTLS priority string "
+                     "(at '%s')",
+                     scenario->name, priority, error_pos != NULL ? error_pos : "");
+        fs->priority = NULL;
+        fast_scenario_free (fs);
+        return NULL;
+    }
+    return fs;
+}
+
+/* Step */
+
+static void
+fast_step_free (gpointer data)
+{
+    FastStep *fstep = data;
+
+    if (fstep == NULL)
+        return;
+    g_free (fstep->request);
+    g_free (fstep);
+}
+
+static gboolean
+method_has_body (const char *method)
+{
+    return strcmp (method, "POST") == 0 || strcmp (method, "PUT") == 0
+           || strcmp (method, "PATCH") == 0;
+}
+
+/*
+ * The Content-Length a request of @step sends with @method: the body's
+ * size when @with_body and the step has one, 0 for a bodiless method
+ * that takes one (POST, PUT, PATCH), -1 for none.
+ */
+gssize
+fast_body_length (const HttpStep *step, const char *method, gboolean with_body)
+{
+    if (!with_body)
+        return -1;
+    if (step->body != NULL)
+        return (gssize)g_bytes_get_size (step->body);
+    return method_has_body (method) ? 0 : -1;
+}
+
+static gpointer
+fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
+{
+    FastScenario *fs = scenario->transport_data;
+    FastStep *fstep;
+    GString *request;
+    gssize body_len = fast_body_length (step, step->method, TRUE);
+
+    if (step->tls && fs->credentials == NULL && !load_credentials (fs, scenario, error))
+        return NULL;
+    /*
+     * A redirect may lead to https, so such a step gets credentials too; a
+     * plain-http plan must not fail for want of a system trust store,
+     * though: the redirect itself fails then, with class `tls`.
+     */
+    if (step->follow_redirects && fs->credentials == NULL)
+        load_credentials (fs, scenario, NULL);
+
+    request = g_string_sized_new (256 + (body_len > 0 ? body_len : 0));
+    fast_request_head_append (request, step->method, step->host, step->port, step->tls,
+                              step->target, step->headers, body_len, !fs->keep_alive);
+    fstep = g_new0 (FastStep, 1);
+    fstep->head_len = request->len;
+    g_string_append (request, "\r\n");
+    if (body_len > 0)
+        g_string_append_len (request, g_bytes_get_data (step->body, NULL), body_len);
+    fstep->request_len = request->len;
+    fstep->request = g_string_free (request, FALSE);
+    fstep->head_only = strcmp (step->method, "HEAD") == 0;
+    return fstep;
+}
+
+/* User */
+
+static gpointer
+fast_user_new (HttpScenario *scenario, ThrongUser *user)
+{
+    FastUser *u = g_new0 (FastUser, 1);
+
+    u->fs = scenario->transport_data;
+    u->user = user;
+    u->context = throng_user_get_context (user);
+    u->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
+    g_source_set_static_name (u->timer, "throng-http fast deadline");
+    g_source_set_callback (u->timer, fast_timer_fired, u, NULL);
+    g_source_set_ready_time (u->timer, -1);
+    u->timer_at = -1;
+    g_source_attach (u->timer, u->context);
+    u->hosts = g_ptr_array_new_with_free_func (fast_host_free);
+    u->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
+    u->in_size = IN_INITIAL;
+    /* One byte more than it holds, for the NUL the head parser expects. */
+    u->in = g_malloc (u->in_size + 1);
+    u->out = g_string_sized_new (512);
+    return u;
+}
+
+static void
+fast_user_free (gpointer data)
+{
+    FastUser *u = data;
+
+    if (u == NULL)
+        return;
+    fast_lookup_abandon (u);
+    fast_conn_close (u->conn, FALSE);
+    fast_pool_close_all (u);
+    g_source_destroy (u->timer);
+    g_source_unref (u->timer);
+    fast_session_slot_clear (&u->session);
+    g_clear_object (&u->resolver);
+    g_clear_object (&u->jar);
+    http_hop_clear (&u->hop);
+    g_ptr_array_unref (u->hosts);
+    soup_message_headers_unref (u->headers);
+    g_free (u->in);
+    g_string_free (u->out, TRUE);
+    g_free (u);
+}
+
+static void
+fast_iteration_begin (gpointer data)
+{
+    FastUser *u = data;
+
+    if (fast_sessions_get_policy (u->fs->sessions) != HTTP_SESSION_PER_ITERATION)
+        return;
+    fast_pool_close_all (u);
+    fast_sessions_iteration_begin (u->fs->sessions, &u->session);
+}
+
+static void
+fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
+{
+    FastUser *u = data;
+    const FastStep *fstep = step->transport_data;
+
+    u->step = step;
+    u->sample = sample;
+    if (sample->resource == NULL)
+        sample->resource = step->url;
+    http_hop_start (&u->hop, step);
+    u->head_only = fstep->head_only;
+    u->host = step->host;
+    u->port = step->port;
+    u->tls = step->tls;
+    u->retried = FALSE;
+    u->addr_try = 0;
+
+    u->req = (const guint8 *)fstep->request;
+    u->req_len = fstep->request_len;
+    if (G_UNLIKELY (u->jar != NULL)) {
+        g_string_truncate (u->out, 0);
+        g_string_append_len (u->out, fstep->request, fstep->head_len);
+        if (fast_append_cookies (u, step->uri)) {
+            g_string_append_len (u->out, fstep->request + fstep->head_len,
+                                 fstep->request_len - fstep->head_len);
+            u->req = (const guint8 *)u->out->str;
+            u->req_len = u->out->len;
+        }
+    }
+    u->deadline = g_get_monotonic_time () + step->timeout_us;
+    fast_timer_need (u, u->deadline);
+    fast_exchange_start (u, FALSE);
+}
+
+const HttpTransport http_fast_transport = {
+    .name = "fast",
+    .scenario_new = fast_scenario_new,
+    .scenario_free = fast_scenario_free,
+    .scenario_notes = NULL,
+    .step_new = fast_step_new,
+    .step_free = fast_step_free,
+    .user_new = fast_user_new,
+    .user_free = fast_user_free,
+    .iteration_begin = fast_iteration_begin,
+    .run = fast_run,
+};

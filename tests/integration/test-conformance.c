@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two http transports agree.  One table of cases — every redirect
+ * code with and without a body, redirects to another scheme, host and
+ * port, a loop, a missing, relative, invalid or non-http Location,
+ * max_redirects reached, cookies across hosts, and every fault of the
+ * fault suite — each run by the real throng binary once with
+ * `transport: fast` and once with `transport: soup`.  Each run must give
+ * the case's expected outcome (success, error class, status and, where
+ * the shared code writes it, the message), and the redirect server must
+ * have seen the same requests (method, path, body length, Cookie) from
+ * both.  Where the transports legitimately differ, the case says so in
+ * `soup_klass` and docs/http.md ("Where the transports differ") says why.
+ */
+#include "fault-server.h"
+#include "test-utils.h"
+
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+#include <string.h>
+
+#define RUN_TIMEOUT_S 60
+/* Timers fire late on a loaded two-core machine: a generous upper slack. */
+#define SLACK_MS 1500
+
+/* ------------------------------------------------------------------ */
+/* The redirect server: a SoupServer on its own thread                 */
+
+/*
+ * Paths:
+ *   /r/CODE/KIND  answers CODE with a Location chosen by KIND: rel (/final),
+ *                 abs, none, ftp, bad (not a URL), nohost, host (localhost),
+ *                 port (the second port), https (the TLS port);
+ *   /loop         302 to itself;  /chain/N  302 to /chain/N-1, /chain/0 to /final;
+ *   /cookie/same  sets c=1 and 302 to /final;  /cookie/host  sets c=1 and
+ *                 302 to localhost;
+ *   /final        200 "ok".
+ * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\n" (COOKIE
+ * "-" when none), so a test compares what each transport sent.
+ */
+typedef struct {
+    GThread *thread;
+    GMainContext *context;
+    GMainLoop *loop;
+    SoupServer *server;
+    GTlsCertificate *certificate;
+    guint16 http_port;
+    guint16 second_port;
+    guint16 https_port;
+    GMutex lock;
+    GCond ready;
+    gboolean started;
+    GString *log;
+} RedirectServer;
+
+static RedirectServer redirect_server;
+
+static char *
+location_for (RedirectServer *server, const char *kind)
+{
+    if (strcmp (kind, "rel") == 0)
+        return g_strdup ("/final");
+    if (strcmp (kind, "abs") == 0)
+        return g_strdup_printf ("http://127.0.0.1:%u/final", server->http_port);
+    if (strcmp (kind, "ftp") == 0)
+        return g_strdup ("ftp://127.0.0.1/final");
+    if (strcmp (kind, "bad") == 0)
+        return g_strdup ("http://[::1/final");
+    if (strcmp (kind, "nohost") == 0)
+        return g_strdup ("http:///final");
+    if (strcmp (kind, "host") == 0)
+        return g_strdup_printf ("http://localhost:%u/final", server->http_port);
+    if (strcmp (kind, "port") == 0)
+        return g_strdup_printf ("http://127.0.0.1:%u/final", server->second_port);
+    if (strcmp (kind, "https") == 0)
+        return g_strdup_printf ("https://127.0.0.1:%u/final", server->https_port);
+    return NULL; /* "none" */
+}
+
+static void
+redirect_to (SoupServerMessage *message, guint code, const char *location)
+{
+    soup_server_message_set_status (message, code, NULL);
+    if (location != NULL)
+        soup_message_headers_replace (soup_server_message_get_response_headers (message),
+                                      "Location", location);
+}
+
+static void
+handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHashTable *query,
+        gpointer data)
+{
+    RedirectServer *server = data;
+    SoupMessageHeaders *request = soup_server_message_get_request_headers (message);
+    SoupMessageHeaders *response = soup_server_message_get_response_headers (message);
+    const char *cookie = soup_message_headers_get_one (request, "Cookie");
+    SoupMessageBody *body = soup_server_message_get_request_body (message);
+
+    g_mutex_lock (&server->lock);
+    g_string_append_printf (server->log, "%s %s %" G_GINT64_FORMAT " %s\n",
+                            soup_server_message_get_method (message), path, body->length,
+                            cookie != NULL ? cookie : "-");
+    g_mutex_unlock (&server->lock);
+
+    if (g_str_has_prefix (path, "/r/")) {
+        guint code = (guint)g_ascii_strtoull (path + 3, NULL, 10);
+        const char *kind = strchr (path + 3, '/');
+        g_autofree char *location = location_for (server, kind != NULL ? kind + 1 : "none");
+        redirect_to (message, code, location);
+    } else if (strcmp (path, "/loop") == 0) {
+        redirect_to (message, 302, "/loop");
+    } else if (g_str_has_prefix (path, "/chain/")) {
+        int n = atoi (path + 7);
+        g_autofree char *next = n > 0 ? g_strdup_printf ("/chain/%d", n - 1) : g_strdup ("/final");
+        redirect_to (message, 302, next);
+    } else if (g_str_has_prefix (path, "/cookie/")) {
+        g_autofree char *location = strcmp (path, "/cookie/host") == 0
+                                        ? location_for (server, "host")
+                                        : g_strdup ("/final");
+        soup_message_headers_append (response, "Set-Cookie", "c=1; Path=/");
+        redirect_to (message, 302, location);
+    } else if (strcmp (path, "/final") == 0) {
+        soup_server_message_set_status (message, 200, NULL);
+        soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC, "ok\n", 3);
+    } else {
+        soup_server_message_set_status (message, 404, NULL);
+    }
+}
+
+static void
+listen_on_loopback (SoupServer *soup, SoupServerListenOptions options)
+{
+    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+    g_autoptr (GError) error = NULL;
+
+    soup_server_listen (soup, address, options, &error);
+    g_assert_no_error (error);
+}
+
+static gpointer
+server_thread (gpointer data)
+{
+    RedirectServer *server = data;
+    GSList *uris;
+
+    g_main_context_push_thread_default (server->context);
+    server->server = soup_server_new ("tls-certificate", server->certificate, NULL);
+    soup_server_add_handler (server->server, NULL, handle, server, NULL);
+    listen_on_loopback (server->server, 0);
+    listen_on_loopback (server->server, 0);
+    listen_on_loopback (server->server, SOUP_SERVER_LISTEN_HTTPS);
+    uris = soup_server_get_uris (server->server);
+    for (GSList *l = uris; l != NULL; l = l->next) {
+        guint16 port = (guint16)g_uri_get_port (l->data);
+        if (strcmp (g_uri_get_scheme (l->data), "https") == 0)
+            server->https_port = port;
+        else if (server->http_port == 0)
+            server->http_port = port;
+        else
+            server->second_port = port;
+    }
+    g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
+    g_assert_cmpuint (server->http_port, >, 0);
+    g_assert_cmpuint (server->second_port, >, 0);
+    g_assert_cmpuint (server->https_port, >, 0);
+
+    g_mutex_lock (&server->lock);
+    server->started = TRUE;
+    g_cond_signal (&server->ready);
+    g_mutex_unlock (&server->lock);
+
+    g_main_loop_run (server->loop);
+    soup_server_disconnect (server->server);
+    g_clear_object (&server->server);
+    g_main_context_pop_thread_default (server->context);
+    return NULL;
+}
+
+static void
+redirect_server_start (RedirectServer *server, const ThrongTestCerts *certs)
+{
+    g_autoptr (GError) error = NULL;
+
+    g_mutex_init (&server->lock);
+    g_cond_init (&server->ready);
+    server->log = g_string_new (NULL);
+    server->certificate
+        = g_tls_certificate_new_from_files (certs->server_cert, certs->server_key, &error);
+    g_assert_no_error (error);
+    server->context = g_main_context_new ();
+    server->loop = g_main_loop_new (server->context, FALSE);
+    server->thread = g_thread_new ("redirect-server", server_thread, server);
+    g_mutex_lock (&server->lock);
+    while (!server->started)
+        g_cond_wait (&server->ready, &server->lock);
+    g_mutex_unlock (&server->lock);
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+    g_main_loop_quit (data);
+    return G_SOURCE_REMOVE;
+}
+
+static void
+redirect_server_stop (RedirectServer *server)
+{
+    g_main_context_invoke (server->context, quit_loop, server->loop);
+    g_thread_join (server->thread);
+    g_main_loop_unref (server->loop);
+    g_main_context_unref (server->context);
+    g_clear_object (&server->certificate);
+    g_string_free (server->log, TRUE);
+    g_mutex_clear (&server->lock);
+    g_cond_clear (&server->ready);
+}
+
+/* The requests logged since the last call; (transfer full). */
+static char *
+redirect_server_take_log (RedirectServer *server)
+{
+    char *text;
+
+    g_mutex_lock (&server->lock);
+    text = g_strdup (server->log->str);
+    g_string_truncate (server->log, 0);
+    g_mutex_unlock (&server->lock);
+    return text;
+}
+
+/* ------------------------------------------------------------------ */
+/* The fault server (tests/lib/fault-server.c), as a child process     */
+
+typedef enum {
+    ON_REDIRECT,
+    ON_HTTP,
+    ON_HTTPS,
+    ON_EXPIRED,
+    ON_WRONG_HOST,
+    ON_SELF_SIGNED,
+    ON_TLS_DROP,
+    ON_TLS_HANG,
+    ON_BACKLOG,
+    ON_CLOSED_HTTP,
+    ON_CLOSED_HTTPS,
+} Listener;
+
+/* The fault server's listeners, in the order of its --listen arguments (ON_HTTP …). */
+#define FAULT_LISTENERS (ON_BACKLOG - ON_HTTP + 1)
+
+static GSubprocess *fault_server;
+static guint16 fault_ports[FAULT_LISTENERS];
+
+static void
+fault_server_start (const ThrongTestCerts *certs)
+{
+    g_autofree char *exe = g_build_filename (g_getenv ("THRONG_BUILD_DIR"), "tests", "lib",
+                                             "throng-fault-server", NULL);
+    g_autofree char *https = g_strdup_printf ("https:%s:%s", certs->server_cert, certs->server_key);
+    g_autofree char *expired
+        = g_strdup_printf ("https:%s:%s", certs->expired_cert, certs->expired_key);
+    g_autofree char *wrong
+        = g_strdup_printf ("https:%s:%s", certs->wrong_host_cert, certs->wrong_host_key);
+    g_autofree char *self
+        = g_strdup_printf ("https:%s:%s", certs->self_signed_cert, certs->self_signed_key);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GDataInputStream) out = NULL;
+
+    fault_server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                     &error, exe, "--listen", FAULT_KIND_HTTP, "--listen", https,
+                                     "--listen", expired, "--listen", wrong, "--listen", self,
+                                     "--listen", FAULT_KIND_TLS_DROP, "--listen",
+                                     FAULT_KIND_TLS_HANG, "--listen", FAULT_KIND_BACKLOG, NULL);
+    g_assert_no_error (error);
+    out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (fault_server));
+    for (guint i = 0; i <= FAULT_LISTENERS; i++) {
+        g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+        const char *space;
+
+        g_assert_no_error (error);
+        g_assert_nonnull (line);
+        if (i == FAULT_LISTENERS) {
+            g_assert_cmpstr (line, ==, "ready");
+            break;
+        }
+        space = strchr (line, ' ');
+        g_assert_nonnull (space);
+        fault_ports[i] = (guint16)g_ascii_strtoull (space + 1, NULL, 10);
+        g_assert_cmpuint (fault_ports[i], >, 0);
+    }
+}
+
+static void
+fault_server_stop (void)
+{
+    g_subprocess_force_exit (fault_server);
+    g_subprocess_wait (fault_server, NULL, NULL);
+    g_clear_object (&fault_server);
+}
+
+static char *
+listener_url (Listener on)
+{
+    switch (on) {
+    case ON_REDIRECT:
+        return g_strdup_printf ("http://127.0.0.1:%u", redirect_server.http_port);
+    case ON_HTTP:
+    case ON_BACKLOG:
+        return g_strdup_printf ("http://127.0.0.1:%u", fault_ports[on - ON_HTTP]);
+    case ON_CLOSED_HTTP:
+        return g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
+    case ON_CLOSED_HTTPS:
+        return g_strdup_printf ("https://127.0.0.1:%u", throng_test_free_port ());
+    default:
+        return g_strdup_printf ("https://127.0.0.1:%u", fault_ports[on - ON_HTTP]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The cases                                                           */
+
+typedef struct {
+    const char *name;
+    Listener on;
+    const char *path;
+    const char *step_extra; /* more options of the step: ", method: POST, body: hello" */
+    const char *klass;      /* the sample's error class; NULL: success */
+    guint status;           /* the sample's status (0: no response) */
+    const char *message;  /* the sample's message, when shared code writes it; NULL: not compared */
+    const char *requests; /* what the redirect server saw; NULL: not compared */
+    const char *timeout;  /* the step's timeout; NULL: 5s */
+    const char *connect_timeout; /* NULL: 5s */
+    gint64 min_ms, max_ms;       /* bounds of the elapsed time, when max_ms > 0 */
+    const char *soup_klass; /* the class on soup where it legitimately differs (docs/http.md) */
+} Case;
+
+#define FOLLOW ", follow_redirects: true"
+#define POST FOLLOW ", method: POST, body: hello"
+#define PUT FOLLOW ", method: PUT, body: hello"
+#define HEAD FOLLOW ", method: HEAD"
+#define SCHEME_MESSAGE "redirect to a scheme other than http or https"
+
+static const Case cases[] = {
+    /* Each redirect code, without and with a body (RFC 9110 §15.4). */
+    { "redirect/301-get", ON_REDIRECT, "/r/301/rel", FOLLOW, NULL, 200, "OK",
+      "GET /r/301/rel 0 -\nGET /final 0 -\n" },
+    { "redirect/301-post", ON_REDIRECT, "/r/301/rel", POST, NULL, 200, "OK",
+      "POST /r/301/rel 5 -\nGET /final 0 -\n" },
+    { "redirect/301-put", ON_REDIRECT, "/r/301/rel", PUT, NULL, 200, "OK",
+      "PUT /r/301/rel 5 -\nPUT /final 5 -\n" },
+    { "redirect/302-get", ON_REDIRECT, "/r/302/rel", FOLLOW, NULL, 200, "OK",
+      "GET /r/302/rel 0 -\nGET /final 0 -\n" },
+    { "redirect/302-post", ON_REDIRECT, "/r/302/rel", POST, NULL, 200, "OK",
+      "POST /r/302/rel 5 -\nGET /final 0 -\n" },
+    { "redirect/303-get", ON_REDIRECT, "/r/303/rel", FOLLOW, NULL, 200, "OK",
+      "GET /r/303/rel 0 -\nGET /final 0 -\n" },
+    { "redirect/303-post", ON_REDIRECT, "/r/303/rel", POST, NULL, 200, "OK",
+      "POST /r/303/rel 5 -\nGET /final 0 -\n" },
+    { "redirect/303-put", ON_REDIRECT, "/r/303/rel", PUT, NULL, 200, "OK",
+      "PUT /r/303/rel 5 -\nGET /final 0 -\n" },
+    { "redirect/303-head", ON_REDIRECT, "/r/303/rel", HEAD, NULL, 200, "OK",
+      "HEAD /r/303/rel 0 -\nHEAD /final 0 -\n" },
+    { "redirect/307-get", ON_REDIRECT, "/r/307/rel", FOLLOW, NULL, 200, "OK",
+      "GET /r/307/rel 0 -\nGET /final 0 -\n" },
+    { "redirect/307-post", ON_REDIRECT, "/r/307/rel", POST, NULL, 200, "OK",
+      "POST /r/307/rel 5 -\nPOST /final 5 -\n" },
+    { "redirect/308-get", ON_REDIRECT, "/r/308/rel", FOLLOW, NULL, 200, "OK",
+      "GET /r/308/rel 0 -\nGET /final 0 -\n" },
+    { "redirect/308-post", ON_REDIRECT, "/r/308/rel", POST, NULL, 200, "OK",
+      "POST /r/308/rel 5 -\nPOST /final 5 -\n" },
+    /* Not followed: the redirect is the response. */
+    { "redirect/not-followed", ON_REDIRECT, "/r/302/rel", NULL, NULL, 302, "Found",
+      "GET /r/302/rel 0 -\n" },
+    { "redirect/not-followed-unexpected", ON_REDIRECT, "/r/302/rel", ", expect_status: '200'",
+      "status", 302, "Found", "GET /r/302/rel 0 -\n" },
+    /* Where the Location goes. */
+    { "location/absolute", ON_REDIRECT, "/r/302/abs", FOLLOW, NULL, 200, "OK",
+      "GET /r/302/abs 0 -\nGET /final 0 -\n" },
+    { "location/other-host", ON_REDIRECT, "/r/307/host", POST, NULL, 200, "OK",
+      "POST /r/307/host 5 -\nPOST /final 5 -\n" },
+    { "location/other-port", ON_REDIRECT, "/r/308/port", POST, NULL, 200, "OK",
+      "POST /r/308/port 5 -\nPOST /final 5 -\n" },
+    { "location/other-scheme", ON_REDIRECT, "/r/302/https", FOLLOW, NULL, 200, "OK",
+      "GET /r/302/https 0 -\nGET /final 0 -\n" },
+    { "location/missing", ON_REDIRECT, "/r/302/none", FOLLOW, NULL, 302, "Found",
+      "GET /r/302/none 0 -\n" },
+    { "location/unsupported-scheme", ON_REDIRECT, "/r/302/ftp", FOLLOW, "protocol", 302,
+      SCHEME_MESSAGE, "GET /r/302/ftp 0 -\n" },
+    { "location/invalid", ON_REDIRECT, "/r/302/bad", FOLLOW, "protocol", 302,
+      "redirect Location is not a valid URL", "GET /r/302/bad 0 -\n" },
+    { "location/no-host", ON_REDIRECT, "/r/301/nohost", FOLLOW, "protocol", 301,
+      "redirect Location has no host", "GET /r/301/nohost 0 -\n" },
+    /* How many. */
+    { "count/loop", ON_REDIRECT, "/loop", FOLLOW ", max_redirects: 3", "protocol", 302,
+      "too many redirects", "GET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\n" },
+    { "count/max-reached", ON_REDIRECT, "/chain/2", FOLLOW ", max_redirects: 2", "protocol", 302,
+      "too many redirects", "GET /chain/2 0 -\nGET /chain/1 0 -\nGET /chain/0 0 -\n" },
+    { "count/max-exact", ON_REDIRECT, "/chain/1", FOLLOW ", max_redirects: 2", NULL, 200, "OK",
+      "GET /chain/1 0 -\nGET /chain/0 0 -\nGET /final 0 -\n" },
+    { "count/zero", ON_REDIRECT, "/chain/0", FOLLOW ", max_redirects: 0", "protocol", 302,
+      "too many redirects", "GET /chain/0 0 -\n" },
+    /* Cookies follow the jar's domain rules across the hops. */
+    { "cookie/same-host", ON_REDIRECT, "/cookie/same", FOLLOW, NULL, 200, "OK",
+      "GET /cookie/same 0 -\nGET /final 0 c=1\n" },
+    { "cookie/other-host", ON_REDIRECT, "/cookie/host", FOLLOW, NULL, 200, "OK",
+      "GET /cookie/host 0 -\nGET /final 0 -\n" },
+
+    /* The fault suite's faults (tests/integration/test-faults.c). */
+    { "fault/refused", ON_CLOSED_HTTP, "/ok", NULL, "connect", 0, NULL, NULL, NULL, NULL, 0,
+      SLACK_MS },
+    { "fault/status-500", ON_HTTP, FAULT_PATH_STATUS_500, NULL, "status", 500,
+      "Internal Server Error" },
+    { "fault/status-503", ON_HTTP, FAULT_PATH_STATUS_503, NULL, "status", 503,
+      "Service Unavailable" },
+    { "fault/never-answers", ON_HTTP, FAULT_PATH_HANG, NULL, "timeout", 0, "step timed out", NULL,
+      "400ms", NULL, 390, 400 + SLACK_MS },
+    { "fault/stalls-body", ON_HTTP, FAULT_PATH_STALL_BODY, NULL, "timeout", 0, "step timed out",
+      NULL, "400ms", NULL, 390, 400 + SLACK_MS },
+    { "fault/closes-mid-headers", ON_HTTP, FAULT_PATH_CLOSE_HEADERS, NULL, "reset", 0, NULL, NULL,
+      NULL, NULL, 0, SLACK_MS, "protocol" },
+    { "fault/closes-mid-body", ON_HTTP, FAULT_PATH_CLOSE_BODY, NULL, "reset", 0 },
+    { "fault/reset", ON_HTTP, FAULT_PATH_RESET, NULL, "reset", 0 },
+    { "fault/reset-mid-body", ON_HTTP, FAULT_PATH_RESET_BODY, NULL, "reset", 0 },
+    { "fault/garbage", ON_HTTP, FAULT_PATH_GARBAGE, NULL, "protocol", 0 },
+    { "fault/huge-body", ON_HTTP, FAULT_PATH_HUGE, ", max_body: 64KiB", "body-limit", 200 },
+    { "fault/endless-chunked", ON_HTTP, FAULT_PATH_ENDLESS_CHUNKED, ", max_body: 1MiB",
+      "body-limit", 200 },
+    { "fault/endless-close", ON_HTTP, FAULT_PATH_ENDLESS_CLOSE, ", max_body: 1MiB", "body-limit",
+      200 },
+    { "fault/tls-refused", ON_CLOSED_HTTPS, "/ok", NULL, "connect", 0 },
+    { "fault/tls-status-503", ON_HTTPS, FAULT_PATH_STATUS_503, NULL, "status", 503,
+      "Service Unavailable" },
+    { "fault/tls-never-answers", ON_HTTPS, FAULT_PATH_HANG, NULL, "timeout", 0, "step timed out",
+      NULL, "400ms", NULL, 390, 400 + SLACK_MS },
+    { "fault/tls-stalls-body", ON_HTTPS, FAULT_PATH_STALL_BODY, NULL, "timeout", 0,
+      "step timed out", NULL, "400ms", NULL, 390, 400 + SLACK_MS },
+    { "fault/tls-closes-mid-headers", ON_HTTPS, FAULT_PATH_CLOSE_HEADERS, NULL, "reset", 0 },
+    { "fault/tls-closes-mid-body", ON_HTTPS, FAULT_PATH_CLOSE_BODY, NULL, "reset", 0 },
+    { "fault/tls-reset", ON_HTTPS, FAULT_PATH_RESET, NULL, "reset", 0 },
+    { "fault/tls-garbage", ON_HTTPS, FAULT_PATH_GARBAGE, NULL, "protocol", 0 },
+    { "fault/tls-endless-chunked", ON_HTTPS, FAULT_PATH_ENDLESS_CHUNKED, ", max_body: 1MiB",
+      "body-limit", 200 },
+    { "fault/tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", NULL, "tls", 0 },
+    { "fault/certificate-expired", ON_EXPIRED, "/ok", NULL, "certificate", 0 },
+    { "fault/certificate-wrong-host", ON_WRONG_HOST, "/ok", NULL, "certificate", 0 },
+    { "fault/certificate-self-signed", ON_SELF_SIGNED, "/ok", NULL, "certificate", 0 },
+    { "fault/connect-timeout-tcp", ON_BACKLOG, "/ok", NULL, "timeout", 0, "connect timed out", NULL,
+      "10s", "300ms", 290, 300 + SLACK_MS },
+    { "fault/connect-timeout-tls", ON_TLS_HANG, "/ok", NULL, "timeout", 0, "connect timed out",
+      NULL, "10s", "300ms", 290, 300 + SLACK_MS },
+    { "fault/step-timeout-bounds-connect", ON_BACKLOG, "/ok", NULL, "timeout", 0, "step timed out",
+      NULL, "300ms", "10s", 290, 300 + SLACK_MS },
+};
+
+static const char *const transports[] = { "fast", "soup" };
+
+static ThrongTestCerts *certs;
+
+/* What one run gave: the one sample's row of the CSV, and the summary's figures. */
+typedef struct {
+    gboolean success;
+    char *klass; /* NULL on success */
+    guint status;
+    char *message; /* what follows "class: " in failureMessage, or the responseMessage */
+    gint64 elapsed_ms;
+    char *requests; /* what the redirect server saw */
+} Outcome;
+
+static void
+outcome_clear (Outcome *outcome)
+{
+    g_free (outcome->klass);
+    g_free (outcome->message);
+    g_free (outcome->requests);
+}
+
+/* The fields of one CSV line (RFC 4180 quoting); (transfer full). */
+static GPtrArray *
+csv_fields (const char *line)
+{
+    GPtrArray *fields = g_ptr_array_new_with_free_func (g_free);
+    GString *field = g_string_new (NULL);
+    gboolean quoted = FALSE;
+
+    for (const char *p = line;; p++) {
+        if (quoted) {
+            if (*p == '"' && p[1] == '"') {
+                g_string_append_c (field, '"');
+                p++;
+            } else if (*p == '"') {
+                quoted = FALSE;
+            } else {
+                g_assert_cmpint (*p, !=, '\0');
+                g_string_append_c (field, *p);
+            }
+        } else if (*p == '"') {
+            quoted = TRUE;
+        } else if (*p == ',' || *p == '\0') {
+            g_ptr_array_add (fields, g_string_free (field, FALSE));
+            if (*p == '\0')
+                break;
+            field = g_string_new (NULL);
+        } else {
+            g_string_append_c (field, *p);
+        }
+    }
+    return fields;
+}
+
+/* JMeter's columns, as plugins/csv writes them. */
+enum { COL_ELAPSED = 1, COL_CODE = 3, COL_RESPONSE_MESSAGE = 4, COL_SUCCESS = 7, COL_FAILURE = 8 };
+
+static void
+run_case (const Case *c, const char *transport, const char *dir, Outcome *outcome)
+{
+    g_autofree char *base = listener_url (c->on);
+    g_autofree char *csv = g_build_filename (dir, "samples.csv", NULL);
+    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    const char *extra[] = { "--out", csv_arg, "--overwrite", NULL };
+    g_autofree char *yaml
+        = g_strdup_printf ("name: conformance\n"
+                           "defaults:\n"
+                           "  http:\n"
+                           "    transport: %s\n"
+                           "    timeout: %s\n"
+                           "    connect_timeout: %s\n"
+                           "    tls: { ca_file: \"%s\" }\n"
+                           "scenarios:\n"
+                           "  - name: s\n"
+                           "    users: 1\n"
+                           "    iterations: 1\n"
+                           "    steps:\n"
+                           "      - http: { url: \"%s%s\"%s }\n",
+                           transport, c->timeout != NULL ? c->timeout : "5s",
+                           c->connect_timeout != NULL ? c->connect_timeout : "5s", certs->ca_cert,
+                           base, c->path, c->step_extra != NULL ? c->step_extra : "");
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_auto (GStrv) lines = NULL;
+    g_autoptr (GPtrArray) row = NULL;
+    const char *failure, *colon;
+    int status = -1;
+
+    g_free (redirect_server_take_log (&redirect_server));
+    root = throng_test_run_json (dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
+    if (status != 0 || root == NULL)
+        g_test_message ("plan:\n%s\nstderr:\n%s", yaml, err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (root);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 1);
+
+    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+    lines = g_strsplit (text, "\n", -1);
+    g_assert_cmpuint (g_strv_length (lines), ==, 3); /* header, the row, "" */
+    row = csv_fields (lines[1]);
+    g_assert_cmpuint (row->len, >, COL_FAILURE);
+
+    outcome->success = strcmp (g_ptr_array_index (row, COL_SUCCESS), "true") == 0;
+    outcome->status = (guint)g_ascii_strtoull (g_ptr_array_index (row, COL_CODE), NULL, 10);
+    outcome->elapsed_ms = g_ascii_strtoll (g_ptr_array_index (row, COL_ELAPSED), NULL, 10);
+    failure = g_ptr_array_index (row, COL_FAILURE);
+    colon = strstr (failure, ": ");
+    if (!outcome->success)
+        outcome->klass = colon != NULL ? g_strndup (failure, colon - failure) : g_strdup (failure);
+    /* A response, expected or not, is described by its reason phrase; a failure by its message. */
+    if (outcome->success || strcmp (outcome->klass, "status") == 0)
+        outcome->message = g_strdup (g_ptr_array_index (row, COL_RESPONSE_MESSAGE));
+    else
+        outcome->message = g_strdup (colon != NULL ? colon + 2 : "");
+    outcome->requests = redirect_server_take_log (&redirect_server);
+    g_test_message ("%s on %s: %s %s %u \"%s\" in %" G_GINT64_FORMAT " ms", c->name, transport,
+                    outcome->success ? "ok" : "failed",
+                    outcome->klass != NULL ? outcome->klass : "", outcome->status, outcome->message,
+                    outcome->elapsed_ms);
+}
+
+static void
+test_case (gconstpointer data)
+{
+    const Case *c = data;
+    g_autofree char *dir = throng_test_tmpdir_new ();
+    Outcome outcomes[G_N_ELEMENTS (transports)] = { { 0 } };
+
+    for (gsize t = 0; t < G_N_ELEMENTS (transports); t++) {
+        const char *transport = transports[t];
+        Outcome *o = &outcomes[t];
+        const char *klass
+            = c->soup_klass != NULL && strcmp (transport, "soup") == 0 ? c->soup_klass : c->klass;
+
+        run_case (c, transport, dir, o);
+        /* The case's outcome, on each transport. */
+        g_assert_cmpint (o->success, ==, klass == NULL);
+        g_assert_cmpstr (o->klass, ==, klass);
+        g_assert_cmpuint (o->status, ==, c->status);
+        if (c->message != NULL)
+            g_assert_cmpstr (o->message, ==, c->message);
+        if (c->on == ON_REDIRECT && c->requests != NULL)
+            g_assert_cmpstr (o->requests, ==, c->requests);
+        if (c->max_ms > 0) {
+            g_assert_cmpint (o->elapsed_ms, >=, c->min_ms);
+            g_assert_cmpint (o->elapsed_ms, <=, c->max_ms);
+        }
+    }
+    /* And the same on both, but where the case lists a difference. */
+    if (c->soup_klass == NULL)
+        g_assert_cmpstr (outcomes[0].klass, ==, outcomes[1].klass);
+    g_assert_cmpuint (outcomes[0].status, ==, outcomes[1].status);
+    g_assert_cmpstr (outcomes[0].requests, ==, outcomes[1].requests);
+
+    for (gsize t = 0; t < G_N_ELEMENTS (transports); t++)
+        outcome_clear (&outcomes[t]);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+int
+main (int argc, char **argv)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *pki = NULL;
+    g_autoptr (GError) error = NULL;
+    int result;
+
+    g_test_init (&argc, &argv, NULL);
+
+    dir = throng_test_tmpdir_new ();
+    pki = g_build_filename (dir, "pki", NULL);
+    g_assert_no_errno (g_mkdir (pki, 0700));
+    certs = throng_test_certs_new (pki, &error);
+    g_assert_no_error (error);
+    redirect_server_start (&redirect_server, certs);
+    fault_server_start (certs);
+
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *path = g_strconcat ("/conformance/", cases[i].name, NULL);
+        g_test_add_data_func (path, &cases[i], test_case);
+    }
+    result = g_test_run ();
+
+    fault_server_stop ();
+    redirect_server_stop (&redirect_server);
+    g_clear_pointer (&certs, throng_test_certs_free);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+    return result;
+}
