@@ -13,7 +13,6 @@
  * tmpfs), and plugins that fail every step, fail init, or register a name
  * twice.  docs/failure-modes.md is the table these tests keep true.
  */
-#include "fault-server.h"
 #include "test-utils.h"
 
 #include <glib/gstdio.h>
@@ -34,167 +33,67 @@
 #define ITERATIONS 3
 
 /* ------------------------------------------------------------------ */
-/* The fault server, as a child process                                */
+/* The fault server (tests/lib/fault-fixture.h)                       */
 
-typedef struct {
-    GSubprocess *proc;
-    guint16 http;
-    guint16 https;
-    guint16 expired;
-    guint16 wrong_host;
-    guint16 self_signed;
-    guint16 tls_drop;
-    guint16 tls_hang;
-    guint16 backlog;
-} FaultServer;
+/* Its listeners, in the order fixture_setup() asks for them. */
+typedef enum {
+    ON_HTTP,
+    ON_HTTPS,
+    ON_EXPIRED,
+    ON_WRONG_HOST,
+    ON_SELF_SIGNED,
+    ON_TLS_DROP,
+    ON_TLS_HANG,
+    ON_BACKLOG,
+    /* No listener: a port that refuses. */
+    ON_CLOSED_HTTP,
+    ON_CLOSED_HTTPS,
+} Listener;
 
 typedef struct {
     char *dir;
     ThrongTestCerts *certs;
-    FaultServer server;
+    ThrongTestFaultServer *server;
 } Fixture;
-
-static char *
-fault_server_exe (void)
-{
-    const char *build = g_getenv ("THRONG_BUILD_DIR");
-
-    g_assert_nonnull (build);
-    return g_build_filename (build, "tests", "lib", "throng-fault-server", NULL);
-}
-
-static void
-fault_server_start (FaultServer *server, const ThrongTestCerts *certs)
-{
-    g_autofree char *exe = fault_server_exe ();
-    g_autofree char *https = g_strdup_printf ("https:%s:%s", certs->server_cert, certs->server_key);
-    g_autofree char *expired
-        = g_strdup_printf ("https:%s:%s", certs->expired_cert, certs->expired_key);
-    g_autofree char *wrong
-        = g_strdup_printf ("https:%s:%s", certs->wrong_host_cert, certs->wrong_host_key);
-    g_autofree char *self
-        = g_strdup_printf ("https:%s:%s", certs->self_signed_cert, certs->self_signed_key);
-    g_autoptr (GError) error = NULL;
-    g_autoptr (GDataInputStream) out = NULL;
-    /* The order of the lines it prints is the order of these. */
-    guint16 *ports[]
-        = { &server->http,        &server->https,    &server->expired,  &server->wrong_host,
-            &server->self_signed, &server->tls_drop, &server->tls_hang, &server->backlog };
-
-    server->proc = g_subprocess_new (
-        G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, exe, "--listen",
-        "http", "--listen", https, "--listen", expired, "--listen", wrong, "--listen", self,
-        "--listen", "tls-drop", "--listen", "tls-hang", "--listen", "backlog", NULL);
-    g_assert_no_error (error);
-    out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->proc));
-    for (gsize i = 0; i < G_N_ELEMENTS (ports); i++) {
-        g_autofree char *line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-        const char *space;
-
-        g_assert_no_error (error);
-        g_assert_nonnull (line);
-        space = strchr (line, ' ');
-        g_assert_nonnull (space);
-        *ports[i] = (guint16)g_ascii_strtoull (space + 1, NULL, 10);
-        g_assert_cmpuint (*ports[i], >, 0);
-    }
-    g_autofree char *ready = g_data_input_stream_read_line (out, NULL, NULL, &error);
-    g_assert_no_error (error);
-    g_assert_cmpstr (ready, ==, "ready");
-}
-
-/* Kills it by its PID (the stdin pipe would end it too) and reaps it. */
-static void
-fault_server_stop (FaultServer *server)
-{
-    if (server->proc == NULL)
-        return;
-    g_subprocess_force_exit (server->proc);
-    g_subprocess_wait (server->proc, NULL, NULL);
-    g_clear_object (&server->proc);
-}
 
 static void
 fixture_setup (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (GError) error = NULL;
     g_autofree char *pki = NULL;
+    g_autofree char *https = NULL;
+    g_autofree char *expired = NULL;
+    g_autofree char *wrong = NULL;
+    g_autofree char *self = NULL;
 
     fixture->dir = throng_test_tmpdir_new ();
     pki = g_build_filename (fixture->dir, "pki", NULL);
     g_assert_no_errno (g_mkdir (pki, 0700));
     fixture->certs = throng_test_certs_new (pki, &error);
     g_assert_no_error (error);
-    fault_server_start (&fixture->server, fixture->certs);
+    https = g_strdup_printf ("https:%s:%s", fixture->certs->server_cert,
+                             fixture->certs->server_key);
+    expired = g_strdup_printf ("https:%s:%s", fixture->certs->expired_cert,
+                               fixture->certs->expired_key);
+    wrong = g_strdup_printf ("https:%s:%s", fixture->certs->wrong_host_cert,
+                             fixture->certs->wrong_host_key);
+    self = g_strdup_printf ("https:%s:%s", fixture->certs->self_signed_cert,
+                            fixture->certs->self_signed_key);
+    fixture->server = throng_test_fault_server_start ((const char *const[]) {
+        FAULT_KIND_HTTP, https, expired, wrong, self, FAULT_KIND_TLS_DROP, FAULT_KIND_TLS_HANG,
+        FAULT_KIND_BACKLOG, NULL });
 }
 
 static void
 fixture_teardown (Fixture *fixture, gconstpointer data)
 {
-    fault_server_stop (&fixture->server);
+    g_clear_pointer (&fixture->server, throng_test_fault_server_stop);
     g_clear_pointer (&fixture->certs, throng_test_certs_free);
     throng_test_tmpdir_free (g_steal_pointer (&fixture->dir));
 }
 
 /* ------------------------------------------------------------------ */
 /* Reading results                                                     */
-
-/* The sum of errors_by_class under @stats ("total", "scenarios.0.steps.1.stats"). */
-static gint64
-class_sum (JsonNode *root, const char *stats)
-{
-    g_autofree char *path = g_strconcat (stats, ".errors_by_class", NULL);
-    JsonNode *node = throng_test_json_get (root, path);
-    g_autoptr (GList) members = NULL;
-    gint64 sum = 0;
-
-    g_assert_nonnull (node);
-    members = json_object_get_members (json_node_get_object (node));
-    for (GList *l = members; l != NULL; l = l->next)
-        sum += json_object_get_int_member (json_node_get_object (node), l->data);
-    return sum;
-}
-
-/*
- * requests = successes + every error class: the classes sum to the
- * errors, and there are no more errors than requests.
- */
-static void
-assert_totals_add_up (JsonNode *root, const char *stats)
-{
-    g_autofree char *requests = g_strconcat (stats, ".requests", NULL);
-    g_autofree char *errors = g_strconcat (stats, ".errors", NULL);
-
-    g_assert_cmpint (class_sum (root, stats), ==, throng_test_json_int (root, errors));
-    g_assert_cmpint (throng_test_json_int (root, errors), <=,
-                     throng_test_json_int (root, requests));
-}
-
-static gint64
-class_count (JsonNode *root, const char *stats, const char *klass)
-{
-    g_autofree char *path = g_strdup_printf ("%s.errors_by_class.%s", stats, klass);
-
-    return throng_test_json_int_or (root, path, 0);
-}
-
-/* Lines of @path after the header; asserts the file ends in a whole line. */
-static guint
-csv_rows (const char *path)
-{
-    g_autofree char *text = NULL;
-    g_autoptr (GError) error = NULL;
-    guint lines = 0;
-
-    g_file_get_contents (path, &text, NULL, &error);
-    g_assert_no_error (error);
-    if (text[0] == '\0')
-        return 0;
-    g_assert_true (g_str_has_suffix (text, "\n"));
-    for (const char *p = text; *p != '\0'; p++)
-        lines += *p == '\n';
-    return lines - 1;
-}
 
 /* How many CSV rows hold @needle (a whole failureMessage prefix, say). */
 static guint
@@ -227,19 +126,6 @@ csv_first_failure (const char *path)
 
 /* ------------------------------------------------------------------ */
 /* One fault, one step                                                 */
-
-typedef enum {
-    ON_HTTP,
-    ON_HTTPS,
-    ON_EXPIRED,
-    ON_WRONG_HOST,
-    ON_SELF_SIGNED,
-    ON_TLS_DROP,
-    ON_TLS_HANG,
-    ON_BACKLOG,
-    ON_CLOSED_HTTP,
-    ON_CLOSED_HTTPS,
-} Listener;
 
 typedef struct {
     const char *name;
@@ -324,25 +210,19 @@ typedef struct {
 static char *
 listener_url (Fixture *fixture, Listener on)
 {
-    const FaultServer *s = &fixture->server;
-
     switch (on) {
     case ON_HTTP:
-        return g_strdup_printf ("http://127.0.0.1:%u", s->http);
-    case ON_HTTPS:
-        return g_strdup_printf ("https://127.0.0.1:%u", s->https);
-    case ON_EXPIRED:
-        return g_strdup_printf ("https://127.0.0.1:%u", s->expired);
-    case ON_WRONG_HOST:
-        return g_strdup_printf ("https://127.0.0.1:%u", s->wrong_host);
-    case ON_SELF_SIGNED:
-        return g_strdup_printf ("https://127.0.0.1:%u", s->self_signed);
-    case ON_TLS_DROP:
-        return g_strdup_printf ("https://127.0.0.1:%u", s->tls_drop);
-    case ON_TLS_HANG:
-        return g_strdup_printf ("https://127.0.0.1:%u", s->tls_hang);
     case ON_BACKLOG:
-        return g_strdup_printf ("http://127.0.0.1:%u", s->backlog);
+        return g_strdup_printf ("http://127.0.0.1:%u",
+                                throng_test_fault_server_port (fixture->server, on));
+    case ON_HTTPS:
+    case ON_EXPIRED:
+    case ON_WRONG_HOST:
+    case ON_SELF_SIGNED:
+    case ON_TLS_DROP:
+    case ON_TLS_HANG:
+        return g_strdup_printf ("https://127.0.0.1:%u",
+                                throng_test_fault_server_port (fixture->server, on));
     case ON_CLOSED_HTTP:
         return g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
     case ON_CLOSED_HTTPS:
@@ -368,26 +248,27 @@ fault_plan (Fixture *fixture, const FaultRun *run)
     const FaultCase *f = run->fault;
     g_autofree char *fault_url = listener_url (fixture, f->on);
     g_autofree char *ok_url = listener_url (fixture, listener_is_tls (f->on) ? ON_HTTPS : ON_HTTP);
+    g_autofree char *name = g_strconcat ("fault-", f->name, NULL);
+    g_autofree char *http = g_strdup_printf ("timeout: %s, connect_timeout: %s, "
+                                             "tls: { ca_file: \"%s\" }",
+                                             f->timeout, f->connect_timeout,
+                                             fixture->certs->ca_cert);
+    g_autofree char *steps = g_strdup_printf ("      - name: fault\n"
+                                              "        http: { url: \"%s%s\"%s }\n"
+                                              "      - name: ok\n"
+                                              "        http: { url: \"%s%s\" }\n",
+                                              fault_url, f->path,
+                                              f->step_extra != NULL ? f->step_extra : "", ok_url,
+                                              FAULT_PATH_OK);
 
-    return g_strdup_printf ("name: fault-%s\n"
-                            "defaults:\n"
-                            "  http:\n"
-                            "    transport: %s\n"
-                            "    timeout: %s\n"
-                            "    connect_timeout: %s\n"
-                            "    tls: { ca_file: \"%s\" }\n"
-                            "scenarios:\n"
-                            "  - name: s\n"
-                            "    users: %d\n"
-                            "    iterations: %d\n"
-                            "    steps:\n"
-                            "      - name: fault\n"
-                            "        http: { url: \"%s%s\"%s }\n"
-                            "      - name: ok\n"
-                            "        http: { url: \"%s%s\" }\n",
-                            f->name, run->transport, f->timeout, f->connect_timeout,
-                            fixture->certs->ca_cert, USERS, ITERATIONS, fault_url, f->path,
-                            f->step_extra != NULL ? f->step_extra : "", ok_url, FAULT_PATH_OK);
+    return throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = name,
+        .transport = run->transport,
+        .http = http,
+        .users = USERS,
+        .iterations = ITERATIONS,
+        .steps = steps,
+    });
 }
 
 static void
@@ -400,7 +281,7 @@ test_fault (Fixture *fixture, gconstpointer data)
                             : f->klass;
     g_autofree char *yaml = fault_plan (fixture, run);
     g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
-    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
     g_autofree char *failure = g_strdup_printf (",false,%s", klass);
     const char *extra[] = { "--out", csv_arg, NULL };
     g_autofree char *err = NULL;
@@ -420,11 +301,11 @@ test_fault (Fixture *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2 * per_step);
     g_assert_cmpint (throng_test_json_int (root, FAULT_STATS ".requests"), ==, per_step);
     g_assert_cmpint (throng_test_json_int (root, OK_STATS ".requests"), ==, per_step);
-    assert_totals_add_up (root, "total");
-    assert_totals_add_up (root, FAULT_STATS);
+    throng_test_summary_assert_totals (root, "total");
+    throng_test_summary_assert_totals (root, FAULT_STATS);
 
     /* The fault has its class, and only it. */
-    g_assert_cmpint (class_count (root, FAULT_STATS, klass), ==, per_step);
+    g_assert_cmpint (throng_test_summary_class (root, FAULT_STATS, klass), ==, per_step);
     g_assert_cmpint (throng_test_json_int (root, FAULT_STATS ".errors"), ==, per_step);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, per_step);
 
@@ -448,7 +329,7 @@ test_fault (Fixture *fixture, gconstpointer data)
     g_test_message ("first failure row: %s", first);
 
     /* The sample rows say it too: the failure message starts with the class. */
-    g_assert_cmpuint (csv_rows (csv), ==, 2 * per_step);
+    g_assert_cmpuint (throng_test_csv_rows (csv), ==, 2 * per_step);
     g_assert_cmpuint (csv_count (csv, failure), ==, per_step);
 }
 
@@ -463,27 +344,24 @@ static void
 test_mixed (Fixture *fixture, gconstpointer data)
 {
     const char *transport = data;
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
     g_autofree char *yaml
-        = g_strdup_printf ("name: mixed\n"
-                           "defaults:\n"
-                           "  http:\n"
-                           "    transport: %s\n"
-                           "    base_url: http://127.0.0.1:%u\n"
-                           "    timeout: 300ms\n"
-                           "scenarios:\n"
-                           "  - name: s\n"
-                           "    users: 3\n"
-                           "    iterations: 4\n"
-                           "    steps:\n"
-                           "      - http: { url: /ok }\n"
-                           "      - http: { url: /status/500 }\n"
-                           "      - http: { url: /reset }\n"
-                           "      - http: { url: /ok }\n"
-                           "      - http: { url: /garbage }\n"
-                           "      - http: { url: /hang }\n"
-                           "      - http: { url: /endless-close, max_body: 100KiB }\n"
-                           "      - http: { url: /slow?ms=5 }\n",
-                           transport, fixture->server.http);
+        = throng_test_plan_yaml (&(ThrongTestPlan) {
+            .name = "mixed",
+            .transport = transport,
+            .base_url = base_url,
+            .http = "timeout: 300ms",
+            .users = 3,
+            .iterations = 4,
+            .steps = "      - http: { url: /ok }\n"
+                     "      - http: { url: /status/500 }\n"
+                     "      - http: { url: /reset }\n"
+                     "      - http: { url: /ok }\n"
+                     "      - http: { url: /garbage }\n"
+                     "      - http: { url: /hang }\n"
+                     "      - http: { url: /endless-close, max_body: 100KiB }\n"
+                     "      - http: { url: /slow?ms=5 }\n",
+        });
     static const char *const step_class[]
         = { NULL, "status", "reset", NULL, "protocol", "timeout", "body-limit", NULL };
     g_autofree char *err = NULL;
@@ -506,22 +384,22 @@ test_mixed (Fixture *fixture, gconstpointer data)
         g_autofree char *errors = g_strconcat (stats, ".errors", NULL);
 
         g_assert_cmpint (throng_test_json_int (root, requests), ==, per_step);
-        assert_totals_add_up (root, stats);
+        throng_test_summary_assert_totals (root, stats);
         if (step_class[i] == NULL) {
             g_assert_cmpint (throng_test_json_int (root, errors), ==, 0);
             successes += per_step;
         } else {
-            g_assert_cmpint (class_count (root, stats, step_class[i]), ==, per_step);
+            g_assert_cmpint (throng_test_summary_class (root, stats, step_class[i]), ==, per_step);
             g_assert_cmpint (throng_test_json_int (root, errors), ==, per_step);
         }
     }
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==,
-                     successes + class_sum (root, "total"));
-    g_assert_cmpint (class_count (root, "total", "status"), ==, per_step);
-    g_assert_cmpint (class_count (root, "total", "reset"), ==, per_step);
-    g_assert_cmpint (class_count (root, "total", "protocol"), ==, per_step);
-    g_assert_cmpint (class_count (root, "total", "timeout"), ==, per_step);
-    g_assert_cmpint (class_count (root, "total", "body-limit"), ==, per_step);
+                     successes + throng_test_summary_class_sum (root, "total"));
+    g_assert_cmpint (throng_test_summary_class (root, "total", "status"), ==, per_step);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "reset"), ==, per_step);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "protocol"), ==, per_step);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "timeout"), ==, per_step);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "body-limit"), ==, per_step);
     /* Twelve users' worth of 300 ms timeouts, three at a time, and little else. */
     g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), >=, 4 * 0.29);
     g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, 4 * 0.3 + 5);
@@ -593,25 +471,21 @@ static void
 test_memory_bounded (Fixture *fixture, gconstpointer data)
 {
     const char *transport = data;
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
     g_autofree char *yaml
-        = g_strdup_printf ("name: endless\n"
-                           "defaults:\n"
-                           "  http:\n"
-                           "    transport: %s\n"
-                           "    base_url: http://127.0.0.1:%u\n"
-                           "scenarios:\n"
-                           "  - name: s\n"
-                           "    users: 8\n"
-                           "    iterations: 1\n"
-                           "    steps:\n"
-                           "      - http: { url: %s }\n"
-                           "      - http: { url: %s }\n"
-                           "      - http: { url: %s }\n",
-                           transport, fixture->server.http, FAULT_PATH_ENDLESS_CLOSE,
-                           FAULT_PATH_ENDLESS_CHUNKED, FAULT_PATH_HUGE);
+        = throng_test_plan_yaml (&(ThrongTestPlan) {
+            .name = "endless",
+            .transport = transport,
+            .base_url = base_url,
+            .users = 8,
+            .iterations = 1,
+            .steps = "      - http: { url: " FAULT_PATH_ENDLESS_CLOSE " }\n"
+                     "      - http: { url: " FAULT_PATH_ENDLESS_CHUNKED " }\n"
+                     "      - http: { url: " FAULT_PATH_HUGE " }\n",
+        });
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
-    g_autofree char *json_arg = g_strconcat ("json=", json, NULL);
+    g_autofree char *json_arg = throng_test_out_arg ("json", json);
     const char *argv[] = { "run", plan, "--quiet", "--out", json_arg, NULL };
     g_autoptr (JsonNode) root = NULL;
     g_autoptr (GError) error = NULL;
@@ -621,8 +495,8 @@ test_memory_bounded (Fixture *fixture, gconstpointer data)
     root = throng_test_json_load (json, &error);
     g_assert_no_error (error);
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 24);
-    g_assert_cmpint (class_count (root, "total", "body-limit"), ==, 24);
-    assert_totals_add_up (root, "total");
+    g_assert_cmpint (throng_test_summary_class (root, "total", "body-limit"), ==, 24);
+    throng_test_summary_assert_totals (root, "total");
     g_test_message ("peak RSS %ld KiB, bytes received %" G_GINT64_FORMAT, maxrss,
                     throng_test_json_int (root, "total.bytes_received"));
     g_assert_cmpint (maxrss, >, 0);
@@ -666,25 +540,21 @@ test_target_dies (Fixture *fixture, gconstpointer data)
     /* Sanitized, throng takes seconds just to start: give it time to
      * succeed before the server dies. */
     gboolean sanitized = g_getenv ("THRONG_SANITIZED") != NULL;
-    g_autofree char *yaml = g_strdup_printf ("name: dies\n"
-                                             "defaults:\n"
-                                             "  http:\n"
-                                             "    transport: %s\n"
-                                             "    base_url: http://127.0.0.1:%u\n"
-                                             "    timeout: 2s\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 4\n"
-                                             "    duration: %s\n"
-                                             "    think_time: 5ms\n"
-                                             "    steps:\n"
-                                             "      - http: { url: \"/slow?ms=10\" }\n",
-                                             transport, fixture->server.http,
-                                             sanitized ? "9s" : "3s");
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "dies",
+        .transport = transport,
+        .base_url = base_url,
+        .http = "timeout: 2s",
+        .users = 4,
+        .duration = sanitized ? "9s" : "3s",
+        .scenario_extra = "    think_time: 5ms\n",
+        .steps = "      - http: { url: \"/slow?ms=10\" }\n",
+    });
     g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
-    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
     const char *extra[] = { "--out", csv_arg, NULL };
-    const char *identifier = g_subprocess_get_identifier (fixture->server.proc);
+    const char *identifier = throng_test_fault_server_pid (fixture->server);
     Killer killer = { .pid = (GPid)g_ascii_strtoll (identifier, NULL, 10),
                       .after_ms = sanitized ? 5000 : 1000 };
     g_autoptr (GThread) thread = g_thread_new ("killer", killer_thread, &killer);
@@ -695,7 +565,7 @@ test_target_dies (Fixture *fixture, gconstpointer data)
 
     root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
     g_thread_join (g_steal_pointer (&thread));
-    fault_server_stop (&fixture->server);
+    g_clear_pointer (&fixture->server, throng_test_fault_server_stop);
     g_test_message ("stderr:\n%s", err);
     g_assert_cmpint (status, ==, 0);
     g_assert_nonnull (root);
@@ -704,12 +574,12 @@ test_target_dies (Fixture *fixture, gconstpointer data)
 
     requests = throng_test_json_int (root, "total.requests");
     errors = throng_test_json_int (root, "total.errors");
-    connect = class_count (root, "total", "connect");
-    reset = class_count (root, "total", "reset");
+    connect = throng_test_summary_class (root, "total", "connect");
+    reset = throng_test_summary_class (root, "total", "reset");
     g_test_message ("requests %" G_GINT64_FORMAT ", errors %" G_GINT64_FORMAT
                     " (connect %" G_GINT64_FORMAT ", reset %" G_GINT64_FORMAT ")",
                     requests, errors, connect, reset);
-    assert_totals_add_up (root, "total");
+    throng_test_summary_assert_totals (root, "total");
     /* About 4 users x 1 s / 15 ms before the kill; be loose about the machine. */
     g_assert_cmpint (requests - errors, >=, sanitized ? 5 : 20);
     g_assert_cmpint (connect, >, 0);
@@ -719,7 +589,7 @@ test_target_dies (Fixture *fixture, gconstpointer data)
     g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), >=, sanitized ? 8.9 : 2.9);
     g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, sanitized ? 14.0 : 8.0);
     /* Nothing lost: a row for every request counted. */
-    g_assert_cmpuint (csv_rows (csv), ==, requests);
+    g_assert_cmpuint (throng_test_csv_rows (csv), ==, requests);
 }
 
 /* ------------------------------------------------------------------ */
@@ -728,16 +598,16 @@ test_target_dies (Fixture *fixture, gconstpointer data)
 static char *
 ok_plan (Fixture *fixture, guint iterations)
 {
-    return g_strdup_printf ("name: writes\n"
-                            "defaults:\n"
-                            "  http: { transport: fast, base_url: \"http://127.0.0.1:%u\" }\n"
-                            "scenarios:\n"
-                            "  - name: s\n"
-                            "    users: 2\n"
-                            "    iterations: %u\n"
-                            "    steps:\n"
-                            "      - http: { url: /ok }\n",
-                            fixture->server.http, iterations);
+    g_autofree char *base_url = listener_url (fixture, ON_HTTP);
+
+    return throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "writes",
+        .transport = "fast",
+        .base_url = base_url,
+        .users = 2,
+        .iterations = iterations,
+        .steps = "      - http: { url: /ok }\n",
+    });
 }
 
 /* The csv reporter on /dev/full: exit 4 with the reason, and the json complete. */
@@ -750,10 +620,8 @@ test_csv_dev_full (Fixture *fixture, gconstpointer data)
     g_autoptr (JsonNode) root = NULL;
     int status = -1;
 
-    if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
-        throng_test_skip_or_fail ("no /dev/full");
+    if (!throng_test_require_file ("/dev/full"))
         return;
-    }
     root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
     g_test_message ("stderr:\n%s", err);
     g_assert_cmpint (status, ==, 4);
@@ -772,15 +640,13 @@ test_json_dev_full (Fixture *fixture, gconstpointer data)
     g_autofree char *yaml = ok_plan (fixture, 500);
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
-    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     int status;
 
-    if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
-        throng_test_skip_or_fail ("no /dev/full");
+    if (!throng_test_require_file ("/dev/full"))
         return;
-    }
     status = throng_test_runv (RUN_TIMEOUT_S, &out, &err, "run", plan, "--quiet", "--out",
                                "json=/dev/full", "--out", csv_arg, NULL);
     g_test_message ("stderr:\n%s", err);
@@ -788,7 +654,7 @@ test_json_dev_full (Fixture *fixture, gconstpointer data)
     throng_test_assert_no_glib_noise (err);
     g_assert_nonnull (
         strstr (err, "throng: reporter json: cannot write /dev/full: No space left on device"));
-    g_assert_cmpuint (csv_rows (csv), ==, 1000);
+    g_assert_cmpuint (throng_test_csv_rows (csv), ==, 1000);
 }
 
 /*
@@ -803,7 +669,7 @@ run_on_full_tmpfs (Fixture *fixture, int *status, char **err, JsonNode **root, c
 {
     g_autofree char *small = g_build_filename (fixture->dir, "small", NULL);
     g_autofree char *csv = g_build_filename (small, "samples.csv", NULL);
-    g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
     g_autofree char *yaml = ok_plan (fixture, 2000);
     const char *extra[] = { "--out", csv_arg, NULL };
     gboolean have_csv;
@@ -876,24 +742,15 @@ test_csv_full_tmpfs_whole_rows (Fixture *fixture, gconstpointer data)
 /* ------------------------------------------------------------------ */
 /* Plugins that misbehave                                              */
 
-static char *
-plugin_dir (const char *sub)
-{
-    const char *dir = g_getenv ("THRONG_TEST_PLUGIN_DIR");
-
-    g_assert_nonnull (dir);
-    return g_build_filename (dir, sub, NULL);
-}
-
 static int
 run_with_plugins (const char *dir, const char *sub, const char *yaml, const char *json,
                   const char *csv, char **err)
 {
-    g_autofree char *plugins = plugin_dir (sub);
+    g_autofree char *plugins = throng_test_plugin_dir (sub);
     g_autofree char *path_env = g_strconcat ("THRONG_PLUGIN_PATH=", plugins, NULL);
     g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", yaml);
-    g_autofree char *json_arg = json != NULL ? g_strconcat ("json=", json, NULL) : NULL;
-    g_autofree char *csv_arg = csv != NULL ? g_strconcat ("csv=", csv, NULL) : NULL;
+    g_autofree char *json_arg = json != NULL ? throng_test_out_arg ("json", json) : NULL;
+    g_autofree char *csv_arg = csv != NULL ? throng_test_out_arg ("csv", csv) : NULL;
     const char *argv[8] = { "run", plan, "--quiet" };
     const char *env[] = { path_env, NULL };
     gsize n = 3;
@@ -943,15 +800,15 @@ test_plugin_fails_every_step (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_no_error (error);
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 200);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 200);
-    g_assert_cmpint (class_count (root, "total", "other"), ==, 200);
-    assert_totals_add_up (root, "total");
+    g_assert_cmpint (throng_test_summary_class (root, "total", "other"), ==, 200);
+    throng_test_summary_assert_totals (root, "total");
     for (guint i = 0; i < 4; i++) {
         g_autofree char *stats = g_strdup_printf ("scenarios.0.steps.%u.stats", i);
 
-        g_assert_cmpint (class_count (root, stats, "other"), ==, 50);
-        assert_totals_add_up (root, stats);
+        g_assert_cmpint (throng_test_summary_class (root, stats, "other"), ==, 50);
+        throng_test_summary_assert_totals (root, stats);
     }
-    g_assert_cmpuint (csv_rows (csv), ==, 200);
+    g_assert_cmpuint (throng_test_csv_rows (csv), ==, 200);
     g_assert_cmpuint (csv_count (csv, ",false,other: failing: refused on purpose,"), ==, 100);
     g_assert_cmpuint (csv_count (csv, ",false,other: failing: a class from the future,"), ==, 50);
 }
@@ -971,14 +828,9 @@ static void
 test_plugin_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     const Refused *r = data;
-    g_autofree char *yaml = g_strdup_printf ("name: refused\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 1\n"
-                                             "    iterations: 1\n"
-                                             "    steps:\n"
-                                             "      - %s: {}\n",
-                                             r->plugin);
+    g_autofree char *step = g_strdup_printf ("      - %s: {}\n", r->plugin);
+    g_autofree char *yaml
+        = throng_test_plan_yaml (&(ThrongTestPlan) { .name = "refused", .steps = step });
     g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
     g_autofree char *err = NULL;
     g_auto (GStrv) lines = NULL;

@@ -46,6 +46,22 @@ hard_nofile (void)
     return limit.rlim_max;
 }
 
+/*
+ * TRUE if the soft limit may be raised to @n; otherwise the test is
+ * skipped, under CI too: a machine's setting, not a missing tool.
+ */
+static gboolean
+hard_nofile_allows (rlim_t n)
+{
+    g_autofree char *reason = NULL;
+
+    if (hard_nofile () == RLIM_INFINITY || hard_nofile () >= n)
+        return TRUE;
+    reason = g_strdup_printf ("the hard open-file limit is below %lu", (unsigned long) n);
+    g_test_skip (reason);
+    return FALSE;
+}
+
 static void
 test_fds_needed (void)
 {
@@ -82,10 +98,8 @@ test_prepare_short (void)
 static void
 test_prepare_raises (void)
 {
-    if (hard_nofile () != RLIM_INFINITY && hard_nofile () < 4096) {
-        g_test_skip ("the hard open-file limit is below 4096");
+    if (!hard_nofile_allows (4096))
         return;
-    }
     if (g_test_subprocess ()) {
         g_autoptr (GError) error = NULL;
 
@@ -123,84 +137,21 @@ lower_limit (gpointer data)
         _exit (125);
 }
 
-typedef struct {
-    gboolean done;
-    GError *error;
-    char *out;
-    char *err;
-} Communicated;
-
-static void
-on_communicated (GObject *source, GAsyncResult *result, gpointer data)
-{
-    Communicated *state = data;
-
-    g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &state->out,
-                                          &state->err, &state->error);
-    state->done = TRUE;
-}
-
-static gboolean
-on_timeout (gpointer data)
-{
-    *(gboolean *)data = TRUE;
-    return G_SOURCE_REMOVE;
-}
-
 /*
- * `throng ARGV…` with RLIMIT_NOFILE set to @soft:@hard in the child
- * (throng_test_run() cannot set limits).  Killed by PID and failed after
- * @timeout_s.  Returns the exit status (128 + N for signal N).
+ * `throng ARGV…` with RLIMIT_NOFILE set to @soft:@hard in the child.
+ * Killed by PID and failed after @timeout_s.  Returns the exit status
+ * (128 + N for signal N).
  */
 static int
 run_limited (const char *const *argv, rlim_t soft, rlim_t hard, guint timeout_s, char **out_err)
 {
-    g_autoptr (GSubprocessLauncher) launcher
-        = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-    g_autoptr (GPtrArray) args = g_ptr_array_new ();
-    g_autoptr (GError) error = NULL;
-    g_autoptr (GMainContext) context = g_main_context_new ();
     Limit limit = { soft, hard };
-    Communicated state = { 0 };
-    gboolean timed_out = FALSE;
-    int status;
+    ThrongTestSpawnOptions options = { .child_setup = lower_limit, .child_setup_data = &limit };
+    g_autoptr (ThrongTestProcess) process = throng_test_spawn (argv, &options);
+    int status = -1;
 
-    g_ptr_array_add (args, (gpointer)throng_test_exe ());
-    for (gsize i = 0; argv[i] != NULL; i++)
-        g_ptr_array_add (args, (gpointer)argv[i]);
-    g_ptr_array_add (args, NULL);
-    g_subprocess_launcher_set_child_setup (launcher, lower_limit, &limit, NULL);
-
-    g_autoptr (GSubprocess) proc
-        = g_subprocess_launcher_spawnv (launcher, (const char *const *)args->pdata, &error);
-    g_assert_no_error (error);
-
-    g_main_context_push_thread_default (context);
-    g_subprocess_communicate_utf8_async (proc, NULL, NULL, on_communicated, &state);
-    GSource *timer = g_timeout_source_new_seconds (timeout_s);
-    g_source_set_callback (timer, on_timeout, &timed_out, NULL);
-    g_source_attach (timer, context);
-    while (!state.done && !timed_out)
-        g_main_context_iteration (context, TRUE);
-    if (!state.done) {
-        g_test_fail_printf ("throng did not exit within %u s", timeout_s);
-        g_subprocess_force_exit (proc);
-        while (!state.done)
-            g_main_context_iteration (context, TRUE);
-    }
-    g_source_destroy (timer);
-    g_source_unref (timer);
-    g_main_context_pop_thread_default (context);
-
-    g_assert_no_error (state.error);
-    g_subprocess_wait (proc, NULL, NULL);
-    if (g_subprocess_get_if_signaled (proc))
-        status = 128 + g_subprocess_get_term_sig (proc);
-    else
-        status = g_subprocess_get_exit_status (proc);
-    g_test_message ("exit %d; stderr: %s", status, state.err);
-    g_free (state.out);
-    *out_err = state.err;
+    throng_test_process_wait (process, timeout_s, &status, NULL, out_err);
+    g_test_message ("exit %d; stderr: %s", status, *out_err);
     return status;
 }
 
@@ -216,10 +167,9 @@ test_refused_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "    steps:\n"
                                                     "      - null: {delay: 1ms}\n");
     g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
-    g_autofree char *out = g_strconcat ("json=", summary, NULL);
-    const char *const argv[] = { "run", plan, "--quiet", "--out", out, NULL };
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
     g_autofree char *err = NULL;
-    int status = run_limited (argv, 64, 64, RUN_TIMEOUT, &err);
+    int status = run_limited ((const char *const *) argv, 64, 64, RUN_TIMEOUT, &err);
 
     g_assert_cmpint (status, ==, 3);
     throng_test_assert_no_glib_noise (err);
@@ -246,14 +196,11 @@ test_raised_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
     ThrongTestNginxConfig config = { 0 };
     g_autoptr (GError) error = NULL;
 
-    if (hard_nofile () != RLIM_INFINITY && hard_nofile () < 4096) {
-        g_test_skip ("the hard open-file limit is below 4096");
+    if (!hard_nofile_allows (4096))
         return;
-    }
-    if (!throng_test_require_nginx ())
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
         return;
-    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
 
     /*
      * Every user holds a keep-alive connection of its own at once: far
@@ -273,10 +220,9 @@ test_raised_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
                                              users, throng_test_nginx_http_url (nginx));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
-    g_autofree char *out = g_strconcat ("json=", summary, NULL);
-    const char *const argv[] = { "run", plan, "--quiet", "--out", out, NULL };
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
     g_autofree char *err = NULL;
-    int status = run_limited (argv, 64, 4096, RUN_TIMEOUT, &err);
+    int status = run_limited ((const char *const *) argv, 64, 4096, RUN_TIMEOUT, &err);
 
     g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);

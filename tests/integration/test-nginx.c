@@ -32,13 +32,9 @@ fixture_setup (Fixture *f, gconstpointer data)
                      "    location /big { return 200 "
                      "\"0123456789012345678901234567890123456789012345678901234567890123\"; }",
     };
-    g_autoptr (GError) error = NULL;
 
     f->dir = throng_test_tmpdir_new ();
-    if (!throng_test_require_nginx ())
-        return;
-    f->nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
+    f->nginx = throng_test_nginx_require (&config);
 }
 
 static void
@@ -63,32 +59,25 @@ test_ten_thousand (Fixture *f, gconstpointer data)
     g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = NULL;
     ThrongTestNginxLog log;
-    int status = -1;
     gint64 started;
 
     if (f->nginx == NULL)
         return;
-    yaml = g_strdup_printf ("name: nginx-10k\n"
-                            "defaults:\n"
-                            "  http:\n"
-                            "    transport: %s\n"
-                            "    base_url: %s\n"
-                            "    tls: { verify: false }\n"
-                            "scenarios:\n"
-                            "  - name: load\n"
-                            "    users: 100\n"
-                            "    iterations: 100\n"
-                            "    steps:\n"
-                            "      - http: { url: / }\n",
-                            c->transport, base_url (f, c));
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "nginx-10k",
+        .transport = c->transport,
+        .base_url = base_url (f, c),
+        .http = "tls: { verify: false }",
+        .users = 100,
+        .iterations = 100,
+        .steps = "      - http: { url: / }\n",
+    });
     started = g_get_monotonic_time ();
-    summary = throng_test_run_json (f->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+    summary = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
     g_test_message ("run took %" G_GINT64_FORMAT " ms",
                     (g_get_monotonic_time () - started) / 1000);
 
-    g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 10000);
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
     g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.users"), ==, 100);
@@ -115,33 +104,25 @@ test_steps (Fixture *f, gconstpointer data)
 {
     const Case *c = data;
     g_autofree char *yaml = NULL;
-    g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = NULL;
     g_autofree char *text = NULL;
     ThrongTestNginxLog log;
-    int status = -1;
     guint posts = 0;
 
     if (f->nginx == NULL)
         return;
-    yaml = g_strdup_printf ("name: nginx-steps\n"
-                            "defaults:\n"
-                            "  http:\n"
-                            "    transport: %s\n"
-                            "    base_url: %s\n"
-                            "    tls: { verify: false }\n"
-                            "scenarios:\n"
-                            "  - name: two-steps\n"
-                            "    users: 7\n"
-                            "    iterations: 13\n"
-                            "    steps:\n"
-                            "      - http: { url: /big }\n"
-                            "      - http: { method: POST, url: /post, body: 'x=1' }\n",
-                            c->transport, base_url (f, c));
-    summary = throng_test_run_json (f->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "nginx-steps",
+        .transport = c->transport,
+        .base_url = base_url (f, c),
+        .http = "tls: { verify: false }",
+        .users = 7,
+        .iterations = 13,
+        .steps = "      - http: { url: /big }\n"
+                 "      - http: { method: POST, url: /post, body: 'x=1' }\n",
+    });
+    summary = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, NULL);
 
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 7 * 13 * 2);
     g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.0.stats.requests"), ==, 91);
     g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.1.stats.requests"), ==, 91);
@@ -164,31 +145,22 @@ test_no_keep_alive (Fixture *f, gconstpointer data)
 {
     const Case *c = data;
     g_autofree char *yaml = NULL;
-    g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = NULL;
     ThrongTestNginxLog log;
-    int status = -1;
 
     if (f->nginx == NULL)
         return;
-    yaml = g_strdup_printf ("name: nginx-close\n"
-                            "defaults:\n"
-                            "  http:\n"
-                            "    transport: %s\n"
-                            "    base_url: %s\n"
-                            "    keep_alive: false\n"
-                            "    tls: { verify: false }\n"
-                            "scenarios:\n"
-                            "  - name: close\n"
-                            "    users: 10\n"
-                            "    iterations: 20\n"
-                            "    steps:\n"
-                            "      - http: { url: / }\n",
-                            c->transport, base_url (f, c));
-    summary = throng_test_run_json (f->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "nginx-close",
+        .transport = c->transport,
+        .base_url = base_url (f, c),
+        .http = "keep_alive: false, tls: { verify: false }",
+        .users = 10,
+        .iterations = 20,
+        .steps = "      - http: { url: / }\n",
+    });
+    summary = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, NULL);
 
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 200);
     g_assert_true (throng_test_nginx_log_wait (f->nginx, 200, 5000, &log));
     g_assert_cmpuint (log.lines, ==, 200);
@@ -202,33 +174,26 @@ static void
 test_verify_ca (Fixture *f, gconstpointer data)
 {
     const Case *c = data;
+    g_autofree char *tls = NULL;
     g_autofree char *yaml = NULL;
-    g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = NULL;
     ThrongTestNginxLog log;
-    int status = -1;
 
     if (f->nginx == NULL)
         return;
     g_assert_true (c->https);
-    yaml = g_strdup_printf ("name: nginx-ca\n"
-                            "defaults:\n"
-                            "  http:\n"
-                            "    transport: %s\n"
-                            "    base_url: %s\n"
-                            "    tls: { ca_file: \"%s\" }\n"
-                            "scenarios:\n"
-                            "  - name: verified\n"
-                            "    users: 4\n"
-                            "    iterations: 5\n"
-                            "    steps:\n"
-                            "      - http: { url: / }\n",
-                            c->transport, base_url (f, c),
-                            throng_test_nginx_certs (f->nginx)->ca_cert);
-    summary = throng_test_run_json (f->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+    tls = g_strdup_printf ("tls: { ca_file: \"%s\" }", throng_test_nginx_certs (f->nginx)->ca_cert);
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "nginx-ca",
+        .transport = c->transport,
+        .base_url = base_url (f, c),
+        .http = tls,
+        .users = 4,
+        .iterations = 5,
+        .steps = "      - http: { url: / }\n",
+    });
+    summary = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, NULL);
 
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 20);
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
     g_assert_true (throng_test_nginx_log_wait (f->nginx, 20, 5000, &log));

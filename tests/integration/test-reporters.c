@@ -303,27 +303,20 @@ reporter_drive (const ThrongReporter *reporter, gpointer self, FakeRun *fake, GE
 static char *
 run_python (const char *script, const char *const *args)
 {
-    g_autofree char *python = g_find_program_in_path ("python3");
+    g_autofree char *python = throng_test_require_program ("python3");
     g_autoptr (GPtrArray) argv = g_ptr_array_new ();
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
-    g_autoptr (GError) error = NULL;
-    int status = 0;
 
-    if (python == NULL) {
-        throng_test_skip_or_fail ("python3 is not installed");
+    if (python == NULL)
         return NULL;
-    }
     g_ptr_array_add (argv, python);
     g_ptr_array_add (argv, (gpointer) "-c");
     g_ptr_array_add (argv, (gpointer) script);
     for (const char *const *a = args; *a != NULL; a++)
         g_ptr_array_add (argv, (gpointer) *a);
     g_ptr_array_add (argv, NULL);
-    g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                  &status, &error);
-    g_assert_no_error (error);
-    if (!g_spawn_check_wait_status (status, NULL))
+    if (throng_test_process_run ((const char *const *) argv->pdata, NULL, 60, &out, &err) != 0)
         g_error ("python3 check failed:\n%s%s", out, err);
     return g_steal_pointer (&out);
 }
@@ -483,10 +476,8 @@ test_csv_dev_full (void)
     g_autoptr (FakeRun) fake = fake_run_new ();
     g_autoptr (GError) error = NULL;
 
-    if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
-        g_test_skip ("no /dev/full");
+    if (!throng_test_require_file ("/dev/full"))
         return;
-    }
     gpointer self = reporter_configure_ok (csv, "path: /dev/full\n");
     g_assert_false (reporter_drive (csv, self, fake, &error));
     g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
@@ -993,15 +984,28 @@ console_run_child (const char *options)
     console->free (self);
 }
 
-static void
-test_console_summary (void)
+/*
+ * In the subprocess, drives the console with @options and returns FALSE;
+ * in the test, runs that subprocess, asserts it passed, and returns TRUE:
+ * the test then matches its stdout.
+ */
+static gboolean
+console_trapped (const char *options)
 {
     if (g_test_subprocess ()) {
-        console_run_child ("interval: 1s\n");
-        return;
+        console_run_child (options);
+        return FALSE;
     }
     g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
     g_test_trap_assert_passed ();
+    return TRUE;
+}
+
+static void
+test_console_summary (void)
+{
+    if (!console_trapped ("interval: 1s\n"))
+        return;
     /* The preamble, then one plain progress line per interval (1 s here), then the summary. */
     g_test_trap_assert_stdout ("throng running reporters: 1 scenario, 4 users, 2 workers, planned 3.00s\n*");
     g_test_trap_assert_stdout ("*\n[1.00s / 3.00s]  4 users  333 req/s  p99 79.4ms  9 errors  conn 4/s  tls 4/s  cpu 7%  (9 errors so far)\n*");
@@ -1026,12 +1030,8 @@ test_console_summary (void)
 static void
 test_console_interval (void)
 {
-    if (g_test_subprocess ()) {
-        console_run_child ("interval: 2s\n");
+    if (!console_trapped ("interval: 2s\n"))
         return;
-    }
-    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-    g_test_trap_assert_passed ();
     /* One line per 2 s, aggregated: the first covers two snapshots. */
     g_test_trap_assert_stdout ("*\n[2.00s / 3.00s]  4 users  333 req/s  p99 79.4ms  19 errors  conn 2/s  tls 2/s  cpu 7%  (19 errors so far)\n*");
     g_test_trap_assert_stdout_unmatched ("*\n[1.00s*");
@@ -1041,12 +1041,8 @@ test_console_interval (void)
 static void
 test_console_live (void)
 {
-    if (g_test_subprocess ()) {
-        console_run_child ("progress: always\n");
+    if (!console_trapped ("progress: always\n"))
         return;
-    }
-    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-    g_test_trap_assert_passed ();
     g_test_trap_assert_stdout ("*\r1.00s / 3.00s [=======>            ]  33%  4 users  333 req/s  p99 *");
     g_test_trap_assert_stdout ("*\r3.00s / 3.00s [====================] 100%  2 users *  30 errors  *");
     g_test_trap_assert_stdout_unmatched ("*\033*");
@@ -1055,12 +1051,8 @@ test_console_live (void)
 static void
 test_console_never (void)
 {
-    if (g_test_subprocess ()) {
-        console_run_child ("progress: never\n");
+    if (!console_trapped ("progress: never\n"))
         return;
-    }
-    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-    g_test_trap_assert_passed ();
     g_test_trap_assert_stdout_unmatched ("*req/s*");
     g_test_trap_assert_stdout ("*completed in 3.00s*");
 }
@@ -1183,19 +1175,18 @@ static const char e2e_script[] =
     "print(len(rows))\n";
 
 /*
- * Whether the binary can run @plan at all; until the engine, plan loader
- * and http plugin are all in, the end-to-end cases skip (fail under CI).
+ * The end-to-end plans are valid: a plan that `throng validate` refuses
+ * fails the test, with throng's message, before any run.
  */
 static gboolean
-engine_can_run (const char *plan)
+plan_validates (const char *plan)
 {
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     int status = throng_test_runv (30, &out, &err, "validate", plan, NULL);
 
     if (status != 0) {
-        g_autofree char *reason = g_strdup_printf ("throng cannot run the plan: %s", err);
-        throng_test_skip_or_fail (reason);
+        g_test_fail_printf ("throng validate %s exited %d: %s", plan, status, err);
         return FALSE;
     }
     return TRUE;
@@ -1216,12 +1207,12 @@ test_e2e_csv_json (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *plan = e2e_write_plan (fixture->dir, transport);
     g_autofree char *csv_path = g_build_filename (fixture->dir, "run.csv", NULL);
     g_autofree char *json_path = g_build_filename (fixture->dir, "run.json", NULL);
-    g_autofree char *csv_out = g_strconcat ("csv=", csv_path, NULL);
-    g_autofree char *json_out = g_strconcat ("json=", json_path, NULL);
+    g_autofree char *csv_out = throng_test_out_arg ("csv", csv_path);
+    g_autofree char *json_out = throng_test_out_arg ("json", json_path);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
 
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
     int status = throng_test_runv (60, &out, &err, "run", plan, "--out", csv_out, "--out", json_out,
                                    NULL);
@@ -1256,7 +1247,7 @@ test_e2e_dev_full (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
 
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
     int status = throng_test_runv (60, &out, &err, "run", plan, "--quiet", "--out", "csv=/dev/full",
                                    NULL);
@@ -1296,27 +1287,22 @@ test_e2e_interrupt (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "      - http: { url: \"${builtin.http}/\" }\n");
     g_autofree char *csv_path = g_build_filename (fixture->dir, "run.csv", NULL);
     g_autofree char *json_path = g_build_filename (fixture->dir, "run.json", NULL);
-    g_autofree char *csv_out = g_strconcat ("csv=", csv_path, NULL);
-    g_autofree char *json_out = g_strconcat ("json=", json_path, NULL);
-    g_autoptr (GError) error = NULL;
+    g_autofree char *csv_out = throng_test_out_arg ("csv", csv_path);
+    g_autofree char *json_out = throng_test_out_arg ("json", json_path);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
+    int status = -1;
 
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
-    const char *argv[] = { throng_test_exe (), "run", plan, "--quiet", "--out", csv_out, "--out",
-                           json_out, NULL };
-    g_autoptr (GSubprocess) process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                         | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-    g_assert_no_error (error);
-    /* Sanitized, start-up alone can take longer than the normal wait. */
-    g_usleep ((g_getenv ("THRONG_SANITIZED") != NULL ? 5000 : 1500) * 1000);
-    g_subprocess_send_signal (process, SIGINT);
-    g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, &error));
-    g_assert_no_error (error);
+    g_autoptr (ThrongTestProcess) process = throng_test_spawn (
+        (const char *const[]) { "run", plan, "--quiet", "--out", csv_out, "--out", json_out, NULL },
+        NULL);
+    throng_test_wait_started ();
+    throng_test_process_signal (process, SIGINT);
+    g_assert_true (throng_test_process_wait (process, 60, &status, &out, &err));
     g_test_message ("stderr:\n%s", err);
-    g_assert_true (g_subprocess_get_if_exited (process));
-    g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+    g_assert_cmpint (status, ==, 130);
     g_autofree char *checked = run_python (interrupt_script,
                                            (const char *const[]) { csv_path, json_path, NULL });
 }
@@ -1325,7 +1311,7 @@ test_e2e_interrupt (ThrongTestTmpdir *fixture, gconstpointer data)
 static void
 test_e2e_console_tty (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *script = g_find_program_in_path ("script");
+    g_autofree char *script = throng_test_require_program ("script");
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
                                                     "name: tty\n"
                                                     "target: builtin\n"
@@ -1338,27 +1324,21 @@ test_e2e_console_tty (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "    think_time: 10ms\n"
                                                     "    steps:\n"
                                                     "      - http: { url: \"${builtin.http}/\" }\n");
+    ThrongTestSpawnOptions in_dir = { .cwd = fixture->dir };
     g_autofree char *command = NULL;
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
-    g_autoptr (GError) error = NULL;
-    int status = 0;
 
-    if (script == NULL) {
-        throng_test_skip_or_fail ("script(1) is not installed");
+    if (script == NULL)
         return;
-    }
-    if (!engine_can_run (plan))
+    if (!plan_validates (plan))
         return;
     g_autofree char *quoted_exe = g_shell_quote (throng_test_exe ());
     g_autofree char *quoted_plan = g_shell_quote (plan);
     command = g_strdup_printf ("NO_COLOR= TERM=xterm %s run %s", quoted_exe, quoted_plan);
     const char *argv[] = { script, "-qfec", command, "/dev/null", NULL };
-    g_spawn_sync (fixture->dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                  &status, &error);
-    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_process_run (argv, &in_dir, 60, &out, &err), ==, 0);
     g_test_message ("%s", out);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
     g_assert_true (strstr (out, "\r") != NULL);
     g_assert_true (g_regex_match_simple ("\r[^\r\n]*\\d+(\\.\\d+)?s / 2\\.50s \\[", out, 0, 0));
     /* On a terminal with colour allowed, the summary is styled. */
@@ -1370,10 +1350,7 @@ test_e2e_console_tty (ThrongTestTmpdir *fixture, gconstpointer data)
     g_clear_pointer (&command, g_free);
     command = g_strdup_printf ("NO_COLOR=1 TERM=xterm %s run %s", quoted_exe, quoted_plan);
     argv[2] = command;
-    g_spawn_sync (fixture->dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                  &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_cmpint (throng_test_process_run (argv, &in_dir, 60, &out, &err), ==, 0);
     g_assert_true (strstr (out, "\r") != NULL);
     g_assert_null (strstr (out, "\033["));
 }

@@ -44,6 +44,18 @@ assert_plan_error (const char *plan, int status, const char *err, gboolean locat
         g_assert_nonnull (strstr (err, fragment));
 }
 
+/* The step of the plans against the built-in target. */
+#define BUILTIN_STEP "      - http: { url: \"${builtin.http}/\" }\n"
+
+/* One user, one request to a port where nothing listens: a valid plan. */
+static const char one_request_plan[] = "name: x\n"
+                                       "scenarios:\n"
+                                       "  - name: s\n"
+                                       "    users: 1\n"
+                                       "    iterations: 1\n"
+                                       "    steps:\n"
+                                       "      - http: { url: http://127.0.0.1:9/ }\n";
+
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
@@ -99,14 +111,7 @@ test_help (void)
 static void
 test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: x\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 1\n"
-                                                    "    iterations: 1\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: http://127.0.0.1:9/ }\n");
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", one_request_plan);
     const char *const *cases[] = {
         (const char *[]) { NULL },
         (const char *[]) { "bogus", NULL },
@@ -252,14 +257,7 @@ test_validate_missing_file (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_validate_bad_set (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: x\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 1\n"
-                                                    "    iterations: 1\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: http://127.0.0.1:9/ }\n");
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", one_request_plan);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     int status = throng_test_runv (10, &out, &err, "validate", plan, "--set", "scenarios.0.users=0",
@@ -274,15 +272,7 @@ test_validate_bad_set (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_plugins (void)
 {
-    static const struct {
-        const char *name;
-        const char *kind;
-    } expected[] = {
-        { "http", "protocol" },
-        { "console", "reporter" },
-        { "csv", "reporter" },
-        { "json", "reporter" },
-    };
+    const ThrongTestPluginInfo *expected = throng_test_builtin_plugins;
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     g_auto (GStrv) lines = NULL;
@@ -291,7 +281,7 @@ test_plugins (void)
     g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
     lines = g_strsplit (out, "\n", -1);
-    for (gsize i = 0; i < G_N_ELEMENTS (expected); i++) {
+    for (gsize i = 0; expected[i].name != NULL; i++) {
         gboolean found = FALSE;
 
         for (gsize l = 0; lines[l] != NULL && !found; l++) {
@@ -352,13 +342,10 @@ test_builtin (ThrongTestTmpdir *tmp, gconstpointer data)
                                              "      - http: { url: /delay/1 }\n",
                                              transport, transport);
     g_autofree char *err = NULL;
-    int status = -1;
-    g_autoptr (JsonNode) summary = throng_test_run_json (tmp->dir, yaml, NULL, RUN_TIMEOUT, &status,
-                                                         &err);
+    g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT, 0,
+                                                            &err);
 
-    g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "version"), ==, 1);
     g_assert_false (throng_test_json_bool (summary, "interrupted"));
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 4 * 5 * 3 + 3 * 7 * 3);
@@ -405,7 +392,6 @@ test_external_target (ThrongTestTmpdir *tmp, gconstpointer data)
     g_autofree char *yaml = NULL;
     g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = NULL;
-    int status = -1;
 
     g_assert_no_error (error);
     yaml = g_strdup_printf ("name: external-%s\n"
@@ -425,11 +411,9 @@ test_external_target (ThrongTestTmpdir *tmp, gconstpointer data)
                             "      - http: { url: \"%s/\" }\n",
                             transport, transport, throng_target_http_url (target),
                             throng_target_http_url (target), throng_target_https_url (target));
-    summary = throng_test_run_json (tmp->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+    summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
 
-    g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_target_requests (target), ==, 10 * 10 * 2 + 5 * 4);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 220);
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
@@ -441,21 +425,14 @@ test_workers_and_set (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     const char *const extra[] = { "--workers", "1", "--set", "scenarios.0.users=6", "--set",
                                   "scenarios.0.iterations=3", NULL };
-    g_autofree char *err = NULL;
-    int status = -1;
-    g_autoptr (JsonNode) summary = throng_test_run_json (tmp->dir,
-                                                         "name: set\n"
-                                                         "target: builtin\n"
-                                                         "scenarios:\n"
-                                                         "  - name: s\n"
-                                                         "    users: 1\n"
-                                                         "    iterations: 1\n"
-                                                         "    steps:\n"
-                                                         "      - http: { url: \"${builtin.http}/\" }\n",
-                                                         extra, RUN_TIMEOUT, &status, &err);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "set",
+        .target = "builtin",
+        .steps = BUILTIN_STEP,
+    });
+    g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir, yaml, extra, RUN_TIMEOUT, 0,
+                                                            NULL);
 
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "workers"), ==, 1);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 18);
     g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.users"), ==, 6);
@@ -475,12 +452,13 @@ test_error_class (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     const ErrorCase *c = data;
     g_autofree char *url = NULL;
+    g_autofree char *name = NULL;
+    g_autofree char *step = NULL;
     g_autofree char *yaml = NULL;
     g_autofree char *err = NULL;
     g_autofree char *class_path = NULL;
     g_autoptr (JsonNode) summary = NULL;
-    const char *builtin = "";
-    int status = -1;
+    const char *builtin = NULL;
 
     if (strcmp (c->kind, "connect") == 0) {
         url = g_strdup_printf ("http://127.0.0.1:%u/", throng_test_free_port ());
@@ -489,24 +467,22 @@ test_error_class (ThrongTestTmpdir *tmp, gconstpointer data)
     } else {
         /* The built-in target's self-signed certificate, verified (the default). */
         url = g_strdup ("${builtin.https}/");
-        builtin = "target: builtin\n";
+        builtin = "builtin";
     }
-    yaml = g_strdup_printf ("name: error-%s\n"
-                            "%s"
-                            "defaults:\n"
-                            "  http: { transport: %s, timeout: 20s }\n"
-                            "scenarios:\n"
-                            "  - name: s\n"
-                            "    users: 2\n"
-                            "    iterations: 3\n"
-                            "    steps:\n"
-                            "      - http: { url: \"%s\" }\n",
-                            c->kind, builtin, c->transport, url);
-    summary = throng_test_run_json (tmp->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+    name = g_strconcat ("error-", c->kind, NULL);
+    step = g_strdup_printf ("      - http: { url: \"%s\" }\n", url);
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = name,
+        .target = builtin,
+        .transport = c->transport,
+        .http = "timeout: 20s",
+        .users = 2,
+        .iterations = 3,
+        .steps = step,
+    });
+    summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
 
-    g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (summary);
     class_path = g_strconcat ("total.errors_by_class.", c->kind, NULL);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 6);
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 6);
@@ -518,17 +494,14 @@ test_error_class (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_exit_not_started (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: x\n"
-                                                    "target: builtin\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 1\n"
-                                                    "    iterations: 1\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "x",
+        .target = "builtin",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *bad = g_build_filename (tmp->dir, "no", "such", "dir", "out.json", NULL);
-    g_autofree char *out_arg = g_strconcat ("json=", bad, NULL);
+    g_autofree char *out_arg = throng_test_out_arg ("json", bad);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     int status = throng_test_runv (RUN_TIMEOUT, &out, &err, "run", plan, "--quiet", "--out",
@@ -549,26 +522,22 @@ test_exit_thresholds (ThrongTestTmpdir *tmp, gconstpointer data)
     gboolean failing = GPOINTER_TO_INT (data);
     g_autofree char *url = failing ? g_strdup_printf ("http://127.0.0.1:%u/", throng_test_free_port ())
                                    : g_strdup ("${builtin.http}/");
-    g_autofree char *yaml = g_strdup_printf ("name: thresholds\n"
-                                             "target: builtin\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: 2\n"
-                                             "    iterations: 5\n"
-                                             "    steps:\n"
-                                             "      - http: { url: \"%s\" }\n"
-                                             "thresholds:\n"
-                                             "  - total.errors.rate < 1%%\n",
-                                             url);
+    g_autofree char *step = g_strdup_printf ("      - http: { url: \"%s\" }\n", url);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "thresholds",
+        .target = "builtin",
+        .users = 2,
+        .iterations = 5,
+        .steps = step,
+        .plan_extra = "thresholds:\n"
+                      "  - total.errors.rate < 1%\n",
+    });
     g_autofree char *err = NULL;
-    int status = -1;
-    g_autoptr (JsonNode) summary = throng_test_run_json (tmp->dir, yaml, NULL, RUN_TIMEOUT, &status,
-                                                         &err);
+    g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT,
+                                                            failing ? 99 : 0, &err);
 
     g_test_message ("stderr: %s", err);
-    g_assert_cmpint (status, ==, failing ? 99 : 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (summary);
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 10);
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, failing ? 10 : 0);
 }
@@ -577,17 +546,15 @@ test_exit_thresholds (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: x\n"
-                                                    "target: builtin\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 1\n"
-                                                    "    iterations: 2\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "x",
+        .target = "builtin",
+        .iterations = 2,
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *json = throng_test_write_file (tmp->dir, "out.json", "precious");
-    g_autofree char *out_arg = g_strconcat ("json=", json, NULL);
+    g_autofree char *out_arg = throng_test_out_arg ("json", json);
     g_autofree char *kept = NULL;
     g_autoptr (JsonNode) summary = NULL;
     g_autoptr (GError) error = NULL;
@@ -613,47 +580,33 @@ static void
 test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     int signum = GPOINTER_TO_INT (data);
-    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
-                                                    "name: long\n"
-                                                    "target: builtin\n"
-                                                    "scenarios:\n"
-                                                    "  - name: s\n"
-                                                    "    users: 2\n"
-                                                    "    duration: 60s\n"
-                                                    "    think_time: 10ms\n"
-                                                    "    steps:\n"
-                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "long",
+        .target = "builtin",
+        .users = 2,
+        .duration = "60s",
+        .scenario_extra = "    think_time: 10ms\n",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
-    g_autofree char *out_arg = g_strconcat ("json=", json, NULL);
-    g_autoptr (GSubprocess) proc = NULL;
+    g_autofree char *out_arg = throng_test_out_arg ("json", json);
+    g_autoptr (ThrongTestProcess) proc
+        = throng_test_spawn ((const char *const[]) { "run", plan, "--quiet", "--out", out_arg, NULL },
+                             NULL);
     g_autoptr (GError) error = NULL;
     g_autoptr (JsonNode) summary = NULL;
-    gint64 started, deadline;
+    gint64 started;
+    int status = -1;
 
-    proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error, throng_test_exe (), "run",
-                             plan, "--quiet", "--out", out_arg, NULL);
-    g_assert_no_error (error);
-    /* Sanitized, start-up alone can take longer than the normal wait. */
-    g_usleep ((g_getenv ("THRONG_SANITIZED") != NULL ? 5000 : 1500) * 1000);
+    throng_test_wait_started ();
     started = g_get_monotonic_time ();
-    g_subprocess_send_signal (proc, signum);
-
-    /* GSubprocess reaps on GLib's worker thread: the identifier goes
-     * once the child is gone. */
-    deadline = started + 20 * G_USEC_PER_SEC;
-    while (g_subprocess_get_identifier (proc) != NULL && g_get_monotonic_time () < deadline)
-        g_usleep (10 * 1000);
-    if (g_subprocess_get_identifier (proc) != NULL) {
-        g_subprocess_force_exit (proc);
-        g_subprocess_wait (proc, NULL, NULL);
-        g_error ("throng did not stop within 20 s of signal %d", signum);
-    }
-    g_subprocess_wait (proc, NULL, NULL);
+    throng_test_process_signal (proc, signum);
+    g_assert_true (throng_test_process_wait (proc, 20, &status, NULL, NULL));
     g_test_message ("stopped %" G_GINT64_FORMAT " ms after the signal",
                     (g_get_monotonic_time () - started) / 1000);
 
-    g_assert_true (g_subprocess_get_if_exited (proc));
-    g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 130);
+    g_assert_cmpint (status, ==, 130);
     summary = throng_test_json_load (json, &error);
     g_assert_no_error (error);
     g_assert_true (throng_test_json_bool (summary, "interrupted"));

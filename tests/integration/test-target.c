@@ -568,16 +568,29 @@ typedef struct {
     guint ok;
 } Client;
 
-static gpointer
-client_thread (gpointer user_data)
+/*
+ * Calls @fn (@session, @data) with a session of a context of its own, for
+ * a client thread: a session belongs to the thread (and context) that
+ * made it.
+ */
+static void
+with_thread_session (void (*fn) (SoupSession *session, gpointer data), gpointer data)
 {
-    Client *client = user_data;
     g_autoptr (GMainContext) context = g_main_context_new ();
-    g_autoptr (SoupSession) session = NULL;
+    SoupSession *session;
 
-    /* A session belongs to the thread (and context) that made it. */
     g_main_context_push_thread_default (context);
     session = new_session ();
+    fn (session, data);
+    g_object_unref (session);
+    g_main_context_pop_thread_default (context);
+}
+
+static void
+client_requests (SoupSession *session, gpointer user_data)
+{
+    Client *client = user_data;
+
     for (guint i = 0; i < client->requests; i++) {
         const char *base = (client->index + i) % 2 ? throng_target_https_url (client->target)
                                                    : throng_target_http_url (client->target);
@@ -588,8 +601,12 @@ client_thread (gpointer user_data)
         if (r.error == NULL && r.status == 200)
             client->ok++;
     }
-    g_clear_object (&session);
-    g_main_context_pop_thread_default (context);
+}
+
+static gpointer
+client_thread (gpointer user_data)
+{
+    with_thread_session (client_requests, user_data);
     return NULL;
 }
 
@@ -620,24 +637,22 @@ typedef struct {
     guint status;
 } InFlight;
 
-static gpointer
-in_flight_thread (gpointer user_data)
+static void
+in_flight_request (SoupSession *session, gpointer user_data)
 {
     InFlight *in_flight = user_data;
-    g_autoptr (GMainContext) context = g_main_context_new ();
-    g_autoptr (SoupSession) session = NULL;
-    g_autoptr (SoupMessage) msg = NULL;
+    g_autoptr (SoupMessage) msg = soup_message_new ("GET", in_flight->url);
     g_autoptr (GBytes) body = NULL;
 
-    g_main_context_push_thread_default (context);
-    session = new_session ();
-    msg = soup_message_new ("GET", in_flight->url);
     g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
     body = soup_session_send_and_read (session, msg, NULL, &in_flight->error);
     in_flight->status = soup_message_get_status (msg);
-    g_clear_object (&msg);
-    g_clear_object (&session);
-    g_main_context_pop_thread_default (context);
+}
+
+static gpointer
+in_flight_thread (gpointer user_data)
+{
+    with_thread_session (in_flight_request, user_data);
     return NULL;
 }
 

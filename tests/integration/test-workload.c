@@ -19,37 +19,11 @@
  * ends.  Requests outside the windows are answered at once.
  */
 typedef struct {
-    GThread *thread;
-    GMainContext *context;
-    GMainLoop *loop;
-    SoupServer *server;
-    guint16 port;
+    ThrongTestSoupServer *soup;
     gint64 origin_us;
     gint64 period_us;
     gint64 stall_us;
-    GMutex lock;
-    GCond ready;
-    gboolean started;
-    guint64 served;             /* atomic */
 } StallServer;
-
-typedef struct {
-    SoupServerMessage *message;
-    StallServer *server;
-} Held;
-
-static gboolean
-release_held (gpointer data)
-{
-    Held *held = data;
-
-    soup_server_message_set_status (held->message, 200, NULL);
-    soup_server_message_set_response (held->message, "text/plain", SOUP_MEMORY_STATIC, "late\n", 5);
-    soup_server_message_unpause (held->message);
-    g_object_unref (held->message);
-    g_free (held);
-    return G_SOURCE_REMOVE;
-}
 
 static void
 stall_handler (SoupServer *soup, SoupServerMessage *message, const char *path, GHashTable *query,
@@ -58,18 +32,11 @@ stall_handler (SoupServer *soup, SoupServerMessage *message, const char *path, G
     StallServer *server = data;
     gint64 t = g_get_monotonic_time () - server->origin_us;
 
-    g_atomic_pointer_add (&server->served, 1);
     if (t >= 0) {
         gint64 into = t % server->period_us;
         if (into < server->stall_us) {
-            Held *held = g_new0 (Held, 1);
-            held->message = g_object_ref (message);
-            held->server = server;
-            soup_server_message_pause (message);
-            GSource *source = g_timeout_source_new ((guint) ((server->stall_us - into) / 1000) + 1);
-            g_source_set_callback (source, release_held, held, NULL);
-            g_source_attach (source, server->context);
-            g_source_unref (source);
+            throng_test_soup_server_respond_later (
+                message, (guint) ((server->stall_us - into) / 1000) + 1, "late\n");
             return;
         }
     }
@@ -77,85 +44,30 @@ stall_handler (SoupServer *soup, SoupServerMessage *message, const char *path, G
     soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC, "ok\n", 3);
 }
 
-static gpointer
-stall_thread (gpointer data)
-{
-    StallServer *server = data;
-    g_autoptr (GError) error = NULL;
-
-    g_main_context_push_thread_default (server->context);
-    server->server = soup_server_new ("server-header", "stall", NULL);
-    soup_server_add_handler (server->server, NULL, stall_handler, server, NULL);
-    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-    g_assert_true (soup_server_listen (server->server, address, 0, &error));
-    g_assert_no_error (error);
-    GSList *uris = soup_server_get_uris (server->server);
-    server->port = (guint16) g_uri_get_port (uris->data);
-    g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-
-    g_mutex_lock (&server->lock);
-    server->started = TRUE;
-    g_cond_signal (&server->ready);
-    g_mutex_unlock (&server->lock);
-
-    g_main_loop_run (server->loop);
-    soup_server_disconnect (server->server);
-    g_clear_object (&server->server);
-    g_main_context_pop_thread_default (server->context);
-    return NULL;
-}
-
 static StallServer *
 stall_server_start (gint64 first_stall_us, gint64 period_us, gint64 stall_us)
 {
     StallServer *server = g_new0 (StallServer, 1);
 
-    server->context = g_main_context_new ();
-    server->loop = g_main_loop_new (server->context, FALSE);
     server->period_us = period_us;
     server->stall_us = stall_us;
     server->origin_us = g_get_monotonic_time () + first_stall_us;
-    g_mutex_init (&server->lock);
-    g_cond_init (&server->ready);
-    server->thread = g_thread_new ("stall-server", stall_thread, server);
-    g_mutex_lock (&server->lock);
-    while (!server->started)
-        g_cond_wait (&server->ready, &server->lock);
-    g_mutex_unlock (&server->lock);
+    server->soup = throng_test_soup_server_start (NULL, stall_handler, server);
     return server;
-}
-
-static gboolean
-quit_loop (gpointer data)
-{
-    g_main_loop_quit (data);
-    return G_SOURCE_REMOVE;
 }
 
 static void
 stall_server_stop (StallServer *server)
 {
-    g_main_context_invoke (server->context, quit_loop, server->loop);
-    g_thread_join (server->thread);
-    g_main_loop_unref (server->loop);
-    g_main_context_unref (server->context);
-    g_mutex_clear (&server->lock);
-    g_cond_clear (&server->ready);
+    throng_test_soup_server_stop (server->soup);
     g_free (server);
 }
 
 static gint64
 run_p99 (ThrongTestTmpdir *fixture, const char *yaml, gint64 *requests)
 {
-    int status = -1;
-    g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root = throng_test_run_json (fixture->dir, yaml, NULL, 60, &status, &err);
+    g_autoptr (JsonNode) root = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, NULL);
 
-    if (status != 0)
-        g_printerr ("%s", err);
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (root);
     *requests = throng_test_json_int (root, "total.requests");
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     return throng_test_json_int (root, "total.latency_us.p99");
@@ -181,19 +93,19 @@ test_coordinated_omission (ThrongTestTmpdir *fixture, gconstpointer data)
                                 "    rate: 100/s\n"
                                 "    duration: 10s\n"
                                 "    max_users: 300\n"
-                                "    http: {base_url: 'http://127.0.0.1:%u'}\n"
+                                "    http: {base_url: '%s'}\n"
                                 "    steps:\n"
                                 "      - http: {url: /}\n",
-                                server->port);
+                                throng_test_soup_server_http_url (server->soup));
     else
         yaml = g_strdup_printf ("scenarios:\n"
                                 "  - users: 10\n"
                                 "    duration: 10s\n"
                                 "    think_time: 10ms\n"
-                                "    http: {base_url: 'http://127.0.0.1:%u'}\n"
+                                "    http: {base_url: '%s'}\n"
                                 "    steps:\n"
                                 "      - http: {url: /}\n",
-                                server->port);
+                                throng_test_soup_server_http_url (server->soup));
     gint64 p99 = run_p99 (fixture, yaml, &requests);
     stall_server_stop (server);
 
@@ -219,39 +131,18 @@ run_against_nginx (ThrongTestTmpdir *fixture, const char *plan, ThrongTestNginx 
     g_auto (GStrv) parts = g_strsplit (plan, "@URL@", -1);
     g_autofree char *yaml = g_strjoinv (throng_test_nginx_https_url (nginx), parts);
     const char *extra[] = { "--workers", "1", NULL };
-    int status = -1;
-    g_autofree char *err = NULL;
-    JsonNode *root = throng_test_run_json (fixture->dir, yaml, extra, 60, &status, &err);
 
-    if (status != 0)
-        g_printerr ("%s", err);
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (root);
-    return root;
-}
-
-static gboolean
-has_saturation_warning (JsonNode *root)
-{
-    guint n = throng_test_json_length (root, "warnings");
-
-    for (guint i = 0; i < n; i++) {
-        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
-        if (strstr (throng_test_json_string (root, path), "load generator saturated") != NULL)
-            return TRUE;
-    }
-    return FALSE;
+    return throng_test_run_summary (fixture->dir, yaml, extra, 60, 0, NULL);
 }
 
 static void
 test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    if (!throng_test_require_nginx ())
-        return;
     ThrongTestNginxConfig config = { .https = TRUE, .master_process = TRUE };
-    g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+
+    if (nginx == NULL)
+        return;
 
     /* As many full handshakes as one worker can make: every iteration
      * reconnects and never resumes. */
@@ -269,7 +160,7 @@ test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
     g_test_message ("heavy: %" G_GINT64_FORMAT " full handshakes",
                     throng_test_json_int (heavy, "total.handshakes.full"));
     g_assert_cmpint (throng_test_json_int (heavy, "total.handshakes.full"), >, 100);
-    g_assert_true (has_saturation_warning (heavy));
+    g_assert_true (throng_test_summary_has_warning (heavy, "load generator saturated"));
 
     /* A modest rate over kept-alive connections leaves throng idle. */
     g_autoptr (JsonNode) light = run_against_nginx (fixture,
@@ -285,7 +176,7 @@ test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "      - http: {url: /}\n",
                                                     nginx);
     g_assert_cmpint (throng_test_json_int (light, "total.requests"), >=, 148);
-    g_assert_false (has_saturation_warning (light));
+    g_assert_false (throng_test_summary_has_warning (light, "load generator saturated"));
 }
 
 int

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared fixture library of the test suite: running the real throng
- * binary with a hard timeout, per-test temporary directories and plan files,
- * free loopback ports, an nginx started from a generated configuration and
- * read back through its access log, a throw-away PKI made with GnuTLS, and
- * reading the JSON summary by dotted path.  Every helper that can fail in a
- * way the test did not cause asserts or fails the test itself, so callers
- * stay short; the ones that take a GError are those a test may want to
- * see fail.
+ * The shared fixture library of the test suite, one header for all of it:
+ * child processes and the throng binary (subprocess.h), an in-process
+ * SoupServer on a thread of its own (soup-server.h), the fault server as
+ * a child (fault-fixture.h), nginx from a generated configuration
+ * (nginx.h), a throw-away PKI (certs.h), the common plan
+ * (plan-builder.h), reading summaries and sample files (summary.h); and
+ * here: missing tools, per-test temporary directories and plan files,
+ * free loopback ports.  Every helper that can fail in a way the test did
+ * not cause asserts or fails the test itself, so callers stay short; the
+ * ones that take a GError are those a test may want to see fail.
  */
 #pragma once
 
 #include <gio/gio.h>
 #include <glib.h>
-#include <json-glib/json-glib.h>
+
+#include "certs.h"
+#include "fault-fixture.h"
+#include "nginx.h"
+#include "plan-builder.h"
+#include "soup-server.h"
+#include "subprocess.h"
+#include "summary.h"
 
 G_BEGIN_DECLS
 
@@ -34,9 +43,18 @@ gboolean throng_test_in_ci (void);
 void throng_test_skip_or_fail (const char *reason);
 
 /*
- * The throng executable: $THRONG_EXE, as meson sets it.  Asserts it is set.
+ * For the first lines of a test that needs an external program (python3,
+ * script, nginx, cc): its full path (@name looked up in PATH, or @name
+ * itself when it holds a '/' and is executable), newly allocated; or NULL
+ * after throng_test_skip_or_fail() said why, and the test returns.
  */
-const char *throng_test_exe (void);
+char *throng_test_require_program (const char *name);
+
+/*
+ * The same for a file the machine should provide (/dev/full): TRUE if
+ * @path exists; otherwise skipped (failed under CI) and FALSE.
+ */
+gboolean throng_test_require_file (const char *path);
 
 /*
  * A path under the source tree ($THRONG_SOURCE_DIR), newly allocated.
@@ -44,39 +62,23 @@ const char *throng_test_exe (void);
  */
 char *throng_test_source_path (const char *relative);
 
-/* ------------------------------------------------------------------ */
-/* Running the binary                                                  */
+/*
+ * The directory of the plugins built for the tests
+ * ($THRONG_TEST_PLUGIN_DIR), or its subdirectory @sub ("bad",
+ * "misbehave"; NULL for the directory itself), newly allocated.
+ */
+char *throng_test_plugin_dir (const char *sub);
 
 /*
- * Runs $THRONG_EXE with the arguments @argv (NULL-terminated, *without*
- * the program name) and the environment of the test plus @env ("K=V"
- * strings overriding or adding, NULL-terminated; may be NULL).  stdin is
- * /dev/null; the working directory is the test's.
- *
- * If the process has not exited after @timeout_s seconds it is killed by
- * its PID (SIGKILL), reaped, and the test is marked failed; the function
- * then returns FALSE.  Otherwise it returns TRUE and sets *@exit_status to
- * the exit code, or to 128 + N if the process died of signal N (as a
- * shell would).  @out_stdout and @out_stderr (may be NULL) receive the
- * whole output as NUL-terminated strings, even on timeout.
+ * The plugins every build ships, as `throng plugins` lists them (name,
+ * kind), ending with { NULL, NULL }.
  */
-gboolean throng_test_run (const char * const *argv,
-                          const char * const *env,
-                          guint timeout_s,
-                          int *exit_status,
-                          char **out_stdout,
-                          char **out_stderr);
+typedef struct {
+    const char *name;
+    const char *kind;
+} ThrongTestPluginInfo;
 
-/*
- * Convenience: throng_test_run() with a varargs argument list ending in
- * NULL, no extra environment, a timeout of @timeout_s.  Asserts that the
- * process exited in time.  Returns the exit status.
- */
-int throng_test_runv (guint timeout_s,
-                      char **out_stdout,
-                      char **out_stderr,
-                      const char *first_arg,
-                      ...) G_GNUC_NULL_TERMINATED;
+extern const ThrongTestPluginInfo throng_test_builtin_plugins[];
 
 /* The newline characters in @text: its lines, when each ends with one. */
 guint throng_test_count_lines (const char *text);
@@ -86,21 +88,6 @@ guint throng_test_count_lines (const char *text);
  * "CRITICAL", "WARNING" or "ERROR" log line, and no sanitizer report.
  */
 void throng_test_assert_no_glib_noise (const char *text);
-
-/*
- * Runs `throng run PLAN --quiet --out json=DIR/summary.json [extra…]`
- * where PLAN is @yaml written to DIR/plan.yaml.  @extra (NULL-terminated,
- * may be NULL) is appended to the arguments.  Asserts the process exited
- * within @timeout_s; sets *@exit_status, *@out_stderr (may be NULL).
- * Returns the parsed summary, or NULL if the run wrote none (for example
- * a plan error).  Free with json_node_unref().
- */
-JsonNode *throng_test_run_json (const char *dir,
-                                const char *yaml,
-                                const char * const *extra,
-                                guint timeout_s,
-                                int *exit_status,
-                                char **out_stderr);
 
 /* ------------------------------------------------------------------ */
 /* Temporary directories and files                                     */
@@ -155,199 +142,5 @@ guint16 throng_test_free_port (void);
  * for up to @timeout_ms.  Returns TRUE when it did.
  */
 gboolean throng_test_wait_port (guint16 port, guint timeout_ms);
-
-/* ------------------------------------------------------------------ */
-/* Certificates                                                        */
-
-/*
- * A throw-away PKI, all PEM files in @dir: a CA, server certificates for
- * CN=127.0.0.1 with subjectAltName IP 127.0.0.1 and DNS localhost (valid,
- * expired, and self-signed), one for the wrong host (DNS wrong.invalid,
- * no IP), and a client certificate (CN=throng-client, TLS web client
- * auth), each with its own EC P-256 key.  All but the self-signed one are
- * issued by the CA.  Validity: from one hour ago for 30 days, except the
- * expired one (ended a day ago).
- */
-typedef struct {
-    char *dir;
-    char *ca_cert;
-    char *ca_key;
-    char *server_cert;
-    char *server_key;
-    char *wrong_host_cert;
-    char *wrong_host_key;
-    char *expired_cert;
-    char *expired_key;
-    char *self_signed_cert;
-    char *self_signed_key;
-    char *client_cert;
-    char *client_key;
-} ThrongTestCerts;
-
-ThrongTestCerts *throng_test_certs_new (const char *dir, GError **error);
-void throng_test_certs_free (ThrongTestCerts *certs);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTestCerts, throng_test_certs_free)
-
-/* ------------------------------------------------------------------ */
-/* nginx                                                               */
-
-/*
- * TRUE if /usr/sbin/nginx (or $THRONG_TEST_NGINX) is executable.
- */
-gboolean throng_test_nginx_available (void);
-
-/*
- * For the first line of an nginx test: returns TRUE if nginx is there;
- * otherwise skips the test (fails it under CI) and returns FALSE.
- */
-gboolean throng_test_require_nginx (void);
-
-/*
- * What the generated nginx.conf holds.  Zero-initialise and set what you
- * need; every field has a sensible default.
- *
- * @dir: where nginx.conf, the logs and nginx's temp dirs go; NULL makes a
- *   temporary directory that the fixture owns and removes.
- * @https: add an ssl listener on a second port.
- * @cert_file, @key_file: the server certificate and key (PEM) for the
- *   ssl listener; NULL with @https makes a ThrongTestCerts in @dir and
- *   uses its valid server certificate.
- * @ssl_protocols: the ssl_protocols value, default "TLSv1.2 TLSv1.3".
- * @session_tickets: ssl_session_tickets on (TRUE) or off (FALSE, default).
- * @no_session_cache: leave out "ssl_session_cache shared:SSL:1m".
- * @client_ca_file: if set, "ssl_verify_client on" with this CA.
- * @master_process: run a master and one worker (default: a single
- *   process, master_process off).
- * @locations: raw text added inside both server blocks, e.g.
- *   "location /big { return 200 \"...\"; }".
- * @http_extra: raw text added inside the http block.
- * @keepalive_requests: default 100000; @keepalive_timeout: default "60s".
- *
- * Always: daemon off, worker_processes 1, error_log and access_log in the
- * directory (access log unbuffered, format
- * `$connection $connection_requests $ssl_session_reused $status
- * $request_method $uri`), `location / { return 200 "ok\n"; }`.
- */
-typedef struct {
-    const char *dir;
-    gboolean https;
-    const char *cert_file;
-    const char *key_file;
-    const char *ssl_protocols;
-    gboolean session_tickets;
-    gboolean no_session_cache;
-    const char *client_ca_file;
-    gboolean master_process;
-    const char *locations;
-    const char *http_extra;
-    guint keepalive_requests;
-    const char *keepalive_timeout;
-} ThrongTestNginxConfig;
-
-typedef struct _ThrongTestNginx ThrongTestNginx;
-
-/*
- * Writes the configuration, starts nginx (-p DIR -c DIR/nginx.conf) on
- * free 127.0.0.1 ports (retrying with new ports if one was taken), and
- * returns once every listener accepts connections.  Fails with a GError
- * carrying nginx's stderr/error log if it would not start.  @config may be
- * NULL for plain HTTP with the defaults.
- */
-ThrongTestNginx *throng_test_nginx_start (const ThrongTestNginxConfig *config, GError **error);
-
-/*
- * Stops nginx by its PID (SIGTERM, then SIGKILL after 5 s), reaps it, and
- * frees the fixture (removing the directory if the fixture made it).
- * NULL is a no-op.
- */
-void throng_test_nginx_stop (ThrongTestNginx *nginx);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTestNginx, throng_test_nginx_stop)
-
-guint16 throng_test_nginx_http_port (ThrongTestNginx *nginx);
-/* 0 without @https. */
-guint16 throng_test_nginx_https_port (ThrongTestNginx *nginx);
-/* "http://127.0.0.1:PORT", "https://127.0.0.1:PORT" (NULL without @https). */
-const char *throng_test_nginx_http_url (ThrongTestNginx *nginx);
-const char *throng_test_nginx_https_url (ThrongTestNginx *nginx);
-/* The fixture's directory, and the certificates it made (NULL if the caller gave cert_file). */
-const char *throng_test_nginx_dir (ThrongTestNginx *nginx);
-const ThrongTestCerts *throng_test_nginx_certs (ThrongTestNginx *nginx);
-const char *throng_test_nginx_access_log (ThrongTestNginx *nginx);
-const char *throng_test_nginx_error_log (ThrongTestNginx *nginx);
-
-/*
- * What the access log says.  @lines: requests logged; @connections:
- * distinct $connection serial numbers; @reused / @not_reused: lines whose
- * $ssl_session_reused is "r" / "." (plain HTTP lines, "-", count in
- * neither); @status_2xx: lines with a 2xx status; @max_connection_requests:
- * the largest $connection_requests seen.
- */
-typedef struct {
-    guint lines;
-    guint connections;
-    guint reused;
-    guint not_reused;
-    guint status_2xx;
-    guint max_connection_requests;
-} ThrongTestNginxLog;
-
-/*
- * Reads and parses the access log now.  Asserts every line has the
- * expected shape.
- */
-void throng_test_nginx_log_read (ThrongTestNginx *nginx, ThrongTestNginxLog *log);
-
-/*
- * Waits (up to @timeout_ms) until the access log has at least @lines
- * lines, then reads it as throng_test_nginx_log_read() does.  Returns TRUE
- * if the count was reached.  nginx writes a line when a request
- * completes, so a count reached right after the client finished is
- * normally immediate.
- */
-gboolean throng_test_nginx_log_wait (ThrongTestNginx *nginx,
-                                     guint lines,
-                                     guint timeout_ms,
-                                     ThrongTestNginxLog *log);
-
-/*
- * Empties the access log (nginx appends, so the next line starts it again)
- * — for tests that run throng more than once against one nginx.
- */
-void throng_test_nginx_log_clear (ThrongTestNginx *nginx);
-
-/* ------------------------------------------------------------------ */
-/* JSON summary                                                        */
-
-/*
- * Parses the JSON file at @path.  Returns the root node (free with
- * json_node_unref()) or NULL with @error set.
- */
-JsonNode *throng_test_json_load (const char *path, GError **error);
-
-/*
- * The node at a dotted @path under @root: object members by name, array
- * elements by decimal index ("scenarios.0.stats.connections").  NULL if
- * any component is missing.  The node belongs to @root.
- */
-JsonNode *throng_test_json_get (JsonNode *root, const char *path);
-
-/* TRUE if @path exists under @root. */
-gboolean throng_test_json_has (JsonNode *root, const char *path);
-
-/*
- * The integer / number / string / boolean at @path.  Asserts (with the
- * path in the message) that it exists and has that type.  A missing
- * member of "errors_by_class" is an error, not 0: use
- * throng_test_json_int_or() for those.
- */
-gint64 throng_test_json_int (JsonNode *root, const char *path);
-gint64 throng_test_json_int_or (JsonNode *root, const char *path, gint64 fallback);
-double throng_test_json_double (JsonNode *root, const char *path);
-const char *throng_test_json_string (JsonNode *root, const char *path);
-gboolean throng_test_json_bool (JsonNode *root, const char *path);
-/* The number of elements of the array (or members of the object) at @path. */
-guint throng_test_json_length (JsonNode *root, const char *path);
 
 G_END_DECLS

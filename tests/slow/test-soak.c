@@ -19,12 +19,8 @@
  */
 #include "test-utils.h"
 
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-
-#include <glib/gstdio.h>
 
 typedef struct {
     double t_s;     /* since the spawn */
@@ -33,32 +29,12 @@ typedef struct {
 } Sample;
 
 typedef struct {
-    GSubprocess *proc;
+    ThrongTestProcess *proc;
     char *pid;
     gint64 start_us;
     GArray *samples;
-    gboolean done;
-    gboolean timed_out;
-    char *out;
     char *err;
-    GError *error;
 } Monitor;
-
-/* Between fork and exec: a child of a test that crashes must not outlive it. */
-static void
-die_with_test (gpointer data)
-{
-    prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static GSubprocess *
-spawn (const char *const *argv, GSubprocessFlags flags, GError **error)
-{
-    g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
-
-    g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
-    return g_subprocess_launcher_spawnv (launcher, argv, error);
-}
 
 static guint64
 read_rss_kib (const char *pid)
@@ -95,8 +71,6 @@ on_sample (gpointer data)
     Monitor *monitor = data;
     Sample sample;
 
-    if (monitor->done)
-        return G_SOURCE_REMOVE;
     sample.t_s = (g_get_monotonic_time () - monitor->start_us) / 1e6;
     sample.rss_kib = read_rss_kib (monitor->pid);
     sample.fds = count_fds (monitor->pid);
@@ -104,23 +78,6 @@ on_sample (gpointer data)
     if (sample.rss_kib > 0)
         g_array_append_val (monitor->samples, sample);
     return G_SOURCE_CONTINUE;
-}
-
-static void
-on_communicated (GObject *source, GAsyncResult *result, gpointer data)
-{
-    Monitor *monitor = data;
-
-    g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &monitor->out,
-                                          &monitor->err, &monitor->error);
-    monitor->done = TRUE;
-}
-
-static gboolean
-on_timeout (gpointer data)
-{
-    ((Monitor *)data)->timed_out = TRUE;
-    return G_SOURCE_REMOVE;
 }
 
 /*
@@ -131,48 +88,16 @@ on_timeout (gpointer data)
 static int
 run_sampled (Monitor *monitor, const char *plan, const char *summary, guint timeout_s)
 {
-    g_autoptr (GError) error = NULL;
-    g_autoptr (GMainContext) context = g_main_context_new ();
-    g_autofree char *out = g_strconcat ("json=", summary, NULL);
-    const char *const argv[] = { throng_test_exe (), "run", plan, "--quiet", "--out", out, NULL };
-    int status;
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
+    int status = -1;
 
     memset (monitor, 0, sizeof *monitor);
     monitor->samples = g_array_new (FALSE, FALSE, sizeof (Sample));
-    g_main_context_push_thread_default (context);
-    monitor->proc = spawn (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                           &error);
-    g_assert_no_error (error);
+    monitor->proc = throng_test_spawn ((const char *const *) argv, NULL);
     monitor->start_us = g_get_monotonic_time ();
-    monitor->pid = g_strdup (g_subprocess_get_identifier (monitor->proc));
-
-    g_subprocess_communicate_utf8_async (monitor->proc, NULL, NULL, on_communicated, monitor);
-    GSource *sampler = g_timeout_source_new (1000);
-    g_source_set_callback (sampler, on_sample, monitor, NULL);
-    g_source_attach (sampler, context);
-    GSource *timer = g_timeout_source_new_seconds (timeout_s);
-    g_source_set_callback (timer, on_timeout, monitor, NULL);
-    g_source_attach (timer, context);
-
-    while (!monitor->done && !monitor->timed_out)
-        g_main_context_iteration (context, TRUE);
-    if (!monitor->done) {
-        g_test_fail_printf ("throng did not exit within %u s", timeout_s);
-        g_subprocess_force_exit (monitor->proc);
-        while (!monitor->done)
-            g_main_context_iteration (context, TRUE);
-    }
-    g_source_destroy (sampler);
-    g_source_unref (sampler);
-    g_source_destroy (timer);
-    g_source_unref (timer);
-    g_main_context_pop_thread_default (context);
-
-    g_assert_no_error (monitor->error);
-    g_subprocess_wait (monitor->proc, NULL, NULL);
-    status = g_subprocess_get_if_signaled (monitor->proc)
-                 ? 128 + g_subprocess_get_term_sig (monitor->proc)
-                 : g_subprocess_get_exit_status (monitor->proc);
+    monitor->pid = g_strdup (throng_test_process_pid (monitor->proc));
+    throng_test_process_every (monitor->proc, 1000, on_sample, monitor);
+    throng_test_process_wait (monitor->proc, timeout_s, &status, NULL, &monitor->err);
     g_test_message ("exit %d, %u samples; stderr: %s", status, monitor->samples->len,
                     monitor->err);
     return status;
@@ -181,10 +106,9 @@ run_sampled (Monitor *monitor, const char *plan, const char *summary, guint time
 static void
 monitor_clear (Monitor *monitor)
 {
-    g_clear_object (&monitor->proc);
+    g_clear_pointer (&monitor->proc, throng_test_process_free);
     g_clear_pointer (&monitor->pid, g_free);
     g_clear_pointer (&monitor->samples, g_array_unref);
-    g_clear_pointer (&monitor->out, g_free);
     g_clear_pointer (&monitor->err, g_free);
 }
 
@@ -234,19 +158,36 @@ log_samples (const Monitor *monitor)
     }
 }
 
+/*
+ * run_sampled() for a run that must succeed: its samples in the log, exit
+ * 0, nothing GLib or a sanitizer would flag, and its summary, returned.
+ */
+static JsonNode *
+run_sampled_ok (Monitor *monitor, const char *plan, const char *summary, guint timeout_s)
+{
+    g_autoptr (GError) error = NULL;
+    int status = run_sampled (monitor, plan, summary, timeout_s);
+    JsonNode *root;
+
+    log_samples (monitor);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (monitor->err);
+    root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    return root;
+}
+
 /* ---- 60 s at steady load -------------------------------------------------- */
 
 static void
 test_steady (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     ThrongTestNginxConfig config = { .keepalive_requests = 1000000 };
-    g_autoptr (GError) error = NULL;
     Monitor monitor;
 
-    if (!throng_test_require_nginx ())
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
         return;
-    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
 
     g_autofree char *yaml = g_strdup_printf ("name: soak\n"
                                              "scenarios:\n"
@@ -261,14 +202,8 @@ test_steady (ThrongTestTmpdir *fixture, gconstpointer data)
                                              throng_test_nginx_http_url (nginx));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
-    int status = run_sampled (&monitor, plan, summary, 120);
+    JsonNode *root = run_sampled_ok (&monitor, plan, summary, 120);
 
-    log_samples (&monitor);
-    g_assert_cmpint (status, ==, 0);
-    throng_test_assert_no_glib_noise (monitor.err);
-
-    JsonNode *root = throng_test_json_load (summary, &error);
-    g_assert_no_error (error);
     gint64 requests = throng_test_json_int (root, "total.requests");
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     /* the load was what the plan asked: 120,000 requests, give or take the start */
@@ -298,78 +233,15 @@ test_steady (ThrongTestTmpdir *fixture, gconstpointer data)
 
 /* ---- memory per mostly idle user ----------------------------------------- */
 
-typedef struct {
-    char *dir;
-    GSubprocess *proc;
-    guint16 port;
-} BigNginx;
-
 /*
- * nginx for 10,000 connections: test-utils' configuration allows 4096.
- * No access log: 2000 lines a second would only cost disk.
- */
-static gboolean
-big_nginx_start (BigNginx *nginx, const char *dir)
-{
-    g_autoptr (GError) error = NULL;
-
-    nginx->dir = g_build_filename (dir, "nginx", NULL);
-    g_autofree char *tmp = g_build_filename (nginx->dir, "tmp", NULL);
-    g_assert_cmpint (g_mkdir_with_parents (tmp, 0700), ==, 0);
-
-    for (guint attempt = 0; attempt < 5; attempt++) {
-        nginx->port = throng_test_free_port ();
-        g_autofree char *conf = g_strdup_printf (
-            "daemon off;\nmaster_process off;\nworker_processes 1;\n"
-            "worker_rlimit_nofile 16000;\npid %s/nginx.pid;\nerror_log %s/error.log warn;\n"
-            "events { worker_connections 12000; }\n"
-            "http {\n  access_log off;\n"
-            "  client_body_temp_path %s/body;\n  proxy_temp_path %s/proxy;\n"
-            "  fastcgi_temp_path %s/fastcgi;\n  uwsgi_temp_path %s/uwsgi;\n"
-            "  scgi_temp_path %s/scgi;\n"
-            "  keepalive_requests 1000000;\n  keepalive_timeout 300s;\n"
-            "  server {\n    listen 127.0.0.1:%u backlog=8192;\n"
-            "    location / { return 200 \"ok\\n\"; }\n  }\n}\n",
-            nginx->dir, nginx->dir, tmp, tmp, tmp, tmp, tmp, nginx->port);
-        g_autofree char *conf_path = throng_test_write_file (nginx->dir, "nginx.conf", conf);
-        const char *exe = g_getenv ("THRONG_TEST_NGINX") != NULL ? g_getenv ("THRONG_TEST_NGINX")
-                                                                 : "/usr/sbin/nginx";
-        g_autofree char *error_log = g_build_filename (nginx->dir, "error.log", NULL);
-        const char *const argv[]
-            = { exe, "-p", nginx->dir, "-c", conf_path, "-e", error_log, NULL };
-
-        nginx->proc = spawn (argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error);
-        g_assert_no_error (error);
-        if (throng_test_wait_port (nginx->port, 5000))
-            return TRUE;
-        g_subprocess_force_exit (nginx->proc);
-        g_subprocess_wait (nginx->proc, NULL, NULL);
-        g_clear_object (&nginx->proc);
-    }
-    return FALSE;
-}
-
-static void
-big_nginx_stop (BigNginx *nginx)
-{
-    if (nginx->proc != NULL) {
-        g_subprocess_send_signal (nginx->proc, SIGTERM);
-        g_subprocess_wait (nginx->proc, NULL, NULL);
-        g_clear_object (&nginx->proc);
-    }
-    g_clear_pointer (&nginx->dir, g_free);
-}
-
-/*
- * One run of @users users against @port, each connecting on its first
+ * One run of @users users against @base_url, each connecting on its first
  * request and keeping the connection through its 5 s pauses; returns
  * the mean resident set of the plateau (all users started and connected)
  * and checks that the connections were really held.
  */
 static double
-idle_plateau (const char *dir, guint users, guint16 port)
+idle_plateau (const char *dir, guint users, const char *base_url)
 {
-    g_autoptr (GError) error = NULL;
     Monitor monitor;
     guint fds;
 
@@ -381,22 +253,16 @@ idle_plateau (const char *dir, guint users, guint16 port)
                                              "    ramp_up: 10s\n"
                                              "    think_time: 5s\n"
                                              "    graceful_stop: 0s\n"
-                                             "    http: {base_url: 'http://127.0.0.1:%u'}\n"
+                                             "    http: {base_url: '%s'}\n"
                                              "    steps:\n"
                                              "      - http: {url: /}\n",
-                                             users, port);
+                                             users, base_url);
     g_autofree char *name = g_strdup_printf ("plan-%u.yaml", users);
     g_autofree char *plan = throng_test_write_plan (dir, name, yaml);
     g_autofree char *summary_name = g_strdup_printf ("summary-%u.json", users);
     g_autofree char *summary = g_build_filename (dir, summary_name, NULL);
-    int status = run_sampled (&monitor, plan, summary, 120);
+    JsonNode *root = run_sampled_ok (&monitor, plan, summary, 120);
 
-    log_samples (&monitor);
-    g_assert_cmpint (status, ==, 0);
-    throng_test_assert_no_glib_noise (monitor.err);
-
-    JsonNode *root = throng_test_json_load (summary, &error);
-    g_assert_no_error (error);
     gint64 requests = throng_test_json_int (root, "total.requests");
     gint64 connections = throng_test_json_int (root, "total.connections");
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -423,7 +289,19 @@ static void
 test_per_user (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     const guint low = 100, high = 9900;
-    BigNginx nginx = { 0 };
+    /*
+     * nginx for 10,000 connections (the fixture's default allows 4096), and
+     * no access log: 2000 lines a second would only cost disk.
+     */
+    ThrongTestNginxConfig config = {
+        .worker_connections = 12000,
+        .worker_rlimit_nofile = 16000,
+        .listen_backlog = 8192,
+        .keepalive_requests = 1000000,
+        .keepalive_timeout = "300s",
+        .no_access_log = TRUE,
+    };
+    g_autoptr (GError) error = NULL;
     struct rlimit limit;
 
     if (!throng_test_require_nginx ())
@@ -436,7 +314,8 @@ test_per_user (ThrongTestTmpdir *fixture, gconstpointer data)
     }
     limit.rlim_cur = limit.rlim_max;
     g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &limit), ==, 0);
-    g_assert_true (big_nginx_start (&nginx, fixture->dir));
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_start (&config, &error);
+    g_assert_no_error (error);
 
     /*
      * Two runs of the same plan but for the users: what throng needs
@@ -444,11 +323,11 @@ test_per_user (ThrongTestTmpdir *fixture, gconstpointer data)
      * cancels out.  One run ramping from 100 to 9,900 would not do: the
      * engine sizes a scenario for its largest number of users at start.
      */
-    double low_rss = idle_plateau (fixture->dir, low, nginx.port);
-    double high_rss = idle_plateau (fixture->dir, high, nginx.port);
+    double low_rss = idle_plateau (fixture->dir, low, throng_test_nginx_http_url (nginx));
+    double high_rss = idle_plateau (fixture->dir, high, throng_test_nginx_http_url (nginx));
     double per_user_kib = (high_rss - low_rss) / (high - low);
 
-    big_nginx_stop (&nginx);
+    g_clear_pointer (&nginx, throng_test_nginx_stop);
     /* for docs/memory.md */
     g_test_message ("per-user: %.0f KiB with %u users, %.0f KiB with %u users: %.1f KiB per user",
                     low_rss, low, high_rss, high, per_user_kib);

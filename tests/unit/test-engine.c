@@ -16,15 +16,10 @@
 static JsonNode *
 run_plan (ThrongTestTmpdir *fixture, const char *yaml, int expected_status)
 {
-    int status = -1;
     g_autofree char *err = NULL;
-    JsonNode *root = throng_test_run_json (fixture->dir, yaml, NULL, 60, &status, &err);
+    JsonNode *root = throng_test_run_summary (fixture->dir, yaml, NULL, 60, expected_status, &err);
 
-    if (status != expected_status)
-        g_printerr ("%s", err);
-    g_assert_cmpint (status, ==, expected_status);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (root);
     return root;
 }
 
@@ -147,7 +142,7 @@ test_constant_rate (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     gint64 seconds = GPOINTER_TO_INT (data);
     g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
-    g_autofree char *out = g_strdup_printf ("csv=%s", csv);
+    g_autofree char *out = throng_test_out_arg ("csv", csv);
     g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
                                              "  - executor: constant-arrival-rate\n"
                                              "    rate: 1000/s\n"
@@ -157,12 +152,8 @@ test_constant_rate (ThrongTestTmpdir *fixture, gconstpointer data)
                                              "      - null: {delay: 2ms}\n",
                                              seconds);
     const char *extra[] = { "--out", out, NULL };
-    int status = -1;
-    g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root = throng_test_run_json (fixture->dir, yaml, extra, 60, &status, &err);
+    g_autoptr (JsonNode) root = throng_test_run_summary (fixture->dir, yaml, extra, 60, 0, NULL);
 
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (root);
     /* The pool is large enough that a stalled loop (a loaded or sanitized
      * machine) still finds a free user: this test is about the schedule,
      * /engine/open/dropped about the pool. */
@@ -194,12 +185,7 @@ test_dropped (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (iterations + dropped, ==, 200);
     g_assert_cmpint (iterations, >=, 32);
     g_assert_cmpint (iterations, <=, 44);
-    gboolean warned = FALSE;
-    for (guint i = 0; i < throng_test_json_length (root, "warnings"); i++) {
-        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
-        warned |= strstr (throng_test_json_string (root, path), "iterations dropped") != NULL;
-    }
-    g_assert_true (warned);
+    g_assert_true (throng_test_summary_has_warning (root, "iterations dropped"));
 }
 
 static void
@@ -276,22 +262,20 @@ test_sigint (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     "      - null: {delay: 20ms}\n");
     g_autofree char *json = g_build_filename (fixture->dir, "out.json", NULL);
     g_autofree char *csv = g_build_filename (fixture->dir, "out.csv", NULL);
-    g_autofree char *json_arg = g_strdup_printf ("json=%s", json);
-    g_autofree char *csv_arg = g_strdup_printf ("csv=%s", csv);
+    g_autofree char *json_arg = throng_test_out_arg ("json", json);
+    g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
     g_autoptr (GError) error = NULL;
-    g_autoptr (GSubprocess) process = g_subprocess_new (
-        G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
-        throng_test_exe (), "run", plan, "--quiet", "--out", json_arg, "--out", csv_arg, NULL);
+    g_autoptr (ThrongTestProcess) process = throng_test_spawn (
+        (const char *const[]) { "run", plan, "--quiet", "--out", json_arg, "--out", csv_arg, NULL },
+        NULL);
+    int status = -1;
 
-    g_assert_no_error (error);
-    /* Sanitized, start-up alone can take longer than the normal wait. */
-    g_usleep ((g_getenv ("THRONG_SANITIZED") != NULL ? 5000 : 1500) * 1000);
-    g_subprocess_send_signal (process, SIGINT);
+    throng_test_wait_started ();
+    throng_test_process_signal (process, SIGINT);
     g_autoptr (GTimer) timer = g_timer_new ();
-    g_assert_true (g_subprocess_wait (process, NULL, &error));
+    g_assert_true (throng_test_process_wait (process, 20, &status, NULL, NULL));
     g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, 5.0);
-    g_assert_true (g_subprocess_get_if_exited (process));
-    g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+    g_assert_cmpint (status, ==, 130);
 
     g_autoptr (JsonNode) root = throng_test_json_load (json, &error);
     g_assert_no_error (error);
@@ -300,11 +284,7 @@ test_sigint (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (json_node_get_boolean (throng_test_json_get (root, "interrupted")));
 
     /* Every measured request is a whole CSV row; nothing torn. */
-    g_autofree char *text = NULL;
-    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
-    g_assert_true (g_str_has_suffix (text, "\n"));
-    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-    g_assert_cmpint ((gint64) g_strv_length (lines) - 2, ==, requests);
+    g_assert_cmpint (throng_test_csv_rows (csv), ==, requests);
 }
 
 /*
@@ -324,13 +304,10 @@ test_slow_reporter (ThrongTestTmpdir *fixture, gconstpointer data)
                                              "reporters:\n"
                                              "  - slow: {path: '%s', pause: 50ms}\n",
                                              count_path);
-    int status = -1;
     g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root = throng_test_run_json (fixture->dir, yaml, NULL, 60, &status, &err);
+    g_autoptr (JsonNode) root = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 4, &err);
 
-    g_assert_cmpint (status, ==, 4);
     g_assert_nonnull (strstr (err, "fell behind"));
-    g_assert_nonnull (root);
     gint64 requests = throng_test_json_int (root, "total.requests");
     gint64 dropped = throng_test_json_int (root, "samples_dropped");
     g_autofree char *text = NULL;
