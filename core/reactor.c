@@ -243,6 +243,11 @@ reactor_dispatch (GSource *source, GSourceFunc callback, gpointer data)
 {
     ThrongReactor *reactor = ((ReactorSource *) source)->reactor;
 
+    /* A callback that iterates the worker's context itself (nothing in
+     * throng does) finds the reactor busy: its events wait for the outer
+     * dispatch to finish. */
+    if (reactor->dispatching)
+        return G_SOURCE_CONTINUE;
     reactor->dispatching = TRUE;
     if (reactor->heap_len > 0)
         reactor_run_timers (reactor, g_get_monotonic_time ());
@@ -269,6 +274,14 @@ throng_reactor_new (GMainContext *context)
     reactor->source = g_source_new (&reactor_source_funcs, sizeof (ReactorSource));
     ((ReactorSource *) reactor->source)->reactor = reactor;
     g_source_set_static_name (reactor->source, "throng reactor");
+    /*
+     * GLib takes a non-recursive source's fds out of the poll set for the
+     * time of its dispatch and puts them back after, signalling the
+     * context's eventfd each time: two write() calls per dispatch and a
+     * spurious wakeup after it.  The guard in reactor_dispatch() does the
+     * job of the blocking instead.
+     */
+    g_source_set_can_recurse (reactor->source, TRUE);
     reactor->epoll_tag = g_source_add_unix_fd (reactor->source, reactor->epoll_fd, G_IO_IN);
     g_source_attach (reactor->source, context);
     return reactor;
