@@ -67,6 +67,7 @@ typedef struct {
     guint tick_source;
     guint sigint_source;
     guint sigterm_source;
+    guint sighup_source;        /* a dropped terminal or ssh session stops the run like SIGTERM */
     guint deadline_source;
 
     ThrongRunInfo run_info;
@@ -203,13 +204,19 @@ emit_snapshot (ThrongEngine *engine)
     snapshot->cpu_user_us = (gint64) ((gdouble) cpu_interval * user_part);
     snapshot->cpu_system_us = cpu_interval - snapshot->cpu_user_us;
     engine->interval_cpu_us = cpu_now;
+    /* The process's CPU includes the main thread's, so the share of the
+     * workers' cores can pass 1; a share is never shown over 100%. */
     if (snapshot->interval_us > 0)
-        snapshot->cpu_share = (gdouble) cpu_interval
-                              / ((gdouble) snapshot->interval_us * engine->cores);
-    snapshot->saturated = snapshot->cpu_share > engine->plan->saturation_cpu
-                          || snapshot->lag_p99_us > engine->plan->saturation_lag_us;
-    /* A short last interval says little; do not let it decide. */
-    if (snapshot->interval_us >= G_USEC_PER_SEC / 2) {
+        snapshot->cpu_share = MIN ((gdouble) cpu_interval
+                                       / ((gdouble) snapshot->interval_us * engine->cores),
+                                   1.0);
+    /* Saturation is judged over complete intervals only: a short one (the
+     * last, or a run of one request) is mostly start-up and shutdown. */
+    gboolean complete = snapshot->interval_us >= G_USEC_PER_SEC * 9 / 10;
+    snapshot->saturated = complete
+                          && (snapshot->cpu_share > engine->plan->saturation_cpu
+                              || snapshot->lag_p99_us > engine->plan->saturation_lag_us);
+    if (complete) {
         engine->intervals++;
         if (snapshot->saturated)
             engine->saturated_intervals++;
@@ -485,10 +492,13 @@ add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
 
     summary->cpu_share = summary->elapsed_us > 0
-                             ? (gdouble) cpu_us / ((gdouble) summary->elapsed_us * engine->cores)
+                             ? MIN ((gdouble) cpu_us
+                                        / ((gdouble) summary->elapsed_us * engine->cores),
+                                    1.0)
                              : 0.0;
-    summary->saturated = engine->saturated_intervals > 0
-                         || summary->cpu_share > engine->plan->saturation_cpu;
+    /* Judged over the complete intervals only (emit_snapshot): the run's
+     * own share includes start-up, which dominates a short run. */
+    summary->saturated = engine->saturated_intervals > 0;
     if (summary->saturated) {
         g_ptr_array_add (
             buffer->warnings,
@@ -496,7 +506,7 @@ add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
                              "(%u of %u intervals; worst CPU %.0f%% of %u core%s, worst lag p99 "
                              "%.1f ms; limits %.0f%% and %.1f ms)",
                              engine->saturated_intervals, engine->intervals,
-                             MAX (engine->worst_cpu_share, summary->cpu_share) * 100.0,
+                             engine->worst_cpu_share * 100.0,
                              engine->cores, engine->cores == 1 ? "" : "s",
                              (gdouble) engine->worst_lag_p99_us / 1000.0,
                              engine->plan->saturation_cpu * 100.0,
@@ -653,6 +663,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.live_workers = n_workers;
     engine.sigint_source = g_unix_signal_add (SIGINT, on_signal, &engine);
     engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
+    engine.sighup_source = g_unix_signal_add (SIGHUP, on_signal, &engine);
     engine.tick_source = g_timeout_add (1000, on_tick, &engine);
     if (engine.planned_us > 0)
         engine.deadline_source = g_timeout_add_seconds (
@@ -667,6 +678,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 
     g_source_remove (engine.sigint_source);
     g_source_remove (engine.sigterm_source);
+    g_source_remove (engine.sighup_source);
     g_source_remove (engine.tick_source);
     if (engine.deadline_source != 0)
         g_source_remove (engine.deadline_source);

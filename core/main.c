@@ -8,7 +8,8 @@
  * could not start (a plugin refused, a reporter that could not open, the
  * built-in target); 4 results could not be written (a reporter failed, or fell
  * behind and missed samples); 99 thresholds failed;
- * 130 interrupted by a signal (reporters still flushed).
+ * 130 interrupted by SIGINT, SIGTERM or SIGHUP (reporters still flushed).
+ * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
 #include "engine.h"
 #include "limits-private.h"
@@ -16,9 +17,13 @@
 #include "registry.h"
 #include "target.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
     EXIT_OK = 0,
@@ -28,6 +33,9 @@ enum {
     EXIT_THRESHOLDS = 99,
     EXIT_INTERRUPTED = 130,
 };
+
+/* --workers not given: the plan's or the machine's choice. */
+#define WORKERS_UNSET G_MININT
 
 typedef struct {
     char **sets;
@@ -49,13 +57,31 @@ cli_clear (Cli *cli)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
 
 static int
-usage_error (GOptionContext *context, const char *message)
+usage_error (const char *command, const char *message)
 {
     g_printerr ("throng: %s\n", message);
-    g_printerr ("Try 'throng %s --help'.\n", g_option_context_get_summary (context) != NULL
-                                                  ? g_option_context_get_summary (context)
-                                                  : "");
+    g_printerr ("Try 'throng %s --help'.\n", command);
     return EXIT_USAGE;
+}
+
+/*
+ * A command's option context: its --help names the program and the
+ * command ("Usage: throng run [OPTION…] PLAN"), says what it does and
+ * lists its exit statuses.  docs/throng.1 lists the same options and
+ * statuses (tests/integration/test-run.c compares them).
+ */
+static GOptionContext *
+command_context (const char *command, const char *parameters, const char *summary,
+                 const char *exit_statuses)
+{
+    g_autofree char *program = g_strconcat ("throng ", command, NULL);
+    GOptionContext *context = g_option_context_new (parameters);
+
+    /* GOption's usage line is "PRGNAME [OPTION…] PARAMETERS". */
+    g_set_prgname (program);
+    g_option_context_set_summary (context, summary);
+    g_option_context_set_description (context, exit_statuses);
+    return context;
 }
 
 static gboolean
@@ -81,7 +107,7 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
     };
     GOptionEntry run_entries[] = {
         { "workers", 'w', 0, G_OPTION_ARG_INT, &cli->workers,
-          "Worker threads (default: the number of CPUs)", "N" },
+          "Worker threads, 1 to 1024 (default: the number of CPUs)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet, "No live progress", NULL },
         { "out", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &cli->outs,
           "Add a reporter writing PATH, e.g. csv=results.csv (repeatable)", "NAME=PATH" },
@@ -89,9 +115,18 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
           "Let reporters overwrite existing result files", NULL },
         { NULL },
     };
-    GOptionContext *context = g_option_context_new ("PLAN");
+    GOptionContext *context
+        = run ? command_context (command, "PLAN",
+                                 "Checks PLAN completely, runs it and reports its results.",
+                                 "Exit status: 0 the run completed, 2 usage or plan error, 3 the run "
+                                 "could not start,\n4 results not written, 99 thresholds failed, "
+                                 "130 interrupted (SIGINT, SIGTERM, SIGHUP).")
+              : command_context (command, "PLAN",
+                                 "Checks PLAN completely (every key, every value, every plugin's "
+                                 "options)\nwithout opening anything or sending any load.",
+                                 "Exit status: 0 the plan is valid, 2 usage or plan error, 3 a "
+                                 "plugin was refused,\n4 the result could not be written.");
 
-    g_option_context_set_summary (context, command);
     g_option_context_add_main_entries (context, common, NULL);
     if (run)
         g_option_context_add_main_entries (context, run_entries, NULL);
@@ -149,7 +184,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
         .outs = (const char *const *) cli->outs,
-        .workers = (guint) cli->workers,
+        .workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0,
         .quiet = cli->quiet,
         .overwrite = cli->overwrite,
         .validate_only = validate_only,
@@ -189,18 +224,21 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
 static int
 command_run (int argc, char **argv, gboolean validate_only)
 {
-    g_auto (Cli) cli = { 0 };
-    g_autoptr (GOptionContext) context = plan_command_context (validate_only ? "validate" : "run",
-                                                               &cli, !validate_only);
+    g_auto (Cli) cli = { .workers = WORKERS_UNSET };
+    const char *command = validate_only ? "validate" : "run";
+    g_autoptr (GOptionContext) context = plan_command_context (command, &cli, !validate_only);
     g_autoptr (GError) error = NULL;
     int status;
 
     if (!g_option_context_parse (context, &argc, &argv, &error))
-        return usage_error (context, error->message);
+        return usage_error (command, error->message);
     if (argc != 2)
-        return usage_error (context, argc < 2 ? "a plan file is required" : "only one plan file");
-    if (cli.workers < 0 || cli.workers > 1024)
-        return usage_error (context, "--workers must be between 1 and 1024");
+        return usage_error (command, argc < 2 ? "a plan file is required" : "only one plan file");
+    if (cli.workers != WORKERS_UNSET && (cli.workers < 1 || cli.workers > 1024)) {
+        g_autofree char *message
+            = g_strdup_printf ("--workers must be between 1 and 1024, got %d", cli.workers);
+        return usage_error (command, message);
+    }
 
     status = validate_or_run (&cli, argv[1], validate_only, &error);
     /* The one place a failure is printed.  Plan errors begin with their location. */
@@ -212,19 +250,19 @@ command_run (int argc, char **argv, gboolean validate_only)
 static int
 command_plugins (int argc, char **argv)
 {
-    g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+    g_autoptr (GOptionContext) context = command_context (
+        "plugins", NULL,
+        "Lists every plugin throng can find, in search order: $THRONG_PLUGIN_PATH,\n"
+        "the build tree (when run from it), the installed plugin directory beside\n"
+        "the executable, the configured install directory.",
+        "Exit status: 0 plugins were found, 2 usage error, 3 no plugins found,\n"
+        "4 the list could not be written.");
     g_autoptr (GError) error = NULL;
 
-    g_option_context_set_summary (context, "plugins");
-    g_option_context_set_description (context,
-                                      "Lists every plugin throng can find, in search order:\n"
-                                      "$THRONG_PLUGIN_PATH, the build tree (when run from it), "
-                                      "the installed plugin directory beside the executable, "
-                                      "the configured install directory.");
     if (!g_option_context_parse (context, &argc, &argv, &error))
-        return usage_error (context, error->message);
+        return usage_error ("plugins", error->message);
     if (argc > 1)
-        return usage_error (context, "plugins takes no arguments");
+        return usage_error ("plugins", "plugins takes no arguments");
 
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (GPtrArray) infos = throng_registry_scan (registry);
@@ -275,11 +313,29 @@ print_help (FILE *stream)
              "4 results not written, 99 thresholds failed, 130 interrupted.\n");
 }
 
-int
-main (int argc, char **argv)
+/*
+ * A standard descriptor that the caller closed would be handed to the next
+ * socket or pipe throng opens, and the summary written into it.  Each
+ * closed one is held by /dev/null opened read-only, so writes to it still
+ * fail (EBADF) and are reported as failed writes.
+ */
+static void
+hold_closed_std_fds (void)
 {
-    setlocale (LC_ALL, "");
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl (fd, F_GETFD) != -1)
+            continue;
+        int held = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (held >= 0 && held != fd) {
+            dup2 (held, fd);
+            close (held);
+        }
+    }
+}
 
+static int
+dispatch (int argc, char **argv)
+{
     if (argc < 2) {
         print_help (stderr);
         return EXIT_USAGE;
@@ -304,4 +360,25 @@ main (int argc, char **argv)
     g_printerr ("throng: unknown command '%s'\n", command);
     print_help (stderr);
     return EXIT_USAGE;
+}
+
+int
+main (int argc, char **argv)
+{
+    setlocale (LC_ALL, "");
+    hold_closed_std_fds ();
+    signal (SIGPIPE, SIG_IGN);
+
+    int status = dispatch (argc, argv);
+
+    /* What went to standard output must have arrived, as for any result
+     * file (the console reporter reports its own failures at close); a
+     * terminal that hung up has no reader left, and its writes fail EIO. */
+    if ((fflush (stdout) != 0 || ferror (stdout))
+        && (status == EXIT_OK || status == EXIT_THRESHOLDS)
+        && !(write (STDOUT_FILENO, "", 0) < 0 && errno == EIO)) {
+        g_printerr ("throng: cannot write to standard output\n");
+        status = EXIT_NOT_WRITTEN;
+    }
+    return status;
 }

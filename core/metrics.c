@@ -2,7 +2,9 @@
 /*
  * Recording samples into ThrongStats and merging blocks of them.  The
  * record path is the only one that runs per request: a few additions and
- * one or two histogram records, no allocation, no lock.
+ * one or two histogram records, no allocation, no lock.  A failure's
+ * message is kept by pointer (samples' messages live as long as the plan),
+ * the first of each class only.
  */
 #include "metrics.h"
 
@@ -12,6 +14,7 @@ throng_stats_init (ThrongStats *stats)
     memset (stats, 0, sizeof *stats);
     stats->latency = throng_histogram_new ();
     stats->handshake = throng_histogram_new ();
+    stats->error_messages = g_new0 (const char *, THRONG_ERROR_CLASS_SLOTS);
 }
 
 void
@@ -19,6 +22,7 @@ throng_stats_clear (ThrongStats *stats)
 {
     g_clear_pointer (&stats->latency, throng_histogram_free);
     g_clear_pointer (&stats->handshake, throng_histogram_free);
+    g_clear_pointer (&stats->error_messages, g_free);
 }
 
 void
@@ -26,12 +30,16 @@ throng_stats_reset (ThrongStats *stats)
 {
     ThrongHistogram *latency = stats->latency;
     ThrongHistogram *handshake = stats->handshake;
+    const char **error_messages = stats->error_messages;
 
     memset (stats, 0, sizeof *stats);
     throng_histogram_reset (latency);
     throng_histogram_reset (handshake);
     stats->latency = latency;
     stats->handshake = handshake;
+    if (error_messages != NULL)
+        memset (error_messages, 0, sizeof (const char *) * THRONG_ERROR_CLASS_SLOTS);
+    stats->error_messages = error_messages;
 }
 
 void
@@ -39,8 +47,12 @@ throng_stats_merge (ThrongStats *into, const ThrongStats *from)
 {
     into->requests += from->requests;
     into->errors += from->errors;
-    for (guint i = 0; i < THRONG_ERROR_CLASS_SLOTS; i++)
+    for (guint i = 0; i < THRONG_ERROR_CLASS_SLOTS; i++) {
         into->errors_by_class[i] += from->errors_by_class[i];
+        if (into->error_messages != NULL && from->error_messages != NULL
+            && into->error_messages[i] == NULL)
+            into->error_messages[i] = from->error_messages[i];
+    }
     into->bytes_sent += from->bytes_sent;
     into->bytes_received += from->bytes_received;
     into->connections += from->connections;
@@ -60,6 +72,8 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
             slot = THRONG_ERROR_OTHER;
         stats->errors++;
         stats->errors_by_class[slot]++;
+        if (stats->error_messages != NULL && stats->error_messages[slot] == NULL)
+            stats->error_messages[slot] = sample->message;
     }
     stats->bytes_sent += sample->bytes_sent;
     stats->bytes_received += sample->bytes_received;

@@ -46,10 +46,19 @@ add_output (ThrongPlanLoader *loader, const char *out, GError **error)
     const ThrongReporter *reporter = throng_registry_get_reporter (loader->registry, name, &local);
 
     if (reporter == NULL) {
-        if (g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND))
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                         "--out %s: unknown reporter '%s'", out, name);
-        else
+        gboolean other_kind;
+        g_autofree char *hint = NULL;
+
+        if (g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
+            hint = throng_plan_plugin_hint (loader, THRONG_PLUGIN_KIND_REPORTER, name,
+                                            &other_kind);
+            if (other_kind)
+                g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                             "--out %s: '%s' is a protocol plugin, not a reporter", out, name);
+            else
+                g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                             "--out %s: unknown reporter '%s'%s", out, name, hint);
+        } else
             g_propagate_error (error, g_steal_pointer (&local));
         return FALSE;
     }

@@ -42,6 +42,14 @@ typedef struct {
 void throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at,
                                ThrongPluginKind kind, const char *name, const char *prefix,
                                GError *local, GError **error);
+/*
+ * What to tell a user who named @name, a plugin of @kind that does not
+ * exist: "; did you mean 'NEAR'?", or for a reporter "; available
+ * reporters: A, B", or "".  NULL, with *@other_kind set, when @name is a
+ * plugin of the other kind.
+ */
+char *throng_plan_plugin_hint (ThrongPlanLoader *loader, ThrongPluginKind kind, const char *name,
+                               gboolean *other_kind);
 /* The protocol named by the scalar @key, or NULL with a located error. */
 const ThrongProtocol *throng_plan_find_protocol (ThrongPlanLoader *loader, const ThrongNode *key,
                                                  GError **error);

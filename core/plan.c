@@ -30,10 +30,56 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ThrongPlanLoader, loader_clear)
 
 /* ---- plugins ------------------------------------------------------------- */
 
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+    return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+char *
+throng_plan_plugin_hint (ThrongPlanLoader *loader, ThrongPluginKind kind, const char *name,
+                         gboolean *other_kind)
+{
+    g_autoptr (GPtrArray) infos = throng_registry_scan (loader->registry);
+    g_autoptr (GPtrArray) names = g_ptr_array_new ();
+
+    *other_kind = FALSE;
+    for (guint i = 0; i < infos->len; i++) {
+        const ThrongPluginInfo *info = infos->pdata[i];
+
+        if (info->error != NULL)
+            continue;
+        if (info->kind != kind) {
+            *other_kind |= strcmp (info->name, name) == 0;
+            continue;
+        }
+        /* The same plugin may be found in several directories of the path. */
+        gboolean seen = FALSE;
+        for (guint n = 0; n < names->len && !seen; n++)
+            seen = strcmp (names->pdata[n], info->name) == 0;
+        if (!seen)
+            g_ptr_array_add (names, info->name);
+    }
+    if (*other_kind)
+        return NULL;
+    g_ptr_array_sort (names, compare_strings);
+    g_ptr_array_add (names, NULL);
+
+    const char *suggestion = throng_node_suggest (name, (const char *const *) names->pdata);
+    if (suggestion != NULL)
+        return g_strdup_printf ("; did you mean '%s'?", suggestion);
+    /* Reporters are few and a plan names them by choice; an unknown
+     * protocol is more often a misplaced key, said by the caller. */
+    if (kind != THRONG_PLUGIN_KIND_REPORTER || names->len == 1)
+        return g_strdup ("");
+    g_autofree char *list = g_strjoinv (", ", (char **) names->pdata);
+    return g_strdup_printf ("; available reporters: %s", list);
+}
+
 /*
  * A registry NOT_FOUND becomes a plan error at @at, with the nearest name
- * the registry can list; anything else (a plugin that exists but was
- * refused) goes up unchanged.
+ * the registry can list (or the list); anything else (a plugin that
+ * exists but was refused) goes up unchanged.
  */
 void
 throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at, ThrongPluginKind kind,
@@ -45,31 +91,17 @@ throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at, Throng
     }
     g_error_free (local);
 
-    g_autoptr (GPtrArray) infos = throng_registry_scan (loader->registry);
-    g_autoptr (GPtrArray) names = g_ptr_array_new ();
-    for (guint i = 0; i < infos->len; i++) {
-        const ThrongPluginInfo *info = infos->pdata[i];
-
-        if (info->error != NULL)
-            continue;
-        if (info->kind == kind) {
-            g_ptr_array_add (names, info->name);
-        } else if (strcmp (info->name, name) == 0) {
-            /* `- console: {}` as a step, `- http: {}` as a reporter */
-            throng_node_set_error (at, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
-                                   "'%s' is a %s plugin, not a %s", name,
-                                   kind == THRONG_PLUGIN_KIND_PROTOCOL ? "reporter" : "protocol",
-                                   kind == THRONG_PLUGIN_KIND_PROTOCOL ? "protocol" : "reporter");
-            return;
-        }
+    gboolean other_kind;
+    g_autofree char *hint = throng_plan_plugin_hint (loader, kind, name, &other_kind);
+    if (other_kind) {
+        /* `- console: {}` as a step, `- http: {}` as a reporter */
+        throng_node_set_error (at, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
+                               "'%s' is a %s plugin, not a %s", name,
+                               kind == THRONG_PLUGIN_KIND_PROTOCOL ? "reporter" : "protocol",
+                               kind == THRONG_PLUGIN_KIND_PROTOCOL ? "protocol" : "reporter");
+        return;
     }
-    g_ptr_array_add (names, NULL);
-
-    const char *suggestion = throng_node_suggest (name, (const char *const *)names->pdata);
     g_autofree char *dirs = throng_registry_describe_path (loader->registry);
-    g_autofree char *hint
-        = suggestion != NULL ? g_strdup_printf ("; did you mean '%s'?", suggestion) : g_strdup ("");
-
     throng_node_set_error (at, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
                            "%s no plugin libthrong-%s.so in %s%s", prefix, name, dirs, hint);
 }

@@ -44,7 +44,7 @@ throng_schedule_is_open (const ThrongPlanScenario *scenario)
            || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE;
 }
 
-/* "500/s", "30/m", "2/h" or a bare number (per second). */
+/* "500/s", "30/m" or "2/h"; a number without a unit only when it is 0. */
 static gboolean
 parse_rate (const ThrongNode *node, gdouble *out, GError **error)
 {
@@ -79,6 +79,14 @@ parse_rate (const ThrongNode *node, gdouble *out, GError **error)
     if (copy[0] == '\0' || end == NULL || *end != '\0' || !isfinite (value)) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
                                "expected a rate such as 500/s, 30/m or 2/h, got '%s'", text);
+        return FALSE;
+    }
+    if (slash == NULL && value != 0) {
+        /* As durations: a number alone could be meant per second or per minute. */
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a rate such as 500/s, 30/m or 2/h, got '%s' (the unit "
+                               "is missing; did you mean %s/s?)",
+                               text, copy);
         return FALSE;
     }
     value /= per;

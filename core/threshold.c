@@ -36,6 +36,8 @@ typedef enum {
     METRIC_HANDSHAKES_FULL,
     METRIC_HANDSHAKES_RESUMED,
     METRIC_ITERATIONS,
+    METRIC_DROPPED,             /* open model: iterations due that found no free user */
+    METRIC_DROPPED_RATE,        /* ... as a share of the iterations due */
 } MetricKind;
 
 typedef enum {
@@ -125,6 +127,8 @@ parse_metric (const char *text, Threshold *threshold)
         { "handshakes.full", METRIC_HANDSHAKES_FULL },
         { "handshakes.resumed", METRIC_HANDSHAKES_RESUMED },
         { "iterations", METRIC_ITERATIONS },
+        { "dropped_iterations", METRIC_DROPPED },
+        { "dropped_iterations.rate", METRIC_DROPPED_RATE },
     };
     for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
         if (strcmp (text, names[i].name) == 0) {
@@ -154,6 +158,7 @@ metric_value_kind (MetricKind metric)
     case METRIC_MEAN:
         return VALUE_DURATION;
     case METRIC_ERROR_RATE:
+    case METRIC_DROPPED_RATE:
         return VALUE_RATIO;
     default:
         return VALUE_NUMBER;
@@ -328,7 +333,8 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
                                "threshold '%s': unknown metric in '%s' (known: pNN, min, max, "
                                "mean, rps, requests, errors, errors.rate, errors.CLASS, "
-                               "connections, handshakes.full, handshakes.resumed, iterations)",
+                               "connections, handshakes.full, handshakes.resumed, iterations, "
+                               "dropped_iterations, dropped_iterations.rate)",
                                text, left);
         return FALSE;
     }
@@ -363,11 +369,13 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
         threshold->subject = SUBJECT_SCENARIO;
         threshold->scenario = (guint) scenario;
     }
-    if (threshold->metric == METRIC_ITERATIONS && threshold->subject != SUBJECT_SCENARIO
-        && threshold->subject != SUBJECT_TOTAL) {
+    if ((threshold->metric == METRIC_ITERATIONS || threshold->metric == METRIC_DROPPED
+         || threshold->metric == METRIC_DROPPED_RATE)
+        && threshold->subject != SUBJECT_SCENARIO && threshold->subject != SUBJECT_TOTAL) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
-                               "threshold '%s': iterations belong to a scenario or the total",
-                               text);
+                               "threshold '%s': %s belong to a scenario or the total", text,
+                               threshold->metric == METRIC_ITERATIONS ? "iterations"
+                                                                      : "dropped iterations");
         return FALSE;
     }
     if (!parse_value (node, right, threshold, error))
@@ -441,28 +449,68 @@ throng_thresholds_load (ThrongPlan *plan, GError **error)
 
 /* --- evaluation ------------------------------------------------------------------ */
 
+/*
+ * Three significant digits of @value (< 999.5) with @unit, as the console
+ * writes its figures (plugins/console/units.c): a threshold's actual value
+ * reads like the table above it.
+ */
 static char *
-format_value (ValueKind kind, gdouble value)
+format_3 (gdouble value, const char *unit)
 {
-    switch (kind) {
+    if (value < 9.995)
+        return g_strdup_printf ("%.2f%s", value, unit);
+    if (value < 99.95)
+        return g_strdup_printf ("%.1f%s", value, unit);
+    return g_strdup_printf ("%.0f%s", value, unit);
+}
+
+/* A count, or a number of another kind: whole values exactly, others to three digits. */
+static char *
+format_number (gdouble value, const char *unit)
+{
+    if (value < 0)
+        value = 0;
+    if (value >= 999.5 || value == floor (value))
+        return g_strdup_printf ("%.0f%s", value, unit);
+    return format_3 (value, unit);
+}
+
+static char *
+format_value (const Threshold *threshold, gdouble value)
+{
+    switch (threshold->value_kind) {
     case VALUE_DURATION:
-        if (value >= 10 * G_USEC_PER_SEC)
-            return g_strdup_printf ("%.3gs", value / G_USEC_PER_SEC);
-        if (value >= 1000)
-            return g_strdup_printf ("%.3gms", value / 1000.0);
-        return g_strdup_printf ("%.0fus", value);
+        if (value < 0)
+            value = 0;
+        if (value < 999.5 && value == floor (value))
+            return g_strdup_printf ("%.0fµs", value);
+        if (value < 999.5)
+            return format_3 (value, "µs");
+        if (value < 999.5e3)
+            return format_3 (value / 1e3, "ms");
+        if (value < 999.5e6)
+            return format_3 (value / 1e6, "s");
+        return g_strdup_printf ("%.0fs", value / 1e6);
     case VALUE_RATIO:
-        return g_strdup_printf ("%.3g%%", value * 100.0);
+        /* Three digits, as a share of requests: 0.50%, 25.0%, 100%. */
+        if (value <= 0)
+            return g_strdup ("0%");
+        return value * 100.0 < 999.5 ? format_3 (value * 100.0, "%")
+                                     : g_strdup_printf ("%.0f%%", value * 100.0);
     case VALUE_NUMBER:
     default:
-        if (value == floor (value) && fabs (value) < 1e15)
-            return g_strdup_printf ("%.0f", value);
-        return g_strdup_printf ("%.1f", value);
+        return format_number (value, threshold->metric == METRIC_RPS ? "/s" : "");
     }
 }
 
+/* What a scenario (or all of them) ran and dropped, for the iteration metrics. */
+typedef struct {
+    guint64 iterations;
+    guint64 dropped;
+} Iterations;
+
 static gdouble
-measure (const Threshold *threshold, const ThrongStats *stats, guint64 iterations,
+measure (const Threshold *threshold, const ThrongStats *stats, const Iterations *iterations,
          gdouble elapsed_s)
 {
     switch (threshold->metric) {
@@ -491,7 +539,14 @@ measure (const Threshold *threshold, const ThrongStats *stats, guint64 iteration
     case METRIC_HANDSHAKES_RESUMED:
         return (gdouble) stats->handshakes_resumed;
     case METRIC_ITERATIONS:
-        return (gdouble) iterations;
+        return (gdouble) iterations->iterations;
+    case METRIC_DROPPED:
+        return (gdouble) iterations->dropped;
+    case METRIC_DROPPED_RATE:
+        return iterations->dropped > 0
+                   ? (gdouble) iterations->dropped
+                         / (gdouble) (iterations->dropped + iterations->iterations)
+                   : 0.0;
     }
     return 0.0;
 }
@@ -531,17 +586,20 @@ throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *s
         const Threshold *threshold = &g_array_index (thresholds->items, Threshold, i);
         ThrongStats merged = { 0 };
         const ThrongStats *stats = NULL;
-        guint64 iterations = 0;
+        Iterations iterations = { 0 };
 
         switch (threshold->subject) {
         case SUBJECT_TOTAL:
             stats = &summary->total;
-            for (guint s = 0; s < summary->n_scenarios; s++)
-                iterations += summary->scenarios[s].iterations;
+            for (guint s = 0; s < summary->n_scenarios; s++) {
+                iterations.iterations += summary->scenarios[s].iterations;
+                iterations.dropped += summary->scenarios[s].dropped_iterations;
+            }
             break;
         case SUBJECT_SCENARIO:
             stats = &summary->scenarios[threshold->scenario].stats;
-            iterations = summary->scenarios[threshold->scenario].iterations;
+            iterations.iterations = summary->scenarios[threshold->scenario].iterations;
+            iterations.dropped = summary->scenarios[threshold->scenario].dropped_iterations;
             break;
         case SUBJECT_STEP:
             stats = &summary->scenarios[threshold->scenario].steps[threshold->step].stats;
@@ -557,8 +615,8 @@ throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *s
             break;
         }
 
-        gdouble actual = measure (threshold, stats, iterations, elapsed_s);
-        char *text = format_value (threshold->value_kind, actual);
+        gdouble actual = measure (threshold, stats, &iterations, elapsed_s);
+        char *text = format_value (threshold, actual);
         g_ptr_array_add (thresholds->actuals, text);
         thresholds->results[i].expression = threshold->expression;
         thresholds->results[i].actual = text;

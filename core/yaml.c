@@ -9,6 +9,7 @@
  * `--set` overrides and `${builtin.*}` expansion.
  */
 #include "node-private.h"
+#include "yaml-syntax.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,6 +329,13 @@ set_parser_error (Loader *loader, const yaml_parser_t *parser, const char *data,
     default:
         line = parser->problem_mark.line + 1;
         column = parser->problem_mark.column + 1;
+        g_autofree char *explained
+            = throng_yaml_explain (data, length, parser->problem, &line, &column);
+        if (explained != NULL) {
+            set_error_at (error, THRONG_PLAN_ERROR_SYNTAX, loader->file, line, column, "%s",
+                          explained);
+            return;
+        }
         break;
     }
     set_error_at (error, THRONG_PLAN_ERROR_SYNTAX, loader->file, line, column, "%s",

@@ -6,6 +6,7 @@
  * printed per interval, aggregated over it.  Colour only on a terminal
  * and never when NO_COLOR is set.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -49,6 +50,7 @@ typedef struct {
     ConsoleOptions options;
     FILE *out;
     ConsoleStyle style;
+    gboolean tty;               /* standard output was a terminal when the run started */
     gboolean live;              /* rewrite one line with \r */
     gboolean plain;             /* one line per interval */
     gint64 planned_us;
@@ -112,6 +114,7 @@ console_open (gpointer self, const ThrongRunInfo *run, GError **error)
     guint users = 0;
 
     console->out = stdout;
+    console->tty = tty;
     console->style = console_colour_allowed (tty) ? ansi_style : no_style;
     console->live = console->options.progress == PROGRESS_ALWAYS
                     || (console->options.progress == PROGRESS_AUTO && tty);
@@ -347,6 +350,16 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
     }
 }
 
+/*
+ * Whether @fd is a terminal that hung up (its ssh session or window
+ * closed): every write to it fails with EIO, even an empty one.
+ */
+static gboolean
+console_terminal_gone (int fd)
+{
+    return write (fd, "", 0) < 0 && errno == EIO;
+}
+
 static gboolean
 console_close (gpointer self, const ThrongSummary *summary, GError **error)
 {
@@ -363,9 +376,13 @@ console_close (gpointer self, const ThrongSummary *summary, GError **error)
     }
     console_print_summary (console->out, summary, &console->style);
     if (fflush (console->out) != 0 || ferror (console->out)) {
+        clearerr (console->out);
+        /* Nobody is left to read it (SIGHUP stopped the run): not a result
+         * that failed to be written, as a closed or full output is. */
+        if (console->tty && console_terminal_gone (fileno (console->out)))
+            return TRUE;
         g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO,
                      "cannot write the summary to standard output");
-        clearerr (console->out);
         return FALSE;
     }
     return TRUE;

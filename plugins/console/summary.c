@@ -262,41 +262,90 @@ fill_table (Table *table, const ThrongSummary *summary, gboolean latency)
     }
 }
 
+/* One row of the errors table: where, the class, how many, and what the first one said. */
+typedef struct {
+    char *label;
+    const char *class_name;
+    char *count;
+    const char *message;
+} ErrorRow;
+
 static void
-print_errors_of (FILE *out, const char *label, const ThrongStats *stats, const ConsoleStyle *style)
+error_row_clear (gpointer data)
 {
-    if (stats->errors == 0)
-        return;
-    fprintf (out, "    %s:", label);
-    const char *separator = " ";
-    for (guint c = THRONG_ERROR_NONE + 1; c < THRONG_ERROR_CLASS_SLOTS; c++) {
-        if (stats->errors_by_class[c] == 0)
-            continue;
-        fprintf (out, "%s%s%s %" G_GUINT64_FORMAT "%s", separator, style->red,
-                 throng_error_class_name ((ThrongErrorClass) c), stats->errors_by_class[c],
-                 style->reset);
-        separator = ", ";
-    }
-    fputc ('\n', out);
+    ErrorRow *row = data;
+
+    g_free (row->label);
+    g_free (row->count);
 }
 
 static void
+add_error_rows (GArray *rows, const char *label, const ThrongStats *stats)
+{
+    for (guint c = THRONG_ERROR_NONE + 1; c < THRONG_ERROR_CLASS_SLOTS; c++) {
+        if (stats->errors_by_class[c] == 0)
+            continue;
+        ErrorRow row = {
+            g_strdup (label),
+            throng_error_class_name ((ThrongErrorClass) c),
+            g_strdup_printf ("%" G_GUINT64_FORMAT, stats->errors_by_class[c]),
+            stats->error_messages != NULL ? stats->error_messages[c] : NULL,
+        };
+        g_array_append_val (rows, row);
+    }
+}
+
+/*
+ * Each step's (or one-step scenario's) failures by class, with how many
+ * there were and the message of the first, as k6 and Locust show it:
+ * "status 25490 404 Not Found" says more than "status 25490".
+ */
+static void
 print_errors (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
 {
+    g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (ErrorRow));
+
     if (summary->total.errors == 0)
         return;
-    fprintf (out, "\n%s  errors by class%s\n", style->bold, style->reset);
+    g_array_set_clear_func (rows, error_row_clear);
     for (guint i = 0; i < summary->n_scenarios; i++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[i];
         if (scenario->n_steps < 2) {
-            print_errors_of (out, scenario->name, &scenario->stats, style);
+            add_error_rows (rows, scenario->name, &scenario->stats);
             continue;
         }
         for (guint s = 0; s < scenario->n_steps; s++) {
             g_autofree char *label = g_strdup_printf ("%s / %s", scenario->name,
                                                       scenario->steps[s].label);
-            print_errors_of (out, label, &scenario->steps[s].stats, style);
+            add_error_rows (rows, label, &scenario->steps[s].stats);
         }
+    }
+
+    glong widths[3] = { text_width ("errors"), text_width ("class"), text_width ("count") };
+    for (guint r = 0; r < rows->len; r++) {
+        const ErrorRow *row = &g_array_index (rows, ErrorRow, r);
+        widths[0] = MAX (widths[0], text_width (row->label) + 2);
+        widths[1] = MAX (widths[1], text_width (row->class_name));
+        widths[2] = MAX (widths[2], text_width (row->count));
+    }
+    fprintf (out, "\n%s  ", style->bold);
+    print_padded (out, "errors", widths[0], TRUE);
+    fputs ("  ", out);
+    print_padded (out, "class", widths[1], TRUE);
+    fputs ("  ", out);
+    print_padded (out, "count", widths[2], FALSE);
+    fprintf (out, "  first message%s\n", style->reset);
+    for (guint r = 0; r < rows->len; r++) {
+        const ErrorRow *row = &g_array_index (rows, ErrorRow, r);
+        g_autofree char *label = g_strconcat ("  ", row->label, NULL);
+
+        fputs ("  ", out);
+        print_padded (out, label, widths[0], TRUE);
+        fprintf (out, "  %s", style->red);
+        print_padded (out, row->class_name, widths[1], TRUE);
+        fprintf (out, "%s  ", style->reset);
+        print_padded (out, row->count, widths[2], FALSE);
+        fprintf (out, "  %s\n", row->message != NULL ? row->message : "-");
     }
 }
 

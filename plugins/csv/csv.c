@@ -196,10 +196,16 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
     g_string_append_c (out, ',');
     output_append_int (out, (gint64) sample->bytes_sent);
     g_string_append_c (out, ',');
-    output_append_int (out, sample->scenario < csv->n_scenarios
-                             ? csv->active_users[sample->scenario] : 0);
+    /* A row comes from a user that was active when it completed, so at
+     * least 1: an open-model scenario against a fast target often has no
+     * user busy at the instant of the snapshot (JMeter counts the thread
+     * that writes the sample among its group's active threads). */
+    guint group = MAX (sample->scenario < csv->n_scenarios ? csv->active_users[sample->scenario]
+                                                           : 0,
+                       1);
+    output_append_int (out, group);
     g_string_append_c (out, ',');
-    output_append_int (out, csv->all_users);
+    output_append_int (out, MAX (csv->all_users, group));
     g_string_append_c (out, ',');
     csv_append_field (out, sample->resource);
     g_string_append_c (out, ',');

@@ -66,6 +66,12 @@ resolve_url (HttpStep *step, const HttpOptions *options, const HttpLayerNodes *n
         return FALSE;
     }
 
+    if (g_uri_get_port (uri) == 0) {
+        message = g_strdup_printf ("url '%s' has port 0; ports are 1 to 65535", options->url);
+        step_error (nodes->url, where, error, THRONG_PLAN_ERROR_INVALID, message);
+        return FALSE;
+    }
+
     const char *path = g_uri_get_path (uri);
     const char *query = g_uri_get_query (uri);
     int port = g_uri_get_port (uri);

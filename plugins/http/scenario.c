@@ -61,6 +61,13 @@ check_base_url (HttpPlanScenario *scenario, GError **error)
                    THRONG_PLAN_ERROR_INVALID, message);
         return FALSE;
     }
+    if (g_uri_get_port (uri) == 0) {
+        g_autofree char *message = g_strdup_printf (
+            "base_url '%s' has port 0; ports are 1 to 65535", text);
+        set_error (scenario, located (scenario, scenario->nodes.base_url), error,
+                   THRONG_PLAN_ERROR_INVALID, message);
+        return FALSE;
+    }
     return TRUE;
 }
 

@@ -138,6 +138,19 @@ json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats
     json_builder_end_object (builder);
 }
 
+/*
+ * Open-model iterations that were due but found no free user: the count
+ * and its share of the iterations due, as the `dropped_iterations` and
+ * `dropped_iterations.rate` thresholds read them.
+ */
+static void
+json_add_dropped (JsonBuilder *builder, guint64 dropped, guint64 iterations)
+{
+    json_add_int (builder, "dropped_iterations", (gint64) dropped);
+    json_add_double (builder, "dropped_iterations_rate",
+                     dropped > 0 ? (gdouble) dropped / (gdouble) (dropped + iterations) : 0.0);
+}
+
 static void
 json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds,
                     gboolean active)
@@ -153,7 +166,7 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
         if (active)
             json_add_int (builder, "active_users", scenario->active_users);
         json_add_int (builder, "iterations", (gint64) scenario->iterations);
-        json_add_int (builder, "dropped_iterations", (gint64) scenario->dropped_iterations);
+        json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
         json_add_stats (builder, "stats", &scenario->stats, seconds);
         json_builder_set_member_name (builder, "steps");
         json_builder_begin_array (builder);
@@ -226,6 +239,12 @@ json_document_summary (const ThrongSummary *summary, const char *type)
     json_builder_end_object (builder);
     json_add_self (builder, summary);
 
+    guint64 dropped = 0, iterations = 0;
+    for (guint i = 0; i < summary->n_scenarios; i++) {
+        dropped += summary->scenarios[i].dropped_iterations;
+        iterations += summary->scenarios[i].iterations;
+    }
+    json_add_dropped (builder, dropped, iterations);
     json_add_stats (builder, "total", &summary->total, seconds);
     json_add_scenarios (builder, summary, seconds, FALSE);
 

@@ -421,6 +421,59 @@ test_csv_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpstr (g_hash_table_lookup (f, "grpThreads/999"), ==, "4");
 }
 
+/*
+ * An open-model run against a fast target: at a snapshot no user may be
+ * busy, yet every row comes from an active user, so grpThreads is at least
+ * 1 and allThreads at least grpThreads.  The columns JMeter's report
+ * generator reads keep its format: timeStamp and elapsed in whole
+ * milliseconds, success as true or false.
+ */
+static void
+test_csv_open_model_users (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
+                                                    "target: builtin\n"
+                                                    "scenarios:\n"
+                                                    "  - name: open\n"
+                                                    "    executor: constant-arrival-rate\n"
+                                                    "    rate: 100/s\n"
+                                                    "    duration: 2500ms\n"
+                                                    "    max_users: 20\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    g_autofree char *csv = g_build_filename (fixture->dir, "results.csv", NULL);
+    g_autofree char *out_arg = g_strconcat ("csv=", csv, NULL);
+    g_autofree char *text = NULL;
+    g_autoptr (GError) error = NULL;
+
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "run", plan, "--quiet", "--out", out_arg,
+                                       NULL),
+                     ==, 0);
+    g_assert_true (g_file_get_contents (csv, &text, NULL, &error));
+    g_assert_no_error (error);
+
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (GRegex) ms = g_regex_new ("^[0-9]{13}$", 0, 0, NULL);
+    guint rows = 0;
+
+    g_assert_true (g_str_has_prefix (lines[0], "timeStamp,elapsed,"));
+    for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+        /* No field of these rows is quoted: a plain split is exact. */
+        g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+
+        g_assert_cmpuint (g_strv_length (f), ==, 17);
+        g_assert_true (g_regex_match (ms, f[0], 0, NULL));
+        g_assert_true (g_ascii_string_to_unsigned (f[1], 10, 0, 60000, NULL, NULL));
+        g_assert_true (strcmp (f[7], "true") == 0 || strcmp (f[7], "false") == 0);
+        guint64 group = g_ascii_strtoull (f[11], NULL, 10);
+        guint64 all = g_ascii_strtoull (f[12], NULL, 10);
+        if (group < 1 || all < group)
+            g_error ("row %u: grpThreads %s, allThreads %s", i, f[11], f[12]);
+        rows++;
+    }
+    g_assert_cmpuint (rows, >=, 200);
+}
+
 static void
 test_csv_overwrite (ThrongTestTmpdir *fixture, gconstpointer data)
 {
@@ -1018,7 +1071,11 @@ test_console_summary (void)
     /* Latency in human units. */
     g_test_trap_assert_stdout ("*\n  latency  *min  *mean  *p50  *p90  *p95  *p99  *max\n*");
     g_test_trap_assert_stdout ("*\n  shop (4 users, 500 iterations)  *200µs  40.2ms  40.2ms  72.2ms  76.3ms  79.4ms  80.2ms\n*");
-    g_test_trap_assert_stdout ("*errors by class\n    shop / GET /: status 5\n    shop / add, \"to\" cart: connect 20, status 5\n*");
+    /* Each class of each step: how many, and the first message of the class. */
+    g_test_trap_assert_stdout ("*\n  errors                   class    count  first message\n"
+                               "    shop / GET /           status       5  Service \"Temporarily\" Unavailable\n"
+                               "    shop / add, \"to\" cart  connect     20  Connection refused\n"
+                               "    shop / add, \"to\" cart  status       5  Service \"Temporarily\" Unavailable\n*");
     g_test_trap_assert_stdout ("*\n    pass  shop.p99 < 200ms       actual 79.4ms\n    FAIL  shop.errors.rate < 1%  actual 3.0%\n*");
     g_test_trap_assert_stdout ("*throng  200µs CPU per request, 150ms user + 50.0ms system, 3% of its cores\n          schedule lag p99 1.50ms, event-loop delay max 4.20ms\n*");
     g_test_trap_assert_stdout ("*warning: throng used 97% of its CPU*");
@@ -1374,6 +1431,8 @@ main (int argc, char **argv)
 
     g_test_add ("/reporters/csv/rows", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_csv_rows, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/csv/open-model-users", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_csv_open_model_users, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/csv/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_csv_overwrite, throng_test_tmpdir_teardown);
     g_test_add_func ("/reporters/csv/dev-full", test_csv_dev_full);

@@ -10,8 +10,11 @@
 #include "target.h"
 #include "test-utils.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN_TIMEOUT 60
 
@@ -59,6 +62,12 @@ static const char one_request_plan[] = "name: x\n"
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+    return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
 static void
 test_version (void)
 {
@@ -88,11 +97,15 @@ test_help (void)
     for (gsize i = 0; i < G_N_ELEMENTS (commands); i++) {
         g_autofree char *cmd_out = NULL;
         g_autofree char *cmd_err = NULL;
+        g_autofree char *usage = g_strdup_printf ("Usage:\n  throng %s [OPTION…]", commands[i]);
 
         status = throng_test_runv (10, &cmd_out, &cmd_err, commands[i], "--help", NULL);
         g_assert_cmpint (status, ==, 0);
-        g_assert_nonnull (strstr (cmd_out, "Usage:"));
-        g_assert_nonnull (strstr (cmd_out, commands[i]));
+        /* The program and the command, what it does, its exit statuses. */
+        g_assert_true (g_str_has_prefix (cmd_out, usage));
+        g_assert_true (strstr (cmd_out, "\n\nChecks PLAN") != NULL
+                       || strstr (cmd_out, "\n\nLists every plugin") != NULL);
+        g_assert_nonnull (strstr (cmd_out, "\nExit status: 0 "));
         throng_test_assert_no_glib_noise (cmd_err);
     }
 
@@ -108,6 +121,113 @@ test_help (void)
     }
 }
 
+/* The options ("-s --set", "--overwrite") that @text lists, one per match of @pattern. */
+static GPtrArray *
+collect_options (const char *text, const char *pattern)
+{
+    g_autoptr (GRegex) regex = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+    GPtrArray *options = g_ptr_array_new_with_free_func (g_free);
+
+    g_assert_nonnull (regex);
+    g_regex_match (regex, text, 0, &match);
+    while (g_match_info_matches (match)) {
+        g_autofree char *short_name = g_match_info_fetch (match, 1);
+        g_autofree char *long_name = g_match_info_fetch (match, 2);
+        g_autofree char *option = *short_name != '\0'
+                                      ? g_strdup_printf ("-%s --%s", short_name, long_name)
+                                      : g_strdup_printf ("--%s", long_name);
+        gboolean seen = FALSE;
+
+        for (guint i = 0; i < options->len && !seen; i++)
+            seen = strcmp (options->pdata[i], option) == 0;
+        if (!seen)
+            g_ptr_array_add (options, g_steal_pointer (&option));
+        g_match_info_next (match, NULL);
+    }
+    g_ptr_array_sort (options, compare_strings);
+    return options;
+}
+
+static char *
+join_options (GPtrArray *options)
+{
+    g_ptr_array_add (options, NULL);
+    char *joined = g_strjoinv (", ", (char **) options->pdata);
+    g_ptr_array_remove_index (options, options->len - 1);
+    return joined;
+}
+
+/*
+ * docs/throng.1 lists the options that the commands' --help list (short
+ * and long names), and the exit statuses that `throng --help` lists.
+ */
+static void
+test_help_man_page (void)
+{
+    static const char *const commands[] = { "run", "validate", "plugins" };
+    g_autofree char *man_path = throng_test_source_path ("docs/throng.1");
+    g_autofree char *man = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GString) help = g_string_new (NULL);
+
+    g_assert_true (g_file_get_contents (man_path, &man, NULL, &error));
+    g_assert_no_error (error);
+    for (gsize i = 0; i < G_N_ELEMENTS (commands); i++) {
+        g_autofree char *out = NULL;
+
+        g_assert_cmpint (throng_test_runv (10, &out, NULL, commands[i], "--help", NULL), ==, 0);
+        g_string_append (help, out);
+    }
+
+    /* "  -s, --set=PATH=VALUE  …" in --help; ".BR \-s \", \" \-\-set …" after .TP in the man page. */
+    const char *options_section = strstr (man, "\n.SH OPTIONS\n");
+    g_assert_nonnull (options_section);
+    g_autofree char *man_options_text
+        = g_strndup (options_section, strstr (options_section + 1, "\n.SH ") - options_section);
+    g_autoptr (GPtrArray) from_help
+        = collect_options (help->str, "^  (?:-([a-zA-Z]), )?--([a-z][a-z-]*)");
+    g_autoptr (GPtrArray) from_man = collect_options (
+        man_options_text, "^\\.TP\n\\.BR? (?:\\\\-([a-zA-Z]) \", \" )?\\\\-\\\\-([a-z][a-z\\\\-]*)");
+    g_autofree char *help_list = join_options (from_help);
+    g_autofree char *man_list = join_options (from_man);
+    /* roff escapes its hyphens: "\\-\\-set" */
+    g_auto (GStrv) man_words = g_strsplit (man_list, "\\", -1);
+    g_autofree char *man_clean = g_strjoinv ("", man_words);
+
+    g_test_message ("--help: %s\nthrong.1: %s", help_list, man_clean);
+    g_assert_cmpuint (from_help->len, >=, 6);
+    g_assert_cmpstr (help_list, ==, man_clean);
+
+    /* Exit statuses: "Exit status: 0 completed, 2 …" and ".B N" under EXIT STATUS. */
+    g_autofree char *top = NULL;
+    g_assert_cmpint (throng_test_runv (10, &top, NULL, "--help", NULL), ==, 0);
+    g_autoptr (GRegex) help_status = g_regex_new ("(?:Exit status:|,|\n) ?([0-9]+) ", 0, 0, NULL);
+    g_autoptr (GRegex) man_status = g_regex_new ("^\\.B ([0-9]+)$", G_REGEX_MULTILINE, 0, NULL);
+    g_autoptr (GString) help_codes = g_string_new (NULL);
+    g_autoptr (GString) man_codes = g_string_new (NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+    const char *exit_section = strstr (man, "\n.SH EXIT STATUS\n");
+
+    g_assert_nonnull (exit_section);
+    g_autofree char *man_exit
+        = g_strndup (exit_section, strstr (exit_section + 1, "\n.SH ") - exit_section);
+    for (g_regex_match (help_status, strstr (top, "Exit status:"), 0, &match);
+         g_match_info_matches (match); g_match_info_next (match, NULL)) {
+        g_autofree char *code = g_match_info_fetch (match, 1);
+        g_string_append_printf (help_codes, "%s ", code);
+    }
+    g_clear_pointer (&match, g_match_info_unref);
+    for (g_regex_match (man_status, man_exit, 0, &match); g_match_info_matches (match);
+         g_match_info_next (match, NULL)) {
+        g_autofree char *code = g_match_info_fetch (match, 1);
+        g_string_append_printf (man_codes, "%s ", code);
+    }
+    g_test_message ("exit statuses: --help %s, throng.1 %s", help_codes->str, man_codes->str);
+    g_assert_cmpstr (help_codes->str, ==, "0 2 3 4 99 130 ");
+    g_assert_cmpstr (man_codes->str, ==, help_codes->str);
+}
+
 static void
 test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
 {
@@ -120,6 +240,8 @@ test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
         (const char *[]) { "run", plan, plan, NULL },
         (const char *[]) { "run", plan, "--no-such-option", NULL },
         (const char *[]) { "run", plan, "--workers", "100000", NULL },
+        (const char *[]) { "run", plan, "--workers", "0", NULL },
+        (const char *[]) { "run", plan, "-w", "-3", NULL },
         (const char *[]) { "run", plan, "--out", "nonsense", NULL },
         (const char *[]) { "run", plan, "--out", "nosuchreporter=x.out", NULL },
         (const char *[]) { "plugins", "extra", NULL },
@@ -135,6 +257,13 @@ test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
         g_assert_cmpint (status, ==, 2);
         g_assert_cmpstr (err, !=, "");
         throng_test_assert_no_glib_noise (err);
+        /* An out-of-range value names the range and what was given. */
+        if (cases[i][1] != NULL && cases[i][2] != NULL && cases[i][3] != NULL
+            && (strcmp (cases[i][2], "--workers") == 0 || strcmp (cases[i][2], "-w") == 0)) {
+            g_autofree char *expected = g_strdup_printf (
+                "throng: --workers must be between 1 and 1024, got %s\n", cases[i][3]);
+            g_assert_true (g_str_has_prefix (err, expected));
+        }
     }
 }
 
@@ -542,6 +671,63 @@ test_exit_thresholds (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, failing ? 10 : 0);
 }
 
+/*
+ * A saturated open-model run fails its dropped_iterations thresholds
+ * (count and rate), and every actual value reads like the console's
+ * figures: a duration in µs/ms/s with three digits, a rate with /s.
+ */
+static void
+test_thresholds_dropped (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    const char *yaml = "scenarios:\n"
+                       "  - name: open\n"
+                       "    executor: constant-arrival-rate\n"
+                       "    rate: 100/s\n"
+                       "    duration: 1s\n"
+                       "    max_users: 2\n"
+                       "    steps:\n"
+                       "      - null: { delay: 100ms }\n"
+                       "thresholds:\n"
+                       "  - total.dropped_iterations == 0\n"
+                       "  - open.dropped_iterations.rate < 1%\n"
+                       "  - open.p99 < 10s\n"
+                       "  - open.rps > 1000\n"
+                       "  - open.iterations > 0\n";
+    /* The null protocol of the test plugins: a step that only waits. */
+    g_setenv ("THRONG_PLUGIN_PATH", g_getenv ("THRONG_TEST_PLUGIN_DIR"), TRUE);
+    g_autoptr (JsonNode) summary = throng_test_run_summary (tmp->dir, yaml, NULL, RUN_TIMEOUT, 99,
+                                                            NULL);
+    g_unsetenv ("THRONG_PLUGIN_PATH");
+
+    gint64 dropped = throng_test_json_int (summary, "dropped_iterations");
+    gint64 iterations = throng_test_json_int (summary, "scenarios.0.iterations");
+    g_assert_cmpint (dropped, >, 0);
+    g_assert_cmpint (dropped, ==, throng_test_json_int (summary, "scenarios.0.dropped_iterations"));
+    g_assert_cmpfloat_with_epsilon (throng_test_json_double (summary, "dropped_iterations_rate"),
+                                    (double) dropped / (double) (dropped + iterations), 1e-9);
+
+    g_assert_cmpstr (throng_test_json_string (summary, "thresholds.0.expression"), ==,
+                     "total.dropped_iterations == 0");
+    g_assert_false (throng_test_json_bool (summary, "thresholds.0.passed"));
+    g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, dropped);
+    g_assert_cmpstr (throng_test_json_string (summary, "thresholds.0.actual"), ==, count);
+    g_assert_false (throng_test_json_bool (summary, "thresholds.1.passed"));
+    g_assert_true (g_str_has_suffix (throng_test_json_string (summary, "thresholds.1.actual"),
+                                     "%"));
+
+    /* A null step of 100 ms: p99 around 100ms, never "1e+02ms". */
+    g_autoptr (GRegex) duration = g_regex_new ("^[0-9]{3}ms$", 0, 0, NULL);
+    const char *p99 = throng_test_json_string (summary, "thresholds.2.actual");
+    g_test_message ("p99 %s", p99);
+    g_assert_true (g_regex_match (duration, p99, 0, NULL));
+    g_assert_true (throng_test_json_bool (summary, "thresholds.2.passed"));
+    g_autoptr (GRegex) rate = g_regex_new ("^[0-9.]+/s$", 0, 0, NULL);
+    g_assert_true (g_regex_match (rate, throng_test_json_string (summary, "thresholds.3.actual"), 0,
+                                  NULL));
+    g_autofree char *ran = g_strdup_printf ("%" G_GINT64_FORMAT, iterations);
+    g_assert_cmpstr (throng_test_json_string (summary, "thresholds.4.actual"), ==, ran);
+}
+
 /* An existing result file is kept unless --overwrite. */
 static void
 test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
@@ -575,7 +761,11 @@ test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 2);
 }
 
-/* SIGINT (or SIGTERM) mid-run: exit 130, and the reporters still flush. */
+/*
+ * SIGINT, SIGTERM or SIGHUP (a dropped terminal) mid-run: exit 130, and the
+ * reporters still flush.  SIGPIPE sent from outside is ignored: the run
+ * goes on until the SIGTERM that follows it.
+ */
 static void
 test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 {
@@ -600,6 +790,12 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
     int status = -1;
 
     throng_test_wait_started ();
+    if (signum == SIGPIPE) {
+        throng_test_process_signal (proc, SIGPIPE);
+        g_usleep (500 * 1000);
+        g_assert_nonnull (throng_test_process_pid (proc));
+        signum = SIGTERM;
+    }
     started = g_get_monotonic_time ();
     throng_test_process_signal (proc, signum);
     g_assert_true (throng_test_process_wait (proc, 20, &status, NULL, NULL));
@@ -613,6 +809,144 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
 }
 
+/*
+ * A dropped terminal: throng writes to a pseudo-terminal whose other side
+ * closes, then gets SIGHUP, as from a closed ssh session.  The run stops
+ * as for SIGTERM (exit 130, the JSON summary written); the console's
+ * summary has no reader left, which is not a failed result (exit 4).
+ */
+static void
+test_exit_hangup (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "long",
+        .target = "builtin",
+        .users = 2,
+        .duration = "60s",
+        .scenario_extra = "    think_time: 10ms\n",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
+    g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
+    g_autofree char *out_arg = throng_test_out_arg ("json", json);
+    g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+    g_autoptr (GSubprocess) proc = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+    int master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+    g_assert_cmpint (master, >=, 0);
+    g_assert_cmpint (grantpt (master), ==, 0);
+    g_assert_cmpint (unlockpt (master), ==, 0);
+    int terminal = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    g_assert_cmpint (terminal, >=, 0);
+    g_subprocess_launcher_take_stdout_fd (launcher, terminal);
+    g_subprocess_launcher_take_stderr_fd (launcher, dup (terminal));
+    proc = g_subprocess_launcher_spawn (launcher, &error, throng_test_exe (), "run", plan, "--out",
+                                        out_arg, NULL);
+    g_assert_no_error (error);
+    g_clear_object (&launcher);   /* closes our copies of the terminal */
+
+    throng_test_wait_started ();
+    close (master);
+    g_usleep (200 * 1000);
+    g_subprocess_send_signal (proc, SIGHUP);
+
+    gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    while (g_subprocess_get_identifier (proc) != NULL && g_get_monotonic_time () < deadline)
+        g_usleep (10 * 1000);
+    if (g_subprocess_get_identifier (proc) != NULL) {
+        g_subprocess_force_exit (proc);
+        g_subprocess_wait (proc, NULL, NULL);
+        g_error ("throng did not stop within 20 s of SIGHUP");
+    }
+    g_subprocess_wait (proc, NULL, NULL);
+    g_assert_true (g_subprocess_get_if_exited (proc));
+    g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 130);
+    summary = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_true (throng_test_json_bool (summary, "interrupted"));
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
+}
+
+/*
+ * Standard output closed or full: every command that writes to it exits 4
+ * with one line on stderr, whether the console reporter or main wrote.
+ */
+static void
+test_exit_stdout_unwritable (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
+                                                    "target: builtin\n"
+                                                    "scenarios:\n"
+                                                    "  - name: s\n"
+                                                    "    users: 1\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: \"${builtin.http}/\" }\n");
+    static const char *const redirects[] = { ">&-", ">/dev/full" };
+    static const char *const commands[] = { "run", "run --quiet", "validate", "plugins",
+                                            "--version" };
+
+    for (gsize r = 0; r < G_N_ELEMENTS (redirects); r++) {
+        for (gsize c = 0; c < G_N_ELEMENTS (commands); c++) {
+            g_autofree char *line = g_strdup_printf (
+                "exec \"$0\" %s %s %s", commands[c],
+                g_str_has_prefix (commands[c], "run") || strcmp (commands[c], "validate") == 0
+                    ? plan
+                    : "",
+                redirects[r]);
+            /* The shell closes or redirects the descriptor. */
+            const char *argv[] = { "/bin/sh", "-c", line, throng_test_exe (), NULL };
+            g_autofree char *err = NULL;
+            int status = throng_test_process_run (argv, NULL, RUN_TIMEOUT, NULL, &err);
+
+            g_test_message ("%s: exit %d, stderr %s", line, status, err);
+            g_assert_cmpint (status, ==, 4);
+            g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
+            g_assert_nonnull (strstr (err, "standard output"));
+        }
+    }
+}
+
+/*
+ * A run of one request has no complete interval: saturation is not judged
+ * (even with a 1% CPU limit that any run passes), and the CPU share shown
+ * never exceeds 100% although start-up counts in the process's CPU time.
+ */
+static void
+test_saturation_short_run (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml",
+                                                    "target: builtin\n"
+                                                    "saturation: { cpu: 1% }\n"
+                                                    "defaults:\n"
+                                                    "  http: { tls: { verify: false } }\n"
+                                                    "scenarios:\n"
+                                                    "  - name: s\n"
+                                                    "    users: 1\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: \"${builtin.https}/\" }\n");
+    g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
+    g_autofree char *out_arg = g_strconcat ("json=", json, NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+
+    int status = throng_test_runv (RUN_TIMEOUT, &out, &err, "run", plan, "-w", "1", "--out",
+                                   out_arg, NULL);
+    g_test_message ("stdout: %s\nstderr: %s", out, err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_null (strstr (out, "saturated"));
+    g_assert_null (strstr (out, "SATURATED"));
+    summary = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_false (throng_test_json_bool (summary, "saturated"));
+    g_assert_cmpfloat (throng_test_json_double (summary, "cpu_share"), <=, 1.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -623,6 +957,7 @@ main (int argc, char **argv)
 
     g_test_add_func ("/run/version", test_version);
     g_test_add_func ("/run/help", test_help);
+    g_test_add_func ("/run/help/man-page", test_help_man_page);
     g_test_add_func ("/run/plugins", test_plugins);
     g_test_add ("/run/usage/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_usage_errors, throng_test_tmpdir_teardown);
@@ -662,12 +997,24 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_exit_thresholds, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/thresholds-fail", ThrongTestTmpdir, GINT_TO_POINTER (TRUE),
                 throng_test_tmpdir_setup, test_exit_thresholds, throng_test_tmpdir_teardown);
+    g_test_add ("/run/thresholds/dropped-iterations", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_thresholds_dropped, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_overwrite, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigint", ThrongTestTmpdir, GINT_TO_POINTER (SIGINT),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigterm", ThrongTestTmpdir, GINT_TO_POINTER (SIGTERM),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/saturation/short-run", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_saturation_short_run, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/sighup", ThrongTestTmpdir, GINT_TO_POINTER (SIGHUP),
+                throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/hangup", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_exit_hangup, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/sigpipe-ignored", ThrongTestTmpdir, GINT_TO_POINTER (SIGPIPE),
+                throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/stdout-unwritable", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_exit_stdout_unwritable, throng_test_tmpdir_teardown);
 
     return g_test_run ();
 }

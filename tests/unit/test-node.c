@@ -145,7 +145,7 @@ test_tree_syntax (void)
     assert_load_error ("a: [1, 2\nb: 3\n", -1, THRONG_PLAN_ERROR_SYNTAX,
                        "t.yaml:2:2: did not find expected ',' or ']'");
     assert_load_error ("a: b: c\n", -1, THRONG_PLAN_ERROR_SYNTAX,
-                       "t.yaml:1:5: mapping values are not allowed in this context");
+                       "t.yaml:1:5: a second ': ' in one value; quote a value that contains ': '");
     assert_load_error ("a: \"x\x01\"\n", -1, THRONG_PLAN_ERROR_SYNTAX,
                        "t.yaml:1:6: control characters are not allowed");
     assert_load_error ("a: 1\n---\nb: 2\n", -1, THRONG_PLAN_ERROR_SYNTAX,

@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "metrics.h"
 #include "plan.h"
 #include "threshold.h"
 #include "test-utils.h"
@@ -602,9 +603,39 @@ test_out_errors (ThrongTestTmpdir *fixture, gconstpointer data)
                       "--out =x.csv: expected NAME=PATH, e.g. --out csv=results.csv");
     assert_out_error (fixture->dir, "csv=",
                       "--out csv=: expected NAME=PATH, e.g. --out csv=results.csv");
-    assert_out_error (fixture->dir, "nosuch=x.out", "--out nosuch=x.out: unknown reporter 'nosuch'");
+    assert_out_error (fixture->dir, "jsn=x.out",
+                      "--out jsn=x.out: unknown reporter 'jsn'; did you mean 'json'?");
     /* a protocol is not a reporter */
-    assert_out_error (fixture->dir, "null=x.out", "--out null=x.out: unknown reporter 'null'");
+    assert_out_error (fixture->dir, "null=x.out",
+                      "--out null=x.out: 'null' is a protocol plugin, not a reporter");
+}
+
+/* An unknown reporter with no near name lists the reporters there are, in order. */
+static void
+test_reporter_unknown_lists (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strconcat (minimal_plan, "reporters:\n  - nosuch: {}\n", NULL);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    const char *const outs[] = { "nosuch=x.out", NULL };
+    ThrongPlanLoadOptions from_plan = { .validate_only = TRUE };
+    ThrongPlanLoadOptions from_out = { .outs = outs, .validate_only = TRUE };
+    g_autofree char *plain = throng_test_write_plan (fixture->dir, "plain.yaml", minimal_plan);
+
+    for (guint i = 0; i < 2; i++) {
+        g_autoptr (GError) error = NULL;
+        g_autoptr (ThrongPlan) plan = load_plan (i == 0 ? path : plain,
+                                                 i == 0 ? &from_plan : &from_out, &error);
+
+        g_assert_null (plan);
+        g_assert_nonnull (error);
+        g_test_message ("%s", error->message);
+        const char *list = strstr (error->message, "; available reporters: ");
+        g_assert_nonnull (list);
+        g_assert_nonnull (strstr (list, " console, "));
+        g_assert_nonnull (strstr (list, " csv, "));
+        g_assert_nonnull (strstr (list, " json"));
+        g_assert_cmpstr (strstr (error->message, "unknown reporter 'nosuch'"), !=, NULL);
+    }
 }
 
 /* A reporter that refuses {path: …} says so at the option, as it would in a plan. */
@@ -651,6 +682,64 @@ test_run_flags (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_false (plain->overwrite);
 }
 
+/*
+ * Threshold values read like the console's figures: durations in µs, ms
+ * or s with three digits, shares as percentages, rates with /s, counts
+ * whole; never "2e+03ms".  Dropped iterations are counted and shared.
+ */
+static void
+test_thresholds_format (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strconcat (minimal_plan,
+                                         "thresholds:\n"
+                                         "  - total.min < 1s\n"
+                                         "  - total.max < 1s\n"
+                                         "  - total.errors.rate < 1%\n"
+                                         "  - total.rps > 1\n"
+                                         "  - total.requests > 1\n"
+                                         "  - total.dropped_iterations == 0\n"
+                                         "  - scenario-1.dropped_iterations.rate < 1%\n",
+                                         NULL);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    ThrongPlanLoadOptions options = { .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    static const gint64 elapsed_us[] = { 2000, 2000, 2000, 12345678 };
+    ThrongScenarioSummary scenario = { .name = "scenario-1", .users = 3, .iterations = 4,
+                                       .dropped_iterations = 1 };
+    ThrongSummary summary = { .size = sizeof summary, .elapsed_us = 10 * G_USEC_PER_SEC,
+                              .scenarios = &scenario, .n_scenarios = 1 };
+
+    g_assert_no_error (error);
+    throng_stats_init (&scenario.stats);
+    throng_stats_init (&summary.total);
+    for (guint i = 0; i < G_N_ELEMENTS (elapsed_us); i++) {
+        ThrongSample sample = { .elapsed_us = elapsed_us[i],
+                                .error = i == 3 ? THRONG_ERROR_TIMEOUT : THRONG_ERROR_NONE };
+        throng_stats_record (&scenario.stats, &sample);
+        throng_stats_record (&summary.total, &sample);
+    }
+
+    const ThrongThresholdResult *results = throng_thresholds_evaluate (plan->thresholds, &summary);
+    static const char *const patterns[] = {
+        "^2\\.[0-9]{2}ms$",  /* 2000 µs, within the histogram's 1% */
+        "^12\\.[0-9]s$",     /* 12.3 s */
+        "^25\\.0%$",         /* 1 failure in 4 */
+        "^0\\.40/s$",        /* 4 requests in 10 s */
+        "^4$",
+        "^1$",
+        "^20\\.0%$",         /* 1 dropped of 5 due */
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (patterns); i++) {
+        g_test_message ("%s: actual %s", results[i].expression, results[i].actual);
+        g_assert_true (g_regex_match_simple (patterns[i], results[i].actual, 0, 0));
+    }
+    g_assert_false (results[5].passed);
+    g_assert_false (results[6].passed);
+    throng_stats_clear (&scenario.stats);
+    throng_stats_clear (&summary.total);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -676,10 +765,14 @@ main (int argc, char **argv)
                 throng_test_tmpdir_teardown);
     g_test_add ("/plan/out/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_out_errors, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/reporter/unknown-lists", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_reporter_unknown_lists, throng_test_tmpdir_teardown);
     g_test_add ("/plan/out/refused", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_out_refused, throng_test_tmpdir_teardown);
     g_test_add ("/plan/run-flags", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_run_flags, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/thresholds/format", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_thresholds_format, throng_test_tmpdir_teardown);
     g_test_add ("/plan/set/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_set_errors, throng_test_tmpdir_teardown);
     g_test_add ("/plan/plugin-path/relative", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

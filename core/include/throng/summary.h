@@ -26,6 +26,10 @@ G_BEGIN_DECLS
  * @latency: histogram of elapsed times (µs)
  * @handshake: histogram of TLS handshake times (µs), one value per step
  *   that made a handshake
+ * @error_messages: (array fixed-size=THRONG_ERROR_CLASS_SLOTS) (nullable):
+ *   for each class, the #ThrongSample.message of the first failure of that
+ *   class that was counted here, or NULL; the array is NULL from a core
+ *   older than 0.2.  Since: 0.2
  *
  * Counters of one step, one scenario or the whole run.  The histograms
  * are the core's (transfer none): read them, never free or keep them.
@@ -43,8 +47,9 @@ typedef struct {
     guint64 handshakes_resumed;
     ThrongHistogram *latency;
     ThrongHistogram *handshake;
+    const char **error_messages;
     /*< private >*/
-    gpointer reserved[4];
+    gpointer reserved[3];
 } ThrongStats;
 
 /**
