@@ -458,41 +458,28 @@ server_stop (Server *server)
 /* ------------------------------------------------------------------ */
 /* Running throng                                                      */
 
-typedef struct {
-    guint users;
-    guint iterations;
-    const char *scenario_extra; /* YAML lines under `http:` of the scenario, indented 6 */
-} RunShape;
-
 /*
- * Runs one scenario whose steps are @steps_yaml (lines indented 6 under
- * `steps:`) against @base_url; returns the JSON summary.
+ * Runs @shape (its users, iterations and more of its http map) with
+ * transport fast against @base_url, its steps @steps_yaml (lines indented
+ * 6 under `steps:`); returns the JSON summary.
  */
 static JsonNode *
-run_plan (const char *dir, const char *base_url, const RunShape *shape, const char *steps_yaml,
-          int expected_status)
+run_plan (const char *dir, const char *base_url, const ThrongTestPlan *shape,
+          const char *steps_yaml)
 {
-    g_autofree char *plan
-        = g_strdup_printf ("name: fast\n"
-                           "scenarios:\n"
-                           "  - name: fast\n"
-                           "    users: %u\n"
-                           "    iterations: %u\n"
-                           "    http:\n"
-                           "      base_url: %s\n"
-                           "      transport: fast\n"
-                           "%s"
-                           "    steps:\n"
-                           "%s",
-                           shape->users, shape->iterations, base_url,
-                           shape->scenario_extra ? shape->scenario_extra : "", steps_yaml);
+    ThrongTestPlan plan = *shape;
+    g_autofree char *yaml = NULL;
     g_autofree char *err = NULL;
-    int status = -1;
-    JsonNode *root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, &err);
+    JsonNode *root;
 
-    g_assert_cmpint (status, ==, expected_status);
+    plan.name = "fast";
+    plan.scenario = "fast";
+    plan.transport = "fast";
+    plan.base_url = base_url;
+    plan.steps = steps_yaml;
+    yaml = throng_test_plan_yaml (&plan);
+    root = throng_test_run_summary (dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (root);
     return root;
 }
 
@@ -524,7 +511,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
     g_free (f->url);
 }
 
-#define ONE_USER(n) (&(RunShape){ 1, (n), NULL })
+#define ONE_USER(n) (&(ThrongTestPlan){ .users = 1, .iterations = (n) })
 
 /* ------------------------------------------------------------------ */
 /* Framing                                                             */
@@ -534,8 +521,7 @@ test_content_length (Fixture *f, gconstpointer data)
 {
     g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (5),
                                           "      - http: { url: /cl }\n"
-                                          "      - http: { url: /split }\n",
-                                          0);
+                                          "      - http: { url: /split }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 10);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -553,7 +539,7 @@ static void
 test_chunked (Fixture *f, gconstpointer data)
 {
     g_autoptr (JsonNode) root
-        = run_plan (f->dir, f->url, ONE_USER (4), "      - http: { url: /chunked }\n", 0);
+        = run_plan (f->dir, f->url, ONE_USER (4), "      - http: { url: /chunked }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -566,7 +552,7 @@ static void
 test_close_delimited (Fixture *f, gconstpointer data)
 {
     g_autoptr (JsonNode) root
-        = run_plan (f->dir, f->url, ONE_USER (3), "      - http: { url: /close }\n", 0);
+        = run_plan (f->dir, f->url, ONE_USER (3), "      - http: { url: /close }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -583,8 +569,7 @@ test_no_body (Fixture *f, gconstpointer data)
                                           "      - http: { url: /304, expect_status: '304' }\n"
                                           "      - http: { url: /204, expect_status: '204' }\n"
                                           "      - http: { url: /head, method: HEAD }\n"
-                                          "      - http: { url: /interim }\n",
-                                          0);
+                                          "      - http: { url: /interim }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 12);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -599,11 +584,10 @@ test_no_body (Fixture *f, gconstpointer data)
 static void
 test_keep_alive_users (Fixture *f, gconstpointer data)
 {
-    RunShape shape = { 4, 10, NULL };
+    ThrongTestPlan shape = { .users = 4, .iterations = 10 };
     g_autoptr (JsonNode) root = run_plan (f->dir, f->url, &shape,
                                           "      - http: { url: /cl }\n"
-                                          "      - http: { url: /chunked }\n",
-                                          0);
+                                          "      - http: { url: /chunked }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 80);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -615,9 +599,8 @@ test_keep_alive_users (Fixture *f, gconstpointer data)
 static void
 test_keep_alive_off (Fixture *f, gconstpointer data)
 {
-    RunShape shape = { 2, 5, "      keep_alive: false\n" };
-    g_autoptr (JsonNode) root
-        = run_plan (f->dir, f->url, &shape, "      - http: { url: /cl }\n", 0);
+    ThrongTestPlan shape = { .users = 2, .iterations = 5, .http = "keep_alive: false" };
+    g_autoptr (JsonNode) root = run_plan (f->dir, f->url, &shape, "      - http: { url: /cl }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 10);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -634,9 +617,9 @@ test_keep_alive_off (Fixture *f, gconstpointer data)
 static void
 test_stale_retry (Fixture *f, gconstpointer data)
 {
-    RunShape shape = { 1, 6, "      timeout: 5s\n" };
+    ThrongTestPlan shape = { .users = 1, .iterations = 6, .http = "timeout: 5s" };
     g_autoptr (JsonNode) root
-        = run_plan (f->dir, f->url, &shape, "      - http: { url: /then-close }\n", 0);
+        = run_plan (f->dir, f->url, &shape, "      - http: { url: /then-close }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -650,14 +633,13 @@ test_stale_retry (Fixture *f, gconstpointer data)
 static void
 test_redirects (Fixture *f, gconstpointer data)
 {
-    RunShape shape = { 1, 2, NULL };
+    ThrongTestPlan shape = { .users = 1, .iterations = 2 };
     g_autoptr (JsonNode) root = run_plan (
         f->dir, f->url, &shape,
         "      - http: { url: /redirect, follow_redirects: true }\n"
         "      - http: { url: /redirect, expect_status: '302' }\n"
         "      - http: { url: /redirect-303, method: POST, body: x, follow_redirects: true }\n"
-        "      - http: { url: /loop, follow_redirects: true, max_redirects: 3 }\n",
-        0);
+        "      - http: { url: /loop, follow_redirects: true, max_redirects: 3 }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 8);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
@@ -683,10 +665,9 @@ test_redirects (Fixture *f, gconstpointer data)
 static void
 test_redirect_other_host (Fixture *f, gconstpointer data)
 {
-    RunShape shape = { 1, 3, NULL };
-    g_autoptr (JsonNode) root
-        = run_plan (f->dir, f->url, &shape,
-                    "      - http: { url: /redirect-host, follow_redirects: true }\n", 0);
+    ThrongTestPlan shape = { .users = 1, .iterations = 3 };
+    g_autoptr (JsonNode) root = run_plan (
+        f->dir, f->url, &shape, "      - http: { url: /redirect-host, follow_redirects: true }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -698,13 +679,12 @@ test_redirect_other_host (Fixture *f, gconstpointer data)
 static void
 test_cookies (Fixture *f, gconstpointer data)
 {
-    RunShape shape = { 2, 3, NULL };
+    ThrongTestPlan shape = { .users = 2, .iterations = 3 };
     g_autoptr (JsonNode) root
         = run_plan (f->dir, f->url, &shape,
                     "      - http: { url: /need-cookie, expect_status: '403' }\n"
                     "      - http: { url: /set-cookie }\n"
-                    "      - http: { url: /need-cookie }\n",
-                    0);
+                    "      - http: { url: /need-cookie }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 18);
     /* First iteration's first request has no cookie yet (403 expected); later ones do (200 ≠ 403).
@@ -723,8 +703,7 @@ test_body_limit (Fixture *f, gconstpointer data)
     g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (2),
                                           "      - http: { url: /big, max_body: 1MiB }\n"
                                           "      - http: { url: /big-length, max_body: 1MiB }\n"
-                                          "      - http: { url: /big, max_body: 4MiB }\n",
-                                          0);
+                                          "      - http: { url: /big, max_body: 4MiB }\n");
 
     g_assert_cmpint (
         throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.body-limit"), ==, 2);
@@ -741,8 +720,7 @@ test_malformed (Fixture *f, gconstpointer data)
                                           "      - http: { url: /bad-chunk }\n"
                                           "      - http: { url: /bad-length }\n"
                                           "      - http: { url: /truncated }\n"
-                                          "      - http: { url: /cl }\n",
-                                          0);
+                                          "      - http: { url: /cl }\n");
 
     for (guint i = 0; i < 3; i++) {
         g_autofree char *path
@@ -756,28 +734,25 @@ test_malformed (Fixture *f, gconstpointer data)
 }
 
 static void
-test_refused (void)
+test_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
     g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
-    g_autoptr (JsonNode) root = run_plan (dir, url, ONE_USER (3), "      - http: { url: / }\n", 0);
+    g_autoptr (JsonNode) root
+        = run_plan (fixture->dir, url, ONE_USER (3), "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.connect"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 0);
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 static void
-test_dns (void)
+test_dns (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
-    g_autoptr (JsonNode) root
-        = run_plan (dir, "http://nosuch.invalid", ONE_USER (2), "      - http: { url: / }\n", 0);
+    g_autoptr (JsonNode) root = run_plan (fixture->dir, "http://nosuch.invalid", ONE_USER (2),
+                                          "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.dns"), ==, 2);
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 static void
@@ -786,8 +761,7 @@ test_timeout (Fixture *f, gconstpointer data)
     gint64 start = g_get_monotonic_time ();
     g_autoptr (JsonNode) root = run_plan (f->dir, f->url, ONE_USER (2),
                                           "      - http: { url: /slow, timeout: 300ms }\n"
-                                          "      - http: { url: /cl }\n",
-                                          0);
+                                          "      - http: { url: /cl }\n");
 
     g_assert_cmpint (
         throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.timeout"), ==, 2);
@@ -803,15 +777,15 @@ test_timeout (Fixture *f, gconstpointer data)
  * hangs: connect_timeout must end the step, long before the step timeout.
  */
 static void
-test_connect_timeout (void)
+test_connect_timeout (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
     struct sockaddr_in addr = { 0 };
     socklen_t len = sizeof addr;
     int listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int fillers[4];
     g_autofree char *url = NULL;
-    RunShape shape = { 1, 2, "      connect_timeout: 300ms\n      timeout: 20s\n" };
+    ThrongTestPlan shape
+        = { .users = 1, .iterations = 2, .http = "connect_timeout: 300ms, timeout: 20s" };
     g_autoptr (JsonNode) root = NULL;
 
     addr.sin_family = AF_INET;
@@ -826,7 +800,7 @@ test_connect_timeout (void)
     }
     g_usleep (100 * 1000);
     url = g_strdup_printf ("http://127.0.0.1:%u", ntohs (addr.sin_port));
-    root = run_plan (dir, url, &shape, "      - http: { url: / }\n", 0);
+    root = run_plan (fixture->dir, url, &shape, "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.timeout"), ==, 2);
@@ -834,7 +808,6 @@ test_connect_timeout (void)
     for (guint i = 0; i < G_N_ELEMENTS (fillers); i++)
         close (fillers[i]);
     close (listener);
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 /*
@@ -847,28 +820,21 @@ test_free_mid_handshake (Fixture *f, gconstpointer data)
 {
     g_autofree char *url = g_strdup_printf ("https://127.0.0.1:%u", f->server->port);
     gint64 start = g_get_monotonic_time ();
-    g_autofree char *plan = g_strdup_printf ("name: mid-handshake\n"
-                                             "scenarios:\n"
-                                             "  - name: stuck\n"
-                                             "    users: 5\n"
-                                             "    duration: 1s\n"
-                                             "    graceful_stop: 300ms\n"
-                                             "    http:\n"
-                                             "      base_url: %s\n"
-                                             "      transport: fast\n"
-                                             "      connect_timeout: 30s\n"
-                                             "      tls: { verify: false }\n"
-                                             "    steps:\n"
-                                             "      - http: { url: / }\n",
-                                             url);
+    g_autofree char *plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "mid-handshake",
+        .transport = "fast",
+        .base_url = url,
+        .http = "connect_timeout: 30s, tls: { verify: false }",
+        .scenario = "stuck",
+        .users = 5,
+        .duration = "1s",
+        .scenario_extra = "    graceful_stop: 300ms\n",
+        .steps = "      - http: { url: / }\n",
+    });
     g_autofree char *err = NULL;
-    int status = -1;
-    g_autoptr (JsonNode) root
-        = throng_test_run_json (f->dir, plan, NULL, RUN_TIMEOUT, &status, &err);
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
 
-    g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (root);
     /* Cancelled steps are not samples: nothing completed, nothing failed. */
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 0);
     g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, 0);
@@ -879,29 +845,23 @@ test_free_mid_handshake (Fixture *f, gconstpointer data)
 
 /* A kept-alive connection to nginx, counted by nginx itself. */
 static void
-test_nginx_keep_alive (void)
+test_nginx_keep_alive (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autoptr (ThrongTestNginx) nginx = NULL;
-    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (NULL);
     ThrongTestNginxLog log;
-    g_autofree char *dir = NULL;
 
-    if (!throng_test_require_nginx ())
+    if (nginx == NULL)
         return;
-    nginx = throng_test_nginx_start (NULL, &error);
-    g_assert_no_error (error);
-    dir = throng_test_tmpdir_new ();
 
     for (guint keep = 0; keep < 2; keep++) {
-        RunShape shape = { 5, 8, keep ? NULL : "      keep_alive: false\n" };
+        ThrongTestPlan shape
+            = { .users = 5, .iterations = 8, .http = keep ? NULL : "keep_alive: false" };
         g_autoptr (JsonNode) root = NULL;
 
-        /* Truncated in place: nginx keeps appending to the file it opened. */
-        g_assert_cmpint (truncate (throng_test_nginx_access_log (nginx), 0), ==, 0);
-        root = run_plan (dir, throng_test_nginx_http_url (nginx), &shape,
+        throng_test_nginx_log_clear (nginx);
+        root = run_plan (fixture->dir, throng_test_nginx_http_url (nginx), &shape,
                          "      - http: { url: /a }\n"
-                         "      - http: { url: /b, method: POST, body: 'hello' }\n",
-                         0);
+                         "      - http: { url: /b, method: POST, body: 'hello' }\n");
         g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 80);
         g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
         g_assert_true (throng_test_nginx_log_wait (nginx, 80, 5000, &log));
@@ -911,7 +871,6 @@ test_nginx_keep_alive (void)
         g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, log.connections);
         g_assert_cmpuint (log.max_connection_requests, ==, keep ? 16 : 1);
     }
-    throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
 int
@@ -940,10 +899,15 @@ main (int argc, char **argv)
     ADD ("/http-fast/error/malformed", test_malformed);
     ADD ("/http-fast/error/timeout", test_timeout);
 #undef ADD
-    g_test_add_func ("/http-fast/error/refused", test_refused);
-    g_test_add_func ("/http-fast/error/dns", test_dns);
-    g_test_add_func ("/http-fast/error/connect-timeout", test_connect_timeout);
-    g_test_add_func ("/http-fast/nginx/keep-alive", test_nginx_keep_alive);
+    /* Without the scripted server: a temporary directory only. */
+#define ADD_TMPDIR(path, fn)                                                                       \
+    g_test_add (path, ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, fn,                        \
+                throng_test_tmpdir_teardown)
+    ADD_TMPDIR ("/http-fast/error/refused", test_refused);
+    ADD_TMPDIR ("/http-fast/error/dns", test_dns);
+    ADD_TMPDIR ("/http-fast/error/connect-timeout", test_connect_timeout);
+    ADD_TMPDIR ("/http-fast/nginx/keep-alive", test_nginx_keep_alive);
+#undef ADD_TMPDIR
 
     return g_test_run ();
 }

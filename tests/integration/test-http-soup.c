@@ -17,19 +17,11 @@
 /* ------------------------------------------------------------------ */
 /* The server                                                          */
 
+/* What the handler saw, on the server's thread, behind a lock. */
 typedef struct {
-    GThread *thread;
-    GMainContext *context;
-    GMainLoop *loop;
-    SoupServer *server;
-    GTlsCertificate *certificate; /* NULL: plain HTTP only */
-    char *http_url;
-    char *https_url;
+    ThrongTestSoupServer *soup;
 
     GMutex lock;
-    GCond ready;
-    gboolean started;
-    GError *error;
     guint requests;
     GHashTable *peers; /* "address:port" of each client connection seen */
     char *last_method;
@@ -37,34 +29,6 @@ typedef struct {
     char *last_content_type;
     char *last_custom;
 } TestServer;
-
-typedef struct {
-    SoupServerMessage *message;
-    gboolean finished;
-} Delayed;
-
-static void
-delayed_finished (SoupServerMessage *message, gpointer data)
-{
-    ((Delayed *)data)->finished = TRUE;
-}
-
-static gboolean
-delayed_resume (gpointer data)
-{
-    Delayed *delayed = data;
-
-    if (!delayed->finished) {
-        soup_server_message_set_status (delayed->message, 200, NULL);
-        soup_server_message_set_response (delayed->message, "text/plain", SOUP_MEMORY_STATIC,
-                                          "late\n", 5);
-        soup_server_message_unpause (delayed->message);
-    }
-    g_signal_handlers_disconnect_by_data (delayed->message, delayed);
-    g_object_unref (delayed->message);
-    g_free (delayed);
-    return G_SOURCE_REMOVE;
-}
 
 static void
 handle (SoupServer *soup_server, SoupServerMessage *message, const char *path, GHashTable *query,
@@ -106,15 +70,7 @@ handle (SoupServer *soup_server, SoupServerMessage *message, const char *path, G
         g_autofree char *next = n > 0 ? g_strdup_printf ("/redirect/%d", n - 1) : g_strdup ("/");
         soup_server_message_set_redirect (message, 302, next);
     } else if (g_str_has_prefix (path, "/delay/")) {
-        Delayed *delayed = g_new0 (Delayed, 1);
-        GSource *source = g_timeout_source_new ((guint)atoi (path + 7));
-
-        delayed->message = g_object_ref (message);
-        g_signal_connect (message, "finished", G_CALLBACK (delayed_finished), delayed);
-        soup_server_message_pause (message);
-        g_source_set_callback (source, delayed_resume, delayed, NULL);
-        g_source_attach (source, server->context);
-        g_source_unref (source);
+        throng_test_soup_server_respond_later (message, (guint)atoi (path + 7), "late\n");
     } else {
         soup_server_message_set_status (message, 200, NULL);
         if (strcmp (path, "/echo") == 0)
@@ -125,79 +81,22 @@ handle (SoupServer *soup_server, SoupServerMessage *message, const char *path, G
     }
 }
 
-static gpointer
-server_thread (gpointer data)
-{
-    TestServer *server = data;
-    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-    GError *error = NULL;
-
-    g_main_context_push_thread_default (server->context);
-    server->server = soup_server_new ("tls-certificate", server->certificate, NULL);
-    soup_server_add_handler (server->server, NULL, handle, server, NULL);
-    if (soup_server_listen (server->server, address, 0, &error)
-        && (server->certificate == NULL
-            || soup_server_listen (server->server, address, SOUP_SERVER_LISTEN_HTTPS, &error))) {
-        GSList *uris = soup_server_get_uris (server->server);
-        for (GSList *l = uris; l != NULL; l = l->next) {
-            GUri *uri = l->data;
-            char *url = g_strdup_printf ("%s://127.0.0.1:%d", g_uri_get_scheme (uri),
-                                         g_uri_get_port (uri));
-            if (strcmp (g_uri_get_scheme (uri), "https") == 0)
-                server->https_url = url;
-            else
-                server->http_url = url;
-        }
-        g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
-    }
-
-    g_mutex_lock (&server->lock);
-    server->error = error;
-    server->started = TRUE;
-    g_cond_signal (&server->ready);
-    g_mutex_unlock (&server->lock);
-
-    if (error == NULL)
-        g_main_loop_run (server->loop);
-    soup_server_disconnect (server->server);
-    g_clear_object (&server->server);
-    g_main_context_pop_thread_default (server->context);
-    return NULL;
-}
-
 /* Starts a server; with @cert_file, HTTPS too (with that certificate and key). */
 static TestServer *
 test_server_start (const char *cert_file, const char *key_file)
 {
     TestServer *server = g_new0 (TestServer, 1);
+    g_autoptr (GTlsCertificate) certificate = NULL;
     g_autoptr (GError) error = NULL;
 
     g_mutex_init (&server->lock);
-    g_cond_init (&server->ready);
     server->peers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
     if (cert_file != NULL) {
-        server->certificate = g_tls_certificate_new_from_files (cert_file, key_file, &error);
+        certificate = g_tls_certificate_new_from_files (cert_file, key_file, &error);
         g_assert_no_error (error);
     }
-    server->context = g_main_context_new ();
-    server->loop = g_main_loop_new (server->context, FALSE);
-    server->thread = g_thread_new ("test-server", server_thread, server);
-
-    g_mutex_lock (&server->lock);
-    while (!server->started)
-        g_cond_wait (&server->ready, &server->lock);
-    g_mutex_unlock (&server->lock);
-    g_assert_no_error (server->error);
-    g_assert_nonnull (server->http_url);
+    server->soup = throng_test_soup_server_start (certificate, handle, server);
     return server;
-}
-
-static gboolean
-quit_loop (gpointer data)
-{
-    g_main_loop_quit (data);
-    return G_SOURCE_REMOVE;
 }
 
 static void
@@ -205,24 +104,30 @@ test_server_stop (TestServer *server)
 {
     if (server == NULL)
         return;
-    g_main_context_invoke (server->context, quit_loop, server->loop);
-    g_thread_join (server->thread);
-    g_main_loop_unref (server->loop);
-    g_main_context_unref (server->context);
-    g_clear_object (&server->certificate);
+    /* First, so that no handler runs any more. */
+    throng_test_soup_server_stop (server->soup);
     g_hash_table_unref (server->peers);
-    g_free (server->http_url);
-    g_free (server->https_url);
     g_free (server->last_method);
     g_free (server->last_body);
     g_free (server->last_content_type);
     g_free (server->last_custom);
     g_mutex_clear (&server->lock);
-    g_cond_clear (&server->ready);
     g_free (server);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestServer, test_server_stop)
+
+static const char *
+http_url (TestServer *server)
+{
+    return throng_test_soup_server_http_url (server->soup);
+}
+
+static const char *
+https_url (TestServer *server)
+{
+    return throng_test_soup_server_https_url (server->soup);
+}
 
 static guint
 server_requests (TestServer *server)
@@ -268,37 +173,29 @@ fixture_teardown (Fixture *fixture, gconstpointer data)
 }
 
 /*
- * Runs a one-scenario plan: @http is the scenario's http map (transport
- * soup is added), @steps its steps (YAML lines, already indented).
- * Asserts the run completed and returns its summary.
+ * Runs a one-scenario plan with transport soup against @base_url (may be
+ * NULL): @http is more of its http map (may be NULL), @steps its steps
+ * (YAML lines, already indented).  Asserts the run completed and returns
+ * its summary.
  */
 static JsonNode *
-run_plan (Fixture *fixture, guint users, guint iterations, const char *http, const char *steps)
+run_plan (Fixture *fixture, guint users, guint iterations, const char *base_url, const char *http,
+          const char *steps)
 {
-    g_autofree char *yaml = g_strdup_printf ("name: soup-test\n"
-                                             "scenarios:\n"
-                                             "  - name: s\n"
-                                             "    users: %u\n"
-                                             "    iterations: %u\n"
-                                             "    http: { transport: soup%s%s }\n"
-                                             "    steps:\n"
-                                             "%s",
-                                             users, iterations, *http ? ", " : "", http, steps);
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "soup-test",
+        .transport = "soup",
+        .base_url = base_url,
+        .http = http,
+        .users = users,
+        .iterations = iterations,
+        .steps = steps,
+    });
     g_autofree char *err = NULL;
-    int status = -1;
-    JsonNode *root = throng_test_run_json (fixture->dir, yaml, NULL, RUN_TIMEOUT_S, &status, &err);
+    JsonNode *root = throng_test_run_summary (fixture->dir, yaml, NULL, RUN_TIMEOUT_S, 0, &err);
 
-    g_assert_cmpint (status, ==, 0);
     throng_test_assert_no_glib_noise (err);
-    g_assert_nonnull (root);
     return root;
-}
-
-static gint64
-class_count (JsonNode *root, const char *class_name)
-{
-    g_autofree char *path = g_strdup_printf ("total.errors_by_class.%s", class_name);
-    return throng_test_json_int_or (root, path, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -308,8 +205,7 @@ static void
 test_http_counts (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
-    g_autoptr (JsonNode) root = run_plan (fixture, 4, 5, http,
+    g_autoptr (JsonNode) root = run_plan (fixture, 4, 5, http_url (server), NULL,
                                           "      - http: { url: / }\n"
                                           "      - http: { url: /bytes/1000 }\n");
 
@@ -332,8 +228,8 @@ static void
 test_keep_alive_off (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s', keep_alive: false", server->http_url);
-    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http, "      - http: { url: / }\n");
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http_url (server), "keep_alive: false",
+                                          "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -345,9 +241,9 @@ static void
 test_post_body_headers (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s/'", server->http_url);
+    g_autofree char *base_url = g_strdup_printf ("%s/", http_url (server));
     g_autoptr (JsonNode) root
-        = run_plan (fixture, 1, 1, http,
+        = run_plan (fixture, 1, 1, base_url, NULL,
                     "      - name: add to cart\n"
                     "        http:\n"
                     "          method: post\n"
@@ -369,12 +265,11 @@ test_body_file (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
     g_autofree char *body = throng_test_write_file (fixture->dir, "body.txt", "line 1\nline 2\n");
-    g_autofree char *http
-        = g_strdup_printf ("base_url: '%s', headers: { X-Custom: scenario }", server->http_url);
-    /* A path relative to the plan's directory; the step's header overrides the scenario's. */
-    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http,
-                                          "      - http: { method: PUT, url: /echo, body_file: "
-                                          "body.txt, headers: { x-custom: step } }\n");
+    /* A path relative to the plan's directory; the step's header overrides the defaults'. */
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 1, 2, http_url (server), "headers: { X-Custom: scenario }",
+                    "      - http: { method: PUT, url: /echo, body_file: "
+                    "body.txt, headers: { x-custom: step } }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -387,9 +282,8 @@ static void
 test_status (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
     g_autoptr (JsonNode) root
-        = run_plan (fixture, 2, 2, http,
+        = run_plan (fixture, 2, 2, http_url (server), NULL,
                     "      - http: { url: /status/404 }\n"
                     "      - http: { url: /status/204, expect_status: 200 }\n"
                     "      - http: { url: /status/404, expect_status: '2xx,404' }\n"
@@ -397,7 +291,7 @@ test_status (Fixture *fixture, gconstpointer data)
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 16);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 8);
-    g_assert_cmpint (class_count (root, "status"), ==, 8);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "status"), ==, 8);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 4);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.errors"), ==, 0);
@@ -409,35 +303,35 @@ static void
 test_refused (Fixture *fixture, gconstpointer data)
 {
     guint16 port = throng_test_free_port ();
-    g_autofree char *http = g_strdup_printf ("base_url: 'http://127.0.0.1:%u'", port);
-    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http, "      - http: { url: / }\n");
+    g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u", port);
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 2, 3, base_url, NULL, "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
-    g_assert_cmpint (class_count (root, "connect"), ==, 6);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "connect"), ==, 6);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 0);
 }
 
 static void
 test_unknown_host (Fixture *fixture, gconstpointer data)
 {
-    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, "base_url: 'http://nosuch.invalid'",
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, "http://nosuch.invalid", NULL,
                                           "      - http: { url: /, timeout: 10s }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
-    g_assert_cmpint (class_count (root, "dns"), ==, 2);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "dns"), ==, 2);
 }
 
 static void
 test_timeout (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
     gint64 start = g_get_monotonic_time ();
-    g_autoptr (JsonNode) root
-        = run_plan (fixture, 2, 2, http, "      - http: { url: /delay/3000, timeout: 200ms }\n");
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 2, http_url (server), NULL,
+                                          "      - http: { url: /delay/3000, timeout: 200ms }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
-    g_assert_cmpint (class_count (root, "timeout"), ==, 4);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "timeout"), ==, 4);
     /* Each step ends at its own deadline, not at the server's answer. */
     g_assert_cmpint (throng_test_json_int (root, "total.latency_us.max"), <, 2 * G_USEC_PER_SEC);
     g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
@@ -447,13 +341,12 @@ static void
 test_body_limit (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
-    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http,
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http_url (server), NULL,
                                           "      - http: { url: /bytes/100000, max_body: 10KiB }\n"
                                           "      - http: { url: /bytes/5000, max_body: 10KiB }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
-    g_assert_cmpint (class_count (root, "body-limit"), ==, 2);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "body-limit"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
 }
 
@@ -461,9 +354,8 @@ static void
 test_redirects (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s'", server->http_url);
     g_autoptr (JsonNode) root = run_plan (
-        fixture, 1, 1, http,
+        fixture, 1, 1, http_url (server), NULL,
         "      - http: { url: /redirect/3 }\n"
         "      - http: { url: /redirect/3, follow_redirects: true }\n"
         "      - http: { url: /redirect/3, follow_redirects: true, max_redirects: 2 }\n");
@@ -476,7 +368,7 @@ test_redirects (Fixture *fixture, gconstpointer data)
     g_assert_cmpuint (server_requests (server), ==, 9);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
-    g_assert_cmpint (class_count (root, "protocol"), ==, 1);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "protocol"), ==, 1);
 }
 
 static void
@@ -484,9 +376,8 @@ test_https_verify_off (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server
         = test_server_start (fixture->certs->self_signed_cert, fixture->certs->self_signed_key);
-    g_autofree char *http
-        = g_strdup_printf ("base_url: '%s', tls: { verify: false }", server->https_url);
-    g_autoptr (JsonNode) root = run_plan (fixture, 3, 4, http, "      - http: { url: / }\n");
+    g_autoptr (JsonNode) root = run_plan (fixture, 3, 4, https_url (server),
+                                          "tls: { verify: false }", "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 12);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -501,9 +392,9 @@ test_https_ca_file (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server
         = test_server_start (fixture->certs->server_cert, fixture->certs->server_key);
-    g_autofree char *http = g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s' }",
-                                             server->https_url, fixture->certs->ca_cert);
-    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http, "      - http: { url: / }\n");
+    g_autofree char *http = g_strdup_printf ("tls: { ca_file: '%s' }", fixture->certs->ca_cert);
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 2, 3, https_url (server), http, "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -515,10 +406,9 @@ test_https_per_iteration (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server
         = test_server_start (fixture->certs->server_cert, fixture->certs->server_key);
-    g_autofree char *http
-        = g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s', session: per-iteration }",
-                           server->https_url, fixture->certs->ca_cert);
-    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, http,
+    g_autofree char *http = g_strdup_printf ("tls: { ca_file: '%s', session: per-iteration }",
+                                             fixture->certs->ca_cert);
+    g_autoptr (JsonNode) root = run_plan (fixture, 2, 3, https_url (server), http,
                                           "      - http: { url: / }\n"
                                           "      - http: { url: / }\n");
 
@@ -545,13 +435,13 @@ test_https_bad_certificate (Fixture *fixture, gconstpointer data)
 
     g_autoptr (TestServer) server = test_server_start (cert, key);
     g_autofree char *http = strcmp (which, "system-store") == 0
-                                ? g_strdup_printf ("base_url: '%s'", server->https_url)
-                                : g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s' }",
-                                                   server->https_url, certs->ca_cert);
-    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http, "      - http: { url: / }\n");
+                                ? NULL
+                                : g_strdup_printf ("tls: { ca_file: '%s' }", certs->ca_cert);
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, 1, 2, https_url (server), http, "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
-    g_assert_cmpint (class_count (root, "certificate"), ==, 2);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "certificate"), ==, 2);
     g_assert_cmpuint (server_requests (server), ==, 0);
 }
 
@@ -565,27 +455,24 @@ test_client_certificate (Fixture *fixture, gconstpointer data)
 {
     const ThrongTestCerts *certs = fixture->certs;
     gboolean with = strcmp (data, "with") == 0;
-    g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongTestNginx) nginx = NULL;
-    ThrongTestNginxConfig config = { 0 };
+    ThrongTestNginxConfig config = {
+        .https = TRUE,
+        .cert_file = certs->server_cert,
+        .key_file = certs->server_key,
+        .client_ca_file = certs->ca_cert,
+    };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
     ThrongTestNginxLog log;
 
-    if (!throng_test_require_nginx ())
+    if (nginx == NULL)
         return;
-    config.https = TRUE;
-    config.cert_file = certs->server_cert;
-    config.key_file = certs->server_key;
-    config.client_ca_file = certs->ca_cert;
-    nginx = throng_test_nginx_start (&config, &error);
-    g_assert_no_error (error);
 
     g_autofree char *client = with ? g_strdup_printf (", cert_file: '%s', key_file: '%s'",
                                                       certs->client_cert, certs->client_key)
                                    : g_strdup ("");
-    g_autofree char *http
-        = g_strdup_printf ("base_url: '%s', tls: { ca_file: '%s'%s }",
-                           throng_test_nginx_https_url (nginx), certs->ca_cert, client);
-    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, http, "      - http: { url: / }\n");
+    g_autofree char *http = g_strdup_printf ("tls: { ca_file: '%s'%s }", certs->ca_cert, client);
+    g_autoptr (JsonNode) root = run_plan (fixture, 1, 2, throng_test_nginx_https_url (nginx), http,
+                                          "      - http: { url: / }\n");
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
     g_assert_true (throng_test_nginx_log_wait (nginx, 2, 5000, &log));
@@ -594,7 +481,7 @@ test_client_certificate (Fixture *fixture, gconstpointer data)
         g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
         g_assert_cmpuint (log.status_2xx, ==, 2);
     } else {
-        g_assert_cmpint (class_count (root, "status"), ==, 2);
+        g_assert_cmpint (throng_test_summary_class (root, "total", "status"), ==, 2);
         g_assert_cmpuint (log.status_2xx, ==, 0);
     }
 }

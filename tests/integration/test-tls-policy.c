@@ -183,54 +183,6 @@ test_store_no_resumption (void)
 /* ------------------------------------------------------------------ */
 /* nginx's view                                                        */
 
-/*
- * Per connection, from nginx's access log: how many connections, and how
- * many of them were resumed ($ssl_session_reused "r") or full (".").
- */
-typedef struct {
-    guint lines;
-    guint connections;
-    guint full;
-    guint resumed;
-    guint status_2xx;
-} ServerCounts;
-
-static void
-server_counts_read (ThrongTestNginx *nginx, guint expected_lines, ServerCounts *counts)
-{
-    ThrongTestNginxLog log;
-    g_autofree char *text = NULL;
-    g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    g_auto (GStrv) lines = NULL;
-
-    /* nginx logs a request once it completes; wait for all of them. */
-    g_assert_true (throng_test_nginx_log_wait (nginx, expected_lines, 5000, &log));
-    g_assert_true (g_file_get_contents (throng_test_nginx_access_log (nginx), &text, NULL, NULL));
-    memset (counts, 0, sizeof *counts);
-    lines = g_strsplit (text, "\n", -1);
-    for (guint i = 0; lines[i] != NULL; i++) {
-        g_auto (GStrv) fields = NULL;
-
-        if (lines[i][0] == '\0')
-            continue;
-        fields = g_strsplit (lines[i], " ", -1);
-        g_assert_cmpuint (g_strv_length (fields), ==, 6);
-        counts->lines++;
-        if (fields[3][0] == '2')
-            counts->status_2xx++;
-        if (g_hash_table_contains (seen, fields[0]))
-            continue;
-        g_hash_table_add (seen, g_strdup (fields[0]));
-        counts->connections++;
-        if (strcmp (fields[2], "r") == 0)
-            counts->resumed++;
-        else if (strcmp (fields[2], ".") == 0)
-            counts->full++;
-        else
-            g_error ("not a TLS connection in the log: %s", lines[i]);
-    }
-}
-
 typedef struct {
     const char *protocol; /* nginx ssl_protocols */
     const char *policy;   /* tls.session */
@@ -242,77 +194,65 @@ typedef struct {
     guint resumed;
 } PolicyCase;
 
-static ThrongTestNginx *
-start_nginx (ThrongTestNginxConfig *config)
-{
-    g_autoptr (GError) error = NULL;
-    ThrongTestNginx *nginx = throng_test_nginx_start (config, &error);
-
-    g_assert_no_error (error);
-    g_assert_nonnull (nginx);
-    return nginx;
-}
-
 static char *
 policy_plan (ThrongTestNginx *nginx, const char *ca_file, const char *policy, gboolean keep_alive,
              gboolean resumption)
 {
-    return g_strdup_printf ("name: tls-policy\n"
-                            "scenarios:\n"
-                            "  - name: policy\n"
-                            "    users: %d\n"
-                            "    iterations: %d\n"
-                            /* 200 ms between users: user 0 holds a session before user 1 starts. */
-                            "    ramp_up: 2s\n"
-                            "    http:\n"
-                            "      base_url: %s\n"
-                            "      transport: fast\n"
-                            "      keep_alive: %s\n"
-                            "      tls: { ca_file: '%s', session: %s, resumption: %s }\n"
-                            "    steps:\n"
-                            "      - http: { url: /first }\n"
-                            "      - http: { url: /second }\n",
-                            USERS, ITERATIONS, throng_test_nginx_https_url (nginx),
-                            keep_alive ? "true" : "false", ca_file, policy,
-                            resumption ? "true" : "false");
+    g_autofree char *http = g_strdup_printf (
+        "keep_alive: %s, tls: { ca_file: '%s', session: %s, resumption: %s }",
+        keep_alive ? "true" : "false", ca_file, policy, resumption ? "true" : "false");
+
+    return throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "tls-policy",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "policy",
+        .users = USERS,
+        .iterations = ITERATIONS,
+        /* 200 ms between users: user 0 holds a session before user 1 starts. */
+        .scenario_extra = "    ramp_up: 2s\n",
+        .steps = "      - http: { url: /first }\n"
+                 "      - http: { url: /second }\n",
+    });
 }
 
 static void
-test_policy (gconstpointer data)
+test_policy (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     const PolicyCase *c = data;
-    ThrongTestNginxConfig config = { 0 };
-    g_autoptr (ThrongTestNginx) nginx = NULL;
+    ThrongTestNginxConfig config = {
+        .https = TRUE,
+        .ssl_protocols = c->protocol,
+        .session_tickets = !c->no_tickets,
+    };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
     g_autoptr (JsonNode) root = NULL;
-    g_autofree char *dir = NULL;
     g_autofree char *plan = NULL;
     g_autofree char *err = NULL;
-    ServerCounts server;
-    int status = -1;
+    ThrongTestNginxLog server;
 
-    if (!throng_test_require_nginx ())
+    if (nginx == NULL)
         return;
-    config.https = TRUE;
-    config.ssl_protocols = c->protocol;
-    config.session_tickets = !c->no_tickets;
-    nginx = start_nginx (&config);
-    dir = throng_test_tmpdir_new ();
     plan = policy_plan (nginx, throng_test_nginx_certs (nginx)->ca_cert, c->policy, c->keep_alive,
                         c->resumption);
-    root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, &err);
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (root);
+    root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
     throng_test_assert_no_glib_noise (err);
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, REQUESTS);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
 
-    server_counts_read (nginx, REQUESTS, &server);
+    /* nginx logs a request once it completes; wait for all of them. */
+    g_assert_true (throng_test_nginx_log_wait (nginx, REQUESTS, 5000, &server));
+    /* Each connection is a TLS one, begun with a full or a resumed handshake. */
+    g_assert_cmpuint (server.connections_not_reused + server.connections_reused, ==,
+                      server.connections);
     g_test_message ("%s %s keep_alive=%d resumption=%d: nginx %u connections, %u full, %u "
                     "resumed; throng %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT
                     " / %" G_GINT64_FORMAT,
                     c->protocol, c->policy, c->keep_alive, c->resumption, server.connections,
-                    server.full, server.resumed, throng_test_json_int (root, "total.connections"),
+                    server.connections_not_reused, server.connections_reused,
+                    throng_test_json_int (root, "total.connections"),
                     throng_test_json_int (root, "total.handshakes.full"),
                     throng_test_json_int (root, "total.handshakes.resumed"));
     g_assert_cmpuint (server.lines, ==, REQUESTS);
@@ -320,13 +260,15 @@ test_policy (gconstpointer data)
 
     /* What the policy promises, as the server saw it. */
     g_assert_cmpuint (server.connections, ==, c->connections);
-    g_assert_cmpuint (server.full, ==, c->full);
-    g_assert_cmpuint (server.resumed, ==, c->resumed);
+    g_assert_cmpuint (server.connections_not_reused, ==, c->full);
+    g_assert_cmpuint (server.connections_reused, ==, c->resumed);
 
     /* throng counted exactly what the server saw. */
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, server.connections);
-    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, server.full);
-    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.resumed"), ==, server.resumed);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==,
+                     server.connections_not_reused);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.resumed"), ==,
+                     server.connections_reused);
 }
 
 static const PolicyCase policy_cases[] = {
@@ -364,37 +306,31 @@ typedef enum {
 static char *
 small_plan (const char *url, const char *tls_yaml, guint iterations)
 {
-    return g_strdup_printf ("name: tls-cert\n"
-                            "scenarios:\n"
-                            "  - name: cert\n"
-                            "    users: 1\n"
-                            "    iterations: %u\n"
-                            "    http:\n"
-                            "      base_url: %s\n"
-                            "      transport: fast\n"
-                            "      tls: %s\n"
-                            "    steps:\n"
-                            "      - http: { url: / }\n",
-                            iterations, url, tls_yaml);
+    g_autofree char *http = g_strdup_printf ("tls: %s", tls_yaml);
+
+    return throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "tls-cert",
+        .transport = "fast",
+        .base_url = url,
+        .http = http,
+        .scenario = "cert",
+        .users = 1,
+        .iterations = iterations,
+        .steps = "      - http: { url: / }\n",
+    });
 }
 
 static void
-test_bad_certificate (gconstpointer data)
+test_bad_certificate (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     BadCert which = GPOINTER_TO_INT (data);
-    g_autofree char *dir = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongTestCerts) certs = NULL;
+    g_autoptr (ThrongTestCerts) certs = throng_test_certs_new (fixture->dir, &error);
     g_autoptr (ThrongTestNginx) nginx = NULL;
-    ThrongTestNginxConfig config = { 0 };
+    ThrongTestNginxConfig config = { .https = TRUE };
     const char *const verify_values[] = { "true", "false" };
 
-    if (!throng_test_require_nginx ())
-        return;
-    dir = throng_test_tmpdir_new ();
-    certs = throng_test_certs_new (dir, &error);
     g_assert_no_error (error);
-    config.https = TRUE;
     switch (which) {
     case CERT_WRONG_HOST:
         config.cert_file = certs->wrong_host_cert;
@@ -409,19 +345,18 @@ test_bad_certificate (gconstpointer data)
         config.key_file = certs->self_signed_key;
         break;
     }
-    nginx = start_nginx (&config);
+    nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
+        return;
 
     for (guint v = 0; v < G_N_ELEMENTS (verify_values); v++) {
         g_autofree char *tls
             = g_strdup_printf ("{ ca_file: '%s', verify: %s }", certs->ca_cert, verify_values[v]);
         g_autofree char *plan = small_plan (throng_test_nginx_https_url (nginx), tls, 3);
         g_autofree char *err = NULL;
-        g_autoptr (JsonNode) root = NULL;
-        int status = -1;
+        g_autoptr (JsonNode) root
+            = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
 
-        root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, &err);
-        g_assert_cmpint (status, ==, 0);
-        g_assert_nonnull (root);
         throng_test_assert_no_glib_noise (err);
         g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3);
         if (v == 0) {
@@ -439,19 +374,16 @@ test_bad_certificate (gconstpointer data)
 
 /* The valid certificate verifies through tls.ca_file, by IP address and by name (SNI). */
 static void
-test_good_certificate (void)
+test_good_certificate (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autoptr (ThrongTestNginx) nginx = NULL;
-    ThrongTestNginxConfig config = { 0 };
-    g_autofree char *dir = NULL;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&(ThrongTestNginxConfig){
+        .https = TRUE,
+    });
     const char *ca;
 
-    if (!throng_test_require_nginx ())
+    if (nginx == NULL)
         return;
-    config.https = TRUE;
-    nginx = start_nginx (&config);
     ca = throng_test_nginx_certs (nginx)->ca_cert;
-    dir = throng_test_tmpdir_new ();
 
     for (guint by_name = 0; by_name < 2; by_name++) {
         g_autofree char *url = by_name ? g_strdup_printf ("https://localhost:%u",
@@ -459,12 +391,9 @@ test_good_certificate (void)
                                        : g_strdup (throng_test_nginx_https_url (nginx));
         g_autofree char *tls = g_strdup_printf ("{ ca_file: '%s' }", ca);
         g_autofree char *plan = small_plan (url, tls, 2);
-        g_autoptr (JsonNode) root = NULL;
-        int status = -1;
+        g_autoptr (JsonNode) root
+            = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, NULL);
 
-        root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, NULL);
-        g_assert_cmpint (status, ==, 0);
-        g_assert_nonnull (root);
         g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
         g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
         g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
@@ -474,46 +403,37 @@ test_good_certificate (void)
 
 /* Without tls.ca_file the system trust store does not know the test CA. */
 static void
-test_system_trust (void)
+test_system_trust (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autoptr (ThrongTestNginx) nginx = NULL;
-    ThrongTestNginxConfig config = { 0 };
-    g_autofree char *dir = NULL;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&(ThrongTestNginxConfig){
+        .https = TRUE,
+    });
     g_autofree char *plan = NULL;
     g_autoptr (JsonNode) root = NULL;
-    int status = -1;
 
-    if (!throng_test_require_nginx ())
+    if (nginx == NULL)
         return;
-    config.https = TRUE;
-    nginx = start_nginx (&config);
-    dir = throng_test_tmpdir_new ();
     plan = small_plan (throng_test_nginx_https_url (nginx), "{ verify: true }", 1);
-    root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, NULL);
-    g_assert_cmpint (status, ==, 0);
-    g_assert_nonnull (root);
+    root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, NULL);
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.certificate"), ==, 1);
 }
 
 static void
-test_client_certificate (void)
+test_client_certificate (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongTestCerts) certs = NULL;
+    g_autoptr (ThrongTestCerts) certs = throng_test_certs_new (fixture->dir, &error);
     g_autoptr (ThrongTestNginx) nginx = NULL;
-    ThrongTestNginxConfig config = { 0 };
 
-    if (!throng_test_require_nginx ())
-        return;
-    dir = throng_test_tmpdir_new ();
-    certs = throng_test_certs_new (dir, &error);
     g_assert_no_error (error);
-    config.https = TRUE;
-    config.cert_file = certs->server_cert;
-    config.key_file = certs->server_key;
-    config.client_ca_file = certs->ca_cert;
-    nginx = start_nginx (&config);
+    nginx = throng_test_nginx_require (&(ThrongTestNginxConfig){
+        .https = TRUE,
+        .cert_file = certs->server_cert,
+        .key_file = certs->server_key,
+        .client_ca_file = certs->ca_cert,
+    });
+    if (nginx == NULL)
+        return;
 
     for (guint with_cert = 0; with_cert < 2; with_cert++) {
         g_autofree char *tls
@@ -521,13 +441,10 @@ test_client_certificate (void)
                                            certs->ca_cert, certs->client_cert, certs->client_key)
                         : g_strdup_printf ("{ ca_file: '%s' }", certs->ca_cert);
         g_autofree char *plan = small_plan (throng_test_nginx_https_url (nginx), tls, 4);
-        g_autoptr (JsonNode) root = NULL;
         g_autofree char *err = NULL;
-        int status = -1;
+        g_autoptr (JsonNode) root
+            = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
 
-        root = throng_test_run_json (dir, plan, NULL, RUN_TIMEOUT, &status, &err);
-        g_assert_cmpint (status, ==, 0);
-        g_assert_nonnull (root);
         throng_test_assert_no_glib_noise (err);
         g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
         if (with_cert) {
@@ -541,12 +458,11 @@ test_client_certificate (void)
 
 /* A priority string GnuTLS refuses is a plan error, before any load. */
 static void
-test_bad_priority (void)
+test_bad_priority (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    g_autofree char *dir = throng_test_tmpdir_new ();
     g_autofree char *plan_text
         = small_plan ("https://127.0.0.1:9", "{ priority: 'NORMAL:+NOPE' }", 1);
-    g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", plan_text);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", plan_text);
     g_autofree char *err = NULL;
     int status = throng_test_runv (RUN_TIMEOUT, NULL, &err, "validate", plan, NULL);
 
@@ -565,25 +481,26 @@ main (int argc, char **argv)
     g_test_add_func ("/tls/store/per-iteration", test_store_per_iteration);
     g_test_add_func ("/tls/store/no-resumption", test_store_no_resumption);
 
+#define ADD(path, fn, data)                                                                        \
+    g_test_add (path, ThrongTestTmpdir, data, throng_test_tmpdir_setup, fn,                        \
+                throng_test_tmpdir_teardown)
     for (guint i = 0; i < G_N_ELEMENTS (policy_cases); i++) {
         const PolicyCase *c = &policy_cases[i];
         g_autofree char *path = g_strdup_printf (
             "/tls/policy/%s/%s%s%s%s", strcmp (c->protocol, "TLSv1.2") == 0 ? "tls12" : "tls13",
             c->policy, c->keep_alive ? "" : "/close", c->resumption ? "" : "/no-resumption",
             c->no_tickets ? "/session-id" : "");
-        g_test_add_data_func (path, c, test_policy);
+        ADD (path, test_policy, c);
     }
 
-    g_test_add_data_func ("/tls/certificate/wrong-host", GINT_TO_POINTER (CERT_WRONG_HOST),
-                          test_bad_certificate);
-    g_test_add_data_func ("/tls/certificate/expired", GINT_TO_POINTER (CERT_EXPIRED),
-                          test_bad_certificate);
-    g_test_add_data_func ("/tls/certificate/self-signed", GINT_TO_POINTER (CERT_SELF_SIGNED),
-                          test_bad_certificate);
-    g_test_add_func ("/tls/certificate/valid", test_good_certificate);
-    g_test_add_func ("/tls/certificate/system-trust", test_system_trust);
-    g_test_add_func ("/tls/certificate/client", test_client_certificate);
-    g_test_add_func ("/tls/priority/invalid", test_bad_priority);
+    ADD ("/tls/certificate/wrong-host", test_bad_certificate, GINT_TO_POINTER (CERT_WRONG_HOST));
+    ADD ("/tls/certificate/expired", test_bad_certificate, GINT_TO_POINTER (CERT_EXPIRED));
+    ADD ("/tls/certificate/self-signed", test_bad_certificate, GINT_TO_POINTER (CERT_SELF_SIGNED));
+    ADD ("/tls/certificate/valid", test_good_certificate, NULL);
+    ADD ("/tls/certificate/system-trust", test_system_trust, NULL);
+    ADD ("/tls/certificate/client", test_client_certificate, NULL);
+    ADD ("/tls/priority/invalid", test_bad_priority, NULL);
+#undef ADD
 
     return g_test_run ();
 }

@@ -372,7 +372,12 @@ nginx_log_parse (ThrongTestNginx *nginx, ThrongTestNginxLog *log)
             g_error ("%s: malformed access log line \"%s\"", nginx->access_log, line);
 
         log->lines++;
-        g_hash_table_add (connections, fields[0]);
+        if (g_hash_table_add (connections, fields[0])) {
+            if (strcmp (fields[2], "r") == 0)
+                log->connections_reused++;
+            else if (strcmp (fields[2], ".") == 0)
+                log->connections_not_reused++;
+        }
         requests = g_ascii_strtoull (fields[1], NULL, 10);
         if (requests > log->max_connection_requests)
             log->max_connection_requests = (guint) requests;

@@ -120,7 +120,9 @@ const char *throng_test_nginx_error_log (ThrongTestNginx *nginx);
  * distinct $connection serial numbers; @reused / @not_reused: lines whose
  * $ssl_session_reused is "r" / "." (plain HTTP lines, "-", count in
  * neither); @status_2xx: lines with a 2xx status; @max_connection_requests:
- * the largest $connection_requests seen.
+ * the largest $connection_requests seen; @connections_reused /
+ * @connections_not_reused: connections whose first line says "r" / ".",
+ * that is, TLS connections begun with a resumed / a full handshake.
  */
 typedef struct {
     guint lines;
@@ -129,6 +131,8 @@ typedef struct {
     guint not_reused;
     guint status_2xx;
     guint max_connection_requests;
+    guint connections_reused;
+    guint connections_not_reused;
 } ThrongTestNginxLog;
 
 /*
