@@ -9,6 +9,7 @@
 
 #include "metrics.h"
 #include "schedule.h"
+#include "summary-private.h"
 #include "usage.h"
 #include "worker.h"
 
@@ -36,6 +37,8 @@ typedef struct {
     GMainLoop *loop;
     GArray *workers;            /* WorkerSlot */
     guint live_workers;
+    guint ready_workers;        /* workers whose users are all created */
+    GError *start_error;        /* a user could not be created: the run does not start */
     GArray *reporters;          /* ReporterSlot */
     gboolean want_samples;
 
@@ -61,6 +64,7 @@ typedef struct {
     gint64 worst_lag_p99_us;
 
     guint signals;
+    gboolean started;           /* load may have been sent */
     gboolean interrupted;
     gboolean aborted;
     guint grace_source;
@@ -79,26 +83,6 @@ typedef struct {
 
 /* --- summaries ------------------------------------------------------------ */
 
-typedef struct {
-    ThrongSummary summary;
-    ThrongScenarioSummary *scenarios;
-    ThrongStepSummary *steps;
-    GPtrArray *warnings;
-} SummaryBuffer;
-
-static void
-summary_buffer_clear (SummaryBuffer *buffer)
-{
-    for (guint i = 0; i < buffer->summary.n_scenarios; i++)
-        throng_stats_clear (&buffer->scenarios[i].stats);
-    throng_stats_clear (&buffer->summary.total);
-    g_free (buffer->scenarios);
-    g_free (buffer->steps);
-    if (buffer->warnings != NULL)
-        g_ptr_array_unref (buffer->warnings);
-    memset (buffer, 0, sizeof *buffer);
-}
-
 static void
 engine_cpu (ThrongEngine *engine, gint64 *user_us, gint64 *system_us)
 {
@@ -107,68 +91,24 @@ engine_cpu (ThrongEngine *engine, gint64 *user_us, gint64 *system_us)
     *system_us -= engine->cpu_start_system_us;
 }
 
-/* Builds a summary of @metrics; its histograms stay owned by @metrics, but per-scenario and total ones are new. */
+/* A summary of @metrics as of now, with what the engine knows of the run. */
 static void
-summary_buffer_fill (SummaryBuffer *buffer, ThrongEngine *engine, ThrongMetrics *metrics,
-                     const guint *active, gint64 interval_us)
+engine_summary (ThrongEngine *engine, ThrongSummaryBuffer *buffer, ThrongMetrics *metrics,
+                const guint *active, gint64 interval_us)
 {
-    ThrongPlan *plan = engine->plan;
-    ThrongSummary *summary = &buffer->summary;
-    gint64 now = g_get_monotonic_time ();
-    guint n_steps = metrics->first_step[metrics->n_scenarios];
+    ThrongSummaryRun run = {
+        .plan = engine->plan,
+        .start_us = engine->start_us,
+        .start_wall_us = engine->start_wall_us,
+        .wall_offset_us = engine->wall_offset_us,
+        .planned_us = engine->planned_us,
+        .workers = engine->workers->len,
+        .interrupted = engine->interrupted,
+        .started = engine->started,
+    };
 
-    summary->size = sizeof (ThrongSummary);
-    summary->plan_name = plan->name;
-    summary->plan_file = plan->file;
-    summary->start_wall_us = engine->start_wall_us;
-    summary->end_wall_us = now + engine->wall_offset_us;
-    summary->elapsed_us = now - engine->start_us;
-    summary->planned_us = engine->planned_us;
-    summary->interval_us = interval_us;
-    engine_cpu (engine, &summary->cpu_user_us, &summary->cpu_system_us);
-    summary->workers = engine->workers->len;
-    summary->interrupted = engine->interrupted;
-
-    buffer->scenarios = g_new0 (ThrongScenarioSummary, MAX (metrics->n_scenarios, 1));
-    buffer->steps = g_new0 (ThrongStepSummary, MAX (n_steps, 1));
-    throng_stats_init (&summary->total);
-    for (guint s = 0; s < metrics->n_scenarios; s++) {
-        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        ThrongScenarioSummary *out = &buffer->scenarios[s];
-
-        out->name = scenario->name;
-        out->users = scenario->users;
-        out->active_users = active != NULL ? active[s] : 0;
-        out->iterations = metrics->iterations[s];
-        out->dropped_iterations = metrics->dropped[s];
-        out->steps = &buffer->steps[metrics->first_step[s]];
-        out->n_steps = scenario->steps->len;
-        throng_stats_init (&out->stats);
-        for (guint i = 0; i < scenario->steps->len; i++) {
-            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            ThrongStepSummary *step_out = &buffer->steps[metrics->first_step[s] + i];
-
-            step_out->label = step->label;
-            step_out->protocol = step->protocol_name;
-            step_out->stats = *throng_metrics_step (metrics, s, i);
-            throng_stats_merge (&out->stats, &step_out->stats);
-        }
-        throng_stats_merge (&summary->total, &out->stats);
-    }
-    summary->scenarios = buffer->scenarios;
-    summary->n_scenarios = metrics->n_scenarios;
-    summary->lag_p99_us = throng_histogram_percentile (metrics->lag, 99.0);
-    summary->loop_delay_max_us = metrics->loop_delay_max_us;
-    summary->samples_dropped = metrics->samples_dropped;
-
-    buffer->warnings = g_ptr_array_new_with_free_func (g_free);
-}
-
-static void
-summary_buffer_finish_warnings (SummaryBuffer *buffer)
-{
-    g_ptr_array_add (buffer->warnings, NULL);
-    buffer->summary.warnings = (const char *const *) buffer->warnings->pdata;
+    engine_cpu (engine, &run.cpu_user_us, &run.cpu_system_us);
+    throng_summary_buffer_fill (buffer, &run, metrics, active, interval_us);
 }
 
 static void
@@ -186,15 +126,22 @@ sum_active (ThrongEngine *engine, guint *active)
 
 /* --- reporters ------------------------------------------------------------- */
 
+/*
+ * Hands the interval's figures to the reporters.  The @last one, after
+ * the workers finished, covers what completed since the last tick, so
+ * that snapshots add up to the summary; it ends with the run's teardown,
+ * so it does not count towards the saturation verdict, which stays on the
+ * one-second intervals.
+ */
 static void
-emit_snapshot (ThrongEngine *engine)
+emit_snapshot (ThrongEngine *engine, gboolean last)
 {
-    SummaryBuffer buffer = { 0 };
+    ThrongSummaryBuffer buffer = { 0 };
     g_autofree guint *active = g_new0 (guint, MAX (engine->plan->scenarios->len, 1));
     gint64 now = g_get_monotonic_time ();
 
     sum_active (engine, active);
-    summary_buffer_fill (&buffer, engine, engine->interval, active, now - engine->interval_start_us);
+    engine_summary (engine, &buffer, engine->interval, active, now - engine->interval_start_us);
 
     /* Snapshots carry the interval's CPU, not the run's. */
     ThrongSummary *snapshot = &buffer.summary;
@@ -210,9 +157,10 @@ emit_snapshot (ThrongEngine *engine)
         snapshot->cpu_share = MIN ((gdouble) cpu_interval
                                        / ((gdouble) snapshot->interval_us * engine->cores),
                                    1.0);
-    /* Saturation is judged over complete intervals only: a short one (the
-     * last, or a run of one request) is mostly start-up and shutdown. */
-    gboolean complete = snapshot->interval_us >= G_USEC_PER_SEC * 9 / 10;
+    /* Saturation is judged over complete intervals only: a short one (a
+     * run of one request) is mostly start-up and shutdown, and the last,
+     * partial one after the workers finished ends with the teardown. */
+    gboolean complete = !last && snapshot->interval_us >= G_USEC_PER_SEC * 9 / 10;
     snapshot->saturated = complete
                           && (snapshot->cpu_share > engine->plan->saturation_cpu
                               || snapshot->lag_p99_us > engine->plan->saturation_lag_us);
@@ -230,7 +178,7 @@ emit_snapshot (ThrongEngine *engine)
                                           snapshot->cpu_share * 100.0,
                                           (gdouble) snapshot->lag_p99_us / 1000.0));
     }
-    summary_buffer_finish_warnings (&buffer);
+    throng_summary_buffer_finish (&buffer);
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
         const ThrongReporter *reporter = slot->plan_reporter->reporter;
@@ -239,22 +187,22 @@ emit_snapshot (ThrongEngine *engine)
             continue;
         reporter->snapshot (slot->plan_reporter->data, &buffer.summary);
     }
-    summary_buffer_clear (&buffer);
+    throng_summary_buffer_clear (&buffer);
     throng_metrics_reset (engine->interval);
     engine->interval_start_us = now;
     engine->tick_pending = 0;
 }
 
 static void
-deliver_samples (ThrongEngine *engine, GArray *samples)
+deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
 {
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
 
         if (slot->opened && slot->wants_samples)
             slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
-                                                    (const ThrongSample *) samples->data,
-                                                    samples->len);
+                                                    (const ThrongSample *) batch->samples->data,
+                                                    batch->samples->len);
     }
 }
 
@@ -271,11 +219,43 @@ find_slot (ThrongEngine *engine, ThrongWorker *worker)
     g_assert_not_reached ();
 }
 
+static void abort_workers (ThrongEngine *engine);
+static gboolean open_reporters (ThrongEngine *engine, GError **error);
+static void engine_go (ThrongEngine *engine);
+
+static void
+on_ready (ThrongEngine *engine, ThrongWorkerReport *report)
+{
+    engine->ready_workers++;
+    if (report->error != NULL) {
+        if (engine->start_error == NULL)
+            engine->start_error = g_steal_pointer (&report->error);
+        g_clear_error (&report->error);
+        abort_workers (engine);
+        return;
+    }
+    if (engine->ready_workers < engine->workers->len || engine->start_error != NULL
+        || engine->interrupted)
+        return;
+    /* Every user exists: only now do reporters open, so that a run that
+     * cannot start leaves nothing behind but its error. */
+    if (!open_reporters (engine, &engine->start_error)) {
+        abort_workers (engine);
+        return;
+    }
+    engine_go (engine);
+}
+
 static void
 on_report (ThrongWorkerReport *report, gpointer data)
 {
     ThrongEngine *engine = data;
     WorkerSlot *slot = find_slot (engine, report->worker);
+
+    if (report->ready) {
+        on_ready (engine, report);
+        return;
+    }
 
     if (report->samples != NULL)
         deliver_samples (engine, report->samples);
@@ -291,8 +271,7 @@ on_report (ThrongWorkerReport *report, gpointer data)
         memset (slot->active, 0, sizeof (guint) * engine->plan->scenarios->len);
         if (report->metrics != NULL)
             throng_metrics_free (report->metrics);
-        if (report->samples != NULL)
-            g_array_unref (report->samples);
+        throng_sample_batch_free (report->samples);
         if (engine->tick_pending > 0 && slot->answered_tick != engine->tick)
             engine->tick_pending--;
         engine->live_workers--;
@@ -302,7 +281,7 @@ on_report (ThrongWorkerReport *report, gpointer data)
             slot->answered_tick = report->tick;
             engine->tick_pending--;
             if (engine->tick_pending == 0)
-                emit_snapshot (engine);
+                emit_snapshot (engine, FALSE);
         }
     }
     if (engine->live_workers == 0)
@@ -317,7 +296,7 @@ on_tick (gpointer data)
     /* A worker that has not answered within a second is itself a sign of
      * saturation; the snapshot goes out with what arrived. */
     if (engine->tick_pending > 0)
-        emit_snapshot (engine);
+        emit_snapshot (engine, FALSE);
     engine->tick++;
     for (guint w = 0; w < engine->workers->len; w++) {
         WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
@@ -399,6 +378,30 @@ on_signal (gpointer data)
 
 /* --- setup ----------------------------------------------------------------------- */
 
+/* Every user is created: the run starts now, and so does its clock. */
+static void
+engine_go (ThrongEngine *engine)
+{
+    throng_usage_process (&engine->cpu_start_user_us, &engine->cpu_start_system_us);
+    engine->start_us = g_get_monotonic_time ();
+    engine->start_wall_us = g_get_real_time ();
+    engine->wall_offset_us = engine->start_wall_us - engine->start_us;
+    engine->interval_start_us = engine->start_us;
+    engine->interval_cpu_us = 0;
+    engine->started = TRUE;
+
+    engine->tick_source = g_timeout_add (1000, on_tick, engine);
+    if (engine->planned_us > 0)
+        engine->deadline_source = g_timeout_add_seconds (
+            (guint) ((engine->planned_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC), on_deadline,
+            engine);
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (!slot->final)
+            throng_worker_go (slot->worker, engine->start_us, engine->wall_offset_us);
+    }
+}
+
 static void
 build_run_info (ThrongEngine *engine)
 {
@@ -449,8 +452,9 @@ build_run_info (ThrongEngine *engine)
     info->quiet = engine->options.quiet;
 }
 
-static gboolean
-open_reporters (ThrongEngine *engine, GError **error)
+/* Which reporters want samples (so workers know whether to collect them); opens none. */
+static void
+prepare_reporters (ThrongEngine *engine)
 {
     ThrongPlan *plan = engine->plan;
 
@@ -467,6 +471,11 @@ open_reporters (ThrongEngine *engine, GError **error)
         engine->want_samples |= slot.wants_samples;
         g_array_append_val (engine->reporters, slot);
     }
+}
+
+static gboolean
+open_reporters (ThrongEngine *engine, GError **error)
+{
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
         const ThrongReporter *reporter = slot->plan_reporter->reporter;
@@ -486,7 +495,7 @@ open_reporters (ThrongEngine *engine, GError **error)
 }
 
 static void
-add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
+add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
 {
     ThrongSummary *summary = &buffer->summary;
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
@@ -532,10 +541,14 @@ add_run_warnings (ThrongEngine *engine, SummaryBuffer *buffer)
                                           "reporters that fell behind (counters and histograms "
                                           "are complete)",
                                           engine->total->samples_dropped));
-    if (engine->aborted)
+    if (summary->interrupted_iterations > 0)
         g_ptr_array_add (buffer->warnings,
-                         g_strdup ("stopped before iterations in flight finished: their steps "
-                                   "are not counted"));
+                         g_strdup_printf ("%" G_GUINT64_FORMAT " iteration%s interrupted by the "
+                                          "end of the run or of %s scenario: steps in flight were "
+                                          "cancelled and are not counted",
+                                          summary->interrupted_iterations,
+                                          summary->interrupted_iterations == 1 ? "" : "s",
+                                          summary->interrupted_iterations == 1 ? "its" : "their"));
 }
 
 static gboolean
@@ -557,6 +570,24 @@ close_reporters (ThrongEngine *engine, const ThrongSummary *summary)
         }
     }
     return ok;
+}
+
+/*
+ * Closes the reporters of a run that never started (a reporter could not
+ * open, a user could not be created): the summary says so, so that they
+ * release what they opened and print nothing; the error is all the user
+ * reads.
+ */
+static void
+close_never_started (ThrongEngine *engine)
+{
+    ThrongSummaryBuffer buffer = { 0 };
+
+    g_assert (!engine->started);
+    engine_summary (engine, &buffer, engine->total, NULL, 0);
+    throng_summary_buffer_finish (&buffer);
+    close_reporters (engine, &buffer.summary);
+    throng_summary_buffer_clear (&buffer);
 }
 
 static void
@@ -607,29 +638,12 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.cores = MAX (1, MIN (n_workers, (guint) g_get_num_processors ()));
     build_run_info (&engine);
 
-    /* A summary built if a reporter fails to open must have sane times. */
+    /* A summary of a run that never starts must have sane times too. */
     throng_usage_process (&engine.cpu_start_user_us, &engine.cpu_start_system_us);
     engine.start_us = g_get_monotonic_time ();
     engine.start_wall_us = g_get_real_time ();
     engine.wall_offset_us = engine.start_wall_us - engine.start_us;
-
-    if (!open_reporters (&engine, error)) {
-        engine.interrupted = TRUE;
-        SummaryBuffer buffer = { 0 };
-        summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
-        summary_buffer_finish_warnings (&buffer);
-        close_reporters (&engine, &buffer.summary);
-        summary_buffer_clear (&buffer);
-        engine_clear (&engine);
-        return FALSE;
-    }
-
-    throng_usage_process (&engine.cpu_start_user_us, &engine.cpu_start_system_us);
-    engine.start_us = g_get_monotonic_time ();
-    engine.start_wall_us = g_get_real_time ();
-    engine.wall_offset_us = engine.start_wall_us - engine.start_us;
-    engine.interval_start_us = engine.start_us;
-    engine.interval_cpu_us = 0;
+    prepare_reporters (&engine);
 
     ThrongWorkerSetup setup = {
         .plan = plan,
@@ -637,8 +651,6 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         .report_func = on_report,
         .report_data = &engine,
         .want_samples = engine.want_samples,
-        .start_us = engine.start_us,
-        .wall_offset_us = engine.wall_offset_us,
     };
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
@@ -664,11 +676,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.sigint_source = g_unix_signal_add (SIGINT, on_signal, &engine);
     engine.sigterm_source = g_unix_signal_add (SIGTERM, on_signal, &engine);
     engine.sighup_source = g_unix_signal_add (SIGHUP, on_signal, &engine);
-    engine.tick_source = g_timeout_add (1000, on_tick, &engine);
-    if (engine.planned_us > 0)
-        engine.deadline_source = g_timeout_add_seconds (
-            (guint) ((engine.planned_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC), on_deadline,
-            &engine);
+    /* Workers create their users and report ready; then the reporters open
+     * and engine_go() starts the load. */
     for (guint w = 0; w < n_workers; w++)
         throng_worker_start (g_array_index (engine.workers, WorkerSlot, w).worker);
     g_debug ("engine: %u worker%s started, %" G_GUINT64_FORMAT " user%s", n_workers,
@@ -679,16 +688,16 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     g_source_remove (engine.sigint_source);
     g_source_remove (engine.sigterm_source);
     g_source_remove (engine.sighup_source);
-    g_source_remove (engine.tick_source);
+    if (engine.tick_source != 0)
+        g_source_remove (engine.tick_source);
     if (engine.deadline_source != 0)
         g_source_remove (engine.deadline_source);
     if (engine.grace_source != 0)
         g_source_remove (engine.grace_source);
 
-    g_autofree gint64 *worker_cpu_us = g_new0 (gint64, n_workers);
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
-        throng_worker_join (slot->worker, &worker_cpu_us[w]);
+        throng_worker_join (slot->worker);
         slot->worker = NULL;
     }
     g_debug ("engine: %u worker%s stopped%s", n_workers, n_workers == 1 ? "" : "s",
@@ -697,11 +706,21 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
      * sample batches sent just before it may still be pending. */
     while (g_main_context_iteration (NULL, FALSE))
         ;
+    if (engine.started)
+        emit_snapshot (&engine, TRUE);
 
-    SummaryBuffer buffer = { 0 };
-    summary_buffer_fill (&buffer, &engine, engine.total, NULL, 0);
+    if (engine.start_error != NULL) {
+        engine.interrupted = TRUE;
+        close_never_started (&engine);
+        g_propagate_error (error, g_steal_pointer (&engine.start_error));
+        engine_clear (&engine);
+        return FALSE;
+    }
+
+    ThrongSummaryBuffer buffer = { 0 };
+    engine_summary (&engine, &buffer, engine.total, NULL, 0);
     add_run_warnings (&engine, &buffer);
-    summary_buffer_finish_warnings (&buffer);
+    throng_summary_buffer_finish (&buffer);
     if (options->thresholds != NULL) {
         buffer.summary.thresholds = throng_thresholds_evaluate (options->thresholds,
                                                                 &buffer.summary);
@@ -717,7 +736,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     result->samples_dropped = engine.total->samples_dropped;
     result->reporter_failed = !close_reporters (&engine, &buffer.summary);
 
-    summary_buffer_clear (&buffer);
+    throng_summary_buffer_clear (&buffer);
     engine_clear (&engine);
     return TRUE;
 }

@@ -32,7 +32,8 @@ typedef struct {
 
 /*
  * Opens every reporter, runs the plan, closes every reporter with the
- * summary.  Fails (before any load) when a reporter cannot open; a
+ * summary.  Fails (before any load) when a protocol cannot create a user
+ * (then no reporter opens) or a reporter cannot open; a
  * reporter that fails to close is reported on stderr by name and sets
  * result->reporter_failed, and the other reporters still close.
  */

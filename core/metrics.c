@@ -135,6 +135,8 @@ throng_metrics_reset (ThrongMetrics *metrics)
     metrics->samples_dropped = 0;
     throng_histogram_reset (metrics->lag);
     metrics->loop_delay_max_us = 0;
+    metrics->interrupted = 0;
+    metrics->last_done_us = 0;
 }
 
 void
@@ -151,4 +153,6 @@ throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
     into->samples_dropped += from->samples_dropped;
     throng_histogram_merge (into->lag, from->lag);
     into->loop_delay_max_us = MAX (into->loop_delay_max_us, from->loop_delay_max_us);
+    into->interrupted += from->interrupted;
+    into->last_done_us = MAX (into->last_done_us, from->last_done_us);
 }

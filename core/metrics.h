@@ -26,6 +26,8 @@ typedef struct {
     guint64 samples_dropped;    /* samples not handed to reporters because they fell behind */
     ThrongHistogram *lag;       /* how late scheduled starts ran (µs) */
     gint64 loop_delay_max_us;   /* the worst event-loop delay seen */
+    guint64 interrupted;        /* iterations cut short: a step cancelled, or the rest not run */
+    gint64 last_done_us;        /* monotonic time the last recorded step completed; 0: none */
 } ThrongMetrics;
 
 /* @steps_per_scenario: n_scenarios counts. */
@@ -33,7 +35,7 @@ ThrongMetrics *throng_metrics_new (guint n_scenarios, const guint *steps_per_sce
 void throng_metrics_free (ThrongMetrics *metrics);
 void throng_metrics_reset (ThrongMetrics *metrics);
 /* Adds counters and histograms; active_users is *added* too (the caller sums levels across
- * workers); loop_delay_max_us is the larger of the two. */
+ * workers); loop_delay_max_us and last_done_us are the larger of the two. */
 void throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from);
 
 static inline ThrongStats *

@@ -13,10 +13,8 @@
 #include "schedule.h"
 
 /* Bounds of the core's scenario settings (docs/plan-reference.md). */
-#define MAX_USERS 1000000
 #define MAX_ITERATIONS G_GINT64_CONSTANT (1000000000000)
 #define MIN_DURATION_US (1000)
-#define MAX_DURATION_US (G_GINT64_CONSTANT (30) * 24 * 3600 * G_USEC_PER_SEC)
 #define MAX_RAMP_UP_US (G_GINT64_CONSTANT (24) * 3600 * G_USEC_PER_SEC)
 
 typedef struct {
@@ -36,11 +34,12 @@ typedef struct {
  */
 static const ThrongOption scenario_options[] = {
     { "name", THRONG_OPTION_STRING, offsetof (ScenarioFields, name) },
-    { "users", THRONG_OPTION_UINT, offsetof (ScenarioFields, users), .min = 1, .max = MAX_USERS },
+    { "users", THRONG_OPTION_UINT, offsetof (ScenarioFields, users), .min = 1,
+      .max = THRONG_SCHEDULE_MAX_USERS },
     { "iterations", THRONG_OPTION_UINT, offsetof (ScenarioFields, iterations), .min = 1,
       .max = MAX_ITERATIONS },
     { "duration", THRONG_OPTION_DURATION, offsetof (ScenarioFields, duration_us),
-      .min = MIN_DURATION_US, .max = MAX_DURATION_US },
+      .min = MIN_DURATION_US, .max = THRONG_SCHEDULE_MAX_LENGTH_US },
     { "ramp_up", THRONG_OPTION_DURATION, offsetof (ScenarioFields, ramp_up_us), .min = 0,
       .max = MAX_RAMP_UP_US },
     { "steps", THRONG_OPTION_NODE, offsetof (ScenarioFields, steps) },

@@ -602,7 +602,7 @@ throng_plugin_host_register_protocol (ThrongPluginHost *host, const ThrongProtoc
         missing = "step_new";
     else if (p.step_free == NULL)
         missing = "step_free";
-    else if (p.user_new == NULL)
+    else if (p.user_new == NULL && p.user_new_checked == NULL)
         missing = "user_new";
     else if (p.user_free == NULL)
         missing = "user_free";

@@ -4,7 +4,9 @@
  * with fixed or staged users, open model with a constant or staged
  * arrival rate), when it starts, how users pause and pace, and how long
  * iterations may outlive its end.  Parsed into ThrongPlanScenario with
- * located errors; the worker turns it into timers.
+ * located errors.  The maths at the end turn it into times (a user's
+ * start, a stage's wish, an arrival's due time, a think time), which
+ * user.c and arrivals.c arm as timers.
  */
 #include "schedule.h"
 
@@ -12,9 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_USERS 1000000
 #define MAX_RATE 10000000.0         /* iterations per second */
-#define MAX_LENGTH_US ((gint64) 30 * 24 * 3600 * G_USEC_PER_SEC)
 #define MAX_STAGES 1000
 
 static const char *const executor_names[] = {
@@ -229,16 +229,16 @@ parse_stages (const ThrongNode *node, const char *target_key, GArray **out, GErr
             guint64 users;
             if (!throng_node_get_uint (target, &users, error))
                 return FALSE;
-            if (users > MAX_USERS) {
+            if (users > THRONG_SCHEDULE_MAX_USERS) {
                 throng_node_set_error (target, error, THRONG_PLAN_ERROR_RANGE,
                                        "users must be between 0 and %d, got %" G_GUINT64_FORMAT,
-                                       MAX_USERS, users);
+                                       THRONG_SCHEDULE_MAX_USERS, users);
                 return FALSE;
             }
             stage.target = (gdouble) users;
         }
         total += stage.duration_us;
-        if (total > MAX_LENGTH_US) {
+        if (total > THRONG_SCHEDULE_MAX_LENGTH_US) {
             throng_node_set_error (duration, error, THRONG_PLAN_ERROR_RANGE,
                                    "the stages last more than 30 days");
             return FALSE;
@@ -261,10 +261,10 @@ parse_duration_key (const ThrongNode *map, const char *name, gint64 min, gint64 
     if (!throng_node_get_duration (node, &value, error))
         return FALSE;
     if (value < min || value > max) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
-                               "%s must be between %s and %s, got '%s'", name,
-                               min == 0 ? "0" : "1ms", max >= MAX_LENGTH_US ? "30 days" : "1h",
-                               throng_node_scalar (node));
+        throng_node_set_error (
+            node, error, THRONG_PLAN_ERROR_RANGE, "%s must be between %s and %s, got '%s'", name,
+            min == 0 ? "0" : "1ms", max >= THRONG_SCHEDULE_MAX_LENGTH_US ? "30 days" : "1h",
+            throng_node_scalar (node));
         return FALSE;
     }
     *out = value;
@@ -302,8 +302,8 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
     }
     const char *executor_name = executor_names[scenario->executor];
 
-    if (!parse_duration_key (map, "start_after", 0, MAX_LENGTH_US, &scenario->start_after_us,
-                             error)
+    if (!parse_duration_key (map, "start_after", 0, THRONG_SCHEDULE_MAX_LENGTH_US,
+                             &scenario->start_after_us, error)
         || !parse_duration_key (map, "graceful_stop", 0, hour, &scenario->graceful_stop_us, error)
         || !parse_duration_key (map, "pacing", 0, hour, &scenario->pacing_us, error))
         return FALSE;
@@ -406,10 +406,10 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
         guint64 pool;
         if (!throng_node_get_uint (max_users, &pool, error))
             return FALSE;
-        if (pool < 1 || pool > MAX_USERS) {
+        if (pool < 1 || pool > THRONG_SCHEDULE_MAX_USERS) {
             throng_node_set_error (max_users, error, THRONG_PLAN_ERROR_RANGE,
                                    "max_users must be between 1 and %d, got %" G_GUINT64_FORMAT,
-                                   MAX_USERS, pool);
+                                   THRONG_SCHEDULE_MAX_USERS, pool);
             return FALSE;
         }
         scenario->users = (guint) pool;
@@ -467,4 +467,128 @@ throng_schedule_parse_saturation (const ThrongNode *node, gdouble *cpu_share, gi
     *cpu_share = share;
     *lag_us = lag_value;
     return TRUE;
+}
+
+/* --- the maths the workers run ------------------------------------------------ */
+
+/* The stage level (users or rate) at @t into a ramping scenario, rising from @start_level. */
+static gdouble
+stage_level (const GArray *stages, gdouble start_level, gint64 t)
+{
+    gdouble level = start_level;
+    gint64 begin = 0;
+
+    for (guint i = 0; i < stages->len; i++) {
+        const ThrongStage *stage = &g_array_index (stages, ThrongStage, i);
+        if (t < begin + stage->duration_us)
+            return level + (stage->target - level) * (gdouble) (t - begin)
+                               / (gdouble) stage->duration_us;
+        level = stage->target;
+        begin += stage->duration_us;
+    }
+    return level;
+}
+
+gboolean
+throng_schedule_stage_wants (const ThrongPlanScenario *scenario, guint id, gint64 t)
+{
+    return stage_level (scenario->stages, 0.0, t) >= (gdouble) id + 1.0 - 1e-9;
+}
+
+gint64
+throng_schedule_stage_next_wanted (const ThrongPlanScenario *scenario, guint id, gint64 t)
+{
+    gdouble need = (gdouble) id + 1.0;
+    gdouble level = 0.0;
+    gint64 begin = 0;
+
+    for (guint i = 0; i < scenario->stages->len; i++) {
+        const ThrongStage *stage = &g_array_index (scenario->stages, ThrongStage, i);
+        gint64 end = begin + stage->duration_us;
+        if (end > t && stage->target >= need - 1e-9) {
+            gint64 from = MAX (t, begin);
+            if (stage_level (scenario->stages, 0.0, from) >= need - 1e-9)
+                return from;
+            /* Rising through `need` inside this stage. */
+            gdouble crossing = (gdouble) begin + (need - level) / (stage->target - level)
+                                                     * (gdouble) stage->duration_us;
+            gint64 when = (gint64) ceil (crossing);
+            return MAX (when, from);
+        }
+        level = stage->target;
+        begin = end;
+    }
+    return -1;
+}
+
+gint64
+throng_schedule_first_start (const ThrongPlanScenario *scenario, guint id)
+{
+    switch (scenario->executor) {
+    case THRONG_EXECUTOR_USERS:
+        /* Linear ramp-up: user i of n starts at ramp_up * i / n. */
+        if (scenario->ramp_up_us > 0 && scenario->users > 1)
+            return scenario->ramp_up_us * (gint64) id / (gint64) scenario->users;
+        return 0;
+    case THRONG_EXECUTOR_RAMPING_USERS:
+        return throng_schedule_stage_next_wanted (scenario, id, 0);
+    case THRONG_EXECUTOR_CONSTANT_RATE:
+    case THRONG_EXECUTOR_RAMPING_RATE:
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Constant rate: k / rate.  Ramping: the time at which the rate's
+ * integral over the stages reaches k.
+ */
+gint64
+throng_schedule_arrival_offset (const ThrongPlanScenario *scenario, guint64 k)
+{
+    gdouble n = (gdouble) k;
+
+    if (scenario->executor == THRONG_EXECUTOR_CONSTANT_RATE) {
+        gdouble t = n / scenario->rate * G_USEC_PER_SEC;
+        return t < (gdouble) scenario->duration_us ? (gint64) t : -1;
+    }
+
+    gdouble rate = scenario->rate;
+    gdouble done = 0.0;             /* arrivals due before this stage */
+    gdouble begin = 0.0;            /* the stage's start, s */
+    for (guint i = 0; i < scenario->stages->len; i++) {
+        const ThrongStage *stage = &g_array_index (scenario->stages, ThrongStage, i);
+        gdouble length = (gdouble) stage->duration_us / G_USEC_PER_SEC;
+        gdouble in_stage = (rate + stage->target) / 2.0 * length;
+        if (n < done + in_stage) {
+            gdouble left = n - done;
+            gdouble slope = (stage->target - rate) / length;
+            gdouble tau;
+            if (fabs (slope) < 1e-12)
+                tau = left / rate;
+            else
+                tau = (-rate + sqrt (MAX (0.0, rate * rate + 2.0 * slope * left))) / slope;
+            return (gint64) ((begin + tau) * G_USEC_PER_SEC);
+        }
+        done += in_stage;
+        begin += length;
+        rate = stage->target;
+    }
+    return -1;
+}
+
+gint64
+throng_schedule_think (const ThrongThinkTime *think, GRand *rand)
+{
+    switch (think->kind) {
+    case THRONG_THINK_UNIFORM:
+        return think->min_us
+               + (gint64) (g_rand_double (rand) * (gdouble) (think->max_us - think->min_us));
+    case THRONG_THINK_EXPONENTIAL:
+        /* 1 - U is in (0, 1], so the log is finite. */
+        return (gint64) (-log (1.0 - g_rand_double (rand)) * (gdouble) think->min_us);
+    case THRONG_THINK_CONSTANT:
+    default:
+        return think->min_us;
+    }
 }

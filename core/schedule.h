@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Parsing a scenario's schedule keys (executor, rate, stages, max_users,
- * start_after, think_time, pacing, graceful_stop) and the plan's
- * `saturation` limits.  Private to the core.
+ * A scenario's schedule: parsing its keys (executor, rate, stages,
+ * max_users, start_after, think_time, pacing, graceful_stop) and the
+ * plan's `saturation` limits, and the maths the workers run on it (when
+ * a user starts, whether a stage wants it, when an arrival is due, how
+ * long a user thinks).  Private to the core.
  */
 #pragma once
 
 #include "plan.h"
+
+/* Limits a plan's scenarios share, whichever key sets them. */
+#define THRONG_SCHEDULE_MAX_USERS 1000000
+#define THRONG_SCHEDULE_MAX_LENGTH_US (G_GINT64_CONSTANT (30) * 24 * 3600 * G_USEC_PER_SEC)
 
 /*
  * Reads the schedule keys of scenario @map into @scenario, after the plain
@@ -26,3 +32,23 @@ gboolean throng_schedule_is_open (const ThrongPlanScenario *scenario);
 /* `saturation: {cpu: 90%, lag: 10ms}`; @node may be NULL (the defaults). */
 gboolean throng_schedule_parse_saturation (const ThrongNode *node, gdouble *cpu_share,
                                            gint64 *lag_us, GError **error);
+
+/*
+ * The schedule's maths.  Times are µs from the scenario's start; none of
+ * these reads a clock, so each is a pure function of the plan.
+ */
+
+/* When user @id of a closed-model scenario begins its first iteration, or -1 when it never does. */
+gint64 throng_schedule_first_start (const ThrongPlanScenario *scenario, guint id);
+
+/* Whether a ramping-users scenario wants user @id at @t: the stage level has reached id + 1. */
+gboolean throng_schedule_stage_wants (const ThrongPlanScenario *scenario, guint id, gint64 t);
+
+/* The first time at or after @t when the stages want user @id, or -1 when they never do again. */
+gint64 throng_schedule_stage_next_wanted (const ThrongPlanScenario *scenario, guint id, gint64 t);
+
+/* When arrival @k (from 0) of an arrival-rate scenario is due, or -1 past its end. */
+gint64 throng_schedule_arrival_offset (const ThrongPlanScenario *scenario, guint64 k);
+
+/* One draw of @think, from @rand (the caller's, so that no lock is needed). */
+gint64 throng_schedule_think (const ThrongThinkTime *think, GRand *rand);

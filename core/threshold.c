@@ -574,7 +574,9 @@ compare (Operator op, gdouble actual, gdouble wanted)
 const ThrongThresholdResult *
 throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *summary)
 {
-    gdouble elapsed_s = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
+    /* Rates over the time the load ran, as the reporters show them. */
+    gint64 load_us = summary->load_us > 0 ? summary->load_us : summary->elapsed_us;
+    gdouble load_s = (gdouble) load_us / G_USEC_PER_SEC;
 
     g_free (thresholds->results);
     if (thresholds->actuals != NULL)
@@ -615,7 +617,7 @@ throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *s
             break;
         }
 
-        gdouble actual = measure (threshold, stats, &iterations, elapsed_s);
+        gdouble actual = measure (threshold, stats, &iterations, load_s);
         char *text = format_value (threshold, actual);
         g_ptr_array_add (thresholds->actuals, text);
         thresholds->results[i].expression = threshold->expression;

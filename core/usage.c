@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CPU time from getrusage(): the process's for the summary (the cost of
- * the whole generator, reporters included), a thread's for per-worker
- * figures.
+ * CPU time from getrusage(): the process's, for the summary (the cost of
+ * the whole generator, reporters included).
  */
 #include "usage.h"
 
@@ -27,8 +26,3 @@ throng_usage_process (gint64 *user_us, gint64 *system_us)
     read_usage (RUSAGE_SELF, user_us, system_us);
 }
 
-void
-throng_usage_thread (gint64 *user_us, gint64 *system_us)
-{
-    read_usage (RUSAGE_THREAD, user_us, system_us);
-}

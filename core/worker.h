@@ -7,16 +7,22 @@
 
 #include "plan.h"
 #include "metrics.h"
+#include "sample-private.h"
 
 typedef struct _ThrongWorker ThrongWorker;
 
-/* What a worker hands the main thread: an interval's metrics and/or a batch of samples. */
+/*
+ * What a worker hands the main thread: that its users are created (ready),
+ * an interval's metrics and/or a batch of samples.
+ */
 typedef struct {
     ThrongWorker *worker;
     ThrongMetrics *metrics;     /* NULL for a samples-only report */
-    GArray *samples;            /* ThrongSample; NULL when none */
+    ThrongSampleBatch *samples; /* NULL when none */
     guint tick;                 /* the flush request it answers (0: none) */
     gboolean final;             /* the worker has finished; nothing follows */
+    gboolean ready;             /* every user is created, or @error says why not */
+    GError *error;              /* with @ready: the first user that could not be created */
 } ThrongWorkerReport;
 
 /* Called on the main context for every report; takes ownership of it. */
@@ -30,8 +36,8 @@ typedef struct {
     ThrongWorkerReportFunc report_func;
     gpointer report_data;
     gboolean want_samples;
-    gint64 start_us;            /* monotonic start of the run */
-    gint64 wall_offset_us;      /* wall clock minus monotonic clock at the start */
+    gint64 start_us;            /* monotonic start of the run; set by throng_worker_go() */
+    gint64 wall_offset_us;      /* wall clock minus monotonic clock at the start; likewise */
 } ThrongWorkerSetup;
 
 ThrongWorker *throng_worker_new (const ThrongWorkerSetup *setup);
@@ -39,7 +45,15 @@ ThrongWorker *throng_worker_new (const ThrongWorkerSetup *setup);
 /* Assigns user @user of scenario @scenario to this worker; before start only. */
 void throng_worker_add_user (ThrongWorker *worker, guint scenario, guint user);
 
+/*
+ * Starts the thread, which creates every user (calling the protocols'
+ * user_new) and then sends a ready report; no load is sent before
+ * throng_worker_go().
+ */
 void throng_worker_start (ThrongWorker *worker);
+
+/* Starts the load: the run began at @start_us (monotonic). */
+void throng_worker_go (ThrongWorker *worker, gint64 start_us, gint64 wall_offset_us);
 
 /* Asks for the current interval's metrics (answered by a report with @tick). */
 void throng_worker_flush (ThrongWorker *worker, guint tick);
@@ -51,7 +65,8 @@ void throng_worker_stop (ThrongWorker *worker);
 void throng_worker_abort (ThrongWorker *worker);
 
 /* Gives a report's metrics block and sample array back for reuse. */
-void throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics, GArray *samples);
+void throng_worker_recycle (ThrongWorker *worker, ThrongMetrics *metrics,
+                            ThrongSampleBatch *samples);
 
 /* Joins the thread (after its final report) and frees the worker. */
-void throng_worker_join (ThrongWorker *worker, gint64 *cpu_us);
+void throng_worker_join (ThrongWorker *worker);

@@ -367,6 +367,9 @@ console_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (console->out == NULL)
         return TRUE;
+    /* The run never started (another reporter's open failed): the error says it all. */
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started)
+        return TRUE;
     if (console->live_width > 0) {
         fputc ('\r', console->out);
         for (glong i = 0; i < console->live_width; i++)

@@ -233,7 +233,11 @@ scenario_heading (const ThrongScenarioSummary *scenario)
 static void
 fill_table (Table *table, const ThrongSummary *summary, gboolean latency)
 {
-    gdouble seconds = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
+    /* Rates over the time the load ran, not over a graceful stop's wait. */
+    gint64 load_us = THRONG_STRUCT_HAS (summary, ThrongSummary, load_us) && summary->load_us > 0
+                         ? summary->load_us
+                         : summary->elapsed_us;
+    gdouble seconds = (gdouble) load_us / G_USEC_PER_SEC;
 
     for (guint i = 0; i < summary->n_scenarios; i++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[i];

@@ -211,6 +211,11 @@ json_document_summary (const ThrongSummary *summary, const char *type)
 {
     g_autoptr (JsonBuilder) builder = json_builder_new ();
     gdouble seconds = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
+    /* Rates over the time the load ran, not over a graceful stop's wait. */
+    gdouble load_seconds
+        = THRONG_STRUCT_HAS (summary, ThrongSummary, load_us) && summary->load_us > 0
+              ? (gdouble)summary->load_us / G_USEC_PER_SEC
+              : seconds;
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
 
     json_builder_begin_object (builder);
@@ -225,8 +230,12 @@ json_document_summary (const ThrongSummary *summary, const char *type)
     json_add_time (builder, "start", summary->start_wall_us);
     json_add_time (builder, "end", summary->end_wall_us);
     json_add_double (builder, "duration_s", seconds);
+    json_add_double (builder, "load_s", load_seconds);
     json_builder_set_member_name (builder, "interrupted");
     json_builder_add_boolean_value (builder, summary->interrupted);
+    json_add_int (builder, "interrupted_iterations",
+                  THRONG_STRUCT_HAS (summary, ThrongSummary, interrupted_iterations)
+                      ? (gint64) summary->interrupted_iterations : 0);
     json_add_int (builder, "workers", summary->workers);
 
     json_builder_set_member_name (builder, "cpu");
@@ -245,8 +254,8 @@ json_document_summary (const ThrongSummary *summary, const char *type)
         iterations += summary->scenarios[i].iterations;
     }
     json_add_dropped (builder, dropped, iterations);
-    json_add_stats (builder, "total", &summary->total, seconds);
-    json_add_scenarios (builder, summary, seconds, FALSE);
+    json_add_stats (builder, "total", &summary->total, load_seconds);
+    json_add_scenarios (builder, summary, load_seconds, FALSE);
 
     json_builder_set_member_name (builder, "warnings");
     json_builder_begin_array (builder);

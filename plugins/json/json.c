@@ -154,6 +154,11 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (json->file == NULL)
         return TRUE;
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started) {
+        /* The run never started (another reporter's open failed): no results to write. */
+        output_file_abort (g_steal_pointer (&json->file));
+        return TRUE;
+    }
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
     g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL);
     json_write_line (json, root, !jsonl);

@@ -6,16 +6,25 @@
  * completes inside step_run, which the core must handle.
  *
  *   defaults: { null: { delay: 5ms } }          # default delay of every step
+ *   null: { fail_user: 3 }                      # creating user 3 fails (user_new_checked)
  *   steps:
  *     - null: { delay: 10ms, status: 503, bytes: 100, fail: status }
+ *     - null: { message: true, pad: 600 }       # "iteration N" + 600 × "é", per request
  *
  * Per user it keeps one source, attached once and re-armed with a ready
- * time for each step, so a step allocates nothing.
+ * time for each step, so a step allocates nothing.  A per-request message
+ * is formatted in a buffer of the user's that the next request overwrites
+ * (and that is scribbled over right after the call), as a real plugin's
+ * error text would be: only throng_sample_set_message() makes it safe.
+
  */
 #include <throng/throng.h>
 
+#include <string.h>
+
 typedef struct {
     gint64 delay;
+    guint64 fail_user;          /* G_MAXUINT64: none */
 } NullScenario;
 
 typedef struct {
@@ -23,6 +32,8 @@ typedef struct {
     int fail;
     guint64 status;
     guint64 bytes;
+    gboolean message;
+    guint64 pad;
 } NullStep;
 
 typedef struct {
@@ -31,10 +42,12 @@ typedef struct {
     const NullStep *step;
     ThrongSample *sample;
     gboolean connected;
+    GString *text;              /* the per-request message, overwritten by every request */
 } NullUser;
 
 static const ThrongOption scenario_options[] = {
     { "delay", THRONG_OPTION_DURATION, offsetof (NullScenario, delay), .min = 0 },
+    { "fail_user", THRONG_OPTION_UINT, offsetof (NullScenario, fail_user) },
     { NULL },
 };
 
@@ -49,6 +62,8 @@ static const ThrongOption step_options[] = {
     { "fail", THRONG_OPTION_ENUM, offsetof (NullStep, fail), .choices = fail_choices },
     { "status", THRONG_OPTION_UINT, offsetof (NullStep, status), .min = 0, .max = 999 },
     { "bytes", THRONG_OPTION_UINT, offsetof (NullStep, bytes) },
+    { "message", THRONG_OPTION_BOOL, offsetof (NullStep, message) },
+    { "pad", THRONG_OPTION_UINT, offsetof (NullStep, pad), .min = 0, .max = 100000 },
     { NULL },
 };
 
@@ -65,6 +80,8 @@ static gpointer
 null_scenario_new (const ThrongScenarioSetup *setup, GError **error)
 {
     g_autofree NullScenario *scenario = g_new0 (NullScenario, 1);
+
+    scenario->fail_user = G_MAXUINT64;
 
     if (!apply (setup->defaults, scenario_options, scenario, FALSE, error) ||
         !apply (setup->options, scenario_options, scenario, FALSE, error))
@@ -144,6 +161,15 @@ complete (NullUser *self)
         sample->bytes_received = step->bytes;
         break;
     }
+    if (step->message) {
+        g_string_printf (self->text, "iteration %" G_GUINT64_FORMAT " ",
+                         throng_user_get_iteration (user));
+        for (guint64 i = 0; i < step->pad; i++)
+            g_string_append (self->text, "\u00e9");
+        throng_sample_set_message (sample, self->text->str);
+        /* What a plugin does with its own buffer afterwards is its business. */
+        memset (self->text->str, 'X', self->text->len);
+    }
     self->step = NULL;
     self->sample = NULL;
     /* May run the next step or free this user: nothing of self is touched after it. */
@@ -166,15 +192,31 @@ static GSourceFuncs null_source_funcs = {
 };
 
 static gpointer
-null_user_new (gpointer scenario, ThrongUser *user)
+null_user_new_checked (gpointer scenario_data, ThrongUser *user, GError **error)
 {
+    const NullScenario *scenario = scenario_data;
+
+    if (throng_user_get_id (user) == scenario->fail_user) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_MFILE,
+                     "null: out of file descriptors (injected for user %u)",
+                     throng_user_get_id (user));
+        return NULL;
+    }
     GSource *source = g_source_new (&null_source_funcs, sizeof (NullUser));
     NullUser *self = (NullUser *) source;
 
     self->user = user;
+    self->text = g_string_new (NULL);
     g_source_set_name (source, "throng-null step");
     g_source_attach (source, throng_user_get_context (user));
     return self;
+}
+
+/* For a core older than user_new_checked (this one calls that instead). */
+static gpointer
+null_user_new (gpointer scenario_data, ThrongUser *user)
+{
+    return null_user_new_checked (scenario_data, user, NULL);
 }
 
 /* Cancels a pending step without completing it, as user_free must. */
@@ -183,6 +225,7 @@ null_user_free (gpointer user_data)
 {
     GSource *source = user_data;
 
+    g_string_free (((NullUser *) source)->text, TRUE);
     g_source_destroy (source);
     g_source_unref (source);
 }
@@ -210,6 +253,7 @@ static const ThrongProtocol null_protocol = {
     .step_new = null_step_new,
     .step_free = null_step_free,
     .user_new = null_user_new,
+    .user_new_checked = null_user_new_checked,
     .user_free = null_user_free,
     .step_run = null_step_run,
 };

@@ -319,6 +319,256 @@ test_slow_reporter (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (received + dropped, ==, requests);
 }
 
+/* Runs @yaml with the tally reporter added; returns its key file and the json summary. */
+static GKeyFile *
+run_tally (ThrongTestTmpdir *fixture, const char *yaml, int expected_status, JsonNode **root_out)
+{
+    g_autofree char *path = g_build_filename (fixture->dir, "tally.ini", NULL);
+    g_autofree char *full = g_strdup_printf ("%sreporters:\n  - tally: {path: '%s'}\n", yaml, path);
+    g_autoptr (JsonNode) root = run_plan (fixture, full, expected_status);
+    g_autoptr (GKeyFile) tally = g_key_file_new ();
+    g_autoptr (GError) error = NULL;
+
+    g_assert_true (g_key_file_load_from_file (tally, path, G_KEY_FILE_NONE, &error));
+    g_assert_no_error (error);
+    if (root_out != NULL)
+        *root_out = g_steal_pointer (&root);
+    return g_steal_pointer (&tally);
+}
+
+static guint64
+tally_get (GKeyFile *tally, const char *key)
+{
+    g_autoptr (GError) error = NULL;
+    guint64 value = g_key_file_get_uint64 (tally, "tally", key, &error);
+
+    g_assert_no_error (error);
+    return value;
+}
+
+/*
+ * A message that changes per request, set with throng_sample_set_message()
+ * from a buffer the plugin overwrites at once, reaches the reporter intact
+ * in every sample, cut to 1 KiB on a UTF-8 boundary when longer.
+ */
+static void
+test_sample_message (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GKeyFile) tally
+        = run_tally (fixture,
+                     "scenarios:\n"
+                     "  - users: 3\n"
+                     "    iterations: 400\n"
+                     "    steps:\n"
+                     "      - null: {message: true}\n"
+                     "      - null: {message: true, pad: 600, fail: other}\n",
+                     0, NULL);
+
+    g_assert_cmpuint (tally_get (tally, "samples"), ==, 3 * 400 * 2);
+    g_assert_cmpuint (tally_get (tally, "messages"), ==, 3 * 400 * 2);
+    g_assert_cmpuint (tally_get (tally, "messages_intact"), ==, 3 * 400 * 2);
+    /* "iteration N " and 600 two-byte characters, cut at a whole character. */
+    g_assert_cmpuint (tally_get (tally, "message_max_bytes"), <=, 1024);
+    g_assert_cmpuint (tally_get (tally, "message_max_bytes"), >=, 1023);
+}
+
+/*
+ * Snapshots add up to the summary: a final partial snapshot, of its real
+ * length, carries what completed after the last one-second tick, and a
+ * sub-second run gets one too.
+ */
+static void
+test_snapshots_add_up (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *duration = data;
+    g_autofree char *yaml
+        = g_strdup_printf ("scenarios:\n"
+                           "  - users: 3\n"
+                           "    duration: %s\n"
+                           "    steps:\n"
+                           "      - null: {delay: 1ms}\n"
+                           "      - null: {delay: 2ms, fail: status, status: 503}\n",
+                           duration);
+    g_autoptr (GKeyFile) tally = run_tally (fixture, yaml, 0, NULL);
+    guint64 requests = tally_get (tally, "requests");
+    gint64 elapsed = (gint64) tally_get (tally, "elapsed_us");
+    gint64 covered = (gint64) tally_get (tally, "snapshot_interval_us");
+
+    g_test_message ("%s: %" G_GUINT64_FORMAT " snapshots, %" G_GUINT64_FORMAT " requests",
+                    duration, tally_get (tally, "snapshots"), requests);
+    g_assert_cmpuint (requests, >, 0);
+    g_assert_cmpuint (tally_get (tally, "errors"), >, 0);
+    g_assert_cmpuint (tally_get (tally, "snapshots"), >=, strcmp (duration, "300ms") == 0 ? 1 : 3);
+    g_assert_cmpuint (tally_get (tally, "snapshot_requests"), ==, requests);
+    g_assert_cmpuint (tally_get (tally, "snapshot_errors"), ==, tally_get (tally, "errors"));
+    g_assert_cmpuint (tally_get (tally, "snapshot_histogram"), ==, tally_get (tally, "histogram"));
+    /* The snapshots' intervals cover the run, up to the summary's own moment. */
+    g_assert_cmpint (covered, <=, elapsed);
+    g_assert_cmpint (covered, >=, elapsed - 200 * 1000);
+}
+
+/* One fast scenario and one whose second step outlives duration + graceful_stop. */
+static const char stuck_plan[] = "scenarios:\n"
+                                 "  - name: fast\n"
+                                 "    users: 2\n"
+                                 "    duration: %s\n"
+                                 "    graceful_stop: 1s\n"
+                                 "    steps:\n"
+                                 "      - null: {delay: 10ms}\n"
+                                 "  - name: stuck\n"
+                                 "    users: 1\n"
+                                 "    duration: %s\n"
+                                 "    graceful_stop: %s\n"
+                                 "    steps:\n"
+                                 "      - null: {delay: 1ms}\n"
+                                 "      - null: {delay: 60s}\n";
+
+static gboolean
+has_warning (JsonNode *root, const char *text)
+{
+    for (guint i = 0; i < throng_test_json_length (root, "warnings"); i++) {
+        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
+        if (strstr (throng_test_json_string (root, path), text) != NULL)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* Rates are over the time load ran, not over the wait for a step that was then cancelled. */
+static void
+assert_rate_over_load (JsonNode *root)
+{
+    gdouble load = throng_test_json_double (root, "load_s");
+    gdouble duration = throng_test_json_double (root, "duration_s");
+    gdouble requests = (gdouble) throng_test_json_int (root, "total.requests");
+
+    g_test_message ("duration %.3f s, load %.3f s, %.0f requests", duration, load, requests);
+    g_assert_cmpfloat (load, >, 0.0);
+    g_assert_cmpfloat (duration - load, >=, 0.4);
+    g_assert_cmpfloat (ABS (throng_test_json_double (root, "total.rps") - requests / load), <,
+                       requests / load / 1000.0 + 0.01);
+}
+
+/*
+ * A step cancelled because its scenario's duration and graceful_stop ran
+ * out is counted as an interrupted iteration and said so, and the rate
+ * leaves the wait out.
+ */
+static void
+test_interrupted_by_duration (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strdup_printf (stuck_plan, "1s", "1s", "500ms");
+    g_autoptr (JsonNode) root = NULL;
+    g_autoptr (GKeyFile) tally = run_tally (fixture, yaml, 0, &root);
+
+    g_assert_cmpint (throng_test_json_int (root, "interrupted_iterations"), ==, 1);
+    g_assert_cmpuint (tally_get (tally, "interrupted_iterations"), ==, 1);
+    g_assert_true (has_warning (root, "1 iteration interrupted"));
+    /* The stuck user's first step counts; its second does not. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.1.stats.requests"), ==, 1);
+    assert_rate_over_load (root);
+    g_assert_cmpfloat (throng_test_json_double (root, "load_s"), <, 1.3);
+}
+
+/* After Ctrl-C, the graceful stop's wait for a stuck step is not load time. */
+static void
+test_sigint_load_time (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strdup_printf (stuck_plan, "60s", "60s", "1s");
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *json = g_build_filename (fixture->dir, "out.json", NULL);
+    g_autofree char *json_arg = g_strdup_printf ("json=%s", json);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GSubprocess) process = g_subprocess_new (
+        G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+        throng_test_exe (), "run", plan, "--quiet", "--out", json_arg, NULL);
+
+    g_assert_no_error (error);
+    g_usleep ((g_getenv ("THRONG_SANITIZED") != NULL ? 5000 : 1500) * 1000);
+    g_subprocess_send_signal (process, SIGINT);
+    g_assert_true (g_subprocess_wait (process, NULL, &error));
+    g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+
+    g_autoptr (JsonNode) root = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "interrupted_iterations"), ==, 1);
+    assert_rate_over_load (root);
+}
+
+/* Runs @yaml with the console reporter's output and a json summary; returns the exit status. */
+static int
+run_console (ThrongTestTmpdir *fixture, const char *yaml, char **out, char **err)
+{
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *json = g_build_filename (fixture->dir, "out.json", NULL);
+    g_autofree char *json_arg = g_strdup_printf ("json=%s", json);
+    int status = throng_test_runv (60, out, err, "run", plan, "--out", json_arg, NULL);
+
+    g_test_message ("stdout: %s\nstderr: %s", *out, *err);
+    /* No results of a run that never started. */
+    g_assert_false (g_file_test (json, G_FILE_TEST_EXISTS));
+    return status;
+}
+
+/*
+ * A reporter that cannot open: the error alone.  Those that opened before
+ * it are closed with a summary that says the run never started: the
+ * console prints no empty table, the json reporter writes no file.
+ */
+static void
+test_reporter_open_fails (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *tally = g_build_filename (fixture->dir, "tally.ini", NULL);
+    g_autofree char *first = g_build_filename (fixture->dir, "first.json", NULL);
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - users: 1\n"
+                                             "    steps:\n"
+                                             "      - null: {}\n"
+                                             "reporters:\n"
+                                             "  - console: {}\n"
+                                             "  - json: {path: '%s'}\n"
+                                             "  - tally: {path: '%s', fail_open: true}\n",
+                                             first, tally);
+    g_autofree char *out = NULL, *err = NULL;
+
+    g_assert_cmpint (run_console (fixture, yaml, &out, &err), ==, 3);
+    g_assert_false (g_file_test (first, G_FILE_TEST_EXISTS));
+    g_assert_null (strstr (out, "interrupted"));
+    g_assert_null (strstr (out, "requests"));
+    g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
+    g_assert_nonnull (strstr (err, "reporter tally: cannot open"));
+}
+
+/*
+ * A protocol whose user_new_checked fails: the run ends before any load,
+ * with one line of error and status 3, and no reporter opens.
+ */
+static void
+test_user_new_fails (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *tally_path = g_build_filename (fixture->dir, "tally.ini", NULL);
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - name: fd\n"
+                                             "    users: 5\n"
+                                             "    duration: 5s\n"
+                                             "    null: {fail_user: 3}\n"
+                                             "    steps:\n"
+                                             "      - null: {delay: 1ms}\n"
+                                             "reporters:\n"
+                                             "  - console: {}\n"
+                                             "  - tally: {path: '%s'}\n",
+                                             tally_path);
+    g_autofree char *out = NULL, *err = NULL;
+
+    g_assert_cmpint (run_console (fixture, yaml, &out, &err), ==, 3);
+    /* Users are created before any reporter opens: not even the console's banner. */
+    g_assert_cmpstr (out, ==, "");
+    g_assert_cmpuint (throng_test_count_lines (err), ==, 1);
+    g_assert_nonnull (strstr (err, "scenario fd: null could not create user 3: "
+                                   "null: out of file descriptors"));
+    g_assert_false (g_file_test (tally_path, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,5 +591,12 @@ main (int argc, char **argv)
     ADD ("/engine/start-after", test_start_after, NULL);
     ADD ("/engine/stop/sigint", test_sigint, NULL);
     ADD ("/engine/pipeline/slow-reporter", test_slow_reporter, NULL);
+    ADD ("/engine/sample/message", test_sample_message, NULL);
+    ADD ("/engine/snapshots/add-up-300ms", test_snapshots_add_up, "300ms");
+    ADD ("/engine/snapshots/add-up-2.4s", test_snapshots_add_up, "2400ms");
+    ADD ("/engine/stop/interrupted-by-duration", test_interrupted_by_duration, NULL);
+    ADD ("/engine/stop/sigint-load-time", test_sigint_load_time, NULL);
+    ADD ("/engine/start/reporter-open-fails", test_reporter_open_fails, NULL);
+    ADD ("/engine/start/user-new-fails", test_user_new_fails, NULL);
     return g_test_run ();
 }

@@ -63,6 +63,12 @@ typedef struct {
  * @iteration_begin: (optional): called before each iteration's first step
  * @step_run: starts @step for @user; fills @sample and calls
  *   throng_user_step_done() when done.  @sample stays valid until then.
+ * @user_new_checked: (optional): like @user_new, but may fail: returns NULL
+ *   and sets @error (out of file descriptors, a resource the scenario
+ *   needs is gone).  When present it is called instead of @user_new, which
+ *   may then be NULL.  Every user is created before any load is sent, so a
+ *   failure ends the run before it starts: throng prints the error on one
+ *   line and exits with status 3.  Since 0.2
  *
  * Append-only: new hooks go at the end and the core calls them only when
  * @size covers them.  The table is a `static const` that outlives the
@@ -90,6 +96,8 @@ struct _ThrongProtocol {
     void (*user_free) (gpointer user_data);
     void (*iteration_begin) (gpointer user_data);
     void (*step_run) (gpointer user_data, gpointer step, ThrongSample *sample);
+
+    gpointer (*user_new_checked) (gpointer scenario, ThrongUser *user, GError **error);
 };
 
 G_END_DECLS

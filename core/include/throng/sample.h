@@ -87,19 +87,26 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  * @scenario: index of the scenario in the plan (set by the core)
  * @step: index of the step in its scenario (set by the core)
  * @user: index of the virtual user in its scenario (set by the core)
- * @iteration: the user's iteration, from 0 (set by the core)
+ * @iteration32: the low 32 bits of @iteration, at the place 0.1 had its
+ *   32-bit `iteration`, so that plugins built against 0.1 read it
+ *   unchanged; new code reads @iteration
  * @status: the protocol's status (an HTTP status code), 0 if none
  * @error: why the step failed, %THRONG_ERROR_NONE on success
  * @connections_opened: connections opened during the step
  * @handshakes_full: full TLS handshakes completed during the step
  * @handshakes_resumed: resumed (abbreviated) TLS handshakes during the step
- * @message: (nullable): the status's reason phrase, or what went wrong: a
- *   static string, or one owned by the step or scenario data (valid until
- *   the plan is freed) — never per-user memory, because reporters read
- *   samples later, on the main thread, in batches
+ * @message: (nullable): the status's reason phrase, or what went wrong.
+ *   Either a string that outlives the run (static, or owned by the step or
+ *   scenario data until the plan is freed) assigned directly, or any other
+ *   text through throng_sample_set_message(), which copies it.  Never
+ *   assign per-user or per-request memory directly: reporters read samples
+ *   later, on the main thread, in batches
  * @resource: (nullable): what the step addressed (an URL), owned by the step
  * @wall_start_us: wall-clock time of @start_us in µs since the epoch (set
  *   by the core)
+ * @iteration: the user's iteration, from 0 (set by the core); the same
+ *   width as throng_user_get_iteration().  Since 0.2 (0.1 had a 32-bit
+ *   field, now @iteration32, in its place)
  *
  * The plugin sets the fields it measures and leaves the others to the core.
  * Every field is reset to zero before a step runs.  The struct is the
@@ -120,7 +127,7 @@ typedef struct {
     guint32 scenario;
     guint32 step;
     guint32 user;
-    guint32 iteration;
+    guint32 iteration32;
     gint32 status;
     ThrongErrorClass error;
     guint16 connections_opened;
@@ -130,8 +137,49 @@ typedef struct {
     const char *message;
     const char *resource;
     gint64 wall_start_us;
+    guint64 iteration;
     /*< private >*/
-    gpointer reserved[4];
+    gpointer owner;
+    gpointer reserved[2];
 } ThrongSample;
+
+/**
+ * THRONG_SAMPLE_MESSAGE_MAX:
+ *
+ * The longest message, in bytes without the terminating NUL, that
+ * throng_sample_set_message() keeps; longer text is cut at the last whole
+ * UTF-8 character that fits.
+ *
+ * Since: 0.2
+ */
+#define THRONG_SAMPLE_MESSAGE_MAX 1024
+
+/**
+ * throng_sample_set_message:
+ * @sample: the sample the core passed to `step_run`, before
+ *   throng_user_step_done()
+ * @message: (nullable): the text (a server's error text, a #GError's
+ *   message); NULL clears @sample's message
+ *
+ * Sets @sample's message to a copy of @message, cut to
+ * %THRONG_SAMPLE_MESSAGE_MAX bytes on a UTF-8 character boundary.  The
+ * plugin may free or reuse @message as soon as this returns.
+ *
+ * The lifetime rule: the copy belongs to the core.  It stays valid for
+ * the plugin until it calls throng_user_step_done(); a reporter that
+ * receives the sample in its `samples` hook may read it for the duration
+ * of that call (the batch owns the copy and frees it with itself), like
+ * every other field.  Nobody frees it.  Assigning @sample->message
+ * directly stays right for strings that outlive the run (static, or owned
+ * by the step or scenario data); text that changes per request goes
+ * through this call.
+ *
+ * Costs nothing when not called; when called, one bounded copy and no
+ * allocation per request once the run is warm.  Call it only on the
+ * user's worker thread, from `step_run` or a callback of the step.
+ *
+ * Since: 0.2
+ */
+THRONG_API void throng_sample_set_message (ThrongSample *sample, const char *message);
 
 G_END_DECLS

@@ -142,6 +142,20 @@ typedef struct {
  * @loop_delay_max_us: the largest delay of a worker's event loop seen
  * @saturated: @cpu_share or @lag_p99_us passed their limits: the figures
  *   may describe throng rather than the target
+ * @load_us: how long the load ran, the time request rates are over: in the
+ *   summary, from the start to the completion of the last step counted, so
+ *   that waiting for steps that were then cancelled (a graceful stop after
+ *   Ctrl-C or at the end of a scenario's `duration`) is left out; in a
+ *   snapshot, @interval_us.  Since 0.2
+ * @interrupted_iterations: iterations cut short because the run or their
+ *   scenario ended while they ran: the step in flight was cancelled (and
+ *   is not counted) or the iteration's remaining steps never ran (k6's
+ *   "interrupted iterations").  Since 0.2
+ * @never_started: TRUE when no load was ever sent because the run failed
+ *   to start (a reporter's `open` failed, a protocol could not create a
+ *   user, or the run was interrupted first): the figures are empty and a
+ *   reporter should write no results, only release what `open` took.
+ *   Since 0.2
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
  * summary, the run.
@@ -175,6 +189,9 @@ typedef struct {
     gint64 lag_p99_us;
     gint64 loop_delay_max_us;
     gboolean saturated;
+    gint64 load_us;
+    guint64 interrupted_iterations;
+    gboolean never_started;
 } ThrongSummary;
 
 G_END_DECLS

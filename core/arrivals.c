@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Open-model arrivals on one worker: a timer source that, at each
+ * arrival's due time, takes an idle user from the scenario's pool and
+ * begins its iteration, or counts the arrival as dropped when every user
+ * is busy.  Arrival k of a scenario belongs to the worker that owns user
+ * k mod users, so the workers share a scenario's schedule without
+ * talking to each other.
+ */
+#include "arrivals-private.h"
+
+#include "schedule.h"
+#include "user-private.h"
+#include "worker-private.h"
+
+/* Arrivals started in one dispatch before the loop gets a turn. */
+#define ARRIVAL_BUDGET 256
+
+struct _ThrongArrivals {
+    ThrongWorker *worker;
+    const ThrongPlanScenario *scenario;
+    guint scenario_index;
+    guint first_user;           /* this worker owns users first_user + n * workers */
+    guint n_workers;
+    gint64 start_us;
+    gint64 end_us;
+    guint64 next;               /* the next arrival's index, counted over the whole scenario */
+    gboolean done;
+    GPtrArray *idle;            /* ThrongUser*, not owned */
+    GSource *source;
+};
+
+static gboolean
+arrivals_owns (const ThrongArrivals *arrivals, guint64 k)
+{
+    guint slot = (guint) (k % arrivals->scenario->users);
+
+    return slot >= arrivals->first_user && (slot - arrivals->first_user) % arrivals->n_workers == 0;
+}
+
+static void
+arrivals_finish (ThrongArrivals *arrivals)
+{
+    arrivals->done = TRUE;
+    g_source_set_ready_time (arrivals->source, -1);
+    /* Idle users end now; busy ones when their iteration does. */
+    while (arrivals->idle->len > 0)
+        throng_user_finish (g_ptr_array_index (arrivals->idle, arrivals->idle->len - 1), TRUE);
+}
+
+static gboolean
+arrivals_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    ThrongArrivals *arrivals = data;
+    ThrongWorker *worker = arrivals->worker;
+    gint64 now = g_get_monotonic_time ();
+
+    /* Ready in the same loop iteration as the worker's last user ending. */
+    if (arrivals->done || worker->finished) {
+        g_source_set_ready_time (source, -1);
+        return G_SOURCE_CONTINUE;
+    }
+
+    for (guint budget = ARRIVAL_BUDGET; budget > 0; budget--) {
+        if (worker->stopping) {
+            arrivals_finish (arrivals);
+            return G_SOURCE_CONTINUE;
+        }
+        gint64 offset = throng_schedule_arrival_offset (arrivals->scenario, arrivals->next);
+        if (offset < 0 || arrivals->start_us + offset >= arrivals->end_us) {
+            arrivals_finish (arrivals);
+            return G_SOURCE_CONTINUE;
+        }
+        gint64 due = arrivals->start_us + offset;
+        if (due > now) {
+            g_source_set_ready_time (source, due);
+            return G_SOURCE_CONTINUE;
+        }
+        do
+            arrivals->next++;
+        while (!arrivals_owns (arrivals, arrivals->next));
+
+        throng_histogram_record (worker->metrics->lag, now - due);
+        if (arrivals->idle->len == 0) {
+            /* Every user of the pool is busy: the iteration is not run, and
+             * says so, rather than start late and hide the delay. */
+            worker->metrics->dropped[arrivals->scenario_index]++;
+            continue;
+        }
+        throng_user_arrive (g_ptr_array_steal_index_fast (arrivals->idle, arrivals->idle->len - 1),
+                            due);
+    }
+    g_source_set_ready_time (source, 0);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs arrivals_funcs = {
+    .dispatch = arrivals_dispatch,
+};
+
+ThrongArrivals *
+throng_arrivals_new (ThrongWorker *worker, guint scenario_index, guint first_user,
+                     gint64 start_us, gint64 end_us)
+{
+    ThrongArrivals *arrivals = g_new0 (ThrongArrivals, 1);
+
+    arrivals->worker = worker;
+    arrivals->scenario = g_ptr_array_index (worker->setup.plan->scenarios, scenario_index);
+    arrivals->scenario_index = scenario_index;
+    arrivals->first_user = first_user;
+    arrivals->n_workers = worker->setup.n_workers;
+    arrivals->start_us = start_us;
+    arrivals->end_us = end_us;
+    arrivals->next = first_user;
+    arrivals->idle = g_ptr_array_new ();
+    arrivals->source = g_source_new (&arrivals_funcs, sizeof (GSource));
+    g_source_set_callback (arrivals->source, NULL, arrivals, NULL);
+    g_source_set_ready_time (arrivals->source, start_us);
+    g_source_attach (arrivals->source, worker->context);
+    return arrivals;
+}
+
+void
+throng_arrivals_free (gpointer data)
+{
+    ThrongArrivals *arrivals = data;
+
+    g_source_destroy (arrivals->source);
+    g_source_unref (arrivals->source);
+    g_ptr_array_unref (arrivals->idle);
+    g_free (arrivals);
+}
+
+guint
+throng_arrivals_get_scenario (const ThrongArrivals *arrivals)
+{
+    return arrivals->scenario_index;
+}
+
+void
+throng_arrivals_put (ThrongArrivals *arrivals, ThrongUser *user)
+{
+    g_ptr_array_add (arrivals->idle, user);
+}
+
+void
+throng_arrivals_remove (ThrongArrivals *arrivals, ThrongUser *user)
+{
+    g_ptr_array_remove_fast (arrivals->idle, user);
+}
+
+void
+throng_arrivals_stop (ThrongArrivals *arrivals)
+{
+    arrivals->done = TRUE;
+}
+
+gboolean
+throng_arrivals_is_done (const ThrongArrivals *arrivals)
+{
+    return arrivals->done;
+}

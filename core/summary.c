@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Turning a block of metrics into the ThrongSummary reporters receive:
+ * per step, per scenario and in total, with the run's clock, CPU and
+ * state, in memory the buffer owns until it is cleared.
+ */
+#include "summary-private.h"
+
+#include <string.h>
+
+void
+throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun *run,
+                            ThrongMetrics *metrics, const guint *active, gint64 interval_us)
+{
+    const ThrongPlan *plan = run->plan;
+    ThrongSummary *summary = &buffer->summary;
+    gint64 now = g_get_monotonic_time ();
+    guint n_steps = metrics->first_step[metrics->n_scenarios];
+
+    summary->size = sizeof (ThrongSummary);
+    summary->plan_name = plan->name;
+    summary->plan_file = plan->file;
+    summary->start_wall_us = run->start_wall_us;
+    summary->end_wall_us = now + run->wall_offset_us;
+    summary->elapsed_us = now - run->start_us;
+    summary->planned_us = run->planned_us;
+    summary->interval_us = interval_us;
+    summary->cpu_user_us = run->cpu_user_us;
+    summary->cpu_system_us = run->cpu_system_us;
+    summary->workers = run->workers;
+    summary->interrupted = run->interrupted;
+
+    buffer->scenarios = g_new0 (ThrongScenarioSummary, MAX (metrics->n_scenarios, 1));
+    buffer->steps = g_new0 (ThrongStepSummary, MAX (n_steps, 1));
+    throng_stats_init (&summary->total);
+    for (guint s = 0; s < metrics->n_scenarios; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        ThrongScenarioSummary *out = &buffer->scenarios[s];
+
+        out->name = scenario->name;
+        out->users = scenario->users;
+        out->active_users = active != NULL ? active[s] : 0;
+        out->iterations = metrics->iterations[s];
+        out->dropped_iterations = metrics->dropped[s];
+        out->steps = &buffer->steps[metrics->first_step[s]];
+        out->n_steps = scenario->steps->len;
+        throng_stats_init (&out->stats);
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            ThrongStepSummary *step_out = &buffer->steps[metrics->first_step[s] + i];
+
+            step_out->label = step->label;
+            step_out->protocol = step->protocol_name;
+            step_out->stats = *throng_metrics_step (metrics, s, i);
+            throng_stats_merge (&out->stats, &step_out->stats);
+        }
+        throng_stats_merge (&summary->total, &out->stats);
+    }
+    summary->scenarios = buffer->scenarios;
+    summary->n_scenarios = metrics->n_scenarios;
+    summary->lag_p99_us = throng_histogram_percentile (metrics->lag, 99.0);
+    summary->loop_delay_max_us = metrics->loop_delay_max_us;
+    summary->samples_dropped = metrics->samples_dropped;
+    if (interval_us > 0)
+        summary->load_us = interval_us;
+    else if (metrics->last_done_us > 0)
+        summary->load_us = metrics->last_done_us - run->start_us;
+    summary->interrupted_iterations = metrics->interrupted;
+    summary->never_started = !run->started;
+
+    buffer->warnings = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
+throng_summary_buffer_finish (ThrongSummaryBuffer *buffer)
+{
+    g_ptr_array_add (buffer->warnings, NULL);
+    buffer->summary.warnings = (const char *const *) buffer->warnings->pdata;
+}
+
+void
+throng_summary_buffer_clear (ThrongSummaryBuffer *buffer)
+{
+    for (guint i = 0; i < buffer->summary.n_scenarios; i++)
+        throng_stats_clear (&buffer->scenarios[i].stats);
+    throng_stats_clear (&buffer->summary.total);
+    g_free (buffer->scenarios);
+    g_free (buffer->steps);
+    if (buffer->warnings != NULL)
+        g_ptr_array_unref (buffer->warnings);
+    memset (buffer, 0, sizeof *buffer);
+}

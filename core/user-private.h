@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One virtual user's life, as the worker and the arrival schedules drive
+ * it.  Private to the core; plugins see <throng/user.h>.
+ */
+#pragma once
+
+#include "arrivals-private.h"
+#include "worker.h"
+
+typedef enum {
+    THRONG_USER_WAITING,        /* before its first iteration */
+    THRONG_USER_PARKED,         /* ramping: not wanted by the current stage */
+    THRONG_USER_IDLE,           /* arrival rate: in the pool, waiting for an arrival */
+    THRONG_USER_ITERATION,      /* next: begin an iteration */
+    THRONG_USER_STEP,           /* next: run the current step */
+    THRONG_USER_RUNNING,        /* a step is in flight */
+    THRONG_USER_DONE,
+} ThrongUserState;
+
+struct _ThrongUser {
+    ThrongWorker *worker;
+    const ThrongPlanScenario *scenario;
+    guint scenario_index;
+    guint id;
+    ThrongArrivals *arrivals;   /* arrival rate: its pool; NULL otherwise */
+    gpointer *protocol_data;    /* per entry of scenario->protocols */
+    gpointer *step_user_data;   /* per step: the protocol_data entry its protocol uses */
+    ThrongUserState state;
+    guint step;
+    guint64 iteration;
+    gint64 deadline_us;         /* no new iteration from then on; 0: none */
+    gint64 hard_deadline_us;    /* a step still in flight then is cancelled; 0: none */
+    gint64 scenario_start_us;   /* monotonic start of the user's scenario */
+    gint64 iteration_start_us;
+    gint64 scheduled_us;        /* arrival rate: when the iteration was due */
+    GSource *timer;
+    gboolean in_step_run;
+    gboolean completed_in_run;
+    ThrongSample sample;
+    char *message;              /* throng_sample_set_message()'s copy; made on first use */
+};
+
+/* A user of scenario @scenario_index, waiting; nothing is created for it yet. */
+ThrongUser *throng_user_new (ThrongWorker *worker, guint scenario_index, guint id);
+
+/*
+ * On the worker thread, before the run starts: creates the user's timer
+ * and its protocols' state.  Fails when a protocol cannot create it.
+ */
+gboolean throng_user_create (ThrongUser *user, GError **error);
+
+/*
+ * When the run starts (worker->setup.start_us is set): schedules the
+ * user's first iteration, or, with @arrivals, puts it in that pool.
+ */
+void throng_user_start (ThrongUser *user, ThrongArrivals *arrivals);
+
+void throng_user_free (gpointer user);
+
+/* An arrival that was due at @due_us takes this idle user: its iteration begins now. */
+void throng_user_arrive (ThrongUser *user, gint64 due_us);
+
+/* Graceful stop: a user that has no iteration in flight ends now. */
+void throng_user_stop (ThrongUser *user);
+
+/*
+ * Ends a user.  With @now, its protocol state is freed at once (a step in
+ * flight is cancelled and not recorded); without, soon, from the loop,
+ * because a plugin that just completed a step may still be on the stack.
+ */
+void throng_user_finish (ThrongUser *user, gboolean now);
+
+/* The buffer (THRONG_SAMPLE_MESSAGE_MAX + 1 bytes) that holds the message of @user's step. */
+char *throng_user_message_buffer (ThrongUser *user);

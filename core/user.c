@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One virtual user's life: a small state machine driven from its
+ * worker's GMainContext.  It waits to start (the ramp-up), begins an
+ * iteration, runs each step through its protocol, pauses for the think
+ * time, and so on until its iterations or its scenario's duration are
+ * done.  In ramping scenarios it parks while the stage does not want it;
+ * in arrival-rate scenarios it waits in its pool between iterations.
+ * Each completed step is recorded in the worker's metrics block.
+ */
+#include "user-private.h"
+
+#include "schedule.h"
+#include "worker-private.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+/* Steps a user may complete synchronously in a row before yielding to the loop. */
+#define USER_SYNC_BUDGET 64
+
+static void user_advance (ThrongUser *user);
+
+static void
+user_wait_until (ThrongUser *user, gint64 when_us)
+{
+    g_source_set_ready_time (user->timer, when_us);
+}
+
+static gboolean
+user_timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+{
+    ThrongUser *user = data;
+    gint64 due = g_source_get_ready_time (source);
+
+    g_source_set_ready_time (source, -1);
+    if (user->state == THRONG_USER_RUNNING) {
+        /* Only the hard deadline is armed while a step is in flight. */
+        throng_user_finish (user, TRUE);
+        return G_SOURCE_CONTINUE;
+    }
+    if (user->hard_deadline_us > 0 && due == user->hard_deadline_us) {
+        /* The hard deadline, left armed between steps, came while the
+         * user was not running one: nothing to cancel. */
+        if (user->state == THRONG_USER_IDLE || user->state == THRONG_USER_PARKED)
+            return G_SOURCE_CONTINUE;
+        due = 0;
+    }
+    if (due > 0 && user->state != THRONG_USER_DONE && user->worker->metrics != NULL)
+        throng_histogram_record (user->worker->metrics->lag, g_get_monotonic_time () - due);
+    user_advance (user);
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs user_timer_funcs = {
+    .dispatch = user_timer_dispatch,
+};
+
+static void
+user_free_protocols (ThrongUser *user)
+{
+    const ThrongPlanScenario *scenario = user->scenario;
+
+    if (user->protocol_data == NULL)
+        return;
+    for (guint i = 0; i < scenario->protocols->len; i++) {
+        const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
+        if (user->protocol_data[i] != NULL)
+            protocol->protocol->user_free (user->protocol_data[i]);
+    }
+    g_clear_pointer (&user->protocol_data, g_free);
+    g_clear_pointer (&user->step_user_data, g_free);
+}
+
+static gboolean
+user_counts_as_active (ThrongUserState state)
+{
+    return state != THRONG_USER_WAITING && state != THRONG_USER_PARKED
+           && state != THRONG_USER_IDLE && state != THRONG_USER_DONE;
+}
+
+void
+throng_user_finish (ThrongUser *user, gboolean now)
+{
+    ThrongWorker *worker = user->worker;
+
+    if (user->state == THRONG_USER_DONE)
+        return;
+    /* Before the worker's last report can go out, below. */
+    if ((user->state == THRONG_USER_RUNNING || user->state == THRONG_USER_STEP)
+        && worker->metrics != NULL)
+        worker->metrics->interrupted++;
+    if (user_counts_as_active (user->state))
+        worker->active[user->scenario_index]--;
+    if (user->state == THRONG_USER_IDLE)
+        throng_arrivals_remove (user->arrivals, user);
+    user->state = THRONG_USER_DONE;
+    if (now) {
+        if (user->timer != NULL) /* NULL: never created (another user's creation failed) */
+            g_source_set_ready_time (user->timer, -1);
+        user_free_protocols (user);
+    } else {
+        user_wait_until (user, 0);
+    }
+    throng_worker_user_done (worker);
+}
+
+void
+throng_user_stop (ThrongUser *user)
+{
+    /* The others end their iteration and then find the worker's stop flag. */
+    if (user->state == THRONG_USER_WAITING || user->state == THRONG_USER_PARKED
+        || user->state == THRONG_USER_IDLE || user->state == THRONG_USER_ITERATION)
+        throng_user_finish (user, TRUE);
+}
+
+/*
+ * Before an iteration of a closed-model user: whether it runs one now.
+ * Returns FALSE when the user is done, parked or waiting (its state says
+ * which).
+ */
+static gboolean
+user_may_iterate (ThrongUser *user)
+{
+    const ThrongPlanScenario *scenario = user->scenario;
+    gint64 now = g_get_monotonic_time ();
+
+    if (user->worker->stopping
+        || (scenario->iterations > 0 && user->iteration >= scenario->iterations)
+        || (user->deadline_us > 0 && now >= user->deadline_us)) {
+        throng_user_finish (user, FALSE);
+        return FALSE;
+    }
+    if (scenario->executor == THRONG_EXECUTOR_RAMPING_USERS
+        && !throng_schedule_stage_wants (scenario, user->id, now - user->scenario_start_us)) {
+        gint64 next = throng_schedule_stage_next_wanted (scenario, user->id,
+                                                         now - user->scenario_start_us);
+        if (next < 0) {
+            throng_user_finish (user, FALSE);
+            return FALSE;
+        }
+        /* Ramping down: the iteration in flight has finished; park until wanted again. */
+        user->worker->active[user->scenario_index]--;
+        user->state = THRONG_USER_PARKED;
+        user_wait_until (user, user->scenario_start_us + next);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void
+user_begin_iteration (ThrongUser *user)
+{
+    const ThrongPlanScenario *scenario = user->scenario;
+
+    for (guint i = 0; i < scenario->protocols->len; i++) {
+        const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
+        if (protocol->protocol->iteration_begin != NULL)
+            protocol->protocol->iteration_begin (user->protocol_data[i]);
+    }
+    user->step = 0;
+    user->iteration_start_us
+        = user->scheduled_us > 0 ? user->scheduled_us : g_get_monotonic_time ();
+    user->state = THRONG_USER_STEP;
+}
+
+static void
+user_run_step (ThrongUser *user)
+{
+    const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, user->step);
+    ThrongSample *sample = &user->sample;
+
+    memset (sample, 0, sizeof *sample);
+    /* An arrival's first step counts from when it was due, so that a slow
+     * target or a late generator shows in the latency (no coordinated
+     * omission). */
+    if (user->scheduled_us > 0) {
+        sample->start_us = user->scheduled_us;
+        user->scheduled_us = 0;
+    } else {
+        sample->start_us = g_get_monotonic_time ();
+    }
+    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
+    sample->scenario = user->scenario_index;
+    sample->step = user->step;
+    sample->user = user->id;
+    sample->iteration = user->iteration;
+    sample->iteration32 = (guint32) user->iteration;
+    sample->owner = user;
+
+    user->state = THRONG_USER_RUNNING;
+    /* Armed lazily: when it is armed already (no pause since the last
+     * step), setting it again would cost the loop a wake-up per request. */
+    if (user->hard_deadline_us > 0
+        && g_source_get_ready_time (user->timer) != user->hard_deadline_us)
+        user_wait_until (user, user->hard_deadline_us);
+    user->in_step_run = TRUE;
+    user->completed_in_run = FALSE;
+    step->protocol->step_run (user->step_user_data[user->step], step->data, sample);
+    user->in_step_run = FALSE;
+}
+
+/* An arrival-rate user whose iteration ended goes back to its pool. */
+static void
+user_return_to_pool (ThrongUser *user)
+{
+    if (user->worker->stopping || throng_arrivals_is_done (user->arrivals)) {
+        throng_user_finish (user, FALSE);
+        return;
+    }
+    user->worker->active[user->scenario_index]--;
+    user->state = THRONG_USER_IDLE;
+    throng_arrivals_put (user->arrivals, user);
+}
+
+/*
+ * After a step completes: records it, then decides what comes next.
+ * Returns TRUE when the next state can run at once, FALSE when the user
+ * waits (think time, pacing), went back to its pool, or is done.
+ */
+static gboolean
+user_after_step (ThrongUser *user)
+{
+    ThrongWorker *worker = user->worker;
+    const ThrongPlanScenario *scenario = user->scenario;
+    ThrongSample *sample = &user->sample;
+    gint64 now = g_get_monotonic_time ();
+
+    sample->elapsed_us = now - sample->start_us;
+    worker->metrics->last_done_us = now;
+    throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, user->step),
+                         sample);
+    if (worker->setup.want_samples)
+        throng_worker_keep_sample (worker, sample,
+                                   sample->message != NULL && sample->message == user->message);
+
+    user->step++;
+    if (user->step < scenario->steps->len) {
+        user->state = THRONG_USER_STEP;
+        gint64 pause = throng_schedule_think (&scenario->think, worker->rand);
+        if (pause > 0) {
+            user_wait_until (user, now + pause);
+            return FALSE;
+        }
+        return TRUE;
+    }
+
+    worker->metrics->iterations[user->scenario_index]++;
+    user->iteration++;
+    user->state = THRONG_USER_ITERATION;
+    if (user->arrivals != NULL) {
+        user_return_to_pool (user);
+        return FALSE;
+    }
+    gint64 next = now + throng_schedule_think (&scenario->think, worker->rand);
+    if (scenario->pacing_us > 0)
+        next = MAX (next, user->iteration_start_us + scenario->pacing_us);
+    /* No pause before an iteration that will not run: the run ends when
+     * its last request does, not a think time later. */
+    if (worker->stopping || (scenario->iterations > 0 && user->iteration >= scenario->iterations)
+        || (user->deadline_us > 0 && next >= user->deadline_us)) {
+        throng_user_finish (user, FALSE);
+        return FALSE;
+    }
+    if (next > now) {
+        user_wait_until (user, next);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void
+user_advance (ThrongUser *user)
+{
+    for (guint budget = USER_SYNC_BUDGET; budget > 0; budget--) {
+        switch (user->state) {
+        case THRONG_USER_WAITING:
+        case THRONG_USER_PARKED:
+            user->worker->active[user->scenario_index]++;
+            user->state = THRONG_USER_ITERATION;
+            break;
+        case THRONG_USER_ITERATION:
+            if (!user_may_iterate (user))
+                return;
+            user_begin_iteration (user);
+            break;
+        case THRONG_USER_STEP:
+            user_run_step (user);
+            if (!user->completed_in_run)
+                return;
+            if (!user_after_step (user))
+                return;
+            break;
+        case THRONG_USER_IDLE:
+        case THRONG_USER_RUNNING:
+            return;
+        case THRONG_USER_DONE:
+            user_free_protocols (user);
+            return;
+        }
+    }
+    /* Many synchronous completions in a row: let the loop run other users
+     * and the flush requests before going on. */
+    user_wait_until (user, 0);
+}
+
+void
+throng_user_arrive (ThrongUser *user, gint64 due_us)
+{
+    user->worker->active[user->scenario_index]++;
+    user->scheduled_us = due_us;
+    user_begin_iteration (user);
+    user_advance (user);
+}
+
+ThrongUser *
+throng_user_new (ThrongWorker *worker, guint scenario_index, guint id)
+{
+    ThrongUser *user = g_new0 (ThrongUser, 1);
+
+    user->worker = worker;
+    user->scenario_index = scenario_index;
+    user->scenario = g_ptr_array_index (worker->setup.plan->scenarios, scenario_index);
+    user->id = id;
+    user->state = THRONG_USER_WAITING;
+    return user;
+}
+
+gboolean
+throng_user_create (ThrongUser *user, GError **error)
+{
+    const ThrongPlanScenario *scenario = user->scenario;
+
+    user->timer = g_source_new (&user_timer_funcs, sizeof (GSource));
+    g_source_set_callback (user->timer, NULL, user, NULL);
+    g_source_set_ready_time (user->timer, -1);
+    g_source_attach (user->timer, user->worker->context);
+
+    user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
+    for (guint i = 0; i < scenario->protocols->len; i++) {
+        const ThrongPlanProtocol *plan_protocol = g_ptr_array_index (scenario->protocols, i);
+        const ThrongProtocol *protocol = plan_protocol->protocol;
+        g_autoptr (GError) local = NULL;
+
+        if (protocol->user_new_checked == NULL) {
+            user->protocol_data[i] = protocol->user_new (plan_protocol->data, user);
+            continue;
+        }
+        user->protocol_data[i] = protocol->user_new_checked (plan_protocol->data, user, &local);
+        if (user->protocol_data[i] == NULL) {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                         "scenario %s: %s could not create user %u: %s", scenario->name,
+                         protocol->name, user->id,
+                         local != NULL ? local->message : "no reason given");
+            return FALSE;
+        }
+    }
+    user->step_user_data = g_new0 (gpointer, MAX (scenario->steps->len, 1));
+    for (guint s = 0; s < scenario->steps->len; s++) {
+        const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, s);
+        for (guint i = 0; i < scenario->protocols->len; i++) {
+            const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
+            if (protocol->data == step->scenario_data)
+                user->step_user_data[s] = user->protocol_data[i];
+        }
+    }
+    return TRUE;
+}
+
+void
+throng_user_start (ThrongUser *user, ThrongArrivals *arrivals)
+{
+    ThrongWorker *worker = user->worker;
+    const ThrongPlanScenario *scenario = user->scenario;
+
+    user->scenario_start_us = worker->setup.start_us + scenario->start_after_us;
+    gint64 length = throng_plan_scenario_length (scenario);
+    if (length > 0) {
+        user->deadline_us = user->scenario_start_us + length;
+        user->hard_deadline_us = user->deadline_us + scenario->graceful_stop_us;
+    }
+
+    if (arrivals != NULL) {
+        user->arrivals = arrivals;
+        user->state = THRONG_USER_IDLE;
+        throng_arrivals_put (arrivals, user);
+        return;
+    }
+    gint64 first = throng_schedule_first_start (scenario, user->id);
+    if (first < 0)
+        throng_user_finish (user, TRUE);   /* no stage ever wants this many users */
+    else
+        user_wait_until (user, user->scenario_start_us + first);
+}
+
+void
+throng_user_free (gpointer data)
+{
+    ThrongUser *user = data;
+
+    user_free_protocols (user);
+    if (user->timer != NULL) {
+        g_source_destroy (user->timer);
+        g_source_unref (user->timer);
+    }
+    g_free (user->message);
+    g_free (user);
+}
+
+char *
+throng_user_message_buffer (ThrongUser *user)
+{
+    if (user->message == NULL)
+        user->message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
+    return user->message;
+}
+
+/* --- the SDK's view of a user ------------------------------------------------ */
+
+GMainContext *
+throng_user_get_context (ThrongUser *user)
+{
+    g_return_val_if_fail (user != NULL, NULL);
+    return user->worker->context;
+}
+
+guint
+throng_user_get_id (ThrongUser *user)
+{
+    g_return_val_if_fail (user != NULL, 0);
+    return user->id;
+}
+
+guint64
+throng_user_get_iteration (ThrongUser *user)
+{
+    g_return_val_if_fail (user != NULL, 0);
+    return user->iteration;
+}
+
+guint
+throng_user_get_worker (ThrongUser *user)
+{
+    g_return_val_if_fail (user != NULL, 0);
+    return user->worker->setup.index;
+}
+
+void
+throng_user_step_done (ThrongUser *user)
+{
+    g_return_if_fail (user != NULL);
+    if (user->state == THRONG_USER_DONE)
+        return; /* aborted while the step was in flight: not measured */
+    g_return_if_fail (user->state == THRONG_USER_RUNNING);
+
+    if (user->in_step_run) {
+        user->completed_in_run = TRUE;
+        return;
+    }
+    if (user_after_step (user))
+        user_advance (user);
+}
