@@ -113,6 +113,6 @@ GIOCondition throng_reactor_watch_get_events (const ThrongReactorWatch *watch);
 
 /*
  * The reactor of @user's worker: the one accessor the SDK's watch and
- * timer calls (watch.c) use.  Implemented by the worker.
+ * timer calls (watch.c) use.  Implemented in user.c.
  */
 ThrongReactor *throng_user_get_reactor (ThrongUser *user);
