@@ -15,6 +15,7 @@
 #include "limits-private.h"
 #include "plan.h"
 #include "registry.h"
+#include "report.h"
 #include "target.h"
 
 #include <errno.h>
@@ -356,6 +357,8 @@ dispatch (int argc, char **argv)
         return command_run (argc - 1, argv + 1, TRUE);
     if (strcmp (command, "plugins") == 0)
         return command_plugins (argc - 1, argv + 1);
+    if (strcmp (command, "report") == 0)
+        return throng_report_command (argc - 1, argv + 1);
 
     g_printerr ("throng: unknown command '%s'\n", command);
     print_help (stderr);

@@ -8,6 +8,7 @@
  */
 #include "node-private.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Spelled out: G_DEFINE_QUARK stringifies its argument, which a formatter once spaced out. */
@@ -474,6 +475,62 @@ throng_node_get_size (const ThrongNode *node, guint64 *out_bytes, GError **error
         return FALSE;
     if (!throng_parse_size (text, out_bytes, &local))
         return locate (node, local, error);
+    return TRUE;
+}
+
+#define DECIMAL_EXPECTED "a decimal number such as 99.9"
+
+/* The grammar of a decimal number: -?digits(.digits)?([eE][+-]?digits)? */
+static gboolean
+is_decimal (const char *p)
+{
+    if (*p == '-')
+        p++;
+    if (!g_ascii_isdigit (*p))
+        return FALSE;
+    while (g_ascii_isdigit (*p))
+        p++;
+    if (*p == '.') {
+        p++;
+        if (!g_ascii_isdigit (*p))
+            return FALSE;
+        while (g_ascii_isdigit (*p))
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!g_ascii_isdigit (*p))
+            return FALSE;
+        while (g_ascii_isdigit (*p))
+            p++;
+    }
+    return *p == '\0';
+}
+
+gboolean
+throng_node_get_double (const ThrongNode *node, double *out, GError **error)
+{
+    const char *text;
+    double value;
+
+    g_return_val_if_fail (node != NULL, FALSE);
+    g_return_val_if_fail (out != NULL, FALSE);
+
+    text = value_text (node, DECIMAL_EXPECTED, error);
+    if (text == NULL)
+        return FALSE;
+    if (!is_decimal (text))
+        return type_error (node, error, DECIMAL_EXPECTED);
+    /* The grammar was checked above: strtod cannot stop early or read hex. */
+    value = g_ascii_strtod (text, NULL);
+    if (isinf (value)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                               "'%s' is too large for a decimal number", text);
+        return FALSE;
+    }
+    *out = value;
     return TRUE;
 }
 

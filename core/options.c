@@ -12,6 +12,56 @@
 #include <string.h>
 #include <throng/options.h>
 
+/*
+ * ThrongOption as 0.1 laid it out, before @clear and @copy were appended:
+ * the entry size of tables in plugins built against 0.1 headers, which
+ * call the entry points under their 0.1 names.  Every table is walked
+ * with the size its plugin was built with, and the appended fields are
+ * read only when that size covers them.
+ */
+typedef struct {
+    const char *name;
+    ThrongOptionType type;
+    gsize offset;
+    gint64 min;
+    gint64 max;
+    const char *const *choices;
+    const ThrongOption *table;
+    gboolean (*parse) (const ThrongNode *node, gpointer field, GError **error);
+    guint flags;
+} OptionV01;
+
+G_STATIC_ASSERT (offsetof (OptionV01, flags) == offsetof (ThrongOption, flags));
+G_STATIC_ASSERT (sizeof (OptionV01) <= offsetof (ThrongOption, clear));
+
+#define OPTION_SIZE_V01 sizeof (OptionV01)
+
+/* A table and the size of its entries, as its plugin was built. */
+typedef struct {
+    const ThrongOption *first;
+    gsize stride;
+} Table;
+
+static const ThrongOption *
+table_at (Table table, gsize index)
+{
+    return (const ThrongOption *)((const char *)table.first + index * table.stride);
+}
+
+/* The nested table of a TABLE entry: entries of the same size. */
+static Table
+nested (Table table, const ThrongOption *option)
+{
+    return (Table){ option->table, table.stride };
+}
+
+/* Whether entries of @stride bytes hold the fields appended in 0.2. */
+static gboolean
+has_hooks (gsize stride)
+{
+    return stride >= offsetof (ThrongOption, copy) + sizeof (((ThrongOption *)NULL)->copy);
+}
+
 /* Durations in the largest unit that divides them: 720h, 90s, 1500ms. */
 static char *
 format_duration (gint64 us)
@@ -150,13 +200,41 @@ read_enum (const ThrongNode *node, const ThrongOption *option, int *field, GErro
     return FALSE;
 }
 
-static gboolean apply_table (const ThrongNode *map, const ThrongOption *table, gpointer base,
-                             gboolean in_step, const char *context, const char *protocol,
-                             GError **error);
+static gboolean apply_table (const ThrongNode *map, Table table, gpointer base, gboolean in_step,
+                             const char *context, const char *protocol, GError **error);
+
+static gboolean
+apply_custom (const ThrongNode *value, const ThrongOption *option, gsize stride, gpointer field,
+              GError **error)
+{
+    GError *local = NULL;
+
+    if (has_hooks (stride)) {
+        g_return_val_if_fail ((option->clear == NULL) == (option->copy == NULL), FALSE);
+        /* A null reaches the parser only when it asked for one. */
+        if (!(option->flags & THRONG_OPTION_FLAG_ACCEPT_NULL) && throng_node_is_null (value)) {
+            g_autofree char *given = throng_node_describe (value);
+
+            throng_node_set_error (value, error, THRONG_PLAN_ERROR_TYPE,
+                                   "expected a value for %s, got %s", option->name, given);
+            return FALSE;
+        }
+        /* A later layer replaces an earlier one: the parser starts from empty. */
+        if (option->clear != NULL)
+            option->clear (field);
+    }
+    if (option->parse (value, field, &local))
+        return TRUE;
+    if (local == NULL)
+        throng_node_set_error (value, &local, THRONG_PLAN_ERROR_INVALID, "invalid value for %s",
+                               option->name);
+    g_propagate_error (error, local);
+    return FALSE;
+}
 
 static gboolean
 apply_one (const ThrongNode *key, const ThrongNode *value, const ThrongOption *option,
-           gpointer base, gboolean in_step, const char *protocol, GError **error)
+           Table table, gpointer base, gboolean in_step, const char *protocol, GError **error)
 {
     gpointer field = (char *)base + option->offset;
 
@@ -201,59 +279,48 @@ apply_one (const ThrongNode *key, const ThrongNode *value, const ThrongOption *o
         g_autofree char *context = protocol[0] != '\0'
                                        ? g_strdup_printf ("%s.%s", protocol, option->name)
                                        : g_strdup (option->name);
-        return apply_table (value, option->table, base, in_step, context, protocol, error);
+        return apply_table (value, nested (table, option), base, in_step, context, protocol,
+                            error);
     }
     case THRONG_OPTION_NODE:
         *(const ThrongNode **)field = value;
         return TRUE;
-    case THRONG_OPTION_CUSTOM: {
-        GError *local = NULL;
-
-        if (option->parse (value, field, &local))
-            return TRUE;
-        if (local == NULL)
-            throng_node_set_error (value, &local, THRONG_PLAN_ERROR_INVALID, "invalid value for %s",
-                                   option->name);
-        g_propagate_error (error, local);
-        return FALSE;
-    }
+    case THRONG_OPTION_CUSTOM:
+        return apply_custom (value, option, table.stride, field, error);
     }
     g_assert_not_reached ();
 }
 
 static gboolean
-apply_table (const ThrongNode *map, const ThrongOption *table, gpointer base, gboolean in_step,
+apply_table (const ThrongNode *map, Table table, gpointer base, gboolean in_step,
              const char *context, const char *protocol, GError **error)
 {
     g_autoptr (GPtrArray) names = g_ptr_array_new ();
 
-    for (const ThrongOption *option = table; option->name != NULL; option++)
-        g_ptr_array_add (names, (gpointer)option->name);
+    for (gsize i = 0; table_at (table, i)->name != NULL; i++)
+        g_ptr_array_add (names, (gpointer)table_at (table, i)->name);
     g_ptr_array_add (names, NULL);
     if (!throng_node_check_keys (map, (const char *const *)names->pdata, context, error))
         return FALSE;
 
     for (guint i = 0; i < throng_node_n_children (map); i++) {
         const ThrongNode *key = throng_node_key (map, i);
-        const ThrongOption *option = table;
+        gsize index = 0;
 
-        while (strcmp (option->name, throng_node_scalar (key)) != 0)
-            option++;
-        if (!apply_one (key, throng_node_child (map, i), option, base, in_step, protocol, error))
+        while (strcmp (table_at (table, index)->name, throng_node_scalar (key)) != 0)
+            index++;
+        if (!apply_one (key, throng_node_child (map, i), table_at (table, index), table, base,
+                        in_step, protocol, error))
             return FALSE;
     }
     return TRUE;
 }
 
-gboolean
-throng_options_apply (const ThrongNode *map, const ThrongOption *table, gpointer base,
-                      gboolean in_step, const char *context, GError **error)
+static gboolean
+apply (const ThrongNode *map, Table table, gpointer base, gboolean in_step, const char *context,
+       GError **error)
 {
     g_autofree char *protocol = NULL;
-
-    g_return_val_if_fail (table != NULL, FALSE);
-    g_return_val_if_fail (base != NULL, FALSE);
-    g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
     if (map == NULL || throng_node_is_null (map))
         return TRUE;
@@ -263,31 +330,93 @@ throng_options_apply (const ThrongNode *map, const ThrongOption *table, gpointer
     return apply_table (map, table, base, in_step, context, protocol, error);
 }
 
-void
-throng_options_clear (const ThrongOption *table, gpointer base)
+static void
+clear (Table table, gpointer base)
 {
-    g_return_if_fail (table != NULL);
-    if (base == NULL)
-        return;
-    for (const ThrongOption *option = table; option->name != NULL; option++) {
+    for (gsize i = 0; table_at (table, i)->name != NULL; i++) {
+        const ThrongOption *option = table_at (table, i);
+        gpointer field = (char *)base + option->offset;
+
         if (option->type == THRONG_OPTION_STRING)
-            g_clear_pointer ((char **)((char *)base + option->offset), g_free);
+            g_clear_pointer ((char **)field, g_free);
         else if (option->type == THRONG_OPTION_TABLE)
-            throng_options_clear (option->table, base);
+            clear (nested (table, option), base);
+        else if (option->type == THRONG_OPTION_CUSTOM && has_hooks (table.stride)
+                 && option->clear != NULL)
+            option->clear (field);
     }
 }
 
-void
-throng_options_copy_strings (const ThrongOption *table, gpointer dest)
+static void
+copy (Table table, gpointer dest)
 {
-    g_return_if_fail (table != NULL);
-    g_return_if_fail (dest != NULL);
-    for (const ThrongOption *option = table; option->name != NULL; option++) {
+    for (gsize i = 0; table_at (table, i)->name != NULL; i++) {
+        const ThrongOption *option = table_at (table, i);
+        gpointer field = (char *)dest + option->offset;
+
         if (option->type == THRONG_OPTION_STRING) {
-            char **slot = (char **)((char *)dest + option->offset);
+            char **slot = field;
             *slot = g_strdup (*slot);
         } else if (option->type == THRONG_OPTION_TABLE) {
-            throng_options_copy_strings (option->table, dest);
+            copy (nested (table, option), dest);
+        } else if (option->type == THRONG_OPTION_CUSTOM && has_hooks (table.stride)
+                   && option->copy != NULL) {
+            option->copy (field);
         }
     }
+}
+
+gboolean
+throng_options_apply_sized (const ThrongNode *map, const ThrongOption *table, gsize option_size,
+                            gpointer base, gboolean in_step, const char *context, GError **error)
+{
+    g_return_val_if_fail (table != NULL, FALSE);
+    g_return_val_if_fail (option_size >= OPTION_SIZE_V01, FALSE);
+    g_return_val_if_fail (base != NULL, FALSE);
+    g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+    return apply (map, (Table){ table, option_size }, base, in_step, context, error);
+}
+
+void
+throng_options_clear_sized (const ThrongOption *table, gsize option_size, gpointer base)
+{
+    g_return_if_fail (table != NULL);
+    g_return_if_fail (option_size >= OPTION_SIZE_V01);
+    if (base == NULL)
+        return;
+    clear ((Table){ table, option_size }, base);
+}
+
+void
+throng_options_copy_sized (const ThrongOption *table, gsize option_size, gpointer dest)
+{
+    g_return_if_fail (table != NULL);
+    g_return_if_fail (option_size >= OPTION_SIZE_V01);
+    g_return_if_fail (dest != NULL);
+    copy ((Table){ table, option_size }, dest);
+}
+
+/*
+ * The 0.1 entry points, for plugins built against 0.1 headers: their
+ * tables have 0.1-sized entries.  The parentheses keep the header's macros
+ * of the same names from expanding here.
+ */
+gboolean
+(throng_options_apply) (const ThrongNode *map, const ThrongOption *table, gpointer base,
+                        gboolean in_step, const char *context, GError **error)
+{
+    return throng_options_apply_sized (map, table, OPTION_SIZE_V01, base, in_step, context, error);
+}
+
+void
+(throng_options_clear) (const ThrongOption *table, gpointer base)
+{
+    throng_options_clear_sized (table, OPTION_SIZE_V01, base);
+}
+
+void
+(throng_options_copy_strings) (const ThrongOption *table, gpointer dest)
+{
+    throng_options_copy_sized (table, OPTION_SIZE_V01, dest);
 }

@@ -7,13 +7,15 @@
 #
 # Package services stay stopped: nginx is installed for the tests, which
 # start their own nginx on ephemeral ports, so the package must not start
-# a system-wide one on port 80.
+# a system-wide one on port 80.  chromium is for the html report's browser
+# test (headless, from disk).
 
 THRONG_PACKAGES=(
     meson ninja-build pkg-config gcc
     libglib2.0-dev libsoup-3.0-dev glib-networking
     libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev
     nginx-light python3
+    chromium
     clang libclang-rt-14-dev
 )
 

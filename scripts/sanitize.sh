@@ -10,6 +10,12 @@
 # integration suites; the slow suite measures memory and means nothing
 # under ASan).
 #
+# The SDK test (`scripts/sanitize.sh sdk` alone) installs this sanitized
+# build, builds the example plugins of docs/examples/ with the same
+# sanitizers (-fsanitize=$THRONG_SANITIZED, through cc and pkg-config and
+# through the guide's meson recipe) and runs them against their test
+# servers, so a shipped example that misuses memory fails here.
+#
 # SANITIZE_FRESH=1 removes the build directory first (CI does).
 set -euo pipefail
 

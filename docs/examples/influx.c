@@ -23,6 +23,9 @@
  *   cc -shared -fPIC -o libthrong-influx.so influx.c \
  *       $(pkg-config --cflags throng-1) $(pkg-config --libs glib-2.0)
  */
+/* O_CLOEXEC under -std=c11 */
+#define _POSIX_C_SOURCE 200809L
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,14 +48,16 @@ typedef struct {
 } InfluxOptions;
 
 static const ThrongOption influx_options[] = {
-    { "path", THRONG_OPTION_STRING, offsetof (InfluxOptions, path) },
-    { "measurement", THRONG_OPTION_STRING, offsetof (InfluxOptions, measurement) },
-    { "precision", THRONG_OPTION_ENUM, offsetof (InfluxOptions, precision),
-      .choices = precision_choices },
-    { "tags", THRONG_OPTION_NODE, offsetof (InfluxOptions, tags) },
-    { "steps", THRONG_OPTION_BOOL, offsetof (InfluxOptions, steps) },
-    { "overwrite", THRONG_OPTION_BOOL, offsetof (InfluxOptions, overwrite) },
-    { NULL },
+    { .name = "path", .type = THRONG_OPTION_STRING, .offset = offsetof (InfluxOptions, path) },
+    { .name = "measurement", .type = THRONG_OPTION_STRING,
+      .offset = offsetof (InfluxOptions, measurement) },
+    { .name = "precision", .type = THRONG_OPTION_ENUM,
+      .offset = offsetof (InfluxOptions, precision), .choices = precision_choices },
+    { .name = "tags", .type = THRONG_OPTION_NODE, .offset = offsetof (InfluxOptions, tags) },
+    { .name = "steps", .type = THRONG_OPTION_BOOL, .offset = offsetof (InfluxOptions, steps) },
+    { .name = "overwrite", .type = THRONG_OPTION_BOOL,
+      .offset = offsetof (InfluxOptions, overwrite) },
+    { .name = NULL },
 };
 
 /* Tags the reporter writes itself; a user tag may not shadow them. */

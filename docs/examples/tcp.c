@@ -39,18 +39,19 @@ typedef struct {
 } TcpSettings;
 
 static const ThrongOption tcp_options[] = {
-    { "host", THRONG_OPTION_STRING, offsetof (TcpSettings, host) },
-    { "port", THRONG_OPTION_UINT, offsetof (TcpSettings, port), .min = 1, .max = 65535 },
-    { "timeout", THRONG_OPTION_DURATION, offsetof (TcpSettings, timeout), .min = 1000,
-      .max = G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC },
+    { .name = "host", .type = THRONG_OPTION_STRING, .offset = offsetof (TcpSettings, host) },
+    { .name = "port", .type = THRONG_OPTION_UINT, .offset = offsetof (TcpSettings, port),
+      .min = 1, .max = 65535 },
+    { .name = "timeout", .type = THRONG_OPTION_DURATION, .offset = offsetof (TcpSettings, timeout),
+      .min = 1000, .max = G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC },
     /* Connection reuse is a property of the user, not of one step. */
-    { "keep_alive", THRONG_OPTION_BOOL, offsetof (TcpSettings, keep_alive),
-      .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
-    { "send", THRONG_OPTION_STRING, offsetof (TcpSettings, send) },
-    { "expect", THRONG_OPTION_STRING, offsetof (TcpSettings, expect) },
-    { "max_reply", THRONG_OPTION_SIZE, offsetof (TcpSettings, max_reply), .min = 1,
-      .max = 1 << 20 },
-    { NULL },
+    { .name = "keep_alive", .type = THRONG_OPTION_BOOL,
+      .offset = offsetof (TcpSettings, keep_alive), .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
+    { .name = "send", .type = THRONG_OPTION_STRING, .offset = offsetof (TcpSettings, send) },
+    { .name = "expect", .type = THRONG_OPTION_STRING, .offset = offsetof (TcpSettings, expect) },
+    { .name = "max_reply", .type = THRONG_OPTION_SIZE, .offset = offsetof (TcpSettings, max_reply),
+      .min = 1, .max = 1 << 20 },
+    { .name = NULL },
 };
 
 typedef struct {
@@ -92,7 +93,7 @@ typedef struct {
     char *buffer; /* the reply line, reused from step to step */
     gsize buffer_size;
     gsize received;
-    char *message; /* the last failure's text: sample->message points here */
+    GString *text; /* scratch for a message, reused: set_message copies it */
 } TcpUser;
 
 /* --- plan load (main thread) -------------------------------------------- */
@@ -240,7 +241,7 @@ tcp_user_destroy (TcpUser *self)
     g_clear_object (&self->client);
     g_clear_object (&self->cancellable);
     g_free (self->buffer);
-    g_free (self->message);
+    g_string_free (self->text, TRUE);
     g_free (self);
 }
 
@@ -262,13 +263,17 @@ complete (TcpUser *self)
     throng_user_step_done (user);
 }
 
+/*
+ * A message that changes from request to request (a GError's text, the
+ * reply) is copied into the sample batch with throng_sample_set_message():
+ * reporters read samples later, on the main thread, after this user has
+ * moved on.  Never point sample->message at the user's own memory.
+ */
 static void
 fail (TcpUser *self, ThrongErrorClass error_class, const char *message)
 {
-    g_free (self->message);
-    self->message = g_strdup (message);
     self->sample->error = error_class;
-    self->sample->message = self->message;
+    throng_sample_set_message (self->sample, message);
     /* After a failure the connection's state is unknown: never reuse it. */
     close_connection (self);
     complete (self);
@@ -342,8 +347,10 @@ on_read (GObject *source, GAsyncResult *result, gpointer data)
     if (len > 0 && self->buffer[len - 1] == '\r')
         len--;
     if (expect != NULL && (strlen (expect) != len || memcmp (expect, self->buffer, len) != 0)) {
+        g_string_printf (self->text, "tcp: expected '%s' but the reply is '%.*s'", expect,
+                         (int) len, self->buffer);
         self->sample->error = THRONG_ERROR_STATUS;
-        self->sample->message = "tcp: the reply is not the expected line";
+        throng_sample_set_message (self->sample, self->text->str);
     }
     complete (self);
 }
@@ -450,7 +457,7 @@ static GSourceFuncs deadline_funcs = {
 };
 
 static gpointer
-tcp_user_new (gpointer scenario, ThrongUser *user)
+tcp_user_new (G_GNUC_UNUSED gpointer scenario, ThrongUser *user)
 {
     TcpUser *self = g_new0 (TcpUser, 1);
 
@@ -459,6 +466,7 @@ tcp_user_new (gpointer scenario, ThrongUser *user)
     /* Loopback load needs no proxy, and asking the resolver about one costs a lookup per connect. */
     g_socket_client_set_enable_proxy (self->client, FALSE);
     self->cancellable = g_cancellable_new ();
+    self->text = g_string_new (NULL);
     self->deadline_source = g_source_new (&deadline_funcs, sizeof (GSource));
     g_source_set_callback (self->deadline_source, on_deadline, self, NULL);
     g_source_set_name (self->deadline_source, "throng-tcp deadline");

@@ -100,6 +100,27 @@ output_file_open (const char *path, gboolean overwrite, gboolean atomic, GError 
     return file;
 }
 
+void
+output_file_publish (OutputFile *file)
+{
+    if (file->tmp_path == NULL || file->error != NULL)
+        return;
+    if (rename (file->tmp_path, file->path) != 0) {
+        int saved_errno = errno;
+        g_set_error (&file->error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                     "cannot rename %s to %s: %s", file->tmp_path, file->path,
+                     g_strerror (saved_errno));
+        return;
+    }
+    g_clear_pointer (&file->tmp_path, g_free);
+}
+
+gboolean
+output_file_is_published (const OutputFile *file)
+{
+    return file->tmp_path == NULL;
+}
+
 GString *
 output_file_buffer (OutputFile *file)
 {

@@ -30,6 +30,18 @@ OutputFile *output_file_open (const char *path, gboolean overwrite, gboolean ato
                               GError **error);
 
 /*
+ * Publishes an atomic file early: PATH.tmp is renamed to PATH now and
+ * writing goes on in the same file, so that readers can follow it (the
+ * json reporter's jsonl mode does this once the run has started).  A
+ * failure is kept for output_file_close().  Does nothing when the file is
+ * not atomic or already published.
+ */
+void output_file_publish (OutputFile *file);
+
+/* Whether the file has reached PATH (published, or never atomic). */
+gboolean output_file_is_published (const OutputFile *file);
+
+/*
  * The buffer to append to.  Append one whole record, then call
  * output_file_commit(): the buffer goes to the file only between records.
  */
@@ -42,7 +54,7 @@ void output_file_commit (OutputFile *file);
  */
 gboolean output_file_close (OutputFile *file, GError **error);
 
-/* Closes without publishing: an atomic file's PATH.tmp is removed.  NULL is allowed. */
+/* Closes without publishing: an unpublished atomic file's PATH.tmp is removed.  NULL is allowed. */
 void output_file_abort (OutputFile *file);
 
 /* Appends @value in decimal: integers are most of a row, and printf is

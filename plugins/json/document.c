@@ -207,7 +207,8 @@ json_add_self (JsonBuilder *builder, const ThrongSummary *summary)
 }
 
 JsonNode *
-json_document_summary (const ThrongSummary *summary, const char *type)
+json_document_summary (const ThrongSummary *summary, const char *type,
+                       const char *plan_sha256)
 {
     g_autoptr (JsonBuilder) builder = json_builder_new ();
     gdouble seconds = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
@@ -226,7 +227,9 @@ json_document_summary (const ThrongSummary *summary, const char *type)
     json_builder_begin_object (builder);
     json_add_string (builder, "name", summary->plan_name);
     json_add_string (builder, "file", summary->plan_file);
+    json_add_string (builder, "sha256", plan_sha256);
     json_builder_end_object (builder);
+    json_add_string (builder, "throng_version", THRONG_VERSION_STRING);
     json_add_time (builder, "start", summary->start_wall_us);
     json_add_time (builder, "end", summary->end_wall_us);
     json_add_double (builder, "duration_s", seconds);
@@ -296,6 +299,7 @@ json_document_interval (const ThrongSummary *snapshot)
 
     json_builder_begin_object (builder);
     json_add_string (builder, "type", "interval");
+    json_add_int (builder, "version", JSON_SCHEMA_VERSION);
     json_add_time (builder, "time", snapshot->end_wall_us);
     json_add_double (builder, "elapsed_s", (gdouble) snapshot->elapsed_us / G_USEC_PER_SEC);
     json_add_double (builder, "interval_s", seconds);

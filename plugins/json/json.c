@@ -37,6 +37,7 @@ typedef struct {
     char **scenario_names;
     GPtrArray *step_labels;       /* per scenario, a GStrv */
     JsonTimeCache time_cache;
+    char *plan_sha256;
 } Json;
 
 static void
@@ -50,6 +51,7 @@ json_free (gpointer self)
     throng_options_clear (json_options, &json->options);
     g_strfreev (json->scenario_names);
     g_clear_pointer (&json->step_labels, g_ptr_array_unref);
+    g_free (json->plan_sha256);
     g_free (json);
 }
 
@@ -79,18 +81,35 @@ json_configure (const ThrongNode *options, GError **error)
     return json;
 }
 
+/* The plan's hash as the core gives it, else of the file as it is when the run starts. */
+static char *
+json_plan_sha256 (const ThrongRunInfo *run)
+{
+    g_autofree char *contents = NULL;
+    gsize length = 0;
+
+    if (run->size >= G_STRUCT_OFFSET (ThrongRunInfo, plan_sha256) + sizeof (run->plan_sha256)
+        && run->plan_sha256 != NULL)
+        return g_strdup (run->plan_sha256);
+    if (run->plan_file == NULL || !g_file_get_contents (run->plan_file, &contents, &length, NULL))
+        return NULL;
+    return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+}
+
 static gboolean
 json_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
     Json *json = self;
-    gboolean atomic = json->options.mode == JSON_MODE_SUMMARY;
 
-    /* Summary mode opens PATH.tmp now, so that a bad path stops the run before any load. */
+    /* PATH.tmp now, so that a bad path stops the run before any load, and an
+     * existing PATH stays as it is until the run has started: jsonl publishes
+     * at the first interval or samples, a summary at close. */
     json->file = output_file_open (json->options.path, json->options.overwrite || run->overwrite,
-                                   atomic, error);
+                                   TRUE, error);
     if (json->file == NULL)
         return FALSE;
 
+    json->plan_sha256 = json_plan_sha256 (run);
     json->n_scenarios = run->n_scenarios;
     json->scenario_names = g_new0 (char *, run->n_scenarios + 1);
     json->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
@@ -118,6 +137,7 @@ json_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
 
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL || !json->options.samples)
         return;
+    output_file_publish (json->file);
     GString *out = output_file_buffer (json->file);
     for (gsize i = 0; i < n_samples; i++) {
         const ThrongSample *sample = &samples[i];
@@ -143,6 +163,7 @@ json_snapshot (gpointer self, const ThrongSummary *snapshot)
 
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL)
         return;
+    output_file_publish (json->file);
     g_autoptr (JsonNode) root = json_document_interval (snapshot);
     json_write_line (json, root, FALSE);
 }
@@ -155,12 +176,14 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
     if (json->file == NULL)
         return TRUE;
     if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started) {
-        /* The run never started (another reporter's open failed): no results to write. */
+        /* The run never started (another reporter's open failed): no results
+         * to write, and PATH, never touched (we wrote PATH.tmp), stays as it was. */
         output_file_abort (g_steal_pointer (&json->file));
         return TRUE;
     }
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
-    g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL);
+    g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
+                                                     json->plan_sha256);
     json_write_line (json, root, !jsonl);
     return output_file_close (g_steal_pointer (&json->file), error);
 }

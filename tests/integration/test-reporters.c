@@ -1296,6 +1296,105 @@ test_e2e_csv_json (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (status, ==, 0);
 }
 
+/* A 2.1 s run against the built-in target, written as jsonl. */
+static const char final_interval_plan[] =
+    "name: final-interval\n"
+    "target: builtin\n"
+    "defaults:\n"
+    "  http: { base_url: \"${builtin.http}\" }\n"
+    "scenarios:\n"
+    "  - name: s\n"
+    "    users: 2\n"
+    "    duration: 2100ms\n"
+    "    think_time: 5ms\n"
+    "    steps:\n"
+    "      - http: { url: / }\n"
+    "      - http: { url: /status/503 }\n";
+
+/* The last, partial interval is written: the intervals add up to the summary exactly. */
+static void
+test_json_final_interval (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = g_build_filename (fixture->dir, "run.jsonl", NULL);
+    g_autofree char *yaml = g_strdup_printf ("%sreporters:\n  - json: { path: \"%s\", mode: "
+                                             "jsonl }\n", final_interval_plan, path);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *out = NULL, *err = NULL, *text = NULL;
+
+    g_assert_cmpint (throng_test_runv (60, &out, &err, "run", plan, "--quiet", NULL), ==, 0);
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (ThrongHistogram) latency = throng_histogram_new ();
+    g_autoptr (JsonNode) summary = NULL;
+    gint64 requests = 0, errors = 0, step_requests[2] = { 0 };
+    gdouble seconds = 0, last_interval = 0;
+    guint intervals = 0;
+
+    for (char **line = lines; *line != NULL && **line != '\0'; line++) {
+        JsonNode *node = json_from_string (*line, NULL);
+        g_assert_nonnull (node);
+        if (strcmp (throng_test_json_string (node, "type"), "summary") == 0) {
+            summary = node;
+            continue;
+        }
+        intervals++;
+        requests += throng_test_json_int (node, "total.requests");
+        errors += throng_test_json_int (node, "total.errors");
+        for (guint i = 0; i < 2; i++) {
+            g_autofree char *member = g_strdup_printf ("scenarios.0.steps.%u.stats.requests", i);
+            step_requests[i] += throng_test_json_int (node, member);
+        }
+        last_interval = throng_test_json_double (node, "interval_s");
+        seconds += last_interval;
+        g_autoptr (ThrongHistogram) part = throng_histogram_deserialize (
+            throng_test_json_string (node, "total.latency_us.histogram"), NULL);
+        g_assert_nonnull (part);
+        throng_histogram_merge (latency, part);
+        json_node_unref (node);
+    }
+    g_assert_nonnull (summary);
+    /* Two whole seconds and the last 0.1 s. */
+    g_assert_cmpuint (intervals, ==, 3);
+    g_assert_cmpfloat (last_interval, <, 0.5);
+    g_assert_cmpfloat (last_interval, >, 0);
+    g_assert_cmpfloat_with_epsilon (seconds, throng_test_json_double (summary, "duration_s"), 0.05);
+    g_assert_cmpint (requests, ==, throng_test_json_int (summary, "total.requests"));
+    g_assert_cmpint (errors, ==, throng_test_json_int (summary, "total.errors"));
+    g_assert_cmpint (errors, >, 0);
+    for (guint i = 0; i < 2; i++) {
+        g_autofree char *member = g_strdup_printf ("scenarios.0.steps.%u.stats.requests", i);
+        g_assert_cmpint (step_requests[i], ==, throng_test_json_int (summary, member));
+    }
+    /* The histograms too: merged, the intervals' is the summary's, bucket for bucket. */
+    g_autofree char *merged = throng_histogram_serialize (latency);
+    g_assert_cmpstr (merged, ==, throng_test_json_string (summary, "total.latency_us.histogram"));
+}
+
+/* A run that cannot start leaves an existing result file as it was, in both modes. */
+static void
+test_json_failed_start (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const char *const modes[] = { "jsonl", "summary" };
+
+    for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
+        g_autofree char *path = throng_test_write_file (fixture->dir, "run.json",
+                                                        "the previous run\n");
+        g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
+        g_autofree char *yaml = g_strdup_printf (
+            "%sreporters:\n  - json: { path: \"%s\", mode: %s, overwrite: true }\n"
+            "  - csv: { path: \"%s/no/such/dir/run.csv\" }\n",
+            final_interval_plan, path, modes[m], fixture->dir);
+        g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+        g_autofree char *out = NULL, *err = NULL, *text = NULL;
+
+        g_assert_cmpint (throng_test_runv (60, &out, &err, "run", plan, "--quiet", NULL), ==, 3);
+        g_assert_nonnull (strstr (err, "no/such/dir/run.csv"));
+        g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+        g_assert_cmpstr (text, ==, "the previous run\n");
+        g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
+    }
+}
+
 /* A full disk under the csv reporter is exit status 4, with the reason. */
 static void
 test_e2e_dev_full (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -1454,6 +1553,10 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_json_lines, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/json/jsonl/samples", ThrongTestTmpdir, GINT_TO_POINTER (TRUE),
                 throng_test_tmpdir_setup, test_json_lines, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/json/jsonl/final-interval", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_json_final_interval, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/json/failed-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_json_failed_start, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/json/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_json_overwrite, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/json/close-errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

@@ -2,12 +2,15 @@
 /*
  * The SDK as a third party meets it: `meson install --destdir` of this
  * build, then the example plugins of docs/examples/ copied out of the tree
- * and built with nothing but cc and pkg-config against that install, run
- * by the *installed* throng through THRONG_PLUGIN_PATH against a line-echo
- * server in this process.  Also the compatibility rules, with modules
- * built out of tree from edited copies of the installed headers: another
- * ABI number is refused with both numbers named, an older (smaller)
- * reporter vtable loads and works.
+ * and built with nothing but cc and pkg-config (or the guide's meson
+ * recipe) against that install, with -Wall -Wextra -Werror and, under
+ * scripts/sanitize.sh, the sanitizers; run by the *installed* throng
+ * through THRONG_PLUGIN_PATH against a line-echo server in this process.
+ * The guide's C blocks compile the same way.  Also the compatibility
+ * rules, with modules built out of tree from edited copies of the
+ * installed headers: another ABI number is refused with both numbers
+ * named, an older (smaller) reporter vtable or 0.1 option table loads and
+ * works.
  *
  * The install happens once per process (the first test that needs it),
  * into a fresh temporary directory, with --no-rebuild so that it never
@@ -23,6 +26,35 @@
 #include "throng-config.h"
 
 #define RUN_TIMEOUT_S 60
+
+/*
+ * How every plugin here is built: the project's warning flags (meson.build)
+ * without its two -Wno- relaxations, as errors, so an example that warns
+ * under a third party's -Wall -Wextra fails this test.
+ */
+#define PLUGIN_WARNINGS                                                                           \
+    "-std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes "                     \
+    "-Wmissing-prototypes -Wimplicit-fallthrough"
+
+/*
+ * Under scripts/sanitize.sh (THRONG_SANITIZED=address,undefined) the
+ * plugins are built with the same sanitizers as the throng that loads
+ * them, as docs/plugins.md tells an author to do; "" otherwise.
+ */
+static const char *
+sanitize_cflags (void)
+{
+    static char *flags;
+
+    if (flags == NULL) {
+        const char *sanitizers = g_getenv ("THRONG_SANITIZED");
+
+        flags = sanitizers != NULL && sanitizers[0] != '\0'
+                    ? g_strdup_printf ("-fsanitize=%s -fno-omit-frame-pointer -g", sanitizers)
+                    : g_strdup ("");
+    }
+    return flags;
+}
 
 /* --- running a program with a clean or given environment ------------------ */
 
@@ -234,7 +266,11 @@ sdk_require (void)
         sdk_install ();
     }
     if (sdk.missing != NULL) {
-        throng_test_skip_or_fail (sdk.missing);
+        /* The sanitizer suite is where the examples must run: never a silent skip there. */
+        if (g_getenv ("THRONG_SANITIZED") != NULL)
+            g_test_fail_printf ("the sanitizer suite cannot build the examples: %s", sdk.missing);
+        else
+            throng_test_skip_or_fail (sdk.missing);
         return FALSE;
     }
     return sdk.bin != NULL;
@@ -268,9 +304,9 @@ build_plugin (const char *dir, const char *name, const char *source, const char 
     g_autofree char *first = include_first != NULL ? g_strdup_printf ("-I'%s'", include_first)
                                                    : g_strdup ("");
     g_autofree char *command = g_strdup_printf (
-        "'%s' -shared -fPIC -Wall -Werror -o '%s' '%s' %s %s $(pkg-config --cflags throng-1 "
-        "gio-2.0) $(pkg-config --libs glib-2.0 gio-2.0)",
-        sdk.cc, output, source, first, sdk.extra_cflags);
+        "'%s' -shared -fPIC " PLUGIN_WARNINGS " %s -o '%s' '%s' %s %s $(pkg-config --cflags "
+        "throng-1 gio-2.0) $(pkg-config --libs glib-2.0 gio-2.0)",
+        sdk.cc, sanitize_cflags (), output, source, first, sdk.extra_cflags);
     const char *argv[] = { "/bin/sh", "-c", command, NULL };
     g_auto (GStrv) envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
     g_autofree char *out = NULL;
@@ -328,6 +364,7 @@ typedef struct {
     guint16 port;
     gint lines;
     gint connections;
+    gint sequence; /* the last N of a "seq-N" reply */
 } EchoServer;
 
 /* One connection, on a thread of the service's pool: blocking I/O is fine here. */
@@ -348,6 +385,12 @@ echo_run (GThreadedSocketService *service, GSocketConnection *connection, GObjec
         if (line == NULL)
             break;
         g_atomic_int_inc (&server->lines);
+        /* "seq" is answered "seq-N", a reply that differs from request to request. */
+        if (strcmp (line, "seq") == 0) {
+            g_free (line);
+            line = g_strdup_printf ("seq-%d", g_atomic_int_add (&server->sequence, 1) + 1);
+            length = strlen (line);
+        }
         if (!g_output_stream_write_all (out, line, length, NULL, NULL, NULL) ||
             !g_output_stream_write_all (out, "\n", 1, NULL, NULL, NULL))
             break;
@@ -541,7 +584,8 @@ test_install_layout (void)
     man = g_build_filename (sdk.mandir, "man1", "throng.1", NULL);
     g_assert_true (g_file_test (man, G_FILE_TEST_IS_REGULAR));
     for (const char *const *doc = (const char *const[]) { "plugins.md", "examples/tcp.c",
-                                                          "examples/influx.c", NULL };
+                                                          "examples/influx.c",
+                                                          "examples/wait.c", NULL };
          *doc != NULL; doc++) {
         g_autofree char *path = g_build_filename (sdk.docdir, *doc, NULL);
 
@@ -766,6 +810,148 @@ test_examples_run (void)
     throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
+/* The @column-th field of each row of a CSV file without quoted fields, header first. */
+static GPtrArray *
+csv_column (const char *text, guint column)
+{
+    g_auto (GStrv) rows = g_strsplit (text, "\n", -1);
+    GPtrArray *values = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; rows[i] != NULL && rows[i][0] != '\0'; i++) {
+        g_auto (GStrv) fields = g_strsplit (rows[i], ",", -1);
+
+        /* No field here holds a comma or a quote: every row has all 17 columns. */
+        g_assert_cmpuint (g_strv_length (fields), ==, 17);
+        g_ptr_array_add (values, g_strdup (fields[column]));
+    }
+    return values;
+}
+
+/*
+ * The tcp example's failure messages, per request, reach the csv
+ * reporter intact: 200 refused connections (the run that showed the
+ * use-after-free under AddressSanitizer when the message pointed into
+ * the user's memory) and 20 replies that differ from request to request,
+ * each named in its own row's failureMessage.
+ */
+static void
+test_examples_messages (void)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *csv = NULL;
+    g_autofree char *csv_path = NULL;
+    g_autoptr (GPtrArray) failures = NULL;
+    g_autoptr (GPtrArray) responses = NULL;
+    g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    const char *args[] = { "run", "plan.yaml", "--quiet", NULL };
+    EchoServer *server;
+    guint refused = 0;
+    int status;
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    g_free (build_example (dir, "tcp"));
+    server = echo_server_start ();
+    plan = g_strdup_printf ("scenarios:\n"
+                            "  - name: refused\n"
+                            "    users: 1\n"
+                            "    iterations: 200\n"
+                            "    steps:\n"
+                            "      - tcp: { port: %u, timeout: 2s }\n"
+                            "  - name: seq\n"
+                            "    users: 1\n"
+                            "    iterations: 20\n"
+                            "    tcp: { keep_alive: true }\n"
+                            "    steps:\n"
+                            "      - tcp: { port: %u, send: seq, expect: nothing, timeout: 5s }\n"
+                            "reporters:\n"
+                            "  - csv: { path: results.csv }\n",
+                            throng_test_free_port (), server->port);
+    g_free (throng_test_write_plan (dir, "plan.yaml", plan));
+    status = run_installed (args, dir, dir, &out, &err);
+    echo_server_stop (server);
+    if (status != 0)
+        g_test_message ("stdout: %s\nstderr: %s", out, err);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+
+    csv_path = g_build_filename (dir, "results.csv", NULL);
+    g_assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+    responses = csv_column (csv, 4);
+    failures = csv_column (csv, 8);
+    g_assert_cmpstr (g_ptr_array_index (failures, 0), ==, "failureMessage");
+    g_assert_cmpuint (failures->len, ==, 1 + 200 + 20);
+    for (guint i = 1; i < failures->len; i++) {
+        const char *failure = g_ptr_array_index (failures, i);
+        const char *response = g_ptr_array_index (responses, i);
+
+        if (g_str_has_prefix (failure, "connect: ")) {
+            /* GIO's text, copied per request: "Could not connect to …: Connection refused" */
+            g_assert_nonnull (strstr (failure, "refused"));
+            g_assert_cmpstr (failure + strlen ("connect: "), ==, response);
+            refused++;
+            continue;
+        }
+        g_assert_true (g_str_has_prefix (failure, "status: tcp: expected 'nothing' but the reply "
+                                                  "is 'seq-"));
+        g_assert_cmpstr (failure + strlen ("status: "), ==, response);
+        g_assert_true (g_hash_table_add (seen, g_strdup (failure)));
+    }
+    g_assert_cmpuint (refused, ==, 200);
+    /* Twenty different replies, each in its own row: seq-1 … seq-20. */
+    g_assert_cmpuint (g_hash_table_size (seen), ==, 20);
+    for (guint n = 1; n <= 20; n++) {
+        g_autofree char *expected = g_strdup_printf (
+            "status: tcp: expected 'nothing' but the reply is 'seq-%u'", n);
+
+        g_assert_true (g_hash_table_contains (seen, expected));
+    }
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/* The smallest protocol installed with the docs builds and runs. */
+static void
+test_examples_wait (void)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *json_path = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+    g_autoptr (GError) error = NULL;
+    const char *args[] = { "run", "plan.yaml", "--quiet", NULL };
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    g_free (build_example (dir, "wait"));
+    g_free (throng_test_write_plan (dir, "plan.yaml",
+                                    "defaults: { wait: { delay: 2ms } }\n"
+                                    "scenarios:\n"
+                                    "  - users: 2\n"
+                                    "    iterations: 5\n"
+                                    "    steps:\n"
+                                    "      - wait: {}\n"
+                                    "      - wait: { delay: 0 }\n"
+                                    "reporters:\n"
+                                    "  - json: { path: summary.json }\n"));
+    g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    json_path = g_build_filename (dir, "summary.json", NULL);
+    summary = throng_test_json_load (json_path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 20);
+    g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
+    g_assert_cmpstr (throng_test_json_string (summary, "scenarios.0.steps.0.label"), ==, "wait 2ms");
+    g_assert_cmpfloat (throng_test_json_double (summary, "scenarios.0.steps.0.stats.latency_us.min"),
+                       >=, 2000);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
 /* The plugins validate their options like the core: one located line, exit 2. */
 static void
 test_examples_located_errors (void)
@@ -873,6 +1059,214 @@ test_guide_first_reporter (void)
     fields = g_strsplit (g_strstrip (steps), " ", -1);
     g_assert_cmpuint (g_strv_length (fields), ==, 5);
     g_assert_cmpint (g_ascii_strtoll (fields[4], NULL, 10), >, 0);
+
+    /* `--out lines=PATH` hands the same reporter { path: PATH }. */
+    {
+        const char *with_out[] = { "run", "plan.yaml", "--quiet", "--out", "lines=out.txt", NULL };
+        g_autofree char *out_path = g_build_filename (dir, "out.txt", NULL);
+        g_autofree char *written = NULL;
+
+        g_clear_pointer (&out, g_free);
+        g_clear_pointer (&err, g_free);
+        g_assert_cmpint (run_installed (with_out, dir, dir, &out, &err), ==, 0);
+        throng_test_assert_no_glib_noise (err);
+        g_assert_true (g_file_get_contents (out_path, &written, NULL, NULL));
+        g_assert_true (g_str_has_prefix (written, "GET / 100 0 "));
+    }
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/* The fenced blocks of @markdown in @language that begin with @start. */
+static GPtrArray *
+markdown_blocks (const char *markdown, const char *language, const char *start)
+{
+    g_autofree char *fence = g_strdup_printf ("```%s\n", language);
+    GPtrArray *blocks = g_ptr_array_new_with_free_func (g_free);
+
+    for (const char *p = strstr (markdown, fence); p != NULL; p = strstr (p, fence)) {
+        const char *begin = p + strlen (fence);
+        const char *end = strstr (begin, "```");
+        g_autofree char *block = NULL;
+
+        g_assert_nonnull (end);
+        block = g_strndup (begin, (gsize) (end - begin));
+        if (g_str_has_prefix (block, start))
+            g_ptr_array_add (blocks, g_steal_pointer (&block));
+        p = end + 3;
+    }
+    return blocks;
+}
+
+/*
+ * Every C block of docs/plugins.md that is a file of its own (it begins
+ * with a comment line and includes the SDK) compiles against the
+ * installed SDK with the plugins' warning flags.  Snippets define static
+ * functions and tables that nothing in the snippet uses, hence the two
+ * -Wno-unused.  The sections the guide promises are among them.
+ */
+static void
+test_guide_snippets (void)
+{
+    static const char *const promised[] = {
+        "THRONG_PLUGIN_DEFINE (lines_descriptor)", /* the first reporter, --out */
+        "throng_sample_set_message (sample, error->message)", /* the sample's message */
+        ".clear = clear_methods, .copy = copy_methods", /* custom options */
+        "throng_node_get_double (node, &ratio, error)", /* decimal numbers */
+        "g_resolver_lookup_by_name_async (resolver, host", /* name lookup */
+    };
+    g_autofree char *guide_path = throng_test_source_path ("docs/plugins.md");
+    g_autofree char *guide = NULL;
+    g_autofree char *dir = NULL;
+    g_autoptr (GPtrArray) blocks = NULL;
+
+    if (!sdk_require ())
+        return;
+    g_assert_true (g_file_get_contents (guide_path, &guide, NULL, NULL));
+    blocks = markdown_blocks (guide, "c", "/*");
+    for (gsize i = 0; i < G_N_ELEMENTS (promised); i++) {
+        gboolean found = FALSE;
+
+        for (guint b = 0; b < blocks->len && !found; b++)
+            found = strstr (g_ptr_array_index (blocks, b), promised[i]) != NULL;
+        if (!found)
+            g_error ("docs/plugins.md has no compiled C block with '%s'", promised[i]);
+    }
+
+    dir = throng_test_tmpdir_new ();
+    for (guint b = 0; b < blocks->len; b++) {
+        g_autofree char *name = g_strdup_printf ("snippet%u.c", b);
+        g_autofree char *command = g_strdup_printf (
+            "'%s' -c -fPIC " PLUGIN_WARNINGS " -Wno-unused-function -Wno-unused-const-variable "
+            "-o /dev/null '%s' %s $(pkg-config --cflags throng-1 gio-2.0)",
+            sdk.cc, name, sdk.extra_cflags);
+        const char *argv[] = { "/bin/sh", "-c", command, NULL };
+        g_auto (GStrv) envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        int status;
+
+        g_free (throng_test_write_file (dir, name, g_ptr_array_index (blocks, b)));
+        status = run_process (argv, (const char *const *) envp, dir, RUN_TIMEOUT_S, &out, &err);
+        if (status != 0)
+            g_test_message ("docs/plugins.md block:\n%s\n%s%s",
+                            (char *) g_ptr_array_index (blocks, b), out, err);
+        g_assert_cmpint (status, ==, 0);
+    }
+    /* The sanitizer section gives the flags the sanitizer suite builds the examples with. */
+    g_assert_nonnull (strstr (guide, "-fsanitize=address,undefined -fno-omit-frame-pointer -g"));
+    g_assert_nonnull (strstr (guide, "-Db_sanitize=address,undefined"));
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/*
+ * docs/plugins.md's meson recipe, as a reader would take it, builds
+ * tcp.c with -Wall -Wextra -Werror into a module that installs into
+ * pkg-config's plugindir and runs against the echo server.
+ */
+static void
+test_guide_meson (void)
+{
+    g_autofree char *guide_path = throng_test_source_path ("docs/plugins.md");
+    g_autofree char *guide = NULL;
+    g_autofree char *recipe = NULL;
+    g_autofree char *dir = NULL;
+    g_autofree char *meson = g_find_program_in_path ("meson");
+    g_autofree char *build = NULL;
+    g_autofree char *module = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *json_path = NULL;
+    g_autofree char *installed_to = NULL;
+    g_autoptr (JsonNode) installed_map = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+    g_autoptr (GError) error = NULL;
+    g_auto (GStrv) envp = NULL;
+    const char *sanitizers = g_getenv ("THRONG_SANITIZED");
+    const char *args[] = { "run", "plan.yaml", "--quiet", NULL };
+    EchoServer *server;
+    int status;
+
+    if (!sdk_require ())
+        return;
+    g_assert_true (g_file_get_contents (guide_path, &guide, NULL, NULL));
+    recipe = markdown_block (guide, "meson", "shared_module(");
+    dir = throng_test_tmpdir_new ();
+    g_free (throng_test_write_file (dir, "meson.build", recipe));
+    g_free (build_example (dir, "tcp")); /* copies tcp.c beside the recipe */
+    build = g_build_filename (dir, "build", NULL);
+    envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
+    {
+        g_autofree char *sanitize = sanitizers != NULL && sanitizers[0] != '\0'
+                                        ? g_strdup_printf ("-Db_sanitize=%s", sanitizers)
+                                        : g_strdup ("-Db_sanitize=none");
+        const char *setup[] = { meson, "setup", build, sanitize, NULL };
+        const char *compile[] = { meson, "compile", "-C", build, NULL };
+        const char *introspect[] = { meson, "introspect", "--installed", build, NULL };
+
+        status = run_process (setup, (const char *const *) envp, dir, 120, &out, &err);
+        if (status != 0)
+            g_test_message ("meson setup: %s%s", out, err);
+        g_assert_cmpint (status, ==, 0);
+        g_clear_pointer (&out, g_free);
+        g_clear_pointer (&err, g_free);
+        status = run_process (compile, (const char *const *) envp, dir, 120, &out, &err);
+        if (status != 0)
+            g_test_message ("meson compile: %s%s", out, err);
+        g_assert_cmpint (status, ==, 0);
+        g_clear_pointer (&out, g_free);
+        g_clear_pointer (&err, g_free);
+        status = run_process (introspect, (const char *const *) envp, dir, 60, &out, &err);
+        g_assert_cmpint (status, ==, 0);
+    }
+    /* The warning flags the recipe promises, as errors. */
+    {
+        g_autofree char *ninja_path = g_build_filename (build, "build.ninja", NULL);
+        g_autofree char *ninja = NULL;
+
+        g_assert_true (g_file_get_contents (ninja_path, &ninja, NULL, NULL));
+        g_assert_nonnull (strstr (ninja, "-Wall"));
+        g_assert_nonnull (strstr (ninja, "-Wextra"));
+        g_assert_nonnull (strstr (ninja, "-Werror"));
+    }
+    /* `meson install` would put it in pkg-config's plugindir. */
+    module = g_build_filename (build, "libthrong-tcp.so", NULL);
+    g_assert_true (g_file_test (module, G_FILE_TEST_IS_REGULAR));
+    installed_map = json_from_string (out, &error);
+    g_assert_no_error (error);
+    g_assert_true (json_object_has_member (json_node_get_object (installed_map), module));
+    installed_to = g_canonicalize_filename (
+        json_object_get_string_member (json_node_get_object (installed_map), module), NULL);
+    {
+        g_autofree char *plugindir = pkg_config ("--variable=plugindir throng-1");
+        g_autofree char *file = g_build_filename (plugindir, "libthrong-tcp.so", NULL);
+        g_autofree char *expected = g_canonicalize_filename (file, NULL);
+
+        g_assert_cmpstr (installed_to, ==, expected);
+    }
+
+    server = echo_server_start ();
+    plan = g_strdup_printf ("scenarios:\n"
+                            "  - users: 2\n"
+                            "    iterations: 3\n"
+                            "    steps:\n"
+                            "      - tcp: { port: %u, send: hello, expect: hello, timeout: 5s }\n"
+                            "reporters:\n"
+                            "  - json: { path: summary.json }\n",
+                            server->port);
+    g_free (throng_test_write_plan (dir, "plan.yaml", plan));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    status = run_installed (args, build, dir, &out, &err);
+    echo_server_stop (server);
+    if (status != 0)
+        g_test_message ("stdout: %s\nstderr: %s", out, err);
+    g_assert_cmpint (status, ==, 0);
+    json_path = g_build_filename (dir, "summary.json", NULL);
+    summary = throng_test_json_load (json_path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
     throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
@@ -881,8 +1275,19 @@ test_guide_first_reporter (void)
  * @header, @from by @to (which must be there).  Returns the include
  * directory to search first.
  */
+static char *edited_sdk_pairs (const char *dir, const char *header, const char *const *pairs);
+
 static char *
 edited_sdk (const char *dir, const char *header, const char *from, const char *to)
+{
+    const char *pairs[] = { from, to, NULL };
+
+    return edited_sdk_pairs (dir, header, pairs);
+}
+
+/* As edited_sdk(), with @pairs: from, to, from, to … NULL. */
+static char *
+edited_sdk_pairs (const char *dir, const char *header, const char *const *pairs)
 {
     g_autofree char *include = g_build_filename (dir, "include", "throng-1", NULL);
     g_autofree char *target = g_build_filename (include, "throng", NULL);
@@ -897,12 +1302,12 @@ edited_sdk (const char *dir, const char *header, const char *from, const char *t
         g_autofree char *contents = NULL;
 
         g_assert_true (g_file_get_contents (from_path, &contents, NULL, NULL));
-        if (strcmp (entry, header) == 0) {
-            g_auto (GStrv) parts = g_strsplit (contents, from, -1);
+        for (guint i = 0; strcmp (entry, header) == 0 && pairs[i] != NULL; i += 2) {
+            g_auto (GStrv) parts = g_strsplit (contents, pairs[i], -1);
 
             g_assert_cmpuint (g_strv_length (parts), ==, 2);
             g_free (contents);
-            contents = g_strjoinv (to, parts);
+            contents = g_strjoinv (pairs[i + 1], parts);
         }
         g_free (throng_test_write_file (target, entry, contents));
     }
@@ -914,10 +1319,11 @@ static const char reporter_source[] =
     "#include <stdio.h>\n"
     "#include <throng/throng.h>\n"
     "\n"
-    "typedef struct { char *path; guint64 samples; } Probe;\n"
+    "typedef struct { char *path; char *tag; guint64 samples; } Probe;\n"
     "static const ThrongOption probe_options[] = {\n"
-    "    { \"path\", THRONG_OPTION_STRING, offsetof (Probe, path) },\n"
-    "    { NULL },\n"
+    "    { .name = \"path\", .type = THRONG_OPTION_STRING, .offset = offsetof (Probe, path) },\n"
+    "    { .name = \"tag\", .type = THRONG_OPTION_STRING, .offset = offsetof (Probe, tag) },\n"
+    "    { .name = NULL },\n"
     "};\n"
     "static gpointer\n"
     "probe_configure (const ThrongNode *options, GError **error)\n"
@@ -930,17 +1336,19 @@ static const char reporter_source[] =
     "    return self;\n"
     "}\n"
     "static void\n"
-    "probe_samples (gpointer data, const ThrongSample *samples, gsize n)\n"
+    "probe_samples (gpointer data, G_GNUC_UNUSED const ThrongSample *samples, gsize n)\n"
     "{\n"
     "    ((Probe *) data)->samples += n;\n"
     "}\n"
     "static gboolean\n"
-    "probe_close (gpointer data, const ThrongSummary *summary, GError **error)\n"
+    "probe_close (gpointer data, const ThrongSummary *summary, G_GNUC_UNUSED GError **error)\n"
     "{\n"
     "    Probe *self = data;\n"
     "    FILE *f = fopen (self->path, \"w\");\n"
     "    if (f == NULL)\n"
     "        return TRUE;\n"
+    "    if (self->tag != NULL)\n"
+    "        fprintf (f, \"tag=%s \", self->tag);\n"
     "    fprintf (f, \"vtable=%u samples=%u requests=%u\\n\", (unsigned) sizeof (ThrongReporter),\n"
     "             (unsigned) self->samples, (unsigned) summary->total.requests);\n"
     "    fclose (f);\n"
@@ -1076,6 +1484,58 @@ test_older_vtable_accepted (void)
     throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
+/*
+ * Built against 0.1's <throng/options.h> (before `clear` and `copy` were
+ * appended to ThrongOption, and before the entry points became macros):
+ * its table has the 0.1 entry size, the core reads it with that size, and
+ * both of its options arrive.
+ */
+static void
+test_older_option_table_accepted (void)
+{
+    static const char *const to_v01[] = {
+        "    void (*clear) (gpointer field);\n    void (*copy) (gpointer field);\n", "",
+        "#define throng_options_apply(", "#define unused_options_apply(",
+        "#define throng_options_clear(", "#define unused_options_clear(",
+        "#define throng_options_copy_strings(", "#define unused_options_copy_strings(",
+        NULL,
+    };
+    g_autofree char *dir = NULL;
+    g_autofree char *include = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *probe = NULL;
+    g_autofree char *probe_path = NULL;
+    g_autofree char *expected = NULL;
+    g_autofree char *plan = NULL;
+    const char *run[] = { "run", "plan.yaml", "--quiet", NULL };
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    include = edited_sdk_pairs (dir, "options.h", to_v01);
+    g_free (build_probe (dir, "oldoptions", include));
+    g_free (build_example (dir, "tcp"));
+    plan = g_strdup_printf ("scenarios:\n"
+                            "  - users: 1\n"
+                            "    iterations: 2\n"
+                            "    steps:\n"
+                            "      - tcp: { port: %u, timeout: 2s }\n"
+                            "reporters:\n"
+                            "  - oldoptions: { path: probe.txt, tag: old }\n",
+                            throng_test_free_port ());
+    g_free (throng_test_write_plan (dir, "plan.yaml", plan));
+
+    g_assert_cmpint (run_installed (run, dir, dir, &out, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    probe_path = g_build_filename (dir, "probe.txt", NULL);
+    g_assert_true (g_file_get_contents (probe_path, &probe, NULL, NULL));
+    expected = g_strdup_printf ("tag=old vtable=%u samples=2 requests=2\n",
+                                (guint) sizeof (ThrongReporter));
+    g_assert_cmpstr (probe, ==, expected);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1085,10 +1545,15 @@ main (int argc, char **argv)
     g_test_add_func ("/sdk/install/layout", test_install_layout);
     g_test_add_func ("/sdk/install/finds-own-plugins", test_installed_finds_plugins);
     g_test_add_func ("/sdk/examples/run", test_examples_run);
+    g_test_add_func ("/sdk/examples/messages", test_examples_messages);
+    g_test_add_func ("/sdk/examples/wait", test_examples_wait);
     g_test_add_func ("/sdk/examples/located-errors", test_examples_located_errors);
     g_test_add_func ("/sdk/guide/first-reporter", test_guide_first_reporter);
+    g_test_add_func ("/sdk/guide/snippets", test_guide_snippets);
+    g_test_add_func ("/sdk/guide/meson", test_guide_meson);
     g_test_add_func ("/sdk/abi/refused", test_abi_refused);
     g_test_add_func ("/sdk/abi/older-vtable", test_older_vtable_accepted);
+    g_test_add_func ("/sdk/abi/older-option-table", test_older_option_table_accepted);
     status = g_test_run ();
     sdk_clear ();
     return status;

@@ -1061,6 +1061,252 @@ test_error_quarks (void)
     g_module_close (self);
 }
 
+/* ---- decimal numbers, CUSTOM ownership (SDK 0.2) ------------------------ */
+
+static void
+test_double (void)
+{
+    static const struct {
+        const char *text;
+        double value;
+    } good[] = {
+        { "99.9", 99.9 }, { "0", 0 },          { "-0.5", -0.5 },  { "2", 2 },
+        { "1e-3", 1e-3 }, { "2.5E+2", 250 },   { "'12.25'", 12.25 }, { "007.50", 7.5 },
+    };
+    static const struct {
+        const char *text;
+        int code;
+        const char *message;
+    } bad[] = {
+        { "abc", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got 'abc'" },
+        { "1,5", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '1,5'" },
+        { ".5", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '.5'" },
+        { "5.", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '5.'" },
+        { "+1", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '+1'" },
+        { "nan", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got 'nan'" },
+        { "inf", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got 'inf'" },
+        { "0x10", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '0x10'" },
+        { "1e", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '1e'" },
+        { "10%", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got '10%'" },
+        { "~", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got null" },
+        { "[1]", THRONG_PLAN_ERROR_TYPE,
+          "t.yaml:1:4: expected a decimal number such as 99.9, got a list" },
+        { "1e999", THRONG_PLAN_ERROR_RANGE, "t.yaml:1:4: '1e999' is too large for a decimal number" },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (good); i++) {
+        g_autoptr (ThrongTree) tree = load_value (good[i].text);
+        g_autoptr (GError) error = NULL;
+        double value = -1;
+
+        g_assert_true (throng_node_get_double (throng_node_lookup (throng_tree_root (tree), "v"),
+                                               &value, &error));
+        g_assert_no_error (error);
+        g_assert_cmpfloat_with_epsilon (value, good[i].value, 1e-12);
+    }
+    for (gsize i = 0; i < G_N_ELEMENTS (bad); i++) {
+        g_autoptr (ThrongTree) tree = load_value (bad[i].text);
+        g_autoptr (GError) error = NULL;
+        double value = 42;
+
+        g_assert_false (throng_node_get_double (throng_node_lookup (throng_tree_root (tree), "v"),
+                                                &value, &error));
+        g_assert_error (error, THRONG_PLAN_ERROR, bad[i].code);
+        g_assert_cmpstr (error->message, ==, bad[i].message);
+        g_assert_cmpfloat (value, ==, 42);
+    }
+}
+
+/* A CUSTOM field that owns memory: a list of words, "a b c". */
+typedef struct {
+    GStrv words;
+    GStrv nullable; /* ACCEPT_NULL: ~ empties it */
+    guint64 plain;  /* a 0.1-style CUSTOM entry, no hooks */
+} Owned;
+
+static guint words_cleared;
+
+static gboolean
+parse_words (const ThrongNode *node, gpointer field, GError **error)
+{
+    const char *text;
+
+    /* With @clear set, the core has emptied the field: nothing to free here. */
+    g_assert_null (*(GStrv *)field);
+    if (throng_node_is_null (node))
+        return TRUE;
+    if (!throng_node_get_string (node, &text, error))
+        return FALSE;
+    *(GStrv *)field = g_strsplit (text, " ", -1);
+    return TRUE;
+}
+
+static void
+clear_words (gpointer field)
+{
+    if (*(GStrv *)field != NULL)
+        words_cleared++;
+    g_clear_pointer ((GStrv *)field, g_strfreev);
+}
+
+static void
+copy_words (gpointer field)
+{
+    *(GStrv *)field = g_strdupv (*(GStrv *)field);
+}
+
+static gboolean
+parse_plain (const ThrongNode *node, gpointer field, GError **error)
+{
+    /* Without ACCEPT_NULL a null never gets here. */
+    g_assert_false (throng_node_is_null (node));
+    return throng_node_get_uint (node, field, error);
+}
+
+static const ThrongOption owned_table[] = {
+    { .name = "words", .type = THRONG_OPTION_CUSTOM, .offset = offsetof (Owned, words),
+      .parse = parse_words, .clear = clear_words, .copy = copy_words },
+    { .name = "nullable", .type = THRONG_OPTION_CUSTOM, .offset = offsetof (Owned, nullable),
+      .parse = parse_words, .clear = clear_words, .copy = copy_words,
+      .flags = THRONG_OPTION_FLAG_ACCEPT_NULL },
+    { .name = "plain", .type = THRONG_OPTION_CUSTOM, .offset = offsetof (Owned, plain),
+      .parse = parse_plain },
+    { .name = NULL },
+};
+
+static void
+test_options_custom_owned (void)
+{
+    g_autoptr (ThrongTree) tree = load ("defaults: {words: a b, nullable: x y}\n"
+                                        "scenario: {words: c d e, nullable: ~}\n"
+                                        "step: {words: f}\n"
+                                        "null: {words: ~}\n"
+                                        "empty:\n  plain:\n");
+    const ThrongNode *root = throng_tree_root (tree);
+    g_autoptr (GError) error = NULL;
+    Owned scenario = { 0 }, step;
+
+    words_cleared = 0;
+    g_assert_true (throng_options_apply (throng_node_lookup (root, "defaults"), owned_table,
+                                         &scenario, FALSE, "t options", &error));
+    g_assert_true (throng_options_apply (throng_node_lookup (root, "scenario"), owned_table,
+                                         &scenario, FALSE, "t options", &error));
+    g_assert_no_error (error);
+    /* The later layer replaced both values; the core cleared the earlier ones. */
+    g_assert_cmpuint (words_cleared, ==, 2);
+    g_assert_cmpstrv (scenario.words, ((const char *const[]) { "c", "d", "e", NULL }));
+    g_assert_null (scenario.nullable);
+
+    /* copy_strings copies, so the step and the scenario clear independently */
+    step = scenario;
+    throng_options_copy_strings (owned_table, &step);
+    g_assert_true (step.words != scenario.words);
+    g_assert_true (throng_options_apply (throng_node_lookup (root, "step"), owned_table, &step,
+                                         TRUE, "t options", &error));
+    g_assert_cmpstrv (step.words, ((const char *const[]) { "f", NULL }));
+    g_assert_cmpstrv (scenario.words, ((const char *const[]) { "c", "d", "e", NULL }));
+
+    /* Without ACCEPT_NULL, ~ and an empty value are refused before the parser. */
+    g_assert_false (throng_options_apply (throng_node_lookup (root, "null"), owned_table, &step,
+                                          TRUE, "t options", &error));
+    g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_TYPE);
+    g_assert_cmpstr (error->message, ==, "t.yaml:4:15: expected a value for words, got null");
+    g_clear_error (&error);
+    g_assert_cmpstrv (step.words, ((const char *const[]) { "f", NULL }));
+    g_assert_false (throng_options_apply (throng_node_lookup (root, "empty"), owned_table, &step,
+                                          TRUE, "t options", &error));
+    g_assert_cmpstr (error->message, ==,
+                     "t.yaml:6:9: expected a value for plain, got an empty value");
+
+    throng_options_clear (owned_table, &step);
+    throng_options_clear (owned_table, &scenario);
+    g_assert_null (step.words);
+    g_assert_null (scenario.words);
+}
+
+/*
+ * A plugin built against 0.1 headers: entries of the 0.1 size, passed to
+ * the entry points under their 0.1 names.  Its table is walked with its
+ * own stride, a null still reaches its parser, and nothing past the 0.1
+ * fields is read.
+ */
+typedef struct {
+    const char *name;
+    ThrongOptionType type;
+    gsize offset;
+    gint64 min;
+    gint64 max;
+    const char *const *choices;
+    const ThrongOption *table;
+    gboolean (*parse) (const ThrongNode *node, gpointer field, GError **error);
+    guint flags;
+} OptionV01;
+
+typedef struct {
+    char *name;
+    guint64 count;
+    gboolean saw_null;
+    char *last;
+} V01Fields;
+
+static gboolean
+parse_v01 (const ThrongNode *node, gpointer field, GError **error)
+{
+    *(gboolean *)field = throng_node_is_null (node);
+    return TRUE;
+}
+
+static void
+test_options_v01_table (void)
+{
+    static const OptionV01 v01[] = {
+        { "name", THRONG_OPTION_STRING, offsetof (V01Fields, name), 0, 0, NULL, NULL, NULL, 0 },
+        { "count", THRONG_OPTION_UINT, offsetof (V01Fields, count), 1, 9, NULL, NULL, NULL, 0 },
+        { "null", THRONG_OPTION_CUSTOM, offsetof (V01Fields, saw_null), 0, 0, NULL, NULL,
+          parse_v01, 0 },
+        { "last", THRONG_OPTION_STRING, offsetof (V01Fields, last), 0, 0, NULL, NULL, NULL, 0 },
+        { NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 },
+    };
+    const ThrongOption *v01_table = (const ThrongOption *)v01;
+    g_autoptr (ThrongTree) tree = load ("o: {name: a, count: 3, null: ~, last: z}\n"
+                                        "bad: {count: 10}\n");
+    const ThrongNode *root = throng_tree_root (tree);
+    g_autoptr (GError) error = NULL;
+    V01Fields fields = { 0 }, copy;
+
+    g_assert_cmpuint (sizeof (OptionV01), <, sizeof (ThrongOption));
+    g_assert_true ((throng_options_apply) (throng_node_lookup (root, "o"), v01_table, &fields, FALSE,
+                                           "v01 options", &error));
+    g_assert_no_error (error);
+    g_assert_cmpstr (fields.name, ==, "a");
+    g_assert_cmpuint (fields.count, ==, 3);
+    g_assert_true (fields.saw_null);
+    g_assert_cmpstr (fields.last, ==, "z");
+    g_assert_false ((throng_options_apply) (throng_node_lookup (root, "bad"), v01_table, &fields,
+                                            FALSE, "v01 options", &error));
+    g_assert_cmpstr (error->message, ==, "t.yaml:2:14: count must be between 1 and 9, got 10");
+
+    copy = fields;
+    (throng_options_copy_strings) (v01_table, &copy);
+    g_assert_true (copy.last != fields.last);
+    (throng_options_clear) (v01_table, &copy);
+    (throng_options_clear) (v01_table, &fields);
+    g_assert_null (fields.name);
+    g_assert_null (fields.last);
+    g_assert_null (copy.last);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1096,6 +1342,9 @@ main (int argc, char **argv)
     g_test_add_func ("/node/options/partial", test_options_partial);
     g_test_add_func ("/node/options/no-context", test_options_no_context);
     g_test_add_func ("/node/error-quarks", test_error_quarks);
+    g_test_add_func ("/node/double", test_double);
+    g_test_add_func ("/node/options/custom-owned", test_options_custom_owned);
+    g_test_add_func ("/node/options/v01-table", test_options_v01_table);
 
     return g_test_run ();
 }

@@ -290,6 +290,26 @@ THRONG_API gboolean throng_node_get_duration (const ThrongNode *node, gint64 *ou
 THRONG_API gboolean throng_node_get_size (const ThrongNode *node, guint64 *out_bytes, GError **error);
 
 /**
+ * throng_node_get_double:
+ * @node: a node
+ * @out: (out): the value, written only on success
+ * @error: return location for an error
+ *
+ * Reads a decimal number: an optional `-`, digits, an optional fraction
+ * and an optional exponent (`99.9`, `-0.5`, `2`, `1e-3`).  Anything else
+ * (`.5`, `1,5`, `nan`, `inf`, hexadecimal, a unit) fails with a located
+ * %THRONG_PLAN_ERROR_TYPE error ("expected a decimal number such as
+ * 99.9, got '1,5'"); a number too large for a double fails with
+ * %THRONG_PLAN_ERROR_RANGE.  Bounds are the caller's to check, located
+ * at the same node.
+ *
+ * Returns: TRUE on success
+ *
+ * Since: 0.2
+ */
+THRONG_API gboolean throng_node_get_double (const ThrongNode *node, double *out, GError **error);
+
+/**
  * throng_node_check_keys:
  * @map: a map node
  * @keys: (array zero-terminated=1): the keys allowed in @map

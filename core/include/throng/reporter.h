@@ -30,6 +30,10 @@ G_BEGIN_DECLS
  * @quiet: TRUE when the user asked for no live progress (`--quiet`): a
  *   reporter that shows progress while the run goes stays silent until
  *   @close; what it writes at the end is unchanged.  Since: 0.2
+ * @plan_sha256: (nullable): the SHA-256 of the plan file in hex, when the
+ *   core knows it (`throng report` takes it from the run's json file);
+ *   NULL otherwise, and a reporter may hash @plan_file itself (appended:
+ *   read it only when @size covers it).  Since: 0.2
  *
  * What a reporter learns when the run starts.  Owned by the core and
  * valid from @open until @close returns (transfer none): copy what is
@@ -51,6 +55,7 @@ typedef struct {
     guint workers;
     gboolean overwrite;
     gboolean quiet;
+    const char *plan_sha256;
 } ThrongRunInfo;
 
 /**

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The html reporter: its options, the interval series it keeps while the
+ * run goes, and the page it writes once, atomically, at close.
+ */
+#include "html.h"
+
+#include <string.h>
+
+#include "output.h"
+#include "page.h"
+#include "series.h"
+#include "svg.h"
+
+typedef struct {
+    char *path;
+    char *title;
+    gboolean overwrite;
+    gboolean messages;
+} HtmlOptions;
+
+static const ThrongOption html_options[] = {
+    { "path", THRONG_OPTION_STRING, G_STRUCT_OFFSET (HtmlOptions, path) },
+    { "title", THRONG_OPTION_STRING, G_STRUCT_OFFSET (HtmlOptions, title) },
+    { "overwrite", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, overwrite) },
+    { "messages", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, messages) },
+    { NULL },
+};
+
+typedef struct {
+    HtmlOptions options;
+    OutputFile *file;
+    HtmlSeries *series;
+    char *plan_sha256;
+    GHashTable *messages;   /* html_message_key() → GPtrArray of the first messages */
+} Html;
+
+static void
+html_free (gpointer self)
+{
+    Html *html = self;
+
+    if (html == NULL)
+        return;
+    output_file_abort (html->file);
+    throng_options_clear (html_options, &html->options);
+    html_series_free (html->series);
+    g_clear_pointer (&html->messages, g_hash_table_unref);
+    g_free (html->plan_sha256);
+    g_free (html);
+}
+
+static gpointer
+html_configure (const ThrongNode *options, GError **error)
+{
+    Html *html = g_new0 (Html, 1);
+
+    if (options != NULL && !throng_node_is_null (options)
+        && !throng_options_apply (options, html_options, &html->options, FALSE, "html options",
+                                  error)) {
+        html_free (html);
+        return NULL;
+    }
+    if (!output_require_path ("html", options, html->options.path, error)) {
+        html_free (html);
+        return NULL;
+    }
+    return html;
+}
+
+/* The plan's hash as the core gives it, else of the file as it is now. */
+static char *
+html_plan_sha256 (const ThrongRunInfo *run)
+{
+    g_autofree char *contents = NULL;
+    gsize length = 0;
+
+    if (run->size >= G_STRUCT_OFFSET (ThrongRunInfo, plan_sha256) + sizeof (run->plan_sha256)
+        && run->plan_sha256 != NULL)
+        return g_strdup (run->plan_sha256);
+    if (run->plan_file == NULL || !g_file_get_contents (run->plan_file, &contents, &length, NULL))
+        return NULL;
+    return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+}
+
+static gboolean
+html_open (gpointer self, const ThrongRunInfo *run, GError **error)
+{
+    Html *html = self;
+
+    /* PATH.tmp now, so that a bad path stops the run before any load; PATH only at close. */
+    html->file = output_file_open (html->options.path, html->options.overwrite || run->overwrite,
+                                   TRUE, error);
+    if (html->file == NULL)
+        return FALSE;
+    html->series = html_series_new (SVG_MAX_POINTS);
+    html->plan_sha256 = html_plan_sha256 (run);
+    if (html->options.messages)
+        html->messages = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                (GDestroyNotify) g_ptr_array_unref);
+    return TRUE;
+}
+
+/* Keeps the first few distinct messages of each step's failures, per class. */
+static void
+html_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
+{
+    Html *html = self;
+
+    if (html->messages == NULL)
+        return;
+    for (gsize i = 0; i < n_samples; i++) {
+        const ThrongSample *sample = &samples[i];
+        if (sample->error == THRONG_ERROR_NONE || sample->message == NULL)
+            continue;
+        gint64 key = html_message_key (sample->scenario, sample->step,
+                                       html_error_slot (sample->error));
+        GPtrArray *messages = g_hash_table_lookup (html->messages, &key);
+        if (messages == NULL) {
+            messages = g_ptr_array_new_with_free_func (g_free);
+            g_hash_table_insert (html->messages, g_memdup2 (&key, sizeof key), messages);
+        }
+        if (messages->len >= HTML_MESSAGES)
+            continue;
+        /* Repaired as the json reporter repairs it, so that a page from its file is the same. */
+        g_autofree char *valid = g_utf8_make_valid (sample->message, -1);
+        guint m;
+        for (m = 0; m < messages->len && strcmp (g_ptr_array_index (messages, m), valid) != 0; m++)
+            ;
+        if (m == messages->len)
+            g_ptr_array_add (messages, g_steal_pointer (&valid));
+    }
+}
+
+static gboolean
+html_wants_samples (gpointer self)
+{
+    Html *html = self;
+
+    return html->options.messages;
+}
+
+static void
+html_snapshot (gpointer self, const ThrongSummary *snapshot)
+{
+    Html *html = self;
+
+    if (html->series != NULL)
+        html_series_add (html->series, snapshot);
+}
+
+static gboolean
+html_close (gpointer self, const ThrongSummary *summary, GError **error)
+{
+    Html *html = self;
+
+    if (html->file == NULL)
+        return TRUE;
+    if (summary->size >= G_STRUCT_OFFSET (ThrongSummary, never_started)
+                             + sizeof (summary->never_started)
+        && summary->never_started) {
+        /* No load was sent: no page, and PATH (we wrote PATH.tmp) stays as it was. */
+        output_file_abort (g_steal_pointer (&html->file));
+        return TRUE;
+    }
+    g_autofree char *title = html->options.title != NULL
+                                 ? g_strdup (html->options.title)
+                                 : g_strdup_printf ("throng: %s", summary->plan_name);
+    g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+    g_autofree char *generated = g_date_time_format (now, "%Y-%m-%d %H:%M:%S UTC");
+    HtmlPage page = {
+        .title = title,
+        .plan_sha256 = html->plan_sha256,
+        .generated = generated,
+        .series = html->series,
+        .summary = summary,
+        .messages = html->messages,
+    };
+    html_page_append (output_file_buffer (html->file), &page);
+    output_file_commit (html->file);
+    return output_file_close (g_steal_pointer (&html->file), error);
+}
+
+const ThrongReporter html_reporter = {
+    .size = sizeof (ThrongReporter),
+    .name = "html",
+    .configure = html_configure,
+    .open = html_open,
+    .samples = html_samples,
+    .snapshot = html_snapshot,
+    .close = html_close,
+    .free = html_free,
+    .wants_samples = html_wants_samples,
+};

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the core's JSON tokenizer (core/jsontok.c), which `throng
+ * report` reads jsonl files with: what it accepts and refuses (a torn
+ * line must be refused, not half-read), lookups, numbers, and strings
+ * unescaped — \u escapes and surrogate pairs included.
+ */
+#include <string.h>
+
+#include "jsontok-private.h"
+#include "samplefile-private.h"
+
+static gboolean
+parses (const char *text)
+{
+    JsonToks toks;
+    jsontok_init (&toks);
+    gboolean ok = jsontok_parse (&toks, text, strlen (text));
+    jsontok_clear (&toks);
+    return ok;
+}
+
+static void
+test_syntax (void)
+{
+    static const char *const good[] = {
+        "{}", "[]", " {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} ", "0", "\"\\u00e9\"",
+        "{\"a\":{\"b\":{\"c\":[]}}}", "-0.0", "1E+2",
+    };
+    static const char *const bad[] = {
+        "", "{", "{\"a\":1", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{a:1}", "01", "1.", ".5", "+1",
+        "\"abc", "\"a\\qb\"", "\"\\u12\"", "\"tab\there\"", "{} {}", "tru", "nul", "[1 2]",
+        "{\"type\":\"summary\",\"total\":{\"requests\":12", /* a line cut short */
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+        if (!parses (good[i]))
+            g_error ("refused valid JSON: %s", good[i]);
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+        if (parses (bad[i]))
+            g_error ("accepted invalid JSON: %s", bad[i]);
+    /* Nesting is bounded. */
+    GString *deep = g_string_new (NULL);
+    for (guint i = 0; i < 100; i++)
+        g_string_append_c (deep, '[');
+    for (guint i = 0; i < 100; i++)
+        g_string_append_c (deep, ']');
+    g_assert_false (parses (deep->str));
+    g_string_free (deep, TRUE);
+}
+
+static void
+test_lookups (void)
+{
+    const char *text = "{\"type\":\"interval\",\"n\":{\"skip\":[1,[2,3],{\"x\":4}]},"
+                       "\"total\":{\"requests\":1234567890123,\"rate\":0.25,\"ok\":true},"
+                       "\"list\":[\"a\",\"b\",\"c\"]}";
+    JsonToks toks;
+    jsontok_init (&toks);
+    g_assert_true (jsontok_parse (&toks, text, strlen (text)));
+    g_autoptr (GStringChunk) chunk = g_string_chunk_new (64);
+
+    /* Members after a nested value are found past it. */
+    gint total = jsontok_member (&toks, 0, "total");
+    g_assert_cmpint (total, >, 0);
+    g_assert_cmpint (jsontok_int (&toks, jsontok_member (&toks, total, "requests")), ==,
+                     G_GINT64_CONSTANT (1234567890123));
+    g_assert_cmpfloat (jsontok_double (&toks, jsontok_member (&toks, total, "rate")), ==, 0.25);
+    g_assert_true (jsontok_bool (&toks, jsontok_member (&toks, total, "ok")));
+    g_assert_cmpint (jsontok_member (&toks, total, "missing"), ==, -1);
+    g_assert_cmpint (jsontok_member (&toks, -1, "requests"), ==, -1);
+    /* Absent or mistyped values read as zero, never as garbage. */
+    g_assert_cmpint (jsontok_int (&toks, jsontok_member (&toks, 0, "type")), ==, 0);
+    g_assert_null (jsontok_string (&toks, total, chunk));
+
+    gint list = jsontok_member (&toks, 0, "list");
+    g_assert_cmpuint (jsontok_length (&toks, list), ==, 3);
+    g_assert_cmpstr (jsontok_string (&toks, jsontok_element (&toks, list, 2), chunk), ==, "c");
+    g_assert_cmpint (jsontok_element (&toks, list, 3), ==, -1);
+    g_assert_true (jsontok_string_equals (&toks, jsontok_member (&toks, 0, "type"), "interval"));
+    jsontok_clear (&toks);
+}
+
+static void
+test_strings (void)
+{
+    const char *text = "[\"a \\\"b\\\" \\\\ c\\td\\n\", \"\\u00e9\\u20ac\", \"\\ud83d\\ude00\", "
+                       "\"\\ud83d!\", \"caf\xc3\xa9\", \"\\/\"]";
+    static const char *const expected[] = {
+        "a \"b\" \\ c\td\n", "\xc3\xa9\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xef\xbf\xbd!",
+        "caf\xc3\xa9", "/",
+    };
+    JsonToks toks;
+    jsontok_init (&toks);
+    g_assert_true (jsontok_parse (&toks, text, strlen (text)));
+    g_autoptr (GStringChunk) chunk = g_string_chunk_new (64);
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+        gint element = jsontok_element (&toks, 0, i);
+        g_assert_cmpstr (jsontok_string (&toks, element, chunk), ==, expected[i]);
+        g_assert_true (jsontok_string_equals (&toks, element, expected[i]));
+    }
+    jsontok_clear (&toks);
+}
+
+/* The json reporter's sample times, parsed by hand, agree with GLib's ISO 8601. */
+static void
+test_sample_time (void)
+{
+    static const char *const times[] = {
+        "1970-01-01T00:00:00.000Z", "2026-12-02T14:36:30.365Z", "2000-02-29T23:59:59.999Z",
+        "2100-03-01T00:00:00.001Z", "1969-12-31T23:59:59.500Z",
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+        g_autoptr (GDateTime) expected = g_date_time_new_from_iso8601 (times[i], NULL);
+        gint64 us = g_date_time_to_unix (expected) * G_USEC_PER_SEC
+                    + g_date_time_get_microsecond (expected);
+        g_assert_cmpint (throng_sample_line_time (times[i], strlen (times[i])), ==, us);
+    }
+    g_assert_cmpint (throng_sample_line_time ("2026-12-02 14:36:30.365Z", 24), ==, 0);
+    g_assert_cmpint (throng_sample_line_time ("2026-13-02T14:36:30.365Z", 24), ==, 0);
+    g_assert_cmpint (throng_sample_line_time ("2026-12-02T14:36:30Z", 20), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    g_test_add_func ("/jsontok/syntax", test_syntax);
+    g_test_add_func ("/jsontok/lookups", test_lookups);
+    g_test_add_func ("/jsontok/strings", test_strings);
+    g_test_add_func ("/jsontok/sample-time", test_sample_time);
+    return g_test_run ();
+}
