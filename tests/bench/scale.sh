@@ -177,7 +177,7 @@ closed_row() { # NAME REF URL USERS THINK RAMP
     local name=$1 ref=$2 url=${3%/} users=$4 think=$5 ramp=$6 plan row per_user=-
     plan=$(closed_plan "$name" "$url" "$users" "$think" "$ramp")
     row=$(median_run throng_once "$plan")
-    if [[ $think != 0 ]]; then
+    if [[ $think != 0 && $(awk '{ print $4 }' <<<"$row") != refused ]]; then
         local small
         small=$(closed_plan "$name-small" "$url" "$(( users / 10 ))" "$think" "$ramp")
         per_user=$(rss_per_user "$small" "$(awk '{ print $5 }' <<<"$row")" "$users")
