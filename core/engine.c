@@ -79,6 +79,7 @@ typedef struct {
     guint *scenario_users;
     GPtrArray *step_labels;     /* char** per scenario (shallow, NULL-terminated) */
     GPtrArray *step_protocols;
+    GPtrArray *scenario_targets; /* char*, owned, NULL where unknown */
 } ThrongEngine;
 
 /* --- summaries ------------------------------------------------------------ */
@@ -402,6 +403,30 @@ engine_go (ThrongEngine *engine)
     }
 }
 
+/*
+ * What @scenario's steps load, as their protocols describe it: the
+ * distinct descriptions in step order, joined; NULL when none could tell.
+ */
+static char *
+scenario_target (const ThrongPlanScenario *scenario)
+{
+    g_autoptr (GPtrArray) targets = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; i < scenario->steps->len; i++) {
+        const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+        /* The registry's copy of the vtable is full size: absent hooks are NULL. */
+        if (step->protocol->step_target == NULL)
+            continue;
+        g_autofree char *target = step->protocol->step_target (step->data);
+        if (target != NULL && !g_ptr_array_find_with_equal_func (targets, target, g_str_equal, NULL))
+            g_ptr_array_add (targets, g_steal_pointer (&target));
+    }
+    if (targets->len == 0)
+        return NULL;
+    g_ptr_array_add (targets, NULL);
+    return g_strjoinv (", ", (char **) targets->pdata);
+}
+
 static void
 build_run_info (ThrongEngine *engine)
 {
@@ -414,6 +439,7 @@ build_run_info (ThrongEngine *engine)
     engine->scenario_users = g_new0 (guint, MAX (n, 1));
     engine->step_labels = g_ptr_array_new_with_free_func (g_free);
     engine->step_protocols = g_ptr_array_new_with_free_func (g_free);
+    engine->scenario_targets = g_ptr_array_new_with_free_func (g_free);
     for (guint s = 0; s < n; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
         const char **labels = g_new0 (const char *, scenario->steps->len + 1);
@@ -428,6 +454,7 @@ build_run_info (ThrongEngine *engine)
         engine->scenario_users[s] = scenario->users;
         g_ptr_array_add (engine->step_labels, labels);
         g_ptr_array_add (engine->step_protocols, protocols);
+        g_ptr_array_add (engine->scenario_targets, scenario_target (scenario));
         gint64 length = throng_plan_scenario_length (scenario);
         if (length > 0)
             longest = MAX (longest, scenario->start_after_us + length);
@@ -450,6 +477,8 @@ build_run_info (ThrongEngine *engine)
     info->workers = engine->workers->len;
     info->overwrite = engine->options.overwrite;
     info->quiet = engine->options.quiet;
+    info->plan_sha256 = throng_tree_sha256 (plan->tree);
+    info->scenario_targets = (const char *const *) engine->scenario_targets->pdata;
 }
 
 /* Which reporters want samples (so workers know whether to collect them); opens none. */
@@ -604,6 +633,7 @@ engine_clear (ThrongEngine *engine)
     g_clear_pointer (&engine->scenario_names, g_ptr_array_unref);
     g_clear_pointer (&engine->step_labels, g_ptr_array_unref);
     g_clear_pointer (&engine->step_protocols, g_ptr_array_unref);
+    g_clear_pointer (&engine->scenario_targets, g_ptr_array_unref);
     g_free (engine->scenario_users);
     g_clear_pointer (&engine->loop, g_main_loop_unref);
 }

@@ -302,29 +302,39 @@ jsontok_length (const JsonToks *toks, gint index)
                                                                                       : 0;
 }
 
+/*
+ * Copies the number at @index into @text (NUL-terminated, @size bytes at
+ * most).  FALSE when it is not a number or too long to be one we read.
+ */
+static gboolean
+number_text (const JsonToks *toks, gint index, char *text, gsize size)
+{
+    const JsonTok *tok = tok_at (toks, index);
+
+    if (tok == NULL || tok->type != JSONTOK_NUMBER || tok->end - tok->start >= size)
+        return FALSE;
+    memcpy (text, toks->text + tok->start, tok->end - tok->start);
+    text[tok->end - tok->start] = '\0';
+    return TRUE;
+}
+
 gdouble
 jsontok_double (const JsonToks *toks, gint index)
 {
-    const JsonTok *tok = tok_at (toks, index);
     char text[64];
 
-    if (tok == NULL || tok->type != JSONTOK_NUMBER || tok->end - tok->start >= sizeof text)
+    if (!number_text (toks, index, text, sizeof text))
         return 0;
-    memcpy (text, toks->text + tok->start, tok->end - tok->start);
-    text[tok->end - tok->start] = '\0';
     return g_ascii_strtod (text, NULL);
 }
 
 gint64
 jsontok_int (const JsonToks *toks, gint index)
 {
-    const JsonTok *tok = tok_at (toks, index);
     char text[64];
 
-    if (tok == NULL || tok->type != JSONTOK_NUMBER || tok->end - tok->start >= sizeof text)
+    if (!number_text (toks, index, text, sizeof text))
         return 0;
-    memcpy (text, toks->text + tok->start, tok->end - tok->start);
-    text[tok->end - tok->start] = '\0';
     if (strpbrk (text, ".eE") != NULL) {
         gdouble value = g_ascii_strtod (text, NULL);
         return value >= (gdouble) G_MAXINT64 || value <= (gdouble) G_MININT64 ? 0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `plugins`, `--version`.
+ * The `throng` command line: `run`, `validate`, `report`, `plugins`, `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -302,13 +302,14 @@ print_help (FILE *stream)
              "A plugin-based load tester.\n"
              "\n"
              "Commands:\n"
-             "  run PLAN       Run a plan and report its results\n"
-             "  validate PLAN  Check a plan completely without sending any load\n"
-             "  plugins        List the plugins throng can find\n"
+             "  run PLAN           Run a plan and report its results\n"
+             "  validate PLAN      Check a plan completely without sending any load\n"
+             "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
+             "  plugins            List the plugins throng can find\n"
              "\n"
              "Options:\n"
-             "  -h, --help     Show this help ('throng COMMAND --help' for a command's)\n"
-             "  --version      Show the version\n"
+             "  -h, --help         Show this help ('throng COMMAND --help' for a command's)\n"
+             "  --version          Show the version\n"
              "\n"
              "Exit status: 0 completed, 2 usage or plan error, 3 could not start,\n"
              "4 results not written, 99 thresholds failed, 130 interrupted.\n");

@@ -58,9 +58,13 @@ throng_stats_merge (ThrongStats *into, const ThrongStats *from)
     into->connections += from->connections;
     into->handshakes_full += from->handshakes_full;
     into->handshakes_resumed += from->handshakes_resumed;
+    into->retries += from->retries;
     throng_histogram_merge (into->latency, from->latency);
     throng_histogram_merge (into->handshake, from->handshake);
 }
+
+/* ThrongStats is embedded in arrays a 0.1 reporter walks: its size is 0.1's (LP64). */
+G_STATIC_ASSERT (sizeof (ThrongStats) == 232);
 
 void
 throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
@@ -72,14 +76,18 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
             slot = THRONG_ERROR_OTHER;
         stats->errors++;
         stats->errors_by_class[slot]++;
+        /* Interned: a message set with throng_sample_set_message() lives in
+         * the user's buffer, rewritten by its next step and freed with it,
+         * while the stats outlive both.  Once per class per stats. */
         if (stats->error_messages != NULL && stats->error_messages[slot] == NULL)
-            stats->error_messages[slot] = sample->message;
+            stats->error_messages[slot] = g_intern_string (sample->message);
     }
     stats->bytes_sent += sample->bytes_sent;
     stats->bytes_received += sample->bytes_received;
     stats->connections += sample->connections_opened;
     stats->handshakes_full += sample->handshakes_full;
     stats->handshakes_resumed += sample->handshakes_resumed;
+    stats->retries += sample->retries;
     throng_histogram_record (stats->latency, sample->elapsed_us);
     if (sample->handshakes_full + sample->handshakes_resumed > 0)
         throng_histogram_record (stats->handshake, sample->tls_us);

@@ -25,6 +25,12 @@ typedef struct _ThrongTree ThrongTree;
 ThrongTree *throng_tree_load_file (const char *path, GError **error);
 ThrongTree *throng_tree_load_data (const char *name, const char *data, gsize length, GError **error);
 /*
+ * The SHA-256, in hex, of the bytes throng_tree_load_file() read and
+ * parsed (before any --set): what ran, even if the file changes later.
+ * NULL for a tree not loaded from a file.
+ */
+const char *throng_tree_sha256 (ThrongTree *tree);
+/*
  * A tree that no file holds, of one map {@key: @value}: the key located
  * at "@origin":1:1, the value a quoted scalar (so `~` stays text) at
  * "@origin":1:@column.  What `--out NAME=PATH` gives its reporter.
@@ -56,6 +62,13 @@ gboolean throng_tree_expand (ThrongTree *tree, ThrongTreeVariable lookup, gpoint
                              GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTree, throng_tree_free)
+
+/*
+ * TRUE when @node is of @kind; otherwise FALSE with a located type error,
+ * "expected EXPECTED, got a map" (or whatever @node is).
+ */
+gboolean throng_node_expect_kind (const ThrongNode *node, ThrongNodeKind kind,
+                                  const char *expected, GError **error);
 
 /*
  * The node itself, shared by yaml.c (which builds and edits trees) and

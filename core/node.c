@@ -151,6 +151,13 @@ type_error (const ThrongNode *node, GError **error, const char *expected)
     return FALSE;
 }
 
+gboolean
+throng_node_expect_kind (const ThrongNode *node, ThrongNodeKind kind, const char *expected,
+                         GError **error)
+{
+    return node->kind == kind || type_error (node, error, expected);
+}
+
 /* A scalar that is not null, or a type error naming @expected. */
 static const char *
 value_text (const ThrongNode *node, const char *expected, GError **error)
@@ -480,31 +487,36 @@ throng_node_get_size (const ThrongNode *node, guint64 *out_bytes, GError **error
 
 #define DECIMAL_EXPECTED "a decimal number such as 99.9"
 
+/* Moves *@p past a run of digits; whether there was at least one. */
+static gboolean
+skip_digits (const char **p)
+{
+    const char *start = *p;
+
+    while (g_ascii_isdigit (**p))
+        (*p)++;
+    return *p > start;
+}
+
 /* The grammar of a decimal number: -?digits(.digits)?([eE][+-]?digits)? */
 static gboolean
 is_decimal (const char *p)
 {
     if (*p == '-')
         p++;
-    if (!g_ascii_isdigit (*p))
+    if (!skip_digits (&p))
         return FALSE;
-    while (g_ascii_isdigit (*p))
-        p++;
     if (*p == '.') {
         p++;
-        if (!g_ascii_isdigit (*p))
+        if (!skip_digits (&p))
             return FALSE;
-        while (g_ascii_isdigit (*p))
-            p++;
     }
     if (*p == 'e' || *p == 'E') {
         p++;
         if (*p == '+' || *p == '-')
             p++;
-        if (!g_ascii_isdigit (*p))
+        if (!skip_digits (&p))
             return FALSE;
-        while (g_ascii_isdigit (*p))
-            p++;
     }
     return *p == '\0';
 }

@@ -36,8 +36,8 @@ typedef struct {
 /*
  * Hands @local (a registry error, consumed) up: a NOT_FOUND becomes a plan
  * error at @at, "PREFIX no plugin libthrong-NAME.so in DIRS; did you mean
- * …?"; anything else (a plugin that exists but was refused) goes up as
- * it is.
+ * …?", where a NULL @prefix is "unknown protocol 'NAME':" (or reporter);
+ * anything else (a plugin that exists but was refused) goes up as it is.
  */
 void throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at,
                                ThrongPluginKind kind, const char *name, const char *prefix,

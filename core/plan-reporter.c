@@ -50,8 +50,7 @@ add_named (ThrongPlanLoader *loader, const ThrongNode *key, const char *name,
     const ThrongReporter *found = throng_registry_get_reporter (loader->registry, name, &local);
 
     if (found == NULL) {
-        g_autofree char *prefix = g_strdup_printf ("unknown reporter '%s':", name);
-        throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_REPORTER, name, prefix, local,
+        throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_REPORTER, name, NULL, local,
                                   error);
         return FALSE;
     }
@@ -62,13 +61,9 @@ gboolean
 throng_plan_read_reporters (ThrongPlanLoader *loader, const ThrongNode *reporters, GError **error)
 {
     if (reporters != NULL && !throng_node_is_null (reporters)
-        && throng_node_kind (reporters) != THRONG_NODE_SEQUENCE) {
-        g_autofree char *given = throng_node_describe (reporters);
-        throng_node_set_error (reporters, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a list of reporters such as '- console: {}', got %s",
-                               given);
+        && !throng_node_expect_kind (reporters, THRONG_NODE_SEQUENCE,
+                                     "a list of reporters such as '- console: {}'", error))
         return FALSE;
-    }
 
     if (reporters == NULL || throng_node_n_children (reporters) == 0) {
         ThrongTree *tree = throng_tree_load_data ("(default reporter)", "{}", 2, error);
@@ -82,13 +77,9 @@ throng_plan_read_reporters (ThrongPlanLoader *loader, const ThrongNode *reporter
     for (guint i = 0; i < throng_node_n_children (reporters); i++) {
         const ThrongNode *item = throng_node_child (reporters, i);
 
-        if (throng_node_kind (item) != THRONG_NODE_MAP) {
-            g_autofree char *given = throng_node_describe (item);
-            throng_node_set_error (item, error, THRONG_PLAN_ERROR_TYPE,
-                                   "expected a map for reporter, such as 'console: {}', got %s",
-                                   given);
+        if (!throng_node_expect_kind (item, THRONG_NODE_MAP,
+                                      "a map for reporter, such as 'console: {}'", error))
             return FALSE;
-        }
         if (throng_node_n_children (item) != 1) {
             const ThrongNode *at
                 = throng_node_n_children (item) == 0 ? item : throng_node_key (item, 1);

@@ -121,12 +121,9 @@ read_step (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, const ThrongN
     const ThrongProtocol *protocol = NULL;
     const char *name = NULL;
 
-    if (throng_node_kind (node) != THRONG_NODE_MAP) {
-        g_autofree char *given = throng_node_describe (node);
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a map for step, such as 'http: {url: /}', got %s", given);
+    if (!throng_node_expect_kind (node, THRONG_NODE_MAP, "a map for step, such as 'http: {url: /}'",
+                                  error))
         return FALSE;
-    }
     for (guint i = 0; i < throng_node_n_children (node); i++) {
         const ThrongNode *key = throng_node_key (node, i);
         const char *text = throng_node_scalar (key);
@@ -166,8 +163,7 @@ read_step (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, const ThrongN
             return FALSE;
         }
         if (found == NULL) {
-            g_autofree char *prefix = g_strdup_printf ("unknown protocol '%s':", text);
-            throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, text, prefix, local,
+            throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, text, NULL, local,
                                       error);
             return FALSE;
         }
@@ -315,12 +311,8 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
     ScenarioFields fields = { 0 };
     gboolean ok;
 
-    if (throng_node_kind (node) != THRONG_NODE_MAP) {
-        g_autofree char *given = throng_node_describe (node);
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a map for scenario, got %s", given);
+    if (!throng_node_expect_kind (node, THRONG_NODE_MAP, "a map for scenario", error))
         return FALSE;
-    }
 
     /* Other keys name protocols: their values are those protocols' scenario options. */
     table = g_array_new (TRUE, TRUE, sizeof (ThrongOption));
@@ -397,12 +389,8 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
                                "missing required key 'steps' in scenario '%s'", scenario->name);
         return FALSE;
     }
-    if (throng_node_kind (fields.steps) != THRONG_NODE_SEQUENCE) {
-        g_autofree char *given = throng_node_describe (fields.steps);
-        throng_node_set_error (fields.steps, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a list of steps, got %s", given);
+    if (!throng_node_expect_kind (fields.steps, THRONG_NODE_SEQUENCE, "a list of steps", error))
         return FALSE;
-    }
     if (throng_node_n_children (fields.steps) == 0) {
         throng_node_set_error (fields.steps, error, THRONG_PLAN_ERROR_MISSING,
                                "scenario '%s' has no steps", scenario->name);
@@ -445,12 +433,8 @@ throng_plan_read_scenarios (ThrongPlanLoader *loader, const ThrongNode *scenario
                                "missing required key 'scenarios'");
         return FALSE;
     }
-    if (throng_node_kind (scenarios) != THRONG_NODE_SEQUENCE) {
-        g_autofree char *given = throng_node_describe (scenarios);
-        throng_node_set_error (scenarios, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a list of scenarios, got %s", given);
+    if (!throng_node_expect_kind (scenarios, THRONG_NODE_SEQUENCE, "a list of scenarios", error))
         return FALSE;
-    }
     if (throng_node_n_children (scenarios) == 0) {
         throng_node_set_error (scenarios, error, THRONG_PLAN_ERROR_MISSING,
                                "the plan has no scenarios");

@@ -102,8 +102,14 @@ throng_plan_plugin_error (ThrongPlanLoader *loader, const ThrongNode *at, Throng
         return;
     }
     g_autofree char *dirs = throng_registry_describe_path (loader->registry);
+    g_autofree char *unknown
+        = prefix != NULL ? g_strdup (prefix)
+                         : g_strdup_printf ("unknown %s '%s':",
+                                            kind == THRONG_PLUGIN_KIND_PROTOCOL ? "protocol"
+                                                                                : "reporter",
+                                            name);
     throng_node_set_error (at, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
-                           "%s no plugin libthrong-%s.so in %s%s", prefix, name, dirs, hint);
+                           "%s no plugin libthrong-%s.so in %s%s", unknown, name, dirs, hint);
 }
 
 const ThrongProtocol *
@@ -113,11 +119,9 @@ throng_plan_find_protocol (ThrongPlanLoader *loader, const ThrongNode *key, GErr
     GError *local = NULL;
     const ThrongProtocol *protocol = throng_registry_get_protocol (loader->registry, name, &local);
 
-    if (protocol == NULL) {
-        g_autofree char *prefix = g_strdup_printf ("unknown protocol '%s':", name);
-        throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, name, prefix, local,
+    if (protocol == NULL)
+        throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, name, NULL, local,
                                   error);
-    }
     return protocol;
 }
 
@@ -293,14 +297,11 @@ read_defaults (ThrongPlanLoader *loader, const ThrongNode *defaults, GError **er
 {
     if (defaults == NULL || throng_node_is_null (defaults))
         return TRUE;
-    if (throng_node_kind (defaults) != THRONG_NODE_MAP) {
-        g_autofree char *given = throng_node_describe (defaults);
-        throng_node_set_error (defaults, error, THRONG_PLAN_ERROR_TYPE,
-                               "expected a map of protocol names for defaults, such as "
-                               "'http: {base_url: ...}', got %s",
-                               given);
+    if (!throng_node_expect_kind (defaults, THRONG_NODE_MAP,
+                                  "a map of protocol names for defaults, such as "
+                                  "'http: {base_url: ...}'",
+                                  error))
         return FALSE;
-    }
     loader->defaults = defaults;
 
     for (guint i = 0; i < throng_node_n_children (defaults); i++) {
@@ -309,13 +310,12 @@ read_defaults (ThrongPlanLoader *loader, const ThrongNode *defaults, GError **er
 
         if (throng_plan_find_protocol (loader, key, error) == NULL)
             return FALSE;
-        if (!throng_node_is_null (value) && throng_node_kind (value) != THRONG_NODE_MAP) {
-            g_autofree char *given = throng_node_describe (value);
-            throng_node_set_error (value, error, THRONG_PLAN_ERROR_TYPE,
-                                   "expected a map of %s options, got %s", throng_node_scalar (key),
-                                   given);
+        g_autofree char *expected
+            = g_strdup_printf ("a map of %s options", throng_node_scalar (key));
+
+        if (!throng_node_is_null (value)
+            && !throng_node_expect_kind (value, THRONG_NODE_MAP, expected, error))
             return FALSE;
-        }
     }
     return TRUE;
 }

@@ -560,12 +560,43 @@ register_impl (ThrongPluginHost *host, ThrongPluginKind kind, const void *vtable
     return TRUE;
 }
 
-/* Reads a plugin's vtable into a zeroed core-sized struct, never past the plugin's size. */
-static void
-read_vtable (void *dest, gsize core_size, const void *src, gsize size)
+/* The beginning that every vtable shares. */
+typedef struct {
+    gsize size;
+    const char *name;
+} VtableHead;
+
+G_STATIC_ASSERT (offsetof (ThrongProtocol, name) == offsetof (VtableHead, name));
+G_STATIC_ASSERT (offsetof (ThrongReporter, name) == offsetof (VtableHead, name));
+
+/*
+ * Reads a plugin's vtable @src of @kind ("protocol", "reporter") into
+ * @dest, a zeroed struct of the core's @core_size, never past the
+ * plugin's size; refuses one smaller than @required (naming it when its
+ * size covers the name) or without a name.
+ */
+static gboolean
+read_vtable (ThrongPluginHost *host, const char *kind, void *dest, gsize core_size,
+             const void *src, gsize required, GError **error)
 {
+    const VtableHead *head = src;
+
     memset (dest, 0, core_size);
-    memcpy (dest, src, MIN (size, core_size));
+    memcpy (dest, src, MIN (head->size, core_size));
+    if (head->size < required) {
+        if (THRONG_STRUCT_HAS (head, VtableHead, name) && head->name != NULL)
+            return refuse (host, error,
+                           "%s '%s': vtable size %" G_GSIZE_FORMAT
+                           " is too small (at least %" G_GSIZE_FORMAT ")",
+                           kind, head->name, head->size, required);
+        return refuse (host, error,
+                       "%s vtable size %" G_GSIZE_FORMAT " is too small (at least %" G_GSIZE_FORMAT
+                       ")",
+                       kind, head->size, required);
+    }
+    if (head->name == NULL)
+        return refuse (host, error, "%s has no name", kind);
+    return TRUE;
 }
 
 gboolean
@@ -580,20 +611,8 @@ throng_plugin_host_register_protocol (ThrongPluginHost *host, const ThrongProtoc
     g_return_val_if_fail (protocol != NULL, FALSE);
     g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-    read_vtable (&p, sizeof p, protocol, protocol->size);
-    if (protocol->size < required) {
-        if (THRONG_STRUCT_HAS (protocol, ThrongProtocol, name) && p.name != NULL)
-            return refuse (host, error,
-                           "protocol '%s': vtable size %" G_GSIZE_FORMAT
-                           " is too small (at least %" G_GSIZE_FORMAT ")",
-                           p.name, protocol->size, required);
-        return refuse (host, error,
-                       "protocol vtable size %" G_GSIZE_FORMAT
-                       " is too small (at least %" G_GSIZE_FORMAT ")",
-                       protocol->size, required);
-    }
-    if (p.name == NULL)
-        return refuse (host, error, "protocol has no name");
+    if (!read_vtable (host, "protocol", &p, sizeof p, protocol, required, error))
+        return FALSE;
     if (p.scenario_new == NULL)
         missing = "scenario_new";
     else if (p.scenario_free == NULL)
@@ -627,20 +646,8 @@ throng_plugin_host_register_reporter (ThrongPluginHost *host, const ThrongReport
     g_return_val_if_fail (reporter != NULL, FALSE);
     g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-    read_vtable (&r, sizeof r, reporter, reporter->size);
-    if (reporter->size < required) {
-        if (THRONG_STRUCT_HAS (reporter, ThrongReporter, name) && r.name != NULL)
-            return refuse (host, error,
-                           "reporter '%s': vtable size %" G_GSIZE_FORMAT
-                           " is too small (at least %" G_GSIZE_FORMAT ")",
-                           r.name, reporter->size, required);
-        return refuse (host, error,
-                       "reporter vtable size %" G_GSIZE_FORMAT
-                       " is too small (at least %" G_GSIZE_FORMAT ")",
-                       reporter->size, required);
-    }
-    if (r.name == NULL)
-        return refuse (host, error, "reporter has no name");
+    if (!read_vtable (host, "reporter", &r, sizeof r, reporter, required, error))
+        return FALSE;
     if (r.configure == NULL)
         missing = "configure";
     else if (r.close == NULL)

@@ -26,6 +26,7 @@ typedef struct {
     GPtrArray *warnings;    /* owned strings, then NULL */
     GArray *thresholds;     /* ThrongThresholdResult */
     const char *plan_sha256;
+    GPtrArray *targets;     /* per scenario, its "target" (in @strings) or NULL */
 } RunStore;
 
 struct _ThrongRunFile {
@@ -186,6 +187,7 @@ run_store_clear (RunStore *store)
     g_array_unref (store->steps);
     g_ptr_array_unref (store->warnings);
     g_array_unref (store->thresholds);
+    g_ptr_array_unref (store->targets);
     g_string_chunk_free (store->strings);
     memset (store, 0, sizeof *store);
 }
@@ -202,6 +204,7 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     store->steps = g_array_new (FALSE, TRUE, sizeof (ThrongStepSummary));
     store->warnings = g_ptr_array_new_with_free_func (g_free);
     store->thresholds = g_array_new (FALSE, TRUE, sizeof (ThrongThresholdResult));
+    store->targets = g_ptr_array_new ();
     Reader reader = { .toks = &file->toks, .strings = store->strings, .scratch = file->scratch };
     const Reader *r = &reader;
     const gint root = 0;
@@ -265,6 +268,13 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
             .iterations = (guint64) member_int (r, in, "iterations"),
             .dropped_iterations = (guint64) member_int (r, in, "dropped_iterations"),
         };
+        /* What the schedule wanted, in interval lines since 0.2; absent before. */
+        if (member (r, in, "scheduled_users") >= 0) {
+            scenario.scheduled_users = (guint) member_int (r, in, "scheduled_users");
+            scenario.scheduled_rate = member_double (r, in, "scheduled_rate");
+            scenario.has_scheduled = TRUE;
+        }
+        g_ptr_array_add (store->targets, (gpointer) member_string (r, in, "target"));
         read_stats (r, member (r, in, "stats"), &scenario.stats);
         guint first = store->steps->len;
         gint steps = member (r, in, "steps");
@@ -318,6 +328,9 @@ run_store_merge (RunStore *into, const RunStore *from)
         a->iterations += b->iterations;
         a->dropped_iterations += b->dropped_iterations;
         a->active_users = b->active_users;
+        a->scheduled_users = b->scheduled_users;
+        a->scheduled_rate = b->scheduled_rate;
+        a->has_scheduled = b->has_scheduled;
         throng_stats_merge (&a->stats, &b->stats);
         for (guint i = 0; i < MIN (a->n_steps, b->n_steps); i++)
             throng_stats_merge (&((ThrongStepSummary *) a->steps)[i].stats, &b->steps[i].stats);
@@ -483,6 +496,7 @@ run_file_build_info (ThrongRunFile *file)
     info->step_protocols = (const char *const *const *) file->protocols->pdata;
     info->workers = head->workers;
     info->plan_sha256 = file->head.plan_sha256;
+    info->scenario_targets = (const char *const *) file->head.targets->pdata;
 }
 
 ThrongRunFile *

@@ -577,6 +577,44 @@ throng_schedule_arrival_offset (const ThrongPlanScenario *scenario, guint64 k)
     return -1;
 }
 
+void
+throng_schedule_wanted (const ThrongPlanScenario *scenario, gint64 t, guint *users,
+                        gdouble *rate)
+{
+    gint64 length = throng_plan_scenario_length (scenario);
+
+    *users = 0;
+    *rate = 0.0;
+    if (t < 0 || (length > 0 && t >= length))
+        return;
+    switch (scenario->executor) {
+    case THRONG_EXECUTOR_USERS:
+        /* The users throng_schedule_first_start() has started by @t: user i
+         * starts at ramp_up * i / n (integer division), so i started iff
+         * ramp_up * i < (t + 1) * n. */
+        if (scenario->ramp_up_us > 0 && scenario->users > 1) {
+            guint64 reach = ((guint64) t + 1) * scenario->users;
+            guint64 started = (reach + (guint64) scenario->ramp_up_us - 1)
+                              / (guint64) scenario->ramp_up_us;
+            *users = (guint) MIN (started, (guint64) scenario->users);
+        } else {
+            *users = scenario->users;
+        }
+        return;
+    case THRONG_EXECUTOR_RAMPING_USERS:
+        /* As throng_schedule_stage_wants(): user id is wanted once the level reaches id + 1. */
+        *users = (guint) MIN (floor (stage_level (scenario->stages, 0.0, t) + 1e-9),
+                              (gdouble) scenario->users);
+        return;
+    case THRONG_EXECUTOR_CONSTANT_RATE:
+        *rate = scenario->rate;
+        return;
+    case THRONG_EXECUTOR_RAMPING_RATE:
+        *rate = stage_level (scenario->stages, scenario->rate, t);
+        return;
+    }
+}
+
 gint64
 throng_schedule_think (const ThrongThinkTime *think, GRand *rand)
 {

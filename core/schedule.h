@@ -50,5 +50,15 @@ gint64 throng_schedule_stage_next_wanted (const ThrongPlanScenario *scenario, gu
 /* When arrival @k (from 0) of an arrival-rate scenario is due, or -1 past its end. */
 gint64 throng_schedule_arrival_offset (const ThrongPlanScenario *scenario, guint64 k);
 
+/*
+ * What the schedule wants at @t from the scenario's start: in a closed
+ * model the users that should be running (*@users; *@rate is 0), in an
+ * open model the iterations per second due (*@rate; *@users is 0).  Both
+ * are 0 before the start (@t < 0) and from the scenario's end on; a
+ * scenario bounded by iterations only wants all its users until they finish.
+ */
+void throng_schedule_wanted (const ThrongPlanScenario *scenario, gint64 t, guint *users,
+                             gdouble *rate);
+
 /* One draw of @think, from @rand (the caller's, so that no lock is needed). */
 gint64 throng_schedule_think (const ThrongThinkTime *think, GRand *rand);

@@ -8,6 +8,18 @@
 
 #include <string.h>
 
+#include "schedule.h"
+
+/*
+ * 0.2 appended the scheduled figures in ThrongScenarioSummary's reserved
+ * slots: the struct keeps the size of 0.1, which is the stride of the
+ * scenarios array a 0.1 plugin walks.
+ */
+#if GLIB_SIZEOF_VOID_P == 8
+G_STATIC_ASSERT (offsetof (ThrongScenarioSummary, scheduled_users) == 280);
+G_STATIC_ASSERT (sizeof (ThrongScenarioSummary) == 304);
+#endif
+
 void
 throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun *run,
                             ThrongMetrics *metrics, const guint *active, gint64 interval_us)
@@ -42,6 +54,10 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
         out->active_users = active != NULL ? active[s] : 0;
         out->iterations = metrics->iterations[s];
         out->dropped_iterations = metrics->dropped[s];
+        /* What the schedule wants now, at the end of the interval or the run. */
+        throng_schedule_wanted (scenario, summary->elapsed_us - scenario->start_after_us,
+                                &out->scheduled_users, &out->scheduled_rate);
+        out->has_scheduled = TRUE;
         out->steps = &buffer->steps[metrics->first_step[s]];
         out->n_steps = scenario->steps->len;
         throng_stats_init (&out->stats);

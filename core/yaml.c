@@ -22,6 +22,7 @@ struct _ThrongTree {
     GPtrArray *nodes;   /* every node, owned (also those --set replaced) */
     GPtrArray *strings; /* file names the nodes point to, owned */
     ThrongNode *root;
+    char *sha256;       /* of the bytes throng_tree_load_file() parsed; NULL otherwise */
 };
 
 static void
@@ -55,6 +56,7 @@ throng_tree_free (ThrongTree *tree)
         return;
     g_ptr_array_unref (tree->nodes);
     g_ptr_array_unref (tree->strings);
+    g_free (tree->sha256);
     g_free (tree);
 }
 
@@ -493,7 +495,18 @@ throng_tree_load_file (const char *path, GError **error)
     data = read_file (path, &length, error);
     if (data == NULL)
         return NULL;
-    return throng_tree_load_data (path, data, length, error);
+    ThrongTree *tree = throng_tree_load_data (path, data, length, error);
+    if (tree != NULL)
+        tree->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data,
+                                                    length);
+    return tree;
+}
+
+const char *
+throng_tree_sha256 (ThrongTree *tree)
+{
+    g_return_val_if_fail (tree != NULL, NULL);
+    return tree->sha256;
 }
 
 /* ---- --set -------------------------------------------------------------- */

@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the plan loader's libFuzzer target (tests/fuzz/fuzz-plan.c) with
-# clang, AddressSanitizer and UndefinedBehaviorSanitizer in its own build
-# directory (default build-fuzz; $FUZZ_BUILD_DIR picks another) and runs it
-# for N seconds (first argument, default 60) from a seed corpus of every
-# plan in tests/plans/ and configs/ plus tests/fuzz/seeds/.  New inputs
-# the fuzzer finds accumulate in BUILD/fuzz-corpus/ between runs; a crash,
-# leak, sanitizer report, GLib critical or timeout stops it, leaves the
-# input in BUILD/fuzz-artifacts/ and makes this script exit non-zero.
-# Turn such an input into a case of tests/plans/bad/ (or tests/fuzz/seeds/
-# when the plan is valid) once it is fixed.
+# Builds the libFuzzer targets with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer in their own build directory (default
+# build-fuzz; $FUZZ_BUILD_DIR picks another) and runs them for N seconds
+# together (first argument, default 60), split between them:
+#   fuzz-plan      the plan loader (tests/fuzz/fuzz-plan.c), seeded with
+#                  every plan in tests/plans/ and configs/ plus tests/fuzz/seeds/;
+#   fuzz-response  the fast transport's response parser
+#                  (tests/fuzz/fuzz-response.c), seeded with tests/fuzz/response-seeds/.
+# New inputs the fuzzer finds accumulate in BUILD/fuzz-corpus/ (plans) and
+# BUILD/fuzz-response-corpus/ between runs; a crash, leak, sanitizer
+# report, GLib critical or timeout stops that target, leaves the input in
+# BUILD/fuzz-artifacts/ and makes this script exit non-zero (after the
+# other target ran).  Turn such an input into a case of tests/plans/bad/,
+# tests/fuzz/seeds/ or tests/fuzz/response-seeds/ once it is fixed.
 #
 #   scripts/fuzz.sh          # 60 s
 #   scripts/fuzz.sh 600      # ten minutes
 #   FUZZ_FRESH=1 scripts/fuzz.sh 60   # reconfigure from scratch (CI)
+#   FUZZ_TARGETS=fuzz-response scripts/fuzz.sh 600   # one target only
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+targets="${FUZZ_TARGETS:-fuzz-plan fuzz-response}"
 build="${FUZZ_BUILD_DIR:-build-fuzz}"
 source_dir="$(pwd)"
 
@@ -38,19 +44,13 @@ fi
 # Only what the target runs: itself and the plugins it loads.
 plugins=$(ninja -C "$build" -t targets all | sed -n 's/^\([^:]*libthrong-[a-z0-9_-]*\.so\): .*/\1/p' \
           | grep -v '/bad/' | sort -u)
-ninja -C "$build" ${JOBS:+-j "$JOBS"} tests/fuzz/fuzz-plan $plugins
+ninja -C "$build" ${JOBS:+-j "$JOBS"} $(printf 'tests/fuzz/%s ' $targets) $plugins
 
-corpus="$build/fuzz-corpus"
+n_targets=$(echo $targets | wc -w)
+share=$(( seconds / n_targets ))
+[ "$share" -ge 1 ] || share=1
 artifacts="$build/fuzz-artifacts"
-seeds="$build/fuzz-seeds"
-mkdir -p "$corpus" "$artifacts"
-rm -rf "$seeds"
-mkdir -p "$seeds"
-# Flattened copies: the same file name appears in several directories.
-for f in tests/fuzz/seeds/* tests/plans/*/*.yaml configs/*.yaml; do
-    [ -f "$f" ] || continue
-    cp "$f" "$seeds/$(echo "$f" | tr '/' '_')"
-done
+mkdir -p "$artifacts"
 
 export THRONG_TEST_PLUGIN_DIR="$source_dir/$build/tests/plugins"
 [ -d "$THRONG_TEST_PLUGIN_DIR" ] || THRONG_TEST_PLUGIN_DIR="$build/tests/plugins"
@@ -59,16 +59,54 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN
 export G_SLICE=always-malloc
 export G_DEBUG=gc-friendly
 
-echo "fuzz: $(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) inputs in $corpus, ${seconds}s"
-# -max_len: plans are small, and the loader's byte limit is tested on its own.
-# -timeout: a plan that takes seconds to load is a bug too.
-"$build/tests/fuzz/fuzz-plan" \
-    -max_total_time="$seconds" \
-    -max_len=8192 \
-    -timeout=10 \
-    -rss_limit_mb=2048 \
-    -print_final_stats=1 \
-    -error_exitcode=1 \
-    -dict="$source_dir/tests/fuzz/plan.dict" \
-    -artifact_prefix="$artifacts/" \
-    "$corpus" "$seeds"
+fuzz_plan () {
+    local corpus="$build/fuzz-corpus" seeds="$build/fuzz-seeds"
+    mkdir -p "$corpus"
+    rm -rf "$seeds"
+    mkdir -p "$seeds"
+    # Flattened copies: the same file name appears in several directories.
+    for f in tests/fuzz/seeds/* tests/plans/*/*.yaml configs/*.yaml; do
+        [ -f "$f" ] || continue
+        cp "$f" "$seeds/$(echo "$f" | tr '/' '_')"
+    done
+    echo "fuzz-plan: $(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) inputs in $corpus, ${share}s"
+    # -max_len: plans are small, and the loader's byte limit is tested on its own.
+    # -timeout: a plan that takes seconds to load is a bug too.
+    "$build/tests/fuzz/fuzz-plan" \
+        -max_total_time="$share" \
+        -max_len=8192 \
+        -timeout=10 \
+        -rss_limit_mb=2048 \
+        -print_final_stats=1 \
+        -error_exitcode=1 \
+        -dict="$source_dir/tests/fuzz/plan.dict" \
+        -artifact_prefix="$artifacts/plan-" \
+        "$corpus" "$seeds"
+}
+
+fuzz_response () {
+    local corpus="$build/fuzz-response-corpus"
+    mkdir -p "$corpus"
+    echo "fuzz-response: $(ls tests/fuzz/response-seeds | wc -l) seeds, $(ls "$corpus" | wc -l) inputs in $corpus, ${share}s"
+    # -max_len: room for a head at its 64 KiB limit and a body after it.
+    "$build/tests/fuzz/fuzz-response" \
+        -max_total_time="$share" \
+        -max_len=80000 \
+        -timeout=10 \
+        -rss_limit_mb=2048 \
+        -print_final_stats=1 \
+        -error_exitcode=1 \
+        -dict="$source_dir/tests/fuzz/response.dict" \
+        -artifact_prefix="$artifacts/response-" \
+        "$corpus" tests/fuzz/response-seeds
+}
+
+status=0
+for target in $targets; do
+    case "$target" in
+        fuzz-plan) fuzz_plan || status=1 ;;
+        fuzz-response) fuzz_response || status=1 ;;
+        *) echo "fuzz: unknown target '$target'" >&2; status=1 ;;
+    esac
+done
+exit $status

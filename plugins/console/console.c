@@ -59,6 +59,7 @@ typedef struct {
     gint64 next_line_us;        /* plain mode: when the next line is due */
     ConsoleWindow window;
     glong live_width;           /* display width of the live line on screen, 0 when none */
+    char *banner;               /* the "throng running …" line, until the first snapshot prints it */
 } Console;
 
 static const ConsoleStyle no_style = { "", "", "", "", "", "" };
@@ -74,6 +75,7 @@ console_free (gpointer self)
     if (console == NULL)
         return;
     g_clear_pointer (&console->window.latency, throng_histogram_free);
+    g_free (console->banner);
     g_free (console);
 }
 
@@ -111,6 +113,7 @@ console_open (gpointer self, const ThrongRunInfo *run, GError **error)
     Console *console = self;
     gboolean tty = isatty (STDOUT_FILENO);
     char planned[CONSOLE_UNIT_LEN];
+    g_autoptr (GString) banner = NULL;
     guint users = 0;
 
     console->out = stdout;
@@ -128,17 +131,32 @@ console_open (gpointer self, const ThrongRunInfo *run, GError **error)
 
     for (guint i = 0; i < run->n_scenarios; i++)
         users += run->scenario_users[i];
-    fprintf (console->out, "%sthrong%s running %s: %u scenario%s, %u user%s, %u worker%s",
-             console->style.bold, console->style.reset,
-             run->plan_name != NULL ? run->plan_name : "",
-             run->n_scenarios, run->n_scenarios == 1 ? "" : "s", users, users == 1 ? "" : "s",
-             run->workers, run->workers == 1 ? "" : "s");
+    banner = g_string_new (NULL);
+    g_string_append_printf (banner, "%sthrong%s running %s: %u scenario%s, %u user%s, %u worker%s",
+                            console->style.bold, console->style.reset,
+                            run->plan_name != NULL ? run->plan_name : "", run->n_scenarios,
+                            run->n_scenarios == 1 ? "" : "s", users, users == 1 ? "" : "s",
+                            run->workers, run->workers == 1 ? "" : "s");
     if (run->planned_us > 0)
-        fprintf (console->out, ", planned %s",
-                 console_format_duration (planned, (gdouble) run->planned_us));
-    fputc ('\n', console->out);
-    fflush (console->out);
+        g_string_append_printf (banner, ", planned %s",
+                                console_format_duration (planned, (gdouble) run->planned_us));
+    /* Printed with the first snapshot: a reporter opened after this one may
+     * still fail, and then the run never starts and the error is all the
+     * user should read.  Every run that starts gets at least one snapshot
+     * (the core delivers a final partial one before close). */
+    console->banner = g_string_free (g_steal_pointer (&banner), FALSE);
     return TRUE;
+}
+
+/* The "throng running …" line, once, before anything else the run prints. */
+static void
+console_print_banner (Console *console)
+{
+    if (console->banner == NULL)
+        return;
+    fprintf (console->out, "%s\n", console->banner);
+    fflush (console->out);
+    g_clear_pointer (&console->banner, g_free);
 }
 
 static void
@@ -316,6 +334,7 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
 
     if (console->out == NULL)
         return;
+    console_print_banner (console);
 
     /* The live line shows the last interval only; the plain line sums since the previous one. */
     if (console->live)
@@ -370,6 +389,8 @@ console_close (gpointer self, const ThrongSummary *summary, GError **error)
     /* The run never started (another reporter's open failed): the error says it all. */
     if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started)
         return TRUE;
+    /* A core older than the final partial snapshot may close without one. */
+    console_print_banner (console);
     if (console->live_width > 0) {
         fputc ('\r', console->out);
         for (glong i = 0; i < console->live_width; i++)

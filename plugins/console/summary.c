@@ -2,7 +2,7 @@
 /*
  * The console's end-of-run summary: what ran, a traffic table and a
  * latency table with one row per scenario and step, errors by class,
- * throng's own cost per request and its warnings.  Columns are aligned
+ * retries, throng's own cost per request and its warnings.  Columns are aligned
  * on the text's display width, so colour codes never shift them.
  */
 #include <string.h>
@@ -445,6 +445,40 @@ print_thresholds (FILE *out, const ThrongSummary *summary, const ConsoleStyle *s
     }
 }
 
+/* One line of the retries section when @stats has any. */
+static void
+print_retries_row (FILE *out, const char *label, const ThrongStats *stats)
+{
+    if (stats->retries > 0)
+        fprintf (out, "    %s: %" G_GUINT64_FORMAT "\n", label, stats->retries);
+}
+
+/*
+ * Requests the protocol sent again (a kept-alive connection closed
+ * before answering): not errors, but hidden without this section, since
+ * the server saw more requests than the run counts.
+ */
+static void
+print_retries (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
+{
+    if (summary->total.retries == 0)
+        return;
+    fprintf (out, "\n%s  retries%s (sent again on a new connection; not counted as requests)\n",
+             style->bold, style->reset);
+    for (guint i = 0; i < summary->n_scenarios; i++) {
+        const ThrongScenarioSummary *scenario = &summary->scenarios[i];
+        if (scenario->n_steps < 2) {
+            print_retries_row (out, scenario->name, &scenario->stats);
+            continue;
+        }
+        for (guint s = 0; s < scenario->n_steps; s++) {
+            g_autofree char *label = g_strdup_printf ("%s / %s", scenario->name,
+                                                      scenario->steps[s].label);
+            print_retries_row (out, label, &scenario->steps[s].stats);
+        }
+    }
+}
+
 void
 console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
 {
@@ -469,6 +503,7 @@ console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleSty
     table_print (out, latency, style);
 
     print_errors (out, summary, style);
+    print_retries (out, summary, style);
     print_thresholds (out, summary, style);
     print_cost (out, summary, style);
 }

@@ -78,8 +78,12 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
     Csv *csv = self;
 
+    /* PATH.tmp now, so that a bad path stops the run before any load, and an
+     * existing PATH stays as it is until the run has started: the file is
+     * published at the first samples or interval, so that it can be
+     * followed while the run goes. */
     csv->file = output_file_open (csv->options.path, csv->options.overwrite || run->overwrite,
-                                  FALSE, error);
+                                  TRUE, error);
     if (csv->file == NULL)
         return FALSE;
 
@@ -223,6 +227,7 @@ csv_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
 
     if (csv->file == NULL)
         return;
+    output_file_publish (csv->file);
     GString *out = output_file_buffer (csv->file);
     for (gsize i = 0; i < n_samples; i++) {
         csv_append_row (csv, out, &samples[i]);
@@ -238,6 +243,7 @@ csv_snapshot (gpointer self, const ThrongSummary *snapshot)
 
     if (csv->file == NULL)
         return;
+    output_file_publish (csv->file);
     for (guint i = 0; i < snapshot->n_scenarios && i < csv->n_scenarios; i++) {
         csv->active_users[i] = snapshot->scenarios[i].active_users;
         all += snapshot->scenarios[i].active_users;
@@ -252,6 +258,12 @@ csv_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (csv->file == NULL)
         return TRUE;
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started) {
+        /* The run never started (another reporter's open failed): no rows, and
+         * PATH, never touched (we wrote PATH.tmp), stays as it was. */
+        output_file_abort (g_steal_pointer (&csv->file));
+        return TRUE;
+    }
     return output_file_close (g_steal_pointer (&csv->file), error);
 }
 

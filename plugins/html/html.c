@@ -32,6 +32,7 @@ typedef struct {
     OutputFile *file;
     HtmlSeries *series;
     char *plan_sha256;
+    GPtrArray *targets;     /* per scenario, what it loads (NULL: unknown) */
     GHashTable *messages;   /* html_message_key() → GPtrArray of the first messages */
 } Html;
 
@@ -47,6 +48,7 @@ html_free (gpointer self)
     html_series_free (html->series);
     g_clear_pointer (&html->messages, g_hash_table_unref);
     g_free (html->plan_sha256);
+    g_clear_pointer (&html->targets, g_ptr_array_unref);
     g_free (html);
 }
 
@@ -68,21 +70,6 @@ html_configure (const ThrongNode *options, GError **error)
     return html;
 }
 
-/* The plan's hash as the core gives it, else of the file as it is now. */
-static char *
-html_plan_sha256 (const ThrongRunInfo *run)
-{
-    g_autofree char *contents = NULL;
-    gsize length = 0;
-
-    if (run->size >= G_STRUCT_OFFSET (ThrongRunInfo, plan_sha256) + sizeof (run->plan_sha256)
-        && run->plan_sha256 != NULL)
-        return g_strdup (run->plan_sha256);
-    if (run->plan_file == NULL || !g_file_get_contents (run->plan_file, &contents, &length, NULL))
-        return NULL;
-    return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
-}
-
 static gboolean
 html_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
@@ -94,7 +81,16 @@ html_open (gpointer self, const ThrongRunInfo *run, GError **error)
     if (html->file == NULL)
         return FALSE;
     html->series = html_series_new (SVG_MAX_POINTS);
-    html->plan_sha256 = html_plan_sha256 (run);
+    /* The core hashes the plan as it loaded it; the page says "unknown" when it could not. */
+    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, plan_sha256))
+        html->plan_sha256 = g_strdup (run->plan_sha256);
+    html->targets = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < run->n_scenarios; i++)
+        g_ptr_array_add (html->targets,
+                         THRONG_STRUCT_HAS (run, ThrongRunInfo, scenario_targets)
+                                 && run->scenario_targets != NULL
+                             ? g_strdup (run->scenario_targets[i])
+                             : NULL);
     if (html->options.messages)
         html->messages = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                 (GDestroyNotify) g_ptr_array_unref);
@@ -156,9 +152,7 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
 
     if (html->file == NULL)
         return TRUE;
-    if (summary->size >= G_STRUCT_OFFSET (ThrongSummary, never_started)
-                             + sizeof (summary->never_started)
-        && summary->never_started) {
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, never_started) && summary->never_started) {
         /* No load was sent: no page, and PATH (we wrote PATH.tmp) stays as it was. */
         output_file_abort (g_steal_pointer (&html->file));
         return TRUE;
@@ -171,6 +165,9 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
     HtmlPage page = {
         .title = title,
         .plan_sha256 = html->plan_sha256,
+        /* The summary's scenarios are the run's, as open announced them. */
+        .targets = html->targets->len >= summary->n_scenarios
+                       ? (const char *const *) html->targets->pdata : NULL,
         .generated = generated,
         .series = html->series,
         .summary = summary,

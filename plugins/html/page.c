@@ -162,7 +162,13 @@ html_header (GString *out, const HtmlPage *page)
             g_string_append (out, "; ");
         g_string_append (out, "scenario <b>");
         html_text (out, scenario->name);
-        g_string_append_printf (out, "</b>, %u users, %u step%s (", scenario->users,
+        g_string_append (out, "</b>");
+        if (page->targets != NULL && page->targets[s] != NULL) {
+            g_string_append (out, " on <code class=\"target\">");
+            html_text (out, page->targets[s]);
+            g_string_append (out, "</code>");
+        }
+        g_string_append_printf (out, ", %u users, %u step%s (", scenario->users,
                                 scenario->n_steps, scenario->n_steps == 1 ? "" : "s");
         for (guint i = 0; i < scenario->n_steps; i++) {
             if (i > 0)
@@ -290,7 +296,14 @@ html_summary_table (GString *out, const ThrongSummary *summary)
                             seconds);
     }
     html_stats_row (out, "total", "total", &summary->total, seconds);
-    g_string_append (out, "</tbody>\n</table>\n</section>\n");
+    g_string_append (out, "</tbody>\n</table>\n");
+    /* Not errors, but the server saw these requests twice. */
+    if (summary->total.retries > 0)
+        g_string_append_printf (out, "<p class=\"note\">%" G_GUINT64_FORMAT " request(s) were sent "
+                                "again on a new connection after a kept-alive one closed before "
+                                "answering (retries); each counts once in <i>requests</i>.</p>\n",
+                                summary->total.retries);
+    g_string_append (out, "</section>\n");
 }
 
 /* The first messages of one step's failures of one class, or "—". */
@@ -467,18 +480,72 @@ html_chart_latency (GString *out, const HtmlTime *time, const ThrongSummary *sum
                      "no step completed");
 }
 
+/*
+ * Active users, and what the closed-model schedule wanted (ramp-up,
+ * stages) as a dashed target line.  The target is drawn only when the
+ * figures carry it and it ever wanted a user: an open-model run has none.
+ */
 static void
 html_chart_users (GString *out, const HtmlTime *time)
 {
-    g_autofree gdouble *users = g_new0 (gdouble, MAX (time->n, 1u));
+    g_autofree gdouble *values = g_new0 (gdouble, (gsize) MAX (time->n, 1u) * 2);
+    gdouble *users = values;
+    gdouble *scheduled = &values[time->n];
+    gboolean any_scheduled = FALSE;
 
-    for (guint i = 0; i < time->n; i++)
-        users[i] = time->points[i].active_users;
-    SvgSeries series[] = { { .name = "active users", .y = users, .style = 0 } };
+    for (guint i = 0; i < time->n; i++) {
+        const HtmlPoint *point = &time->points[i];
+        users[i] = point->active_users;
+        scheduled[i] = point->has_scheduled ? (gdouble) point->scheduled_users : NAN;
+        any_scheduled |= point->has_scheduled && point->scheduled_users > 0;
+    }
+    SvgSeries series[] = {
+        { .name = "active users", .y = users, .style = 0 },
+        { .name = "scheduled users", .y = scheduled, .style = 1, .target = TRUE },
+    };
+    guint n_series = any_scheduled ? 2 : 1;
     SvgAxis y = { .label = "users" };
-    svg_axis_fit (&y, users, time->n);
-    html_time_chart (out, time, "users", "Active users", SVG_MODE_LINES, y, series, 1,
+    svg_axis_fit (&y, values, (gsize) time->n * n_series);
+    html_time_chart (out, time, "users", "Active users", SVG_MODE_LINES, y, series, n_series,
                      "no interval was recorded");
+}
+
+/*
+ * Open-model runs: iterations per second against the arrival rate the
+ * schedule wanted (dashed), and the iterations dropped for want of a free
+ * user.  Drawn only when some interval had an arrival rate due.
+ */
+static void
+html_chart_arrivals (GString *out, const HtmlTime *time)
+{
+    gboolean any_rate = FALSE, any_dropped = FALSE;
+
+    for (guint i = 0; i < time->n; i++) {
+        any_rate |= time->points[i].has_scheduled && time->points[i].scheduled_rate > 0;
+        any_dropped |= time->points[i].dropped > 0;
+    }
+    if (!any_rate)
+        return;
+    g_autofree gdouble *values = g_new0 (gdouble, (gsize) MAX (time->n, 1u) * 3);
+    gdouble *scheduled = values;
+    gdouble *completed = &values[time->n];
+    gdouble *dropped = &values[2 * (gsize) time->n];
+    for (guint i = 0; i < time->n; i++) {
+        const HtmlPoint *point = &time->points[i];
+        scheduled[i] = point->has_scheduled ? point->scheduled_rate : NAN;
+        completed[i] = html_rate (point, point->iterations);
+        dropped[i] = html_rate (point, point->dropped);
+    }
+    SvgSeries series[] = {
+        { .name = "scheduled arrivals/s", .y = scheduled, .style = 1, .target = TRUE },
+        { .name = "iterations completed/s", .y = completed, .style = 0 },
+        { .name = "iterations dropped/s", .y = dropped, .style = 2 },
+    };
+    guint n_series = any_dropped ? 3 : 2;
+    SvgAxis y = { .label = "iterations per second (/s)" };
+    svg_axis_fit (&y, values, (gsize) time->n * n_series);
+    html_time_chart (out, time, "arrivals", "Arrival rate (arrival-rate scenarios)",
+                     SVG_MODE_LINES, y, series, n_series, "no interval was recorded");
 }
 
 static void
@@ -562,6 +629,7 @@ html_charts_over_time (GString *out, const HtmlPage *page, const HtmlPoint *poin
     html_chart_throughput (out, &time);
     html_chart_latency (out, &time, page->summary);
     html_chart_users (out, &time);
+    html_chart_arrivals (out, &time);
     html_chart_connections (out, &time);
     html_chart_self (out, &time);
     g_string_append (out, "</section>\n");

@@ -11,7 +11,9 @@
 
 typedef struct {
     const char *title;
-    const char *plan_sha256;    /* NULL when the plan file could not be read */
+    const char *plan_sha256;    /* NULL when the core did not give it */
+    const char *const *targets; /* per scenario of the summary, what it loads; NULL, or an
+                                 * element NULL, when not known */
     const char *generated;      /* when the page was written, for its one line that varies */
     HtmlSeries *series;
     const ThrongSummary *summary;

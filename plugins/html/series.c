@@ -93,6 +93,11 @@ html_point_merge (HtmlPoint *into, const HtmlPoint *from)
     into->handshakes_full += from->handshakes_full;
     into->handshakes_resumed += from->handshakes_resumed;
     into->active_users = from->active_users;
+    into->has_scheduled = from->has_scheduled;
+    into->scheduled_users = from->scheduled_users;
+    into->scheduled_rate = from->scheduled_rate;
+    into->iterations += from->iterations;
+    into->dropped += from->dropped;
     into->cpu_share_us += from->cpu_share_us;
     into->lag_p99_us = MAX (into->lag_p99_us, from->lag_p99_us);
     into->saturated |= from->saturated;
@@ -152,8 +157,18 @@ html_series_add (HtmlSeries *series, const ThrongSummary *snapshot)
     HtmlPoint point = { 0 };
     guint active = 0;
 
-    for (guint s = 0; s < snapshot->n_scenarios; s++)
-        active += snapshot->scenarios[s].active_users;
+    for (guint s = 0; s < snapshot->n_scenarios; s++) {
+        const ThrongScenarioSummary *scenario = &snapshot->scenarios[s];
+        active += scenario->active_users;
+        point.iterations += scenario->iterations;
+        point.dropped += scenario->dropped_iterations;
+        if (scenario->has_scheduled) {
+            point.has_scheduled = TRUE;
+            point.scheduled_users += scenario->scheduled_users;
+            /* As the json reporter writes it, so that a page from its file is the same. */
+            point.scheduled_rate += html_round15 (scenario->scheduled_rate);
+        }
+    }
     point.start_us = snapshot->elapsed_us - snapshot->interval_us;
     point.end_us = snapshot->elapsed_us;
     /* The json reporter writes wall times to the millisecond. */

@@ -20,6 +20,11 @@ typedef struct {
     guint64 handshakes_full;
     guint64 handshakes_resumed;
     guint active_users;     /* at the end */
+    gboolean has_scheduled; /* the snapshot carried what the schedule wants */
+    guint scheduled_users;  /* closed-model scenarios together, at the end */
+    gdouble scheduled_rate; /* open-model scenarios' arrivals due per second, at the end */
+    guint64 iterations;     /* completed, every scenario */
+    guint64 dropped;        /* open-model iterations due that found no free user */
     gdouble cpu_share_us;   /* Σ cpu_share × interval length */
     gint64 lag_p99_us;      /* the worst interval's */
     gboolean saturated;     /* any interval was */

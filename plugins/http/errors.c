@@ -112,13 +112,15 @@ http_error_class_from_gnutls (int code)
 }
 
 /*
- * The one place that writes a sample's message, so that owned text (a
- * message naming the URL, say) is a change here alone.
+ * The one place that writes a sample's message: through the core's copy
+ * (throng_sample_set_message), so that a message need not outlive the
+ * step, and owned text (a message naming the URL, say) is a change here
+ * alone.
  */
 static void
 sample_set_message (ThrongSample *sample, const char *message)
 {
-    sample->message = message;
+    throng_sample_set_message (sample, message);
 }
 
 void

@@ -199,6 +199,16 @@ step_run (gpointer data, gpointer step, ThrongSample *sample)
     user->transport->run (user->data, step, sample);
 }
 
+/* The step's origin, "https://host:port": where the load goes, with no path, query or password. */
+static char *
+step_target (gpointer data)
+{
+    const HttpStep *step = data;
+
+    return g_uri_join (G_URI_FLAGS_ENCODED, g_uri_get_scheme (step->uri), NULL,
+                       g_uri_get_host (step->uri), g_uri_get_port (step->uri), "", NULL, NULL);
+}
+
 const ThrongProtocol http_protocol = {
     .size = sizeof (ThrongProtocol),
     .name = "http",
@@ -211,4 +221,5 @@ const ThrongProtocol http_protocol = {
     .user_free = user_free,
     .iteration_begin = iteration_begin,
     .step_run = step_run,
+    .step_target = step_target,
 };

@@ -128,6 +128,7 @@ json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats
     json_add_int (builder, "bytes_sent", (gint64) stats->bytes_sent);
     json_add_int (builder, "bytes_received", (gint64) stats->bytes_received);
     json_add_int (builder, "connections", (gint64) stats->connections);
+    json_add_int (builder, "retries", (gint64) stats->retries);
     json_builder_set_member_name (builder, "handshakes");
     json_builder_begin_object (builder);
     json_add_int (builder, "full", (gint64) stats->handshakes_full);
@@ -151,9 +152,10 @@ json_add_dropped (JsonBuilder *builder, guint64 dropped, guint64 iterations)
                      dropped > 0 ? (gdouble) dropped / (gdouble) (dropped + iterations) : 0.0);
 }
 
+/* @targets: in the summary, what each scenario loads (NULL: not known); NULL in intervals. */
 static void
 json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds,
-                    gboolean active)
+                    gboolean active, const char *const *targets)
 {
     json_builder_set_member_name (builder, "scenarios");
     json_builder_begin_array (builder);
@@ -162,9 +164,15 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
 
         json_builder_begin_object (builder);
         json_add_string (builder, "name", scenario->name);
+        if (targets != NULL)
+            json_add_string (builder, "target", targets[i]);
         json_add_int (builder, "users", scenario->users);
         if (active)
             json_add_int (builder, "active_users", scenario->active_users);
+        if (active && scenario->has_scheduled) {
+            json_add_int (builder, "scheduled_users", scenario->scheduled_users);
+            json_add_double (builder, "scheduled_rate", scenario->scheduled_rate);
+        }
         json_add_int (builder, "iterations", (gint64) scenario->iterations);
         json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
         json_add_stats (builder, "stats", &scenario->stats, seconds);
@@ -208,8 +216,9 @@ json_add_self (JsonBuilder *builder, const ThrongSummary *summary)
 
 JsonNode *
 json_document_summary (const ThrongSummary *summary, const char *type,
-                       const char *plan_sha256)
+                       const char *plan_sha256, const char *const *targets)
 {
+    g_autofree const char **no_targets = g_new0 (const char *, MAX (summary->n_scenarios, 1));
     g_autoptr (JsonBuilder) builder = json_builder_new ();
     gdouble seconds = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
     /* Rates over the time the load ran, not over a graceful stop's wait. */
@@ -258,7 +267,8 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     }
     json_add_dropped (builder, dropped, iterations);
     json_add_stats (builder, "total", &summary->total, load_seconds);
-    json_add_scenarios (builder, summary, load_seconds, FALSE);
+    json_add_scenarios (builder, summary, load_seconds, FALSE,
+                        targets != NULL ? targets : (const char *const *) no_targets);
 
     json_builder_set_member_name (builder, "warnings");
     json_builder_begin_array (builder);
@@ -312,7 +322,7 @@ json_document_interval (const ThrongSummary *snapshot)
     json_builder_end_object (builder);
     json_add_self (builder, snapshot);
     json_add_stats (builder, "total", &snapshot->total, seconds);
-    json_add_scenarios (builder, snapshot, seconds, TRUE);
+    json_add_scenarios (builder, snapshot, seconds, TRUE, NULL);
     json_builder_end_object (builder);
     return json_builder_get_root (builder);
 }

@@ -16,10 +16,12 @@ extern const ThrongReporter json_reporter;
 /*
  * The summary document of docs/reporters.md.  @type, when not NULL, is
  * written first as "type" (the jsonl mode's "summary" line).  @plan_sha256
- * (may be NULL) is the plan file's hash, written as plan.sha256.
+ * (may be NULL) is the plan file's hash, written as plan.sha256.  @targets
+ * (may be NULL, as may each of its n_scenarios elements) is what each
+ * scenario loads, written as scenarios[].target.
  */
 JsonNode *json_document_summary (const ThrongSummary *summary, const char *type,
-                                 const char *plan_sha256);
+                                 const char *plan_sha256, const char *const *targets);
 
 /* One jsonl "interval" object: the stats of the snapshot's interval. */
 JsonNode *json_document_interval (const ThrongSummary *snapshot);

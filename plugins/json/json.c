@@ -38,6 +38,7 @@ typedef struct {
     GPtrArray *step_labels;       /* per scenario, a GStrv */
     JsonTimeCache time_cache;
     char *plan_sha256;
+    GPtrArray *targets;           /* per scenario, what it loads (NULL: unknown) */
 } Json;
 
 static void
@@ -52,6 +53,7 @@ json_free (gpointer self)
     g_strfreev (json->scenario_names);
     g_clear_pointer (&json->step_labels, g_ptr_array_unref);
     g_free (json->plan_sha256);
+    g_clear_pointer (&json->targets, g_ptr_array_unref);
     g_free (json);
 }
 
@@ -81,21 +83,6 @@ json_configure (const ThrongNode *options, GError **error)
     return json;
 }
 
-/* The plan's hash as the core gives it, else of the file as it is when the run starts. */
-static char *
-json_plan_sha256 (const ThrongRunInfo *run)
-{
-    g_autofree char *contents = NULL;
-    gsize length = 0;
-
-    if (run->size >= G_STRUCT_OFFSET (ThrongRunInfo, plan_sha256) + sizeof (run->plan_sha256)
-        && run->plan_sha256 != NULL)
-        return g_strdup (run->plan_sha256);
-    if (run->plan_file == NULL || !g_file_get_contents (run->plan_file, &contents, &length, NULL))
-        return NULL;
-    return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
-}
-
 static gboolean
 json_open (gpointer self, const ThrongRunInfo *run, GError **error)
 {
@@ -109,13 +96,19 @@ json_open (gpointer self, const ThrongRunInfo *run, GError **error)
     if (json->file == NULL)
         return FALSE;
 
-    json->plan_sha256 = json_plan_sha256 (run);
+    /* The core hashes the plan as it loaded it; written as null when it could not. */
+    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, plan_sha256))
+        json->plan_sha256 = g_strdup (run->plan_sha256);
     json->n_scenarios = run->n_scenarios;
     json->scenario_names = g_new0 (char *, run->n_scenarios + 1);
     json->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    json->targets = g_ptr_array_new_with_free_func (g_free);
+    gboolean targets = THRONG_STRUCT_HAS (run, ThrongRunInfo, scenario_targets)
+                       && run->scenario_targets != NULL;
     for (guint i = 0; i < run->n_scenarios; i++) {
         json->scenario_names[i] = g_strdup (run->scenario_names[i]);
         g_ptr_array_add (json->step_labels, g_strdupv ((char **) run->step_labels[i]));
+        g_ptr_array_add (json->targets, g_strdup (targets ? run->scenario_targets[i] : NULL));
     }
     return TRUE;
 }
@@ -182,8 +175,11 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
         return TRUE;
     }
     gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
+    /* The summary's scenarios are the run's, as open announced them. */
+    const char *const *targets = json->targets->len >= summary->n_scenarios
+                                     ? (const char *const *) json->targets->pdata : NULL;
     g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
-                                                     json->plan_sha256);
+                                                     json->plan_sha256, targets);
     json_write_line (json, root, !jsonl);
     return output_file_close (g_steal_pointer (&json->file), error);
 }

@@ -209,11 +209,26 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *file_rest = without_generated (file);
     g_assert_cmpstr (live_rest, ==, file_rest);
 
-    /* One file, no network. */
-    g_assert_null (strstr (live, "http://"));
+    /* One file, no network: the only URLs are the target's, as text in the header. */
+    g_assert_cmpuint (count (live, "http://"), ==,
+                      count (live, "<code class=\"target\">http://"));
     g_assert_null (strstr (live, "https://"));
+    g_assert_null (strstr (live, "href="));
     g_assert_null (strstr (live, "<link"));
     g_assert_null (strstr (live, "src="));
+
+    /* The header names the target of each scenario, as the protocol describes it: the
+     * origin of its steps' URLs, without a path; the json summary carries it. */
+    g_autofree char *target = g_strdup (throng_test_json_string (jsonl.summary,
+                                                                 "scenarios.0.target"));
+    g_assert_true (g_str_has_prefix (target, "http://127.0.0.1:"));
+    g_assert_null (strchr (target + strlen ("http://"), '/'));
+    g_assert_cmpstr (throng_test_json_string (jsonl.summary, "scenarios.1.target"), ==, target);
+    g_autofree char *header_target = g_strdup_printf ("scenario <b>ramp</b> on <code "
+                                                      "class=\"target\">%s</code>, 6 users",
+                                                      target);
+    g_assert_nonnull (strstr (live, header_target));
+    g_assert_cmpuint (count (live, "<code class=\"target\">"), ==, 2);
 
     /* Every section, in the order. */
     static const char *const sections[] = {
@@ -254,6 +269,32 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *rows = read_text (csv_path);
     g_assert_cmpint (throng_test_count_lines (rows) - 1, ==,
                      throng_test_json_int (jsonl.summary, "total.requests"));
+
+    /* What the schedule wanted, per interval: the ramp's stages and the burst's window
+     * (away from their edges, where an interval's end may fall on either side). */
+    for (guint i = 0; i < n; i++) {
+        JsonNode *interval = g_ptr_array_index (jsonl.intervals, i);
+        gdouble t = throng_test_json_double (interval, "elapsed_s");
+        gint64 ramp = throng_test_json_int (interval, "scenarios.0.scheduled_users");
+        gint64 burst = throng_test_json_int (interval, "scenarios.1.scheduled_users");
+        g_assert_cmpint (ramp, >=, 0);
+        g_assert_cmpint (ramp, <=, 6);
+        if (t > 6.2 && t < 13.8)
+            g_assert_cmpint (ramp, ==, 6);
+        if (t > 20.2)
+            g_assert_cmpint (ramp, ==, 0);
+        if (t > 8.2 && t < 10.8)
+            g_assert_cmpint (burst, ==, 48);
+        if (t < 7.8 || t > 11.2)
+            g_assert_cmpint (burst, ==, 0);
+        g_assert_cmpfloat (throng_test_json_double (interval, "scenarios.0.scheduled_rate"), ==,
+                           0.0);
+    }
+    /* … drawn as the users chart's dashed target; a closed-model run has no arrivals chart. */
+    const char *users_chart = strstr (live, "id=\"users\"");
+    g_assert_nonnull (strstr (users_chart, "scheduled users"));
+    g_assert_true (strstr (users_chart, "scheduled users") < strstr (users_chart, "id=\"connections\""));
+    g_assert_null (strstr (live, "id=\"arrivals\""));
 
     /* The burst saturated throng: a banner, and its intervals shaded on every time chart. */
     guint runs = saturated_runs (&jsonl);
@@ -409,6 +450,64 @@ test_report_bad_input (ThrongTestTmpdir *fixture, gconstpointer data)
     assert_report_fails (missing, html, "missing.jsonl");
 }
 
+/* An open-model run: the arrival rate its stages wanted, against the iterations that ran. */
+static const char arrivals_plan[] =
+    "name: html-arrivals\n"
+    "target: builtin\n"
+    "defaults:\n"
+    "  http: { base_url: \"${builtin.http}\" }\n"
+    "scenarios:\n"
+    "  - name: open\n"
+    "    executor: ramping-arrival-rate\n"
+    "    rate: 20/s\n"
+    "    max_users: 10\n"
+    "    stages: [{duration: 2s, rate: 60/s}, {duration: 1s, rate: 60/s}]\n"
+    "    steps:\n"
+    "      - http: { url: / }\n";
+
+static void
+test_arrivals (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *jsonl_path = g_build_filename (fixture->dir, "run.jsonl", NULL);
+    g_autofree char *live_path = g_build_filename (fixture->dir, "live.html", NULL);
+    g_autofree char *file_path = g_build_filename (fixture->dir, "file.html", NULL);
+    g_autofree char *yaml = g_strdup_printf ("%sreporters:\n  - json: { path: \"%s\", mode: "
+                                             "jsonl }\n  - html: { path: \"%s\" }\n",
+                                             arrivals_plan, jsonl_path, live_path);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *out = NULL, *err = NULL;
+    g_assert_cmpint (throng_test_runv (60, &out, &err, "run", plan, "--quiet", NULL), ==, 0);
+    g_autofree char *spec = g_strdup_printf ("html=%s", file_path);
+    g_assert_cmpint (throng_test_runv (30, NULL, NULL, "report", jsonl_path, "--out", spec, NULL),
+                     ==, 0);
+
+    g_autofree char *live = read_text (live_path);
+    g_autofree char *file = read_text (file_path);
+    g_autofree char *live_rest = without_generated (live);
+    g_autofree char *file_rest = without_generated (file);
+    g_assert_cmpstr (live_rest, ==, file_rest);
+
+    /* The rate rises from 20/s to 60/s over 2 s: 40/s at 1 s, and no user target. */
+    Jsonl jsonl;
+    jsonl_load (&jsonl, jsonl_path);
+    g_assert_cmpuint (jsonl.intervals->len, >=, 3);
+    JsonNode *first = g_ptr_array_index (jsonl.intervals, 0);
+    gdouble t = throng_test_json_double (first, "elapsed_s");
+    g_assert_cmpfloat_with_epsilon (throng_test_json_double (first, "scenarios.0.scheduled_rate"),
+                                    20.0 + 20.0 * t, 0.01);
+    g_assert_cmpint (throng_test_json_int (first, "scenarios.0.scheduled_users"), ==, 0);
+    jsonl_clear (&jsonl);
+
+    const char *arrivals = strstr (live, "id=\"arrivals\"");
+    g_assert_nonnull (arrivals);
+    g_assert_nonnull (strstr (arrivals, "scheduled arrivals/s"));
+    g_assert_nonnull (strstr (arrivals, "iterations completed/s"));
+    /* No user target to draw in an open model. */
+    const char *users_chart = strstr (live, "id=\"users\"");
+    g_assert_true (strstr (users_chart, "scheduled users") == NULL
+                   || strstr (users_chart, "scheduled users") > arrivals);
+}
+
 /* An existing page is refused unless overwriting is allowed; the title option. */
 static void
 test_report_overwrite (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -449,6 +548,8 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
     g_test_add ("/html/live-and-report", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_live_and_report, throng_test_tmpdir_teardown);
+    g_test_add ("/html/arrivals", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_arrivals, throng_test_tmpdir_teardown);
     g_test_add ("/html/report/bad-input", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_report_bad_input, throng_test_tmpdir_teardown);
     g_test_add ("/html/report/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

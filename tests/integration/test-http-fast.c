@@ -27,105 +27,7 @@
 #define RUN_TIMEOUT 60
 
 /* ------------------------------------------------------------------ */
-/* Framing, without a server                                           */
-
-/* Feeds @text to a fresh decoder in pieces of @piece bytes. */
-static FastBodyResult
-chunked_run (const char *text, gsize piece, guint64 max_body, guint64 *total, gsize *used)
-{
-    FastChunked c;
-    gsize len = strlen (text), off = 0;
-
-    fast_chunked_init (&c);
-    while (off < len) {
-        gsize n = MIN (piece, len - off), consumed = 0;
-        FastBodyResult r
-            = fast_chunked_feed (&c, (const guint8 *)text + off, n, max_body, &consumed);
-        if (r != FAST_BODY_MORE) {
-            *total = c.total;
-            *used = off + consumed;
-            return r;
-        }
-        g_assert_cmpuint (consumed, ==, n);
-        off += n;
-    }
-    *total = c.total;
-    *used = off;
-    return FAST_BODY_MORE;
-}
-
-static void
-test_parse_chunked (void)
-{
-    const char *body
-        = "5\r\nhello\r\n1;ext=\"a b\"\r\n!\r\n10\r\n0123456789abcdef\r\n0\r\nX-T: 1\r\n\r\n";
-    guint64 total;
-    gsize used;
-
-    /* Whole, and split at every possible place. */
-    for (gsize piece = 1; piece <= strlen (body); piece++) {
-        g_assert_cmpint (chunked_run (body, piece, 1000, &total, &used), ==, FAST_BODY_DONE);
-        g_assert_cmpuint (total, ==, 22);
-        g_assert_cmpuint (used, ==, strlen (body));
-    }
-    /* Bytes after the body are not consumed. */
-    g_assert_cmpint (chunked_run ("0\r\n\r\nHTTP/1.1", 64, 10, &total, &used), ==, FAST_BODY_DONE);
-    g_assert_cmpuint (used, ==, 5);
-    /* Bare LF line ends are tolerated. */
-    g_assert_cmpint (chunked_run ("3\nabc\n0\n\n", 64, 10, &total, &used), ==, FAST_BODY_DONE);
-    g_assert_cmpuint (total, ==, 3);
-    /* Not yet complete. */
-    g_assert_cmpint (chunked_run ("5\r\nhel", 64, 10, &total, &used), ==, FAST_BODY_MORE);
-    /* The limit is checked on the announced size, before the bytes arrive. */
-    g_assert_cmpint (chunked_run ("b\r\n", 64, 10, &total, &used), ==, FAST_BODY_LIMIT);
-    g_assert_cmpint (chunked_run ("5\r\nhello\r\n6\r\n", 64, 10, &total, &used), ==,
-                     FAST_BODY_LIMIT);
-    g_assert_cmpint (chunked_run ("a\r\n0123456789\r\n0\r\n\r\n", 64, 10, &total, &used), ==,
-                     FAST_BODY_DONE);
-    /* Malformed. */
-    g_assert_cmpint (chunked_run ("zz\r\n", 64, 10, &total, &used), ==, FAST_BODY_BAD);
-    g_assert_cmpint (chunked_run ("\r\n", 64, 10, &total, &used), ==, FAST_BODY_BAD);
-    g_assert_cmpint (chunked_run ("3\r\nabcX", 64, 10, &total, &used), ==, FAST_BODY_BAD);
-    g_assert_cmpint (chunked_run ("1234567890123456\r\n", 64, G_MAXUINT64, &total, &used), ==,
-                     FAST_BODY_BAD);
-}
-
-static void
-test_parse_head_end (void)
-{
-    const char *head = "HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody";
-    gsize end = strlen (head) - 4;
-
-    g_assert_cmpuint (fast_head_end ((const guint8 *)head, strlen (head), 0), ==, end);
-    /* Found across reads, whatever the split. */
-    for (gsize split = 1; split < end; split++) {
-        gsize found = fast_head_end ((const guint8 *)head, split, 0);
-        g_assert_cmpuint (found, ==, 0);
-        g_assert_cmpuint (fast_head_end ((const guint8 *)head, strlen (head), split), ==, end);
-    }
-    g_assert_cmpuint (fast_head_end ((const guint8 *)"HTTP/1.0 200 OK\n\nx", 18, 0), ==, 17);
-    g_assert_cmpuint (fast_head_end ((const guint8 *)"HTTP/1.1 200 OK\r\n", 17, 0), ==, 0);
-}
-
-static void
-test_parse_content_length (void)
-{
-    guint64 n = 7;
-
-    g_assert_true (fast_parse_content_length ("0", &n));
-    g_assert_cmpuint (n, ==, 0);
-    g_assert_true (fast_parse_content_length (" 1234 ", &n));
-    g_assert_cmpuint (n, ==, 1234);
-    g_assert_true (fast_parse_content_length ("18446744073709551615", &n));
-    g_assert_cmpuint (n, ==, G_MAXUINT64);
-    n = 7;
-    g_assert_false (fast_parse_content_length ("18446744073709551616", &n));
-    g_assert_false (fast_parse_content_length ("5, 6", &n));
-    g_assert_false (fast_parse_content_length ("-1", &n));
-    g_assert_false (fast_parse_content_length ("", &n));
-    g_assert_false (fast_parse_content_length ("12a", &n));
-    g_assert_cmpuint (n, ==, 7);
-}
+/* The request head, without a server                                 */
 
 static void
 test_parse_request_head (void)
@@ -878,9 +780,6 @@ main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
 
-    g_test_add_func ("/http-fast/parse/chunked", test_parse_chunked);
-    g_test_add_func ("/http-fast/parse/head-end", test_parse_head_end);
-    g_test_add_func ("/http-fast/parse/content-length", test_parse_content_length);
     g_test_add_func ("/http-fast/parse/request-head", test_parse_request_head);
 
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)

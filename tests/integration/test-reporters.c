@@ -547,7 +547,9 @@ test_csv_bad_directory (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *path = g_build_filename (fixture->dir, "missing", "r.csv", NULL);
     g_autofree char *options = options_with_path (path, NULL);
     g_autoptr (GError) error = NULL;
-    g_autofree char *expected = g_strdup_printf ("cannot open %s: No such file or directory", path);
+    /* The file is written as PATH.tmp until the run has started. */
+    g_autofree char *expected = g_strdup_printf ("cannot open %s.tmp: No such file or directory",
+                                                 path);
 
     gpointer self = reporter_configure_ok (csv, options);
     g_assert_false (csv->open (self, &fake->run, &error));
@@ -741,6 +743,10 @@ test_json_summary (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.errors_by_class.status"), ==, 10);
     g_assert_cmpuint (throng_test_json_length (root, "scenarios"), ==, 1);
     g_assert_cmpstr (throng_test_json_string (root, "scenarios.0.name"), ==, "shop");
+    /* A run info without targets: the member is there, null. */
+    JsonNode *no_target = throng_test_json_get (root, "scenarios.0.target");
+    g_assert_nonnull (no_target);
+    g_assert_true (JSON_NODE_HOLDS_NULL (no_target));
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.users"), ==, 4);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, N_SAMPLES / 2);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.dropped_iterations"), ==, 0);
@@ -1368,6 +1374,19 @@ test_json_final_interval (ThrongTestTmpdir *fixture, gconstpointer data)
     /* The histograms too: merged, the intervals' is the summary's, bucket for bucket. */
     g_autofree char *merged = throng_histogram_serialize (latency);
     g_assert_cmpstr (merged, ==, throng_test_json_string (summary, "total.latency_us.histogram"));
+
+    /* The core hashes the plan it loaded and hands the hash to reporters. */
+    g_autofree char *plan_text = NULL;
+    gsize plan_length = 0;
+    g_assert_true (g_file_get_contents (plan, &plan_text, &plan_length, NULL));
+    g_autofree char *sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+                                                           (const guchar *) plan_text, plan_length);
+    g_assert_cmpstr (throng_test_json_string (summary, "plan.sha256"), ==, sha256);
+
+    /* What the scenario loads, as the http plugin describes its steps: their origin. */
+    const char *target = throng_test_json_string (summary, "scenarios.0.target");
+    g_assert_true (g_str_has_prefix (target, "http://127.0.0.1:"));
+    g_assert_null (strchr (target + strlen ("http://"), '/'));
 }
 
 /* A run that cannot start leaves an existing result file as it was, in both modes. */
@@ -1393,6 +1412,40 @@ test_json_failed_start (ThrongTestTmpdir *fixture, gconstpointer data)
         g_assert_cmpstr (text, ==, "the previous run\n");
         g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
     }
+}
+
+/* Likewise the csv reporter, opened before the reporter whose open fails. */
+static void
+test_csv_failed_start (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *path = throng_test_write_file (fixture->dir, "run.csv", "the previous run\n");
+    g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
+    g_autofree char *yaml = g_strdup_printf (
+        "%sreporters:\n  - csv: { path: \"%s\", overwrite: true }\n"
+        "  - json: { path: \"%s/no/such/dir/run.json\" }\n",
+        final_interval_plan, path, fixture->dir);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *out = NULL, *err = NULL, *text = NULL;
+
+    g_assert_cmpint (throng_test_runv (60, &out, &err, "run", plan, "--quiet", NULL), ==, 3);
+    g_assert_nonnull (strstr (err, "no/such/dir/run.json"));
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_assert_cmpstr (text, ==, "the previous run\n");
+    g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
+
+    /* The same plan with a good json path replaces the file once the run has started. */
+    g_autofree char *good = g_strdup_printf (
+        "%sreporters:\n  - csv: { path: \"%s\", overwrite: true }\n", final_interval_plan,
+        path);
+    g_autofree char *good_plan = throng_test_write_plan (fixture->dir, "good.yaml", good);
+    g_clear_pointer (&text, g_free);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (throng_test_runv (60, &out, &err, "run", good_plan, "--quiet", NULL), ==, 0);
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_assert_true (g_str_has_prefix (text, "timeStamp,elapsed,label,"));
+    g_assert_cmpuint (throng_test_count_lines (text), >, 10);
+    g_assert_false (g_file_test (tmp, G_FILE_TEST_EXISTS));
 }
 
 /* A full disk under the csv reporter is exit status 4, with the reason. */
@@ -1557,6 +1610,8 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_json_final_interval, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/json/failed-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_json_failed_start, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/csv/failed-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_csv_failed_start, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/json/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_json_overwrite, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/json/close-errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

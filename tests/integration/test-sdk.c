@@ -56,87 +56,7 @@ sanitize_cflags (void)
     return flags;
 }
 
-/* --- running a program with a clean or given environment ------------------ */
-
-typedef struct {
-    gboolean done;
-    char *out;
-    char *err;
-    GError *error;
-} Communicate;
-
-static void
-communicate_done (GObject *source, GAsyncResult *result, gpointer data)
-{
-    Communicate *c = data;
-
-    g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &c->out, &c->err,
-                                          &c->error);
-    c->done = TRUE;
-}
-
-static gboolean
-deadline_passed (gpointer data)
-{
-    *(gboolean *) data = TRUE;
-    return G_SOURCE_REMOVE;
-}
-
-/*
- * Runs @argv in @cwd with exactly @envp, killing it (by its PID, through
- * GSubprocess) after @timeout_s.  Returns the exit status (128 + N for a
- * signal); fails the test on a timeout.
- */
-static int
-run_process (const char *const *argv, const char *const *envp, const char *cwd, guint timeout_s,
-             char **out_stdout, char **out_stderr)
-{
-    g_autoptr (GSubprocessLauncher) launcher
-        = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-    g_autoptr (GSubprocess) process = NULL;
-    g_autoptr (GMainContext) context = g_main_context_new ();
-    g_autoptr (GError) error = NULL;
-    g_autoptr (GSource) timer = NULL;
-    Communicate c = { 0 };
-    gboolean timed_out = FALSE;
-    int status;
-
-    g_subprocess_launcher_set_environ (launcher, (char **) envp);
-    if (cwd != NULL)
-        g_subprocess_launcher_set_cwd (launcher, cwd);
-    process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-    g_assert_no_error (error);
-
-    g_main_context_push_thread_default (context);
-    timer = g_timeout_source_new_seconds (timeout_s);
-    g_source_set_callback (timer, deadline_passed, &timed_out, NULL);
-    g_source_attach (timer, context);
-    g_subprocess_communicate_utf8_async (process, NULL, NULL, communicate_done, &c);
-    while (!c.done) {
-        if (timed_out) {
-            g_subprocess_force_exit (process);
-            timed_out = FALSE;
-            g_test_fail_printf ("%s did not exit within %u s", argv[0], timeout_s);
-        }
-        g_main_context_iteration (context, TRUE);
-    }
-    g_source_destroy (timer);
-    g_subprocess_wait (process, NULL, NULL);
-    g_main_context_pop_thread_default (context);
-    g_assert_no_error (c.error);
-
-    if (g_subprocess_get_if_signaled (process))
-        status = 128 + g_subprocess_get_term_sig (process);
-    else
-        status = g_subprocess_get_exit_status (process);
-    if (out_stdout != NULL)
-        *out_stdout = g_steal_pointer (&c.out);
-    if (out_stderr != NULL)
-        *out_stderr = g_steal_pointer (&c.err);
-    g_free (c.out);
-    g_free (c.err);
-    return status;
-}
+/* --- the environment of a child ------------------------------------------ */
 
 /* The test's environment with @name set to @value (or removed when NULL). */
 static char **
@@ -160,9 +80,10 @@ typedef struct {
     char *pkgconfig;  /* the directory of throng-1.pc */
     char *mandir;
     char *docdir;
+    char *meson;
+    char *pkg_config;
     char *cc;
     char *extra_cflags; /* -I when the .pc does not point into the DESTDIR */
-    char *missing;      /* why the SDK tests cannot run here, or NULL */
 } Sdk;
 
 static Sdk sdk;
@@ -184,18 +105,19 @@ pkg_config (const char *args)
     g_auto (GStrv) envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
-    int status = run_process (argv, (const char *const *) envp, NULL, RUN_TIMEOUT_S, &out, &err);
+    int status = throng_test_process_run (
+        argv, &(ThrongTestSpawnOptions) { .envp = (const char *const *) envp }, RUN_TIMEOUT_S, &out,
+        &err);
 
     g_assert_cmpint (status, ==, 0);
     return g_strstrip (g_steal_pointer (&out));
 }
 
+/* Installs this build into a fresh DESTDIR, and finds its parts there. */
 static void
 sdk_install (void)
 {
     const char *build_dir = g_getenv ("THRONG_BUILD_DIR");
-    g_autofree char *meson = g_find_program_in_path ("meson");
-    g_autofree char *pkgconf = g_find_program_in_path ("pkg-config");
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     g_autofree char *includedir_var = NULL;
@@ -203,26 +125,17 @@ sdk_install (void)
     int status;
 
     g_assert_nonnull (build_dir);
-    sdk.cc = g_find_program_in_path ("cc");
-    if (sdk.cc == NULL)
-        sdk.cc = g_find_program_in_path ("gcc");
-    if (meson == NULL || pkgconf == NULL || sdk.cc == NULL) {
-        sdk.missing = g_strdup_printf ("needs %s%s%s", meson == NULL ? "meson " : "",
-                                       pkgconf == NULL ? "pkg-config " : "",
-                                       sdk.cc == NULL ? "cc" : "");
-        return;
-    }
-
     sdk.tmp = throng_test_tmpdir_new ();
     sdk.destdir = g_build_filename (sdk.tmp, "destdir", NULL);
     {
         /* --no-rebuild: meson test already built everything, and a rebuild here
          * would race the other tests that read the build tree. */
-        const char *argv[] = { meson, "install", "-C", build_dir, "--no-rebuild", "--quiet",
+        const char *argv[] = { sdk.meson, "install", "-C", build_dir, "--no-rebuild", "--quiet",
                                "--destdir", sdk.destdir, NULL };
         g_auto (GStrv) envp = environ_with (NULL, "DESTDIR", NULL);
 
-        status = run_process (argv, (const char *const *) envp, NULL, 240, &out, &err);
+        status = throng_test_process_run (
+            argv, &(ThrongTestSpawnOptions) { .envp = (const char *const *) envp }, 240, &out, &err);
         if (status != 0)
             g_test_message ("meson install: %s%s", out, err);
         g_assert_cmpint (status, ==, 0);
@@ -255,24 +168,31 @@ sdk_install (void)
         sdk.extra_cflags = g_strdup ("");
 }
 
-/* The install, made on first use.  FALSE (test skipped or failed) when it cannot be. */
+/*
+ * The tools a third party builds with (meson, pkg-config, a C compiler),
+ * then the install, made on first use.  FALSE when a tool is missing: the
+ * test is skipped, or failed under CI and in the sanitizer suite, where
+ * the examples must run.
+ */
 static gboolean
 sdk_require (void)
 {
-    static gboolean tried;
-
-    if (!tried) {
-        tried = TRUE;
-        sdk_install ();
+    if (sdk.meson == NULL)
+        sdk.meson = throng_test_require_program ("meson");
+    if (sdk.meson != NULL && sdk.pkg_config == NULL)
+        sdk.pkg_config = throng_test_require_program ("pkg-config");
+    if (sdk.pkg_config != NULL && sdk.cc == NULL) {
+        sdk.cc = g_find_program_in_path ("cc");
+        if (sdk.cc == NULL)
+            sdk.cc = throng_test_require_program ("gcc");
     }
-    if (sdk.missing != NULL) {
-        /* The sanitizer suite is where the examples must run: never a silent skip there. */
+    if (sdk.cc == NULL) {
         if (g_getenv ("THRONG_SANITIZED") != NULL)
-            g_test_fail_printf ("the sanitizer suite cannot build the examples: %s", sdk.missing);
-        else
-            throng_test_skip_or_fail (sdk.missing);
+            g_test_fail_printf ("the sanitizer suite cannot build the examples without its tools");
         return FALSE;
     }
+    if (sdk.tmp == NULL)
+        sdk_install ();
     return sdk.bin != NULL;
 }
 
@@ -287,9 +207,10 @@ sdk_clear (void)
     g_free (sdk.pkgconfig);
     g_free (sdk.mandir);
     g_free (sdk.docdir);
+    g_free (sdk.meson);
+    g_free (sdk.pkg_config);
     g_free (sdk.cc);
     g_free (sdk.extra_cflags);
-    g_free (sdk.missing);
 }
 
 /*
@@ -311,7 +232,9 @@ build_plugin (const char *dir, const char *name, const char *source, const char 
     g_auto (GStrv) envp = environ_with (NULL, "PKG_CONFIG_PATH", sdk.pkgconfig);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
-    int status = run_process (argv, (const char *const *) envp, dir, RUN_TIMEOUT_S, &out, &err);
+    int status = throng_test_process_run (
+        argv, &(ThrongTestSpawnOptions) { .envp = (const char *const *) envp, .cwd = dir },
+        RUN_TIMEOUT_S, &out, &err);
 
     if (status != 0)
         g_test_message ("%s\n%s%s", command, out, err);
@@ -349,18 +272,17 @@ run_installed (const char *const *args, const char *plugin_path, const char *cwd
     for (guint i = 0; args[i] != NULL; i++)
         g_ptr_array_add (argv, (gpointer) args[i]);
     g_ptr_array_add (argv, NULL);
-    return run_process ((const char *const *) argv->pdata, (const char *const *) envp, cwd,
-                        RUN_TIMEOUT_S, out, err);
+    return throng_test_process_run (
+        (const char *const *) argv->pdata,
+        &(ThrongTestSpawnOptions) { .envp = (const char *const *) envp, .cwd = cwd }, RUN_TIMEOUT_S,
+        out, err);
 }
 
 /* --- a line-echo server, on its own thread -------------------------------- */
 
 typedef struct {
-    GThread *thread;
-    GMainContext *context;
-    GMainLoop *loop;
+    ThrongTestServerThread *thread;
     GSocketService *service;
-    GAsyncQueue *ready;
     guint16 port;
     gint lines;
     gint connections;
@@ -398,8 +320,9 @@ echo_run (GThreadedSocketService *service, GSocketConnection *connection, GObjec
     return TRUE;
 }
 
-static gpointer
-echo_thread (gpointer data)
+/* On the server thread: the service's accept source goes to its context. */
+static void
+echo_listen (gpointer data, gpointer unused)
 {
     EchoServer *server = data;
     g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
@@ -407,8 +330,6 @@ echo_thread (gpointer data)
     g_autoptr (GSocketAddress) bound = NULL;
     g_autoptr (GError) error = NULL;
 
-    /* The accept source goes to the thread-default context: this thread's. */
-    g_main_context_push_thread_default (server->context);
     server->service = g_threaded_socket_service_new (16);
     g_signal_connect (server->service, "run", G_CALLBACK (echo_run), server);
     g_socket_listener_add_address (G_SOCKET_LISTENER (server->service), any,
@@ -417,12 +338,16 @@ echo_thread (gpointer data)
     g_assert_no_error (error);
     server->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
     g_socket_service_start (server->service);
-    g_async_queue_push (server->ready, GINT_TO_POINTER (1));
-    g_main_loop_run (server->loop);
+}
+
+static void
+echo_close (gpointer data, gpointer unused)
+{
+    EchoServer *server = data;
+
     g_socket_service_stop (server->service);
     g_socket_listener_close (G_SOCKET_LISTENER (server->service));
-    g_main_context_pop_thread_default (server->context);
-    return NULL;
+    g_clear_object (&server->service);
 }
 
 static EchoServer *
@@ -430,30 +355,14 @@ echo_server_start (void)
 {
     EchoServer *server = g_new0 (EchoServer, 1);
 
-    server->context = g_main_context_new ();
-    server->loop = g_main_loop_new (server->context, FALSE);
-    server->ready = g_async_queue_new ();
-    server->thread = g_thread_new ("echo", echo_thread, server);
-    g_async_queue_pop (server->ready);
+    server->thread = throng_test_server_thread_start ("echo", echo_listen, echo_close, server);
     return server;
-}
-
-static gboolean
-quit_loop (gpointer data)
-{
-    g_main_loop_quit (data);
-    return G_SOURCE_REMOVE;
 }
 
 static void
 echo_server_stop (EchoServer *server)
 {
-    g_main_context_invoke (server->context, quit_loop, server->loop);
-    g_thread_join (server->thread);
-    g_object_unref (server->service);
-    g_main_loop_unref (server->loop);
-    g_main_context_unref (server->context);
-    g_async_queue_unref (server->ready);
+    throng_test_server_thread_stop (server->thread);
     g_free (server);
 }
 
@@ -580,6 +489,12 @@ test_install_layout (void)
     } else {
         g_assert_true (g_str_has_suffix (sdk.plugindir, plugindir));
     }
+    /* The .pc's version is the release the installed headers say they are. */
+    {
+        g_autofree char *modversion = pkg_config ("--modversion throng-1");
+
+        g_assert_cmpstr (modversion, ==, THRONG_VERSION_STRING);
+    }
 
     man = g_build_filename (sdk.mandir, "man1", "throng.1", NULL);
     g_assert_true (g_file_test (man, G_FILE_TEST_IS_REGULAR));
@@ -597,15 +512,7 @@ test_install_layout (void)
 static void
 test_installed_finds_plugins (void)
 {
-    static const struct {
-        const char *name;
-        const char *kind;
-    } expected[] = {
-        { "http", "protocol" },
-        { "console", "reporter" },
-        { "csv", "reporter" },
-        { "json", "reporter" },
-    };
+    const ThrongTestPluginInfo *expected = throng_test_builtin_plugins;
     const char *argv[] = { sdk.bin, "plugins", NULL };
     /* Nothing of throng's: only PATH, and the sanitizers' settings when a
      * sanitized build runs this (scripts/sanitize.sh). */
@@ -622,10 +529,12 @@ test_installed_finds_plugins (void)
         if (g_getenv (passed_on[i]) != NULL)
             envp = g_environ_setenv (envp, passed_on[i], g_getenv (passed_on[i]), TRUE);
     argv[0] = sdk.bin;
-    status = run_process (argv, (const char *const *) envp, sdk.tmp, RUN_TIMEOUT_S, &out, &err);
+    status = throng_test_process_run (
+        argv, &(ThrongTestSpawnOptions) { .envp = (const char *const *) envp, .cwd = sdk.tmp },
+        RUN_TIMEOUT_S, &out, &err);
     g_assert_cmpstr (err, ==, "");
     g_assert_cmpint (status, ==, 0);
-    for (gsize i = 0; i < G_N_ELEMENTS (expected); i++) {
+    for (gsize i = 0; expected[i].name != NULL; i++) {
         g_autofree char *file = g_strdup_printf ("libthrong-%s.so", expected[i].name);
         g_autofree char *path = g_build_filename (sdk.plugindir, file, NULL);
         g_autoptr (GRegex) regex = NULL;
@@ -1113,6 +1022,8 @@ test_guide_snippets (void)
         ".clear = clear_methods, .copy = copy_methods", /* custom options */
         "throng_node_get_double (node, &ratio, error)", /* decimal numbers */
         "g_resolver_lookup_by_name_async (resolver, host", /* name lookup */
+        "THRONG_STRUCT_HAS (summary, ThrongSummary, never_started)", /* what 0.2 changed */
+        "ping_user_new_checked (", /* a user_new that can fail */
     };
     g_autofree char *guide_path = throng_test_source_path ("docs/plugins.md");
     g_autofree char *guide = NULL;
@@ -1146,7 +1057,9 @@ test_guide_snippets (void)
         int status;
 
         g_free (throng_test_write_file (dir, name, g_ptr_array_index (blocks, b)));
-        status = run_process (argv, (const char *const *) envp, dir, RUN_TIMEOUT_S, &out, &err);
+        status = throng_test_process_run (
+            argv, &(ThrongTestSpawnOptions) { .envp = (const char *const *) envp, .cwd = dir },
+            RUN_TIMEOUT_S, &out, &err);
         if (status != 0)
             g_test_message ("docs/plugins.md block:\n%s\n%s%s",
                             (char *) g_ptr_array_index (blocks, b), out, err);
@@ -1170,7 +1083,6 @@ test_guide_meson (void)
     g_autofree char *guide = NULL;
     g_autofree char *recipe = NULL;
     g_autofree char *dir = NULL;
-    g_autofree char *meson = g_find_program_in_path ("meson");
     g_autofree char *build = NULL;
     g_autofree char *module = NULL;
     g_autofree char *out = NULL;
@@ -1200,23 +1112,24 @@ test_guide_meson (void)
         g_autofree char *sanitize = sanitizers != NULL && sanitizers[0] != '\0'
                                         ? g_strdup_printf ("-Db_sanitize=%s", sanitizers)
                                         : g_strdup ("-Db_sanitize=none");
-        const char *setup[] = { meson, "setup", build, sanitize, NULL };
-        const char *compile[] = { meson, "compile", "-C", build, NULL };
-        const char *introspect[] = { meson, "introspect", "--installed", build, NULL };
+        const char *setup[] = { sdk.meson, "setup", build, sanitize, NULL };
+        const char *compile[] = { sdk.meson, "compile", "-C", build, NULL };
+        const char *introspect[] = { sdk.meson, "introspect", "--installed", build, NULL };
+        const ThrongTestSpawnOptions spawn = { .envp = (const char *const *) envp, .cwd = dir };
 
-        status = run_process (setup, (const char *const *) envp, dir, 120, &out, &err);
+        status = throng_test_process_run (setup, &spawn, 120, &out, &err);
         if (status != 0)
             g_test_message ("meson setup: %s%s", out, err);
         g_assert_cmpint (status, ==, 0);
         g_clear_pointer (&out, g_free);
         g_clear_pointer (&err, g_free);
-        status = run_process (compile, (const char *const *) envp, dir, 120, &out, &err);
+        status = throng_test_process_run (compile, &spawn, 120, &out, &err);
         if (status != 0)
             g_test_message ("meson compile: %s%s", out, err);
         g_assert_cmpint (status, ==, 0);
         g_clear_pointer (&out, g_free);
         g_clear_pointer (&err, g_free);
-        status = run_process (introspect, (const char *const *) envp, dir, 60, &out, &err);
+        status = throng_test_process_run (introspect, &spawn, 60, &out, &err);
         g_assert_cmpint (status, ==, 0);
     }
     /* The warning flags the recipe promises, as errors. */

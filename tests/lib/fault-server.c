@@ -35,6 +35,7 @@ typedef struct {
     const Listener *listener;
     int fd;
     gnutls_session_t tls; /* NULL over plain HTTP */
+    guint requests;       /* request heads read on this connection */
 } Conn;
 
 static gnutls_priority_t priority;
@@ -147,6 +148,128 @@ query_uint (const char *query, const char *name, guint fallback)
     return (guint)g_ascii_strtoull (at + strlen (key), NULL, 10);
 }
 
+/* Sends @text, then holds the connection until the peer goes. */
+static gboolean
+send_then_hold (Conn *conn, const char *text)
+{
+    if (conn_send_text (conn, text))
+        conn_wait_peer_gone (conn);
+    return FALSE;
+}
+
+/* Sends @head, then @unit for ever, until the peer goes. */
+static gboolean
+send_repeating (Conn *conn, const char *head, const char *unit)
+{
+    GString *block = g_string_new (NULL);
+
+    while (block->len < 16384)
+        g_string_append (block, unit);
+    if (conn_send_text (conn, head))
+        while (conn_send (conn, block->str, block->len))
+            ;
+    g_string_free (block, TRUE);
+    return FALSE;
+}
+
+#define OK_HEAD "HTTP/1.1 200 OK\r\n"
+#define CHUNKED_HEAD OK_HEAD "Transfer-Encoding: chunked\r\n\r\n"
+#define CHUNKED_OK "2\r\nok\r\n0\r\n\r\n"
+
+/* The hostile responses (fault-server.h); -1 when @path is not one of them. */
+static int
+answer_hostile (Conn *conn, const char *path, const char *query)
+{
+    if (strcmp (path, FAULT_PATH_INTERIM_FLOOD) == 0)
+        return send_repeating (conn, "", "HTTP/1.1 100 Continue\r\n\r\n");
+    if (strcmp (path, FAULT_PATH_INTERIM_MANY) == 0) {
+        guint n = query_uint (query, "n", 50000);
+        GString *all = g_string_new (NULL);
+        for (guint i = 0; i < n; i++)
+            g_string_append (all, "HTTP/1.1 100 Continue\r\n\r\n");
+        g_string_append (all, OK_HEAD "Content-Length: 2\r\n\r\nok");
+        gboolean sent = conn_send (conn, all->str, all->len);
+        g_string_free (all, TRUE);
+        return sent;
+    }
+    if (strcmp (path, FAULT_PATH_EARLY_HINTS) == 0)
+        return conn_send_text (conn, "HTTP/1.1 100 Continue\r\n\r\n"
+                                     "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload"
+                                     "\r\n\r\n" OK_HEAD "Content-Length: 2\r\n\r\nok");
+    if (strcmp (path, FAULT_PATH_CHUNK_EXT_ENDLESS) == 0)
+        return send_repeating (conn, CHUNKED_HEAD "5;", "x");
+    if (strcmp (path, FAULT_PATH_TINY_CHUNKS) == 0)
+        return send_repeating (conn, CHUNKED_HEAD, "1\r\nx\r\n");
+    if (strcmp (path, FAULT_PATH_TRAILER_ENDLESS) == 0)
+        return send_repeating (conn, CHUNKED_HEAD "0\r\n", "X-Trailer: 0123456789\r\n");
+    if (strcmp (path, FAULT_PATH_CHUNK_ZZ) == 0)
+        return send_then_hold (conn, CHUNKED_HEAD "zz\r\nhello\r\n0\r\n\r\n");
+    if (strcmp (path, FAULT_PATH_CHUNK_5G) == 0)
+        return send_then_hold (conn, CHUNKED_HEAD "5g\r\nhello\r\n0\r\n\r\n");
+    if (strcmp (path, FAULT_PATH_CHUNK_ZEROS) == 0)
+        return conn_send_text (conn, CHUNKED_HEAD "00000000000000000002\r\nok\r\n0\r\n\r\n");
+    if (strcmp (path, FAULT_PATH_CL_TWICE) == 0)
+        return conn_send_text (conn, OK_HEAD "Content-Length: 2\r\nContent-Length: 2\r\n\r\nok");
+    if (strcmp (path, FAULT_PATH_CL_DISAGREE) == 0)
+        return send_then_hold (conn, OK_HEAD "Content-Length: 2, 5\r\n\r\nok");
+    if (strcmp (path, FAULT_PATH_CL_NEGATIVE) == 0)
+        return send_then_hold (conn, OK_HEAD "Content-Length: -1\r\n\r\nok");
+    if (strcmp (path, FAULT_PATH_CL_TE) == 0)
+        return send_then_hold (conn, OK_HEAD "Content-Length: 2\r\nTransfer-Encoding: chunked"
+                                             "\r\n\r\n" CHUNKED_OK);
+    if (strcmp (path, FAULT_PATH_TE_TWO_LINES) == 0) {
+        conn_send_text (conn, OK_HEAD "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity"
+                              "\r\n\r\n" CHUNKED_OK);
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_TE_ONE_LINE) == 0) {
+        conn_send_text (conn, OK_HEAD "Transfer-Encoding: chunked, identity\r\n\r\n" CHUNKED_OK);
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_NO_STATUS) == 0) {
+        conn_send_text (conn, "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok");
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_HTTP09) == 0) {
+        conn_send_text (conn, "<html>hello</html>\n");
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_HEAD_TOO_LARGE) == 0) {
+        GString *head = g_string_new (OK_HEAD);
+        while (head->len < 100 * 1024)
+            g_string_append (head, "X-Pad: 0123456789abcdef0123456789abcdef\r\n");
+        g_string_append (head, "Content-Length: 2\r\n\r\nok");
+        send_then_hold (conn, head->str);
+        g_string_free (head, TRUE);
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_STATUS_101) == 0)
+        return send_then_hold (conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\n"
+                                     "Upgrade: websocket\r\n\r\n");
+    if (strcmp (path, FAULT_PATH_STATUS_600) == 0)
+        return send_then_hold (conn, "HTTP/1.1 600 Beyond\r\nContent-Length: 2\r\n\r\nok");
+    if (strcmp (path, FAULT_PATH_BARE_LF) == 0)
+        return conn_send_text (conn, "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n2\nok\n0\n\n");
+    if (strcmp (path, FAULT_PATH_HTTP10_NO_LENGTH) == 0) {
+        conn_send_text (conn, "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n\r\nok");
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_NO_CONTENT_BODY) == 0)
+        return conn_send_text (conn, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello");
+    if (strcmp (path, FAULT_PATH_CLOSE_THIRD) == 0) {
+        if (conn->requests % 3 == 0)
+            return FALSE;
+        return conn_send_text (conn, OK_HEAD "Content-Length: 2\r\n\r\nok");
+    }
+    if (strcmp (path, FAULT_PATH_STRAY_AFTER) == 0) {
+        if (!conn_send_text (conn, OK_HEAD "Content-Length: 2\r\n\r\nok"))
+            return FALSE;
+        g_usleep (100000);
+        return conn_send_text (conn, "stray");
+    }
+    return -1;
+}
+
 /* Answers one request; FALSE ends the connection (the caller closes it). */
 static gboolean
 answer (Conn *conn, const char *path, const char *query)
@@ -219,6 +342,9 @@ answer (Conn *conn, const char *path, const char *query)
             send_endless (conn, FALSE);
         return FALSE;
     }
+    int hostile = answer_hostile (conn, path, query);
+    if (hostile >= 0)
+        return hostile;
     return conn_send_text (conn, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
 }
 
@@ -259,6 +385,7 @@ serve_http (Conn *conn)
         }
         g_string_erase (in, 0, (gssize)(head_len + body_len));
 
+        conn->requests++;
         line = g_strsplit (head, " ", 3);
         if (g_strv_length (line) < 3)
             break;
@@ -299,6 +426,8 @@ conn_thread (gpointer data)
         /* Wait for the ClientHello, so the close lands mid-handshake. */
         if (recv (conn->fd, hello, sizeof hello, 0) > 0)
             shutdown (conn->fd, SHUT_RDWR);
+    } else if (strcmp (kind, FAULT_KIND_RESET_ACCEPT) == 0) {
+        conn_reset (conn);
     } else if (strcmp (kind, FAULT_KIND_TLS_HANG) == 0) {
         while (recv (conn->fd, hello, sizeof hello, 0) > 0)
             ;
@@ -399,6 +528,8 @@ listener_open (Listener *listener, const char *spec)
         listener->kind = FAULT_KIND_TLS_DROP;
     else if (strcmp (kind, FAULT_KIND_TLS_HANG) == 0)
         listener->kind = FAULT_KIND_TLS_HANG;
+    else if (strcmp (kind, FAULT_KIND_RESET_ACCEPT) == 0)
+        listener->kind = FAULT_KIND_RESET_ACCEPT;
     else if (backlog)
         listener->kind = FAULT_KIND_BACKLOG;
     else {
@@ -446,7 +577,7 @@ main (int argc, char **argv)
     g_autoptr (GError) error = NULL;
     const GOptionEntry entries[] = {
         { "listen", 0, 0, G_OPTION_ARG_STRING_ARRAY, &specs,
-          "a listener: http, https:CERT:KEY, tls-drop, tls-hang or backlog", "KIND" },
+          "a listener: http, https:CERT:KEY, tls-drop, tls-hang, reset-accept or backlog", "KIND" },
         { NULL },
     };
     Listener *listeners;

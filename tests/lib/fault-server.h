@@ -23,6 +23,8 @@
  * so that a further connect() stays in SYN-SENT: a connect that never
  * completes, on loopback. */
 #define FAULT_KIND_BACKLOG "backlog"
+/* accepts, then closes with a reset (SO_LINGER 0) before reading anything */
+#define FAULT_KIND_RESET_ACCEPT "reset-accept"
 
 /*
  * Paths (on http and https listeners).  A query string is ignored except
@@ -42,3 +44,33 @@
 #define FAULT_PATH_HUGE "/huge"                   /* Content-Length 1 GiB, then zeros until the peer goes */
 #define FAULT_PATH_ENDLESS_CHUNKED "/endless-chunked" /* chunks for ever */
 #define FAULT_PATH_ENDLESS_CLOSE "/endless-close" /* no length, bytes until the peer goes */
+
+/*
+ * Hostile responses (docs/failure-modes.md, "Hostile servers").  Each
+ * sends the bytes named and then waits for the peer to go, unless noted.
+ */
+#define FAULT_PATH_INTERIM_FLOOD "/interim-flood"   /* "100 Continue" heads until the peer goes */
+#define FAULT_PATH_INTERIM_MANY "/interim-many"     /* ?n=N (default 50000) 100 Continue, then 200 "ok" */
+#define FAULT_PATH_EARLY_HINTS "/early-hints"       /* 100, 103 with a Link, then 200 "ok", keep-alive */
+#define FAULT_PATH_CHUNK_EXT_ENDLESS "/chunk-ext-endless" /* chunked, "5;" then extension bytes for ever */
+#define FAULT_PATH_TINY_CHUNKS "/tiny-chunks"       /* chunked, one-byte chunks for ever */
+#define FAULT_PATH_TRAILER_ENDLESS "/trailer-endless" /* chunked, "0" then trailer lines for ever */
+#define FAULT_PATH_CHUNK_ZZ "/chunk-zz"             /* chunked, size line "zz" */
+#define FAULT_PATH_CHUNK_5G "/chunk-5g"             /* chunked, size line "5g" */
+#define FAULT_PATH_CHUNK_ZEROS "/chunk-zeros"       /* chunked, size "0000000000000000002" (17 zeros): valid, "ok" */
+#define FAULT_PATH_CL_TWICE "/cl-twice"             /* Content-Length: 2 on two lines: valid, "ok" */
+#define FAULT_PATH_CL_DISAGREE "/cl-disagree"       /* Content-Length: 2, 5 */
+#define FAULT_PATH_CL_NEGATIVE "/cl-negative"       /* Content-Length: -1 */
+#define FAULT_PATH_CL_TE "/cl-te"                   /* Content-Length and chunked both, a chunked "ok" */
+#define FAULT_PATH_TE_TWO_LINES "/te-two-lines"     /* Transfer-Encoding: chunked / identity on two lines, then close */
+#define FAULT_PATH_TE_ONE_LINE "/te-one-line"       /* Transfer-Encoding: chunked, identity, then close */
+#define FAULT_PATH_NO_STATUS "/no-status"           /* a head without a status line, then close */
+#define FAULT_PATH_HTTP09 "/http09"                 /* a body without any head, then close */
+#define FAULT_PATH_HEAD_TOO_LARGE "/head-too-large" /* a head of 100 KiB */
+#define FAULT_PATH_STATUS_101 "/status-101"         /* 101 Switching Protocols, unasked */
+#define FAULT_PATH_STATUS_600 "/status-600"         /* status 600 */
+#define FAULT_PATH_BARE_LF "/bare-lf"               /* a chunked "ok" with LF line ends, keep-alive */
+#define FAULT_PATH_HTTP10_NO_LENGTH "/http10-no-length" /* HTTP/1.0, keep-alive, no length, "ok", close */
+#define FAULT_PATH_NO_CONTENT_BODY "/no-content-body"   /* 204 with 5 body bytes, keep-alive */
+#define FAULT_PATH_CLOSE_THIRD "/close-third"       /* 200 "ok", keep-alive; the third request on a connection is closed unanswered */
+#define FAULT_PATH_STRAY_AFTER "/stray-after"       /* 200 "ok", keep-alive, then 5 bytes 100 ms later */

@@ -70,6 +70,7 @@ const ThrongTestPluginInfo throng_test_builtin_plugins[] = {
     { "console", "reporter" },
     { "csv", "reporter" },
     { "json", "reporter" },
+    { "html", "reporter" },
     { NULL, NULL },
 };
 

@@ -5,6 +5,8 @@
  * that merging blocks equals recording everything into one block, which is
  * what the main thread's totals rely on.
  */
+#include <string.h>
+
 #include "metrics.h"
 
 static ThrongSample
@@ -57,6 +59,34 @@ test_stats_record (void)
     g_assert_nonnull (stats.latency);
     throng_stats_clear (&stats);
     g_assert_null (stats.latency);
+    throng_stats_clear (&stats);
+}
+
+/*
+ * The first message of a class outlives the buffer it came in: a message
+ * set with throng_sample_set_message() lives in the user's buffer, which
+ * its next step rewrites and which is freed with the user.  And retries
+ * add up.
+ */
+static void
+test_stats_first_message_and_retries (void)
+{
+    ThrongStats stats;
+    ThrongSample failed = sample_make (10, THRONG_ERROR_STATUS);
+    ThrongSample again = sample_make (10, THRONG_ERROR_STATUS);
+    char *buffer = g_strdup ("404 Not Found");
+
+    failed.message = buffer;
+    failed.retries = 1;
+    again.message = "503 Service Unavailable";
+    again.retries = 2;
+    throng_stats_init (&stats);
+    throng_stats_record (&stats, &failed);
+    strcpy (buffer, "OK");
+    g_free (buffer);
+    throng_stats_record (&stats, &again);
+    g_assert_cmpstr (stats.error_messages[THRONG_ERROR_STATUS], ==, "404 Not Found");
+    g_assert_cmpuint (stats.retries, ==, 3);
     throng_stats_clear (&stats);
 }
 
@@ -163,6 +193,7 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
     g_test_add_func ("/metrics/stats/record", test_stats_record);
     g_test_add_func ("/metrics/stats/unknown-class", test_stats_unknown_class);
+    g_test_add_func ("/metrics/stats/first-message-and-retries", test_stats_first_message_and_retries);
     g_test_add_func ("/metrics/layout", test_metrics_layout);
     g_test_add_func ("/metrics/merge-equals-union", test_metrics_merge_equals_union);
     return g_test_run ();

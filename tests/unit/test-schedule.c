@@ -113,6 +113,97 @@ test_arrival_offset_ramping (void)
     scenario_clear (&scenario);
 }
 
+/* What the schedule wants at a time agrees with when users start and arrivals are due. */
+static void
+test_wanted (void)
+{
+    ThrongPlanScenario scenario = {
+        .executor = THRONG_EXECUTOR_USERS, .users = 4, .ramp_up_us = 2 * G_USEC_PER_SEC,
+        .duration_us = 10 * G_USEC_PER_SEC,
+    };
+    guint users;
+    gdouble rate;
+
+    /* Closed, ramp-up: user i of 4 starts at 0.5 s × i. */
+    throng_schedule_wanted (&scenario, -1, &users, &rate);
+    g_assert_cmpuint (users, ==, 0);
+    throng_schedule_wanted (&scenario, 0, &users, &rate);
+    g_assert_cmpuint (users, ==, 1);
+    throng_schedule_wanted (&scenario, 499999, &users, &rate);
+    g_assert_cmpuint (users, ==, 1);
+    throng_schedule_wanted (&scenario, 500000, &users, &rate);
+    g_assert_cmpuint (users, ==, 2);
+    g_assert_cmpfloat (rate, ==, 0.0);
+    /* Each user counts from the time throng_schedule_first_start() gives it. */
+    for (guint id = 0; id < 4; id++) {
+        gint64 start = throng_schedule_first_start (&scenario, id);
+        throng_schedule_wanted (&scenario, start, &users, &rate);
+        g_assert_cmpuint (users, ==, id + 1);
+        if (start > 0) {
+            throng_schedule_wanted (&scenario, start - 1, &users, &rate);
+            g_assert_cmpuint (users, ==, id);
+        }
+    }
+    throng_schedule_wanted (&scenario, 9 * G_USEC_PER_SEC, &users, &rate);
+    g_assert_cmpuint (users, ==, 4);
+    /* The scenario's end: nothing wanted. */
+    throng_schedule_wanted (&scenario, 10 * G_USEC_PER_SEC, &users, &rate);
+    g_assert_cmpuint (users, ==, 0);
+    /* Bounded by iterations only: every user until they finish. */
+    scenario.duration_us = 0;
+    scenario.iterations = 5;
+    throng_schedule_wanted (&scenario, (gint64) 3600 * G_USEC_PER_SEC, &users, &rate);
+    g_assert_cmpuint (users, ==, 4);
+
+    /* Ramping users: the stage level, as throng_schedule_stage_wants() reads it. */
+    scenario = (ThrongPlanScenario) { .executor = THRONG_EXECUTOR_RAMPING_USERS, .users = 4 };
+    add_stage (&scenario, 1000, 4);
+    add_stage (&scenario, 1000, 0);
+    for (gint64 t = 0; t < 2000 * 1000; t += 50 * 1000) {
+        throng_schedule_wanted (&scenario, t, &users, &rate);
+        for (guint id = 0; id < 4; id++)
+            g_assert_cmpint (throng_schedule_stage_wants (&scenario, id, t), ==, id < users);
+    }
+    throng_schedule_wanted (&scenario, 1000 * 1000, &users, &rate);
+    g_assert_cmpuint (users, ==, 4);
+    throng_schedule_wanted (&scenario, 2000 * 1000, &users, &rate);
+    g_assert_cmpuint (users, ==, 0);
+    scenario_clear (&scenario);
+
+    /* Constant rate, for its duration only. */
+    scenario = (ThrongPlanScenario) { .executor = THRONG_EXECUTOR_CONSTANT_RATE, .users = 10,
+                                      .rate = 200.0, .duration_us = G_USEC_PER_SEC };
+    throng_schedule_wanted (&scenario, 999999, &users, &rate);
+    g_assert_cmpfloat (rate, ==, 200.0);
+    g_assert_cmpuint (users, ==, 0);
+    throng_schedule_wanted (&scenario, G_USEC_PER_SEC, &users, &rate);
+    g_assert_cmpfloat (rate, ==, 0.0);
+
+    /* Ramping rate: from `rate`, linearly through the stages. */
+    scenario = (ThrongPlanScenario) { .executor = THRONG_EXECUTOR_RAMPING_RATE, .users = 10,
+                                      .rate = 100.0 };
+    add_stage (&scenario, 1000, 200);  /* 100 → 200/s */
+    add_stage (&scenario, 500, 200);   /* hold */
+    throng_schedule_wanted (&scenario, 0, &users, &rate);
+    g_assert_cmpfloat_with_epsilon (rate, 100.0, 1e-9);
+    throng_schedule_wanted (&scenario, 500 * 1000, &users, &rate);
+    g_assert_cmpfloat_with_epsilon (rate, 150.0, 1e-9);
+    throng_schedule_wanted (&scenario, 1200 * 1000, &users, &rate);
+    g_assert_cmpfloat_with_epsilon (rate, 200.0, 1e-9);
+    throng_schedule_wanted (&scenario, 1500 * 1000, &users, &rate);
+    g_assert_cmpfloat (rate, ==, 0.0);
+    /* The rate's integral up to t is the number of arrivals due by then. */
+    gdouble due = 0;
+    for (gint64 t = 0; t < 1500 * 1000; t += 1000) {
+        throng_schedule_wanted (&scenario, t, &users, &rate);
+        due += rate / 1000.0;
+    }
+    g_assert_cmpfloat (ABS (due - 250.0), <, 0.1);
+    g_assert_cmpint (throng_schedule_arrival_offset (&scenario, 249), >=, 0);
+    g_assert_cmpint (throng_schedule_arrival_offset (&scenario, 250), ==, -1);
+    scenario_clear (&scenario);
+}
+
 static void
 test_think (void)
 {
@@ -146,6 +237,7 @@ main (int argc, char **argv)
     g_test_add_func ("/schedule/stage-wants", test_stage_wants);
     g_test_add_func ("/schedule/arrival-offset/constant", test_arrival_offset_constant);
     g_test_add_func ("/schedule/arrival-offset/ramping", test_arrival_offset_ramping);
+    g_test_add_func ("/schedule/wanted", test_wanted);
     g_test_add_func ("/schedule/think", test_think);
     return g_test_run ();
 }

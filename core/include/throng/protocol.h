@@ -69,6 +69,11 @@ typedef struct {
  *   may then be NULL.  Every user is created before any load is sent, so a
  *   failure ends the run before it starts: throng prints the error on one
  *   line and exits with status 3.  Since 0.2
+ * @step_target: (optional): what @step sends its load to, as a short text
+ *   for reports' "target" (the http plugin gives its URL's origin,
+ *   `https://shop.example:8443`, never a path, query or password); transfer
+ *   full, or NULL when it cannot tell.  Called on the main thread after the
+ *   plan has loaded; the core joins a scenario's distinct answers.  Since 0.2
  *
  * Append-only: new hooks go at the end and the core calls them only when
  * @size covers them.  The table is a `static const` that outlives the
@@ -98,6 +103,7 @@ struct _ThrongProtocol {
     void (*step_run) (gpointer user_data, gpointer step, ThrongSample *sample);
 
     gpointer (*user_new_checked) (gpointer scenario, ThrongUser *user, GError **error);
+    char *(*step_target) (gpointer step);
 };
 
 G_END_DECLS

@@ -30,10 +30,17 @@ G_BEGIN_DECLS
  * @quiet: TRUE when the user asked for no live progress (`--quiet`): a
  *   reporter that shows progress while the run goes stays silent until
  *   @close; what it writes at the end is unchanged.  Since: 0.2
- * @plan_sha256: (nullable): the SHA-256 of the plan file in hex, when the
- *   core knows it (`throng report` takes it from the run's json file);
- *   NULL otherwise, and a reporter may hash @plan_file itself (appended:
- *   read it only when @size covers it).  Since: 0.2
+ * @plan_sha256: (nullable): the SHA-256, in hex, of the plan file's bytes
+ *   as the plan loader read them (what ran, even if the file has changed
+ *   since; `--set` overrides are not in it); `throng report` takes it from
+ *   the run's json file, where it may be missing (NULL).  Appended: read it
+ *   only when @size covers it.  Since: 0.2
+ * @scenario_targets: (array length=n_scenarios) (nullable): per scenario,
+ *   what its steps load, from their protocols' `step_target` hooks: the
+ *   distinct answers in step order, joined by ", " ("http://127.0.0.1:8080");
+ *   an element is NULL when no protocol of the scenario could tell (and
+ *   from `throng report`, when the run's file does not say).  Appended:
+ *   read it only when @size covers it.  Since: 0.2
  *
  * What a reporter learns when the run starts.  Owned by the core and
  * valid from @open until @close returns (transfer none): copy what is
@@ -56,6 +63,7 @@ typedef struct {
     gboolean overwrite;
     gboolean quiet;
     const char *plan_sha256;
+    const char *const *scenario_targets;
 } ThrongRunInfo;
 
 /**

@@ -95,6 +95,10 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  * @connections_opened: connections opened during the step
  * @handshakes_full: full TLS handshakes completed during the step
  * @handshakes_resumed: resumed (abbreviated) TLS handshakes during the step
+ * @retries: times the step's request was sent again by the protocol itself
+ *   (an HTTP request retried on a new connection after a kept-alive one
+ *   closed unanswered); in 0.1 this was a reserved field, always 0.
+ *   Since: 0.2
  * @message: (nullable): the status's reason phrase, or what went wrong.
  *   Either a string that outlives the run (static, or owned by the step or
  *   scenario data until the plan is freed) assigned directly, or any other
@@ -133,7 +137,7 @@ typedef struct {
     guint16 connections_opened;
     guint16 handshakes_full;
     guint16 handshakes_resumed;
-    guint16 reserved16;
+    guint16 retries;
     const char *message;
     const char *resource;
     gint64 wall_start_us;

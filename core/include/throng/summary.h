@@ -30,6 +30,8 @@ G_BEGIN_DECLS
  *   for each class, the #ThrongSample.message of the first failure of that
  *   class that was counted here, or NULL; the array is NULL from a core
  *   older than 0.2.  Since: 0.2
+ * @retries: requests the protocol sent again (the sum of
+ *   #ThrongSample.retries); 0 from a core older than 0.2.  Since: 0.2
  *
  * Counters of one step, one scenario or the whole run.  The histograms
  * are the core's (transfer none): read them, never free or keep them.
@@ -48,8 +50,9 @@ typedef struct {
     ThrongHistogram *latency;
     ThrongHistogram *handshake;
     const char **error_messages;
+    guint64 retries; /* in the place of a reserved pointer of 0.1 */
     /*< private >*/
-    gpointer reserved[3];
+    gpointer reserved[2];
 } ThrongStats;
 
 /**
@@ -78,6 +81,23 @@ typedef struct {
  * @steps: (array length=n_steps): per step
  * @dropped_iterations: arrival-rate scenarios: iterations that were due
  *   but found no free user, so never ran
+ * @scheduled_users: closed-model scenarios (`users`, `ramping-users`): how
+ *   many users the plan's schedule (its ramp-up or stages) wants running at
+ *   the time of the snapshot or summary; 0 before the scenario's
+ *   `start_after`, from its end on, and in open-model scenarios.  A
+ *   scenario bounded by `iterations` only wants all its users until they
+ *   finish.  Read it only when @has_scheduled.  Since: 0.2
+ * @has_scheduled: TRUE when @scheduled_users and @scheduled_rate are
+ *   filled; FALSE from a core older than 0.2 (the fields were reserved
+ *   slots, always zero), and in a summary rebuilt from a file that lacks
+ *   them.  Since: 0.2
+ * @scheduled_rate: open-model scenarios (`constant-arrival-rate`,
+ *   `ramping-arrival-rate`): the iterations per second the schedule wants
+ *   started at that time, the rate its stages have reached; 0 outside the
+ *   scenario's time and in closed-model scenarios.  Since: 0.2
+ *
+ * The three fields of 0.2 took reserved slots, so the struct's size (the
+ * stride of #ThrongSummary.scenarios) is that of 0.1.
  *
  * Since: 0.1
  */
@@ -90,8 +110,11 @@ typedef struct {
     const ThrongStepSummary *steps;
     guint n_steps;
     guint64 dropped_iterations;
+    guint scheduled_users;
+    gboolean has_scheduled;
+    gdouble scheduled_rate;
     /*< private >*/
-    gpointer reserved[3];
+    gpointer reserved[1];
 } ThrongScenarioSummary;
 
 /**

@@ -15,7 +15,8 @@
  *   - a field of a public struct removed, moved, resized or retyped
  *     (ThrongPluginDescriptor, ThrongProtocol, ThrongReporter, ThrongSample,
  *     ThrongStats, ThrongSummary and the structs it holds, ThrongRunInfo,
- *     ThrongScenarioSetup, ThrongOption);
+ *     ThrongScenarioSetup, ThrongOption); the size of ThrongSample too,
+ *     since a reporter walks arrays of it;
  *   - a function's signature or meaning changed, or a function removed;
  *   - an enum value renumbered, or the meaning of a value changed;
  *   - a hook that was optional made required.
@@ -27,6 +28,16 @@
  * function.  Those are minor releases: a plugin built against 0.1 keeps
  * loading into every later throng of the same ABI.  Code on either side
  * tests an appended field or hook with THRONG_STRUCT_HAS() before using it.
+ *
+ * ThrongOption has no `size` of its own, and a plugin hands the core whole
+ * arrays of it, so it grows by a different route: the option functions
+ * take the entry size the plugin was built with.  throng_options_apply(),
+ * throng_options_clear() and throng_options_copy_strings() are macros over
+ * the `_sized` functions that pass sizeof (ThrongOption); a plugin built
+ * against 0.1 calls the functions of those names, which walk its tables
+ * with the 0.1 entry size.  Either way a field appended to ThrongOption
+ * (`clear` and `copy` in 0.2) is read only when the entry size covers it,
+ * so appending one is a minor release too; moving or retyping one is not.
  */
 #pragma once
 
@@ -47,7 +58,7 @@
  *
  * Since: 0.1
  */
-#define THRONG_VERSION_MINOR 1
+#define THRONG_VERSION_MINOR 2
 /**
  * THRONG_VERSION_MICRO:
  *
@@ -64,7 +75,7 @@
  *
  * Since: 0.1
  */
-#define THRONG_VERSION_STRING "0.1.0"
+#define THRONG_VERSION_STRING "0.2.0"
 
 /**
  * THRONG_ABI_VERSION:

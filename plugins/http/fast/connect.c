@@ -354,6 +354,9 @@ fast_timer_fired (ThrongTimer *timer, gpointer data)
     deadline = exchange_deadline (u);
     if (g_get_monotonic_time () < deadline) {
         fast_timer_need (u, deadline);
+        /* Last: the read may end the step, and the user with it. */
+        if (u->read_yielded)
+            fast_read_resume (u);
         return;
     }
     fast_fail (u, THRONG_ERROR_TIMEOUT,

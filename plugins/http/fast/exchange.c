@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One exchange of the fast transport on the connection connect.c found:
- * writing the request, reading the response head (libsoup's parser) and
- * counting its body, the keep-alive decision, a retry on a kept-alive
- * connection the server had closed, cookies, and the hop that the shared
- * redirect policy (redirect.c) chose.  Every path that ends an exchange
+ * writing the request, reading the response through the parser
+ * (response.c) within a budget per wakeup, the keep-alive decision, a
+ * retry on a kept-alive connection the server had closed, cookies, and
+ * the hop that the shared redirect policy (redirect.c) chose.  Every path that ends an exchange
  * goes through step_finish(), which calls throng_user_step_done() last:
  * that call may start the user's next step or free the user, so nothing
  * of the user is touched after it.
@@ -37,6 +37,7 @@ step_finish (FastUser *u)
     u->state = ST_IDLE;
     u->step = NULL;
     u->sample = NULL;
+    u->read_yielded = FALSE;
     throng_user_step_done (user);
 }
 
@@ -64,6 +65,7 @@ retry (FastUser *u, const char *why)
     fast_conn_close (u->conn, FALSE);
     u->conn = NULL;
     u->retried = TRUE;
+    u->sample->retries++;
     fast_exchange_start (u, TRUE);
 }
 
@@ -101,8 +103,7 @@ write_some (FastUser *u)
         }
     }
     u->state = ST_READING_HEAD;
-    u->in_len = 0;
-    u->in_scanned = 0;
+    fast_response_start (&u->response, u->head_only, u->step->max_body);
     fast_conn_watch (conn, G_IO_IN);
     if (fast_conn_pending (conn))
         read_some (u);
@@ -128,7 +129,7 @@ store_cookies (FastUser *u)
 
     if (u->jar == NULL)
         u->jar = http_cookie_jar_new ();
-    soup_message_headers_iter_init (&iter, u->headers);
+    soup_message_headers_iter_init (&iter, u->response.headers);
     while (soup_message_headers_iter_next (&iter, &name, &value)) {
         if (g_ascii_strcasecmp (name, "Set-Cookie") == 0)
             soup_cookie_jar_set_cookie (u->jar, uri, value);
@@ -185,184 +186,69 @@ redirect (FastUser *u)
     fast_exchange_start (u, FALSE);
 }
 
+/*
+ * The response is complete; @stray: bytes followed it that nothing asked
+ * for, so the connection is not trusted with the next request.
+ */
 static void
-response_done (FastUser *u)
+response_done (FastUser *u, gboolean stray)
 {
     FastConn *conn = u->conn;
+    const FastResponse *response = &u->response;
 
     u->conn = NULL;
     conn->exchanges++;
     if (conn->want_ticket)
         fast_save_ticket (u, conn);
-    if (u->close_after)
-        fast_conn_close (conn, FALSE);
-    else
+    if (u->fs->keep_alive && response->framing.keep_alive && !stray)
         fast_pool_put (u, conn);
+    else
+        fast_conn_close (conn, FALSE);
 
-    if (http_hop_response (&u->hop, u->step, u->status, u->headers, u->sample))
+    if (http_hop_response (&u->hop, u->step, response->status, response->headers, u->sample))
         redirect (u);
     else
         step_finish (u);
 }
 
-/* Counts body bytes; FALSE once the exchange has ended (done or failed). */
-static gboolean
-body_feed (FastUser *u, const guint8 *data, gsize len)
+/*
+ * The parser refused the response, or the server cut it short.  A refused
+ * response whose head was read gives the sample its status; a cut one
+ * does not, as on soup, where no status is known before the body ends.
+ */
+static void
+response_failed (FastUser *u)
 {
-    gsize used;
-
-    if (len == 0)
-        return TRUE;
-    switch (u->body_kind) {
-    case BODY_LENGTH:
-        used = MIN (len, u->body_left);
-        u->body_left -= used;
-        u->body_bytes += used;
-        if (u->body_left > 0)
-            return TRUE;
-        /* Bytes past the body: nothing was asked for, so the connection is not trusted. */
-        if (len > used)
-            u->close_after = TRUE;
-        response_done (u);
-        return FALSE;
-    case BODY_CHUNKED:
-        switch (fast_chunked_feed (&u->chunked, data, len, u->step->max_body, &used)) {
-        case FAST_BODY_MORE:
-            return TRUE;
-        case FAST_BODY_DONE:
-            if (len > used)
-                u->close_after = TRUE;
-            u->body_bytes = u->chunked.total;
-            response_done (u);
-            return FALSE;
-        case FAST_BODY_LIMIT:
-            u->sample->status = u->status;
-            fast_fail (u, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-            return FALSE;
-        case FAST_BODY_BAD:
-        default:
-            u->sample->status = u->status;
-            fast_fail (u, THRONG_ERROR_PROTOCOL, "malformed chunked body");
-            return FALSE;
-        }
-    case BODY_EOF:
-        u->body_bytes += len;
-        if (u->body_bytes > u->step->max_body) {
-            u->sample->status = u->status;
-            fast_fail (u, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-            return FALSE;
-        }
-        return TRUE;
-    case BODY_NONE:
-    default:
-        g_assert_not_reached ();
-    }
-    return FALSE;
+    if (u->response.status != 0 && u->response.error_class != THRONG_ERROR_RESET)
+        u->sample->status = (gint32)u->response.status;
+    fast_fail (u, u->response.error_class, u->response.message);
 }
 
+/* Hands @len bytes to the parser; FALSE once the exchange has ended (done or failed). */
 static gboolean
-head_done (FastUser *u, SoupHTTPVersion version, gsize head_len)
+deliver (FastUser *u, const guint8 *data, gsize len)
 {
-    SoupMessageHeaders *headers = u->headers;
-    guint status = u->status;
-    gsize rest = u->in_len - head_len;
-
-    u->close_after
-        = !u->fs->keep_alive
-          || soup_message_headers_header_contains (headers, "Connection", "close")
-          || (version == SOUP_HTTP_1_0
-              && !soup_message_headers_header_contains (headers, "Connection", "keep-alive"));
-    if (soup_message_headers_get_one (headers, "Set-Cookie") != NULL)
-        store_cookies (u);
-
-    u->body_bytes = 0;
-    if (u->head_only || status == 204 || status == 304 || status < 200) {
-        u->body_kind = BODY_NONE;
-        if (status == 101)
-            u->close_after = TRUE;
-    } else {
-        switch (soup_message_headers_get_encoding (headers)) {
-        case SOUP_ENCODING_CHUNKED:
-            u->body_kind = BODY_CHUNKED;
-            fast_chunked_init (&u->chunked);
-            break;
-        case SOUP_ENCODING_CONTENT_LENGTH: {
-            const char *value = soup_message_headers_get_list (headers, "Content-Length");
-            if (value == NULL || !fast_parse_content_length (value, &u->body_left)) {
-                u->sample->status = status;
-                fast_fail (u, THRONG_ERROR_PROTOCOL, "invalid Content-Length");
-                return FALSE;
-            }
-            if (u->body_left > u->step->max_body) {
-                u->sample->status = status;
-                fast_fail (u, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-                return FALSE;
-            }
-            u->body_kind = u->body_left > 0 ? BODY_LENGTH : BODY_NONE;
-            break;
-        }
-        case SOUP_ENCODING_EOF:
-            u->body_kind = BODY_EOF;
-            u->close_after = TRUE;
-            break;
-        case SOUP_ENCODING_NONE:
-            u->body_kind = BODY_NONE;
-            break;
-        default:
-            u->sample->status = status;
-            fast_fail (u, THRONG_ERROR_PROTOCOL, "unsupported transfer encoding");
-            return FALSE;
-        }
-    }
-
-    if (u->body_kind == BODY_NONE) {
-        if (rest > 0)
-            u->close_after = TRUE;
-        response_done (u);
-        return FALSE;
-    }
-    u->state = ST_READING_BODY;
-    return body_feed (u, u->in + head_len, rest);
-}
-
-/* Takes @n new bytes at u->in + u->in_len; FALSE once the exchange has ended. */
-static gboolean
-consume (FastUser *u, gsize n)
-{
-    if (u->state == ST_READING_BODY)
-        return body_feed (u, u->in, n);
-
-    u->in_len += n;
     for (;;) {
-        gsize end = fast_head_end (u->in, u->in_len, u->in_scanned);
-        SoupHTTPVersion version;
-        guint status;
+        gsize used = 0;
 
-        if (end == 0) {
-            u->in_scanned = u->in_len;
+        switch (fast_response_feed (&u->response, data, len, &used)) {
+        case FAST_RESPONSE_MORE:
             return TRUE;
-        }
-        soup_message_headers_clear (u->headers);
-        /* libsoup reads the status code with strtoul, which wants a string
-         * that ends; the byte is put back after parsing. */
-        guint8 saved = u->in[end];
-        u->in[end] = '\0';
-        gboolean parsed = soup_headers_parse_response ((const char *)u->in, end, u->headers,
-                                                       &version, &status, NULL);
-        u->in[end] = saved;
-        if (!parsed) {
-            fast_fail (u, THRONG_ERROR_PROTOCOL, "malformed response head");
+        case FAST_RESPONSE_HEAD:
+            u->state = ST_READING_BODY;
+            if (soup_message_headers_get_one (u->response.headers, "Set-Cookie") != NULL)
+                store_cookies (u);
+            data += used;
+            len -= used;
+            continue; /* even with nothing left: a response without a body ends now */
+        case FAST_RESPONSE_DONE:
+            response_done (u, used < len);
+            return FALSE;
+        case FAST_RESPONSE_ERROR:
+        default:
+            response_failed (u);
             return FALSE;
         }
-        if (status >= 100 && status < 200 && status != 101) {
-            /* An interim response (100 Continue, 103 Early Hints): the real one follows. */
-            memmove (u->in, u->in + end, u->in_len - end);
-            u->in_len -= end;
-            u->in_scanned = 0;
-            continue;
-        }
-        u->status = status;
-        return head_done (u, version, end);
     }
 }
 
@@ -378,36 +264,36 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
         retry (u, "closed before the response");
         return;
     }
-    if (r == FAST_IO_EOF)
-        fast_fail (u, THRONG_ERROR_RESET, "connection closed before the response was complete");
-    else
+    if (r != FAST_IO_EOF) {
         fast_fail (u, error->error_class, error->message);
+        return;
+    }
+    /* The close ends a body read to the close; anything else it cuts short. */
+    if (fast_response_eof (&u->response) == FAST_RESPONSE_DONE)
+        response_done (u, FALSE);
+    else
+        response_failed (u);
 }
 
+/*
+ * Reads and parses until the socket has nothing more, within a budget:
+ * a server that sends faster than this reads must not hold the worker
+ * (its other users, its timers) in this loop, nor outlive the step's
+ * deadline.
+ */
 static void
 read_some (FastUser *u)
 {
     FastConn *conn = u->conn;
+    gsize budget = READ_BUDGET;
     GIOCondition want;
     FastError error;
     gsize n;
 
+    u->read_yielded = FALSE;
     for (;;) {
-        gsize space;
-        FastIo r;
+        FastIo r = fast_conn_read (conn, u->in, IN_SIZE, &n, &want, &error);
 
-        if (u->state == ST_READING_BODY) {
-            u->in_len = 0; /* body bytes are counted, not kept */
-        } else if (u->in_len == u->in_size) {
-            if (u->in_size >= FAST_MAX_HEAD) {
-                fast_fail (u, THRONG_ERROR_PROTOCOL, "response head too large");
-                return;
-            }
-            u->in_size *= 2;
-            u->in = g_realloc (u->in, u->in_size + 1);
-        }
-        space = u->in_size - u->in_len;
-        r = fast_conn_read (conn, u->in + u->in_len, space, &n, &want, &error);
         switch (r) {
         case FAST_IO_OK:
             if (!u->got_bytes) {
@@ -418,27 +304,41 @@ read_some (FastUser *u)
             u->sample->bytes_received += n;
             if (G_UNLIKELY (conn->want_ticket))
                 fast_save_ticket (u, conn);
-            if (!consume (u, n))
+            if (!deliver (u, u->in, n))
                 return;
-            if (n == space || fast_conn_pending (conn))
+            if (n < IN_SIZE && !fast_conn_pending (conn))
+                return;
+            if (g_get_monotonic_time () >= u->deadline) {
+                fast_fail (u, THRONG_ERROR_TIMEOUT, "step timed out");
+                return;
+            }
+            budget = budget > n ? budget - n : 0;
+            if (budget > 0)
                 continue;
+            /* Yield.  A plain socket stays readable; bytes TLS holds need the timer. */
+            if (fast_conn_pending (conn)) {
+                u->read_yielded = TRUE;
+                fast_timer_need (u, g_get_monotonic_time ());
+            }
             return;
         case FAST_IO_AGAIN:
             fast_conn_watch (conn, want);
             return;
         case FAST_IO_EOF:
-            if (u->state == ST_READING_BODY && u->body_kind == BODY_EOF) {
-                response_done (u);
-                return;
-            }
-            connection_lost (u, r, &error);
-            return;
         case FAST_IO_RESET:
         case FAST_IO_ERROR:
             connection_lost (u, r, &error);
             return;
         }
     }
+}
+
+void
+fast_read_resume (FastUser *u)
+{
+    u->read_yielded = FALSE;
+    if (u->conn != NULL && (u->state == ST_READING_HEAD || u->state == ST_READING_BODY))
+        read_some (u);
 }
 
 void

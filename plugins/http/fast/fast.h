@@ -13,13 +13,16 @@
 #include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
+#include "response.h"
 #include "session.h"
 
 #include <libsoup/soup.h>
 
 #define POOL_MAX 4       /* idle connections kept per user (one per origin in practice) */
 #define HOST_ADDRS_MAX 4 /* addresses tried per host name */
-#define IN_INITIAL (16 * 1024)
+#define IN_SIZE (16 * 1024) /* one read */
+/* Bytes read in one wakeup before the worker's other sources get a turn. */
+#define READ_BUDGET (256 * 1024)
 
 typedef struct {
     FastSessions *sessions;
@@ -56,13 +59,6 @@ typedef enum {
     ST_READING_BODY,
 } FastState;
 
-typedef enum {
-    BODY_NONE,
-    BODY_LENGTH,
-    BODY_CHUNKED,
-    BODY_EOF,
-} FastBodyKind;
-
 typedef struct _FastUser FastUser;
 
 /* A DNS lookup in flight; outlives its user when user_free comes first. */
@@ -83,12 +79,8 @@ struct _FastUser {
     GPtrArray *hosts; /* FastHost: resolved once per user */
     GResolver *resolver;
     FastLookup *lookup;
-    SoupMessageHeaders *headers;
     SoupCookieJar *jar; /* made by the first Set-Cookie */
-    guint8 *in;
-    gsize in_size;
-    gsize in_len;
-    gsize in_scanned;
+    guint8 *in;   /* IN_SIZE bytes: what one read brings */
     GString *out; /* a request assembled per exchange (cookies, redirects) */
 
     /* the exchange in flight */
@@ -112,15 +104,10 @@ struct _FastUser {
     gboolean head_only;
     gboolean reused; /* the exchange runs on a kept-alive connection */
     gboolean retried;
-    gboolean got_bytes; /* some of the response arrived */
+    gboolean got_bytes;    /* some of the response arrived */
+    gboolean read_yielded; /* the read budget ran out with bytes still waiting */
 
-    /* the response */
-    guint status;
-    gboolean close_after;
-    FastBodyKind body_kind;
-    guint64 body_left;
-    guint64 body_bytes;
-    FastChunked chunked;
+    FastResponse response;
 };
 
 /* transport.c */
@@ -155,6 +142,8 @@ void fast_idle_event (FastUser *u, FastConn *conn);
 
 /* u->conn is ready: write the request, then read the response. */
 void fast_request_ready (FastUser *u);
+/* The read budget ran out with TLS bytes waiting that no poll announces: go on reading. */
+void fast_read_resume (FastUser *u);
 /* Ends the exchange with @error_class and its static @message. */
 void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
 /* The FastConnFunc of every connection of the user. */

@@ -86,32 +86,9 @@ fast_head_end (const guint8 *buf, gsize len, gsize from)
     return 0;
 }
 
-gboolean
-fast_parse_content_length (const char *value, guint64 *out)
-{
-    guint64 n = 0;
-    const char *p = value;
-
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (!g_ascii_isdigit (*p))
-        return FALSE;
-    for (; g_ascii_isdigit (*p); p++) {
-        guint digit = *p - '0';
-        if (n > (G_MAXUINT64 - digit) / 10)
-            return FALSE;
-        n = n * 10 + digit;
-    }
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != '\0')
-        return FALSE;
-    *out = n;
-    return TRUE;
-}
-
 enum {
     CHUNK_SIZE,    /* hex digits of a size line */
+    CHUNK_BWS,     /* blanks after the size, before `;` or the line's end */
     CHUNK_EXT,     /* extension up to the end of the size line */
     CHUNK_SIZE_LF, /* LF after the size line's CR */
     CHUNK_DATA,    /* payload */
@@ -121,15 +98,21 @@ enum {
     CHUNK_TRAILER_LF,
 };
 
-/* A chunk size line longer than this is an attack, not a size. */
+/* 15 significant hex digits are under 2^60: a size past that is an attack, not a size. */
 #define MAX_HEX_DIGITS 15
-#define MAX_TRAILER_LINE 8192
 
 void
 fast_chunked_init (FastChunked *chunked)
 {
     memset (chunked, 0, sizeof *chunked);
     chunked->state = CHUNK_SIZE;
+}
+
+/* One byte of an extension or a trailer: TRUE while the response stays within its budget. */
+static inline gboolean
+meta_byte (FastChunked *c)
+{
+    return ++c->meta <= FAST_MAX_CHUNK_META;
 }
 
 FastBodyResult
@@ -143,31 +126,65 @@ fast_chunked_feed (FastChunked *c, const guint8 *data, gsize len, guint64 max_bo
         switch (c->state) {
         case CHUNK_SIZE:
             if (g_ascii_isxdigit (ch)) {
-                if (++c->digits > MAX_HEX_DIGITS)
+                /* line_len counts every digit; digits only the significant ones. */
+                c->line_len++;
+                if (c->chunk_left == 0 && ch == '0') {
+                    /* Leading zeros are valid (RFC 9112 §7.1) but bounded like extensions. */
+                    if (c->line_len > 1 && !meta_byte (c))
+                        goto too_long;
+                } else if (++c->digits > MAX_HEX_DIGITS) {
+                    c->message = "chunk size too large";
                     goto bad;
+                }
                 c->chunk_left = c->chunk_left * 16 + g_ascii_xdigit_value (ch);
                 i++;
                 break;
             }
-            if (c->digits == 0)
+            if (c->line_len == 0) {
+                c->message = "malformed chunk size";
                 goto bad;
-            c->state = CHUNK_EXT;
+            }
+            c->state = CHUNK_BWS;
+            break;
+        case CHUNK_BWS:
+            i++;
+            if (ch == ' ' || ch == '\t') {
+                if (!meta_byte (c))
+                    goto too_long;
+            } else if (ch == ';') {
+                c->state = CHUNK_EXT;
+            } else if (ch == '\r') {
+                c->state = CHUNK_SIZE_LF;
+            } else if (ch == '\n') {
+                goto size_line_done;
+            } else {
+                /* "5g": an extension starts with `;` (RFC 9112 §7.1.1). */
+                c->message = "malformed chunk size";
+                goto bad;
+            }
             break;
         case CHUNK_EXT:
             i++;
-            if (ch == '\r')
+            if (ch == '\r') {
                 c->state = CHUNK_SIZE_LF;
-            else if (ch == '\n')
+            } else if (ch == '\n') {
                 goto size_line_done;
-            else if (ch != ';' && ch != ' ' && ch != '\t' && ch < 0x20)
+            } else if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+                c->message = "control byte in a chunk extension";
                 goto bad;
+            } else if (!meta_byte (c)) {
+                goto too_long;
+            }
             break;
         case CHUNK_SIZE_LF:
-            if (ch != '\n')
+            if (ch != '\n') {
+                c->message = "malformed chunk size line";
                 goto bad;
+            }
             i++;
         size_line_done:
             c->digits = 0;
+            c->line_len = 0;
             if (c->chunk_left == 0) {
                 c->state = CHUNK_TRAILER;
                 c->line_len = 0;
@@ -190,16 +207,20 @@ fast_chunked_feed (FastChunked *c, const guint8 *data, gsize len, guint64 max_bo
         }
         case CHUNK_DATA_CR:
             i++;
-            if (ch == '\r')
+            if (ch == '\r') {
                 c->state = CHUNK_DATA_LF;
-            else if (ch == '\n')
+            } else if (ch == '\n') {
                 c->state = CHUNK_SIZE;
-            else
+            } else {
+                c->message = "chunk longer than its size";
                 goto bad;
+            }
             break;
         case CHUNK_DATA_LF:
-            if (ch != '\n')
+            if (ch != '\n') {
+                c->message = "chunk longer than its size";
                 goto bad;
+            }
             i++;
             c->state = CHUNK_SIZE;
             break;
@@ -213,13 +234,20 @@ fast_chunked_feed (FastChunked *c, const guint8 *data, gsize len, guint64 max_bo
                     return FAST_BODY_DONE;
                 }
                 c->line_len = 0;
-            } else if (++c->line_len > MAX_TRAILER_LINE) {
+            } else if (ch == '\0') {
+                c->message = "NUL byte in a trailer";
                 goto bad;
+            } else {
+                c->line_len++;
+                if (!meta_byte (c))
+                    goto too_long;
             }
             break;
         case CHUNK_TRAILER_LF:
-            if (ch != '\n')
+            if (ch != '\n') {
+                c->message = "malformed trailer";
                 goto bad;
+            }
             i++;
             if (c->line_len == 0) {
                 *consumed = i;
@@ -235,6 +263,8 @@ fast_chunked_feed (FastChunked *c, const guint8 *data, gsize len, guint64 max_bo
     *consumed = len;
     return FAST_BODY_MORE;
 
+too_long:
+    c->message = "chunk extensions or trailers too long";
 bad:
     *consumed = i;
     return FAST_BODY_BAD;

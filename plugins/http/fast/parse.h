@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * HTTP/1.1 framing for the fast transport: building a request head once,
- * finding where a response head ends, and counting a body without keeping
- * it (Content-Length, chunked).  The header fields themselves are parsed
- * by libsoup (soup_headers_parse_response); this file only frames bytes.
+ * finding where a response head ends, and decoding a chunked body without
+ * keeping it.  The response parser (response.c) puts these together with
+ * libsoup's header parser and the framing rule of ../framing.c.
  */
 #pragma once
 
 #include <glib.h>
 #include "../http.h"
+#include "../framing.h"
 
 /* Largest response head accepted; beyond it the response is malformed. */
-#define FAST_MAX_HEAD (64 * 1024)
+#define FAST_MAX_HEAD HTTP_MAX_HEAD
 
 /*
  * Appends to @out a request head without its final empty line: request
@@ -34,23 +35,25 @@ char *fast_uri_target (GUri *uri);
  */
 gsize fast_head_end (const guint8 *buf, gsize len, gsize from);
 
-/* Strict Content-Length: digits only (surrounding blanks allowed).  FALSE for "5, 6". */
-gboolean fast_parse_content_length (const char *value, guint64 *out);
-
 typedef enum {
     FAST_BODY_MORE,  /* everything given was consumed; more is needed */
     FAST_BODY_DONE,  /* the body ended; *consumed says where */
-    FAST_BODY_BAD,   /* not valid chunked encoding */
+    FAST_BODY_BAD,   /* not valid chunked encoding; `message` says how */
     FAST_BODY_LIMIT, /* the body is larger than allowed */
 } FastBodyResult;
+
+/* Bytes of chunk extensions and trailers one response may carry, together. */
+#define FAST_MAX_CHUNK_META (64 * 1024)
 
 /* A chunked-encoding decoder that only counts the payload's bytes. */
 typedef struct {
     int state;
     guint64 chunk_left;
-    guint64 total;  /* payload bytes so far */
-    guint digits;   /* hex digits of the current size line */
-    guint line_len; /* length of the current trailer line */
+    guint64 total;       /* payload bytes so far */
+    guint digits;        /* significant hex digits of the current size line */
+    guint line_len;      /* length of the current trailer line */
+    guint64 meta;        /* extension and trailer bytes so far */
+    const char *message; /* why, on FAST_BODY_BAD (static) */
 } FastChunked;
 
 void fast_chunked_init (FastChunked *chunked);
@@ -58,7 +61,9 @@ void fast_chunked_init (FastChunked *chunked);
 /*
  * Consumes @data[0..len).  On FAST_BODY_DONE, *@consumed is the number of
  * bytes that belonged to the body; otherwise it is @len (or where the
- * error was met).
+ * error was met).  A size line is hex digits (leading zeros allowed),
+ * optional blanks, then `;` and an extension or the line's end; CRLF and
+ * a bare LF both end a line.
  */
 FastBodyResult fast_chunked_feed (FastChunked *chunked, const guint8 *data, gsize len,
                                   guint64 max_body, gsize *consumed);

@@ -168,10 +168,8 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->timer = throng_user_add_timer (user, -1, fast_timer_fired, u);
     u->timer_at = -1;
     u->hosts = g_ptr_array_new_with_free_func (fast_host_free);
-    u->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
-    u->in_size = IN_INITIAL;
-    /* One byte more than it holds, for the NUL the head parser expects. */
-    u->in = g_malloc (u->in_size + 1);
+    fast_response_init (&u->response);
+    u->in = g_malloc (IN_SIZE);
     u->out = g_string_sized_new (512);
     return u;
 }
@@ -192,7 +190,7 @@ fast_user_free (gpointer data)
     g_clear_object (&u->jar);
     http_hop_clear (&u->hop);
     g_ptr_array_unref (u->hosts);
-    soup_message_headers_unref (u->headers);
+    fast_response_clear (&u->response);
     g_free (u->in);
     g_string_free (u->out, TRUE);
     g_free (u);

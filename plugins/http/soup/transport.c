@@ -10,12 +10,16 @@
  * its body read into the user's reusable buffer and counted, never kept.
  * Timings, bytes and connection reuse come from SoupMessageMetrics.  One
  * timer per user bounds the whole step (timeout) and each connection
- * attempt (connect_timeout) by cancelling the user's GCancellable.
+ * attempt (connect_timeout) by cancelling the user's GCancellable.  What
+ * libsoup accepts is held, from throng's side, to the rules `fast`
+ * follows: the framing of framing.c and the bound on interim responses.
  */
 #include "../errors.h"
+#include "../framing.h"
 #include "../redirect.h"
 
 #include <libsoup/soup.h>
+#include <string.h>
 
 #include "database.h"
 
@@ -48,6 +52,7 @@ typedef struct {
     guint64 body_bytes; /* read on the current hop */
     gint64 deadline_us; /* the whole step's */
     gboolean connecting;
+    guint interim;                 /* 1xx responses on the current hop */
     gboolean new_connection;       /* per-iteration: the next request must not reuse one */
     gint64 connect_deadline_us;    /* the connect's, while connecting */
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
@@ -297,19 +302,69 @@ timer_arm (SoupUser *user)
     g_source_set_ready_time (user->timer, ready);
 }
 
+/* Ends the step in flight from throng's side: its callback then fails it with @error_class. */
+static void
+cancel_step (SoupUser *user, ThrongErrorClass error_class, const char *message)
+{
+    if (user->step == NULL || user->cancel_class != THRONG_ERROR_NONE)
+        return;
+    user->cancel_class = error_class;
+    user->cancel_message = message;
+    g_cancellable_cancel (user->cancellable);
+}
+
 static gboolean
 timer_fired (gpointer data)
 {
     SoupUser *user = data;
 
-    if (user->step != NULL && user->cancel_class == THRONG_ERROR_NONE) {
-        user->cancel_class = THRONG_ERROR_TIMEOUT;
-        user->cancel_message = user->connecting && user->connect_deadline_us < user->deadline_us
-                                   ? "connect timed out"
-                                   : "step timed out";
-        g_cancellable_cancel (user->cancellable);
-    }
+    cancel_step (user, THRONG_ERROR_TIMEOUT,
+                 user->connecting && user->connect_deadline_us < user->deadline_us
+                     ? "connect timed out"
+                     : "step timed out");
     return G_SOURCE_CONTINUE;
+}
+
+/*
+ * Each 1xx response.  libsoup reads interim responses in a loop that may
+ * not return to the worker's loop while TLS has bytes buffered, so the
+ * bound and the step's deadline are checked here, as `fast` checks them
+ * in its parser and its read loop.
+ */
+static void
+got_informational (SoupMessage *message, gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user->freed || user->step == NULL)
+        return;
+    /* libsoup would switch protocols and wait; throng asked for no upgrade. */
+    if (soup_message_get_status (message) == 101) {
+        user->sample->status = 101;
+        cancel_step (user, THRONG_ERROR_PROTOCOL,
+                     "101 Switching Protocols without an upgrade request");
+    } else if (++user->interim > HTTP_MAX_INTERIM) {
+        cancel_step (user, THRONG_ERROR_PROTOCOL, "too many interim responses");
+    } else if (g_get_monotonic_time () >= user->deadline_us) {
+        cancel_step (user, THRONG_ERROR_TIMEOUT, "step timed out");
+    }
+}
+
+/*
+ * libsoup sends a message again itself: with redirects and authentication
+ * left to throng, only when a kept-alive connection closed before the
+ * response (what `fast` retries too).  Counted, so that it is not hidden.
+ */
+static void
+restarted (SoupMessage *message, gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user->freed || user->step == NULL)
+        return;
+    user->sample->retries++;
+    g_debug ("soup: %s sent again on a new connection",
+             g_uri_get_host (soup_message_get_uri (message)));
 }
 
 static void
@@ -319,6 +374,12 @@ network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connec
 
     if (user->freed || user->step == NULL)
         return;
+    /* A connection counts once TCP connected, whatever TLS does next, as on `fast`. */
+    if (event == G_SOCKET_CLIENT_CONNECTED) {
+        user->sample->connections_opened++;
+        g_debug ("soup: connection to %s opened",
+                 g_uri_get_host (soup_message_get_uri (message)));
+    }
     if (event == G_SOCKET_CLIENT_RESOLVING && !user->connecting) {
         user->connecting = TRUE;
         timer_arm (user);
@@ -343,16 +404,11 @@ account_hop (SoupUser *user)
     guint64 tls_start = soup_message_metrics_get_tls_start (metrics);
     guint64 response_start = soup_message_metrics_get_response_start (metrics);
 
-    /* Time spent is counted for failed attempts too; only completed ones are counted as opened. */
+    /* Time spent is counted for failed attempts too; network_event() counts the connection. */
     if (connect_start != 0) {
         guint64 tcp_end = tls_start != 0 ? tls_start : connect_end;
         if (tcp_end > connect_start)
             sample->connect_us += (gint64)(tcp_end - connect_start);
-        if (connect_end != 0) {
-            sample->connections_opened++;
-            g_debug ("soup: connection to %s opened",
-                     g_uri_get_host (soup_message_get_uri (user->message)));
-        }
     } else {
         g_debug ("soup: connection to %s reused",
                  g_uri_get_host (soup_message_get_uri (user->message)));
@@ -434,15 +490,52 @@ classify (SoupUser *user, const GError *error)
     return error_class;
 }
 
-/* Ends the step on @error: our own cancel (a timeout), or what went wrong. */
+static const char *framing_refusal (SoupUser *user);
+
+/* The response head libsoup read so far, in bytes (0 when it cannot say). */
+static guint64
+head_bytes (SoupUser *user)
+{
+    SoupMessageMetrics *metrics
+        = user->message != NULL ? soup_message_get_metrics (user->message) : NULL;
+
+    return metrics != NULL ? soup_message_metrics_get_response_header_bytes_received (metrics) : 0;
+}
+
+/*
+ * Ends the step on @error: our own cancel (a timeout, a bound), or what
+ * went wrong, worded as `fast` words it where libsoup's error alone
+ * would not say (docs/http.md).
+ */
 static void
 step_fail_error (SoupUser *user, const GError *error)
 {
+    ThrongErrorClass error_class;
+    const char *refused;
+
+    g_debug ("soup: step failed: %s (%s %d)", error->message, g_quark_to_string (error->domain),
+             error->code);
     if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-        && user->cancel_class != THRONG_ERROR_NONE)
+        && user->cancel_class != THRONG_ERROR_NONE) {
         step_fail (user, user->cancel_class, user->cancel_message);
-    else
-        step_fail (user, classify (user, error), NULL);
+        return;
+    }
+    error_class = classify (user, error);
+    /* libsoup refused a head: say which rule it broke, if it broke one of ours. */
+    if (error->domain == SOUP_SESSION_ERROR && user->message != NULL
+        && soup_message_get_status (user->message) != 0
+        && (refused = framing_refusal (user)) != NULL) {
+        user->sample->status = (gint32)soup_message_get_status (user->message);
+        step_fail (user, THRONG_ERROR_PROTOCOL, refused);
+        return;
+    }
+    /* libsoup ends an oversized head as it ends a cut one (PARTIAL_INPUT); its size tells them apart. */
+    if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT) && user->stream == NULL
+        && head_bytes (user) >= HTTP_MAX_HEAD) {
+        step_fail (user, THRONG_ERROR_PROTOCOL, "response head too large");
+        return;
+    }
+    step_fail (user, error_class, NULL);
 }
 
 static void hop_send (SoupUser *user);
@@ -505,6 +598,46 @@ body_read (SoupUser *user)
     pop_context (user, pushed);
 }
 
+/*
+ * Why the head libsoup read breaks the framing rule `fast` follows
+ * (framing.c), or NULL: a head that rule refuses, or a body libsoup
+ * frames otherwise than RFC 9112 §6.3 says (chunked or not, or not at
+ * all), which is refused rather than counted wrong (docs/http.md).
+ */
+static const char *
+framing_refusal (SoupUser *user)
+{
+    SoupMessage *message = user->message;
+    SoupMessageHeaders *headers = soup_message_get_response_headers (message);
+    guint status = soup_message_get_status (message);
+    gboolean head_only = strcmp (user->hop.method, "HEAD") == 0;
+    HttpFraming framing;
+    SoupEncoding encoding;
+    const char *refused = http_framing_from_head (
+        headers, soup_message_get_http_version (message), status, head_only, &framing);
+
+    if (refused != NULL || framing.kind == HTTP_FRAMING_NONE)
+        return refused;
+    encoding = soup_message_headers_get_encoding (headers);
+    if (encoding == SOUP_ENCODING_UNRECOGNIZED
+        || (framing.kind == HTTP_FRAMING_CHUNKED) != (encoding == SOUP_ENCODING_CHUNKED))
+        return "transfer coding libsoup frames otherwise";
+    return NULL;
+}
+
+/* The head libsoup read, held to framing_refusal(); FALSE when the step ended. */
+static gboolean
+framing_agrees (SoupUser *user)
+{
+    const char *refused = framing_refusal (user);
+
+    if (refused == NULL)
+        return TRUE;
+    user->sample->status = (gint32)soup_message_get_status (user->message);
+    step_fail (user, THRONG_ERROR_PROTOCOL, refused);
+    return FALSE;
+}
+
 static void
 hop_sent (GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -522,6 +655,8 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     user->connecting = FALSE;
+    if (!framing_agrees (user))
+        return;
     timer_arm (user);
     body_read (user);
 }
@@ -557,6 +692,9 @@ hop_send (SoupUser *user)
     if (user->shared->certificate != NULL)
         soup_message_set_tls_client_certificate (user->message, user->shared->certificate);
     g_signal_connect (user->message, "network-event", G_CALLBACK (network_event), user);
+    g_signal_connect (user->message, "got-informational", G_CALLBACK (got_informational), user);
+    g_signal_connect (user->message, "restarted", G_CALLBACK (restarted), user);
+    user->interim = 0;
 
     pushed = push_context (user);
     soup_session_send_async (user->session, user->message, G_PRIORITY_DEFAULT, user->cancellable,

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast transport's response parser (response.h).  The head is
+ * collected in its own buffer, up to FAST_MAX_HEAD bytes, and handed to
+ * libsoup's header parser once its empty line arrived; body bytes are
+ * counted where they lie.  Every refusal is decided on bytes alone, at
+ * the byte that decides it, so any split of the input gives the same
+ * outcome (the fuzzer checks exactly that).
+ */
+#include "response.h"
+
+#include <string.h>
+
+enum {
+    RESPONSE_HEAD,
+    RESPONSE_BODY,
+    RESPONSE_DONE,
+    RESPONSE_ERROR,
+};
+
+static const char status_prefix[] = "HTTP/";
+#define STATUS_PREFIX_LEN (sizeof status_prefix - 1)
+
+void
+fast_response_init (FastResponse *r)
+{
+    memset (r, 0, sizeof *r);
+    r->head = g_malloc (FAST_MAX_HEAD + 1);
+    r->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
+}
+
+void
+fast_response_clear (FastResponse *r)
+{
+    g_clear_pointer (&r->head, g_free);
+    g_clear_pointer (&r->headers, soup_message_headers_unref);
+}
+
+void
+fast_response_start (FastResponse *r, gboolean head_only, guint64 max_body)
+{
+    r->head_only = head_only;
+    r->max_body = max_body;
+    r->state = RESPONSE_HEAD;
+    r->head_len = 0;
+    r->head_scanned = 0;
+    r->interim = 0;
+    r->status = 0;
+    r->body_left = 0;
+    r->body_bytes = 0;
+    r->error_class = THRONG_ERROR_NONE;
+    r->message = NULL;
+}
+
+static FastResponseResult
+fail (FastResponse *r, ThrongErrorClass error_class, const char *message)
+{
+    r->state = RESPONSE_ERROR;
+    r->error_class = error_class;
+    r->message = message;
+    return FAST_RESPONSE_ERROR;
+}
+
+/*
+ * The head in r->head[0..end) is complete: an interim response (skipped,
+ * returns MORE) or the final one (HEAD), or a refusal (ERROR).
+ */
+static FastResponseResult
+head_parsed (FastResponse *r, gsize end)
+{
+    SoupHTTPVersion version;
+    guint status;
+    gboolean parsed;
+    const char *refused;
+
+    /* libsoup would end the head at a NUL and read no further. */
+    if (memchr (r->head, '\0', end) != NULL)
+        return fail (r, THRONG_ERROR_PROTOCOL, "NUL byte in the response head");
+    soup_message_headers_clear (r->headers);
+    /* libsoup reads the status code with strtoul, which wants a string that ends. */
+    r->head[end] = '\0';
+    parsed = soup_headers_parse_response ((const char *)r->head, end, r->headers, &version,
+                                          &status, NULL);
+    if (!parsed)
+        return fail (r, THRONG_ERROR_PROTOCOL, "malformed response head");
+    if (status >= 100 && status < 200 && status != 101) {
+        /* 100 Continue, 103 Early Hints: the real response follows, within a bound. */
+        if (++r->interim > HTTP_MAX_INTERIM)
+            return fail (r, THRONG_ERROR_PROTOCOL, "too many interim responses");
+        r->head_len = 0;
+        r->head_scanned = 0;
+        return FAST_RESPONSE_MORE;
+    }
+    r->status = status;
+    r->version = version;
+    refused = http_framing_from_head (r->headers, version, status, r->head_only, &r->framing);
+    if (refused != NULL)
+        return fail (r, THRONG_ERROR_PROTOCOL, refused);
+    if (r->framing.kind == HTTP_FRAMING_LENGTH) {
+        if (r->framing.length > r->max_body)
+            return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+        r->body_left = r->framing.length;
+    } else if (r->framing.kind == HTTP_FRAMING_CHUNKED) {
+        fast_chunked_init (&r->chunked);
+    }
+    r->state = RESPONSE_BODY;
+    return FAST_RESPONSE_HEAD;
+}
+
+/* Head bytes: where the next head ends, if it does within @data[0..len). */
+static FastResponseResult
+head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
+{
+    gsize taken = 0;
+
+    for (;;) {
+        gsize room = FAST_MAX_HEAD - r->head_len;
+        gsize n = MIN (len - taken, room);
+        gsize old = r->head_len;
+        gsize end = 0;
+        FastResponseResult result;
+
+        /* A head that arrives whole is found where it lies, and only it is copied. */
+        if (old == 0) {
+            end = fast_head_end (data + taken, n, 0);
+            if (end != 0)
+                n = end;
+        }
+        memcpy (r->head + old, data + taken, n);
+        r->head_len += n;
+        /* Not "HTTP/": an HTTP/0.9 answer or garbage, refused at the first byte that shows it. */
+        if (old < STATUS_PREFIX_LEN
+            && memcmp (r->head, status_prefix, MIN (r->head_len, STATUS_PREFIX_LEN)) != 0) {
+            *consumed = taken + n;
+            return fail (r, THRONG_ERROR_PROTOCOL, "no HTTP status line");
+        }
+        if (old > 0)
+            end = fast_head_end (r->head, r->head_len, r->head_scanned);
+        if (end == 0) {
+            r->head_scanned = r->head_len;
+            taken += n;
+            if (r->head_len == FAST_MAX_HEAD) {
+                *consumed = taken;
+                return fail (r, THRONG_ERROR_PROTOCOL, "response head too large");
+            }
+            g_assert (taken == len);
+            *consumed = len;
+            return FAST_RESPONSE_MORE;
+        }
+        /* The head ends inside the bytes just copied; what follows is not the head's. */
+        taken += end - old;
+        r->head_len = end;
+        result = head_parsed (r, end);
+        if (result != FAST_RESPONSE_MORE) {
+            *consumed = taken;
+            return result;
+        }
+        if (taken == len) {
+            *consumed = len;
+            return FAST_RESPONSE_MORE;
+        }
+    }
+}
+
+static FastResponseResult
+body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
+{
+    FastBodyResult result;
+    gsize used;
+
+    switch (r->framing.kind) {
+    case HTTP_FRAMING_NONE:
+        *consumed = 0;
+        r->state = RESPONSE_DONE;
+        return FAST_RESPONSE_DONE;
+    case HTTP_FRAMING_LENGTH:
+        used = (gsize)MIN ((guint64)len, r->body_left);
+        r->body_left -= used;
+        r->body_bytes += used;
+        *consumed = used;
+        if (r->body_left > 0)
+            return FAST_RESPONSE_MORE;
+        r->state = RESPONSE_DONE;
+        return FAST_RESPONSE_DONE;
+    case HTTP_FRAMING_CHUNKED:
+        result = fast_chunked_feed (&r->chunked, data, len, r->max_body, &used);
+        r->body_bytes = r->chunked.total;
+        switch (result) {
+        case FAST_BODY_MORE:
+            *consumed = len;
+            return FAST_RESPONSE_MORE;
+        case FAST_BODY_DONE:
+            *consumed = used;
+            r->state = RESPONSE_DONE;
+            return FAST_RESPONSE_DONE;
+        case FAST_BODY_LIMIT:
+            *consumed = used;
+            return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+        case FAST_BODY_BAD:
+        default:
+            *consumed = used;
+            return fail (r, THRONG_ERROR_PROTOCOL, r->chunked.message);
+        }
+    case HTTP_FRAMING_CLOSE:
+    default:
+        /* The limit is met at the same byte however the body was split. */
+        if (len > r->max_body - r->body_bytes) {
+            *consumed = (gsize)(r->max_body - r->body_bytes);
+            r->body_bytes = r->max_body;
+            return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+        }
+        *consumed = len;
+        r->body_bytes += len;
+        return FAST_RESPONSE_MORE;
+    }
+}
+
+FastResponseResult
+fast_response_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
+{
+    switch (r->state) {
+    case RESPONSE_HEAD:
+        if (len == 0) {
+            *consumed = 0;
+            return FAST_RESPONSE_MORE;
+        }
+        return head_feed (r, data, len, consumed);
+    case RESPONSE_BODY:
+        return body_feed (r, data, len, consumed);
+    case RESPONSE_DONE:
+        *consumed = 0;
+        return FAST_RESPONSE_DONE;
+    case RESPONSE_ERROR:
+    default:
+        *consumed = 0;
+        return FAST_RESPONSE_ERROR;
+    }
+}
+
+FastResponseResult
+fast_response_eof (FastResponse *r)
+{
+    switch (r->state) {
+    case RESPONSE_BODY:
+        if (r->framing.kind == HTTP_FRAMING_CLOSE) {
+            r->state = RESPONSE_DONE;
+            return FAST_RESPONSE_DONE;
+        }
+        if (r->framing.kind == HTTP_FRAMING_NONE) {
+            r->state = RESPONSE_DONE;
+            return FAST_RESPONSE_DONE;
+        }
+        break;
+    case RESPONSE_DONE:
+        return FAST_RESPONSE_DONE;
+    case RESPONSE_ERROR:
+        return FAST_RESPONSE_ERROR;
+    default:
+        break;
+    }
+    return fail (r, THRONG_ERROR_RESET, "connection closed before the response was complete");
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast transport's response parser: bytes in, one response out —
+ * interim 1xx heads skipped (at most HTTP_MAX_INTERIM), the final head
+ * parsed by libsoup, its framing decided by framing.c, and the body
+ * counted, never kept.  It does no I/O and reads no clock, so that the
+ * fuzzer (tests/fuzz/fuzz-response.c) and the parser's table
+ * (tests/unit/test-http-parse.c) drive it as the exchange does, and the
+ * outcome does not depend on how the bytes were split.
+ */
+#pragma once
+
+#include <glib.h>
+#include <libsoup/soup.h>
+#include <throng/sample.h>
+
+#include "../framing.h"
+#include "parse.h"
+
+typedef enum {
+    FAST_RESPONSE_MORE,  /* all the input was taken; more is needed */
+    FAST_RESPONSE_HEAD,  /* the final head was parsed: status, headers and framing are set */
+    FAST_RESPONSE_DONE,  /* the response is complete */
+    FAST_RESPONSE_ERROR, /* error_class and message say why */
+} FastResponseResult;
+
+typedef struct {
+    /* the request's */
+    gboolean head_only;
+    guint64 max_body;
+
+    int state;
+    guint8 *head; /* FAST_MAX_HEAD + 1 bytes: the head so far, and a NUL */
+    gsize head_len;
+    gsize head_scanned;
+    guint interim;
+    SoupMessageHeaders *headers;
+
+    /* the final head's */
+    SoupHTTPVersion version;
+    guint status; /* 0 until the final head */
+    HttpFraming framing;
+
+    /* the body */
+    guint64 body_left;
+    guint64 body_bytes;
+    FastChunked chunked;
+
+    /* on FAST_RESPONSE_ERROR */
+    ThrongErrorClass error_class;
+    const char *message; /* static */
+} FastResponse;
+
+void fast_response_init (FastResponse *r);
+void fast_response_clear (FastResponse *r);
+
+/* Readies @r for the response to a new request. */
+void fast_response_start (FastResponse *r, gboolean head_only, guint64 max_body);
+
+/*
+ * Takes @data[0..len); *@consumed says how much.  After HEAD, feed the
+ * rest (even none: a response without a body is DONE then).  After DONE,
+ * bytes past *@consumed are not the response's.  MORE consumes all.
+ */
+FastResponseResult fast_response_feed (FastResponse *r, const guint8 *data, gsize len,
+                                       gsize *consumed);
+
+/* The server closed: DONE when that ends the body, else ERROR. */
+FastResponseResult fast_response_eof (FastResponse *r);
+
+/* TRUE once the head was seen and before the response ended. */
+static inline gboolean
+fast_response_in_body (const FastResponse *r)
+{
+    return r->status != 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Response framing for both transports (framing.h).  Header values are
+ * read as libsoup joins them: every line of a field, in order, joined
+ * with ", ", so that a list on one line and the same list over two lines
+ * frame alike (RFC 9110 §5.3).
+ */
+#include "framing.h"
+
+#include <string.h>
+
+/* One decimal element of a Content-Length list; blanks around it allowed. */
+static gboolean
+length_element (const char *start, const char *end, guint64 *out)
+{
+    guint64 n = 0;
+
+    while (start < end && (*start == ' ' || *start == '\t'))
+        start++;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    if (start == end)
+        return FALSE;
+    for (const char *p = start; p < end; p++) {
+        guint digit;
+        if (!g_ascii_isdigit (*p))
+            return FALSE;
+        digit = (guint)(*p - '0');
+        if (n > (HTTP_MAX_LENGTH - digit) / 10)
+            return FALSE;
+        n = n * 10 + digit;
+    }
+    *out = n;
+    return TRUE;
+}
+
+gboolean
+http_content_length_parse (const char *value, guint64 *out)
+{
+    guint64 first = 0;
+    gboolean have = FALSE;
+    const char *p = value;
+
+    /* RFC 9110 §8.6: a list of identical values may be read as one. */
+    for (;;) {
+        const char *comma = strchr (p, ',');
+        const char *end = comma != NULL ? comma : p + strlen (p);
+        guint64 n;
+
+        if (!length_element (p, end, &n))
+            return FALSE;
+        if (have && n != first)
+            return FALSE;
+        first = n;
+        have = TRUE;
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    *out = first;
+    return TRUE;
+}
+
+/*
+ * Where chunked stands in a Transfer-Encoding list: 1 when it is the
+ * final coding, 0 when it is absent or not final (the body then runs to
+ * the close), -1 when it appears more than once (RFC 9112 §6.1 forbids
+ * it).  Codings are compared whole: "chunkedchunked" is not chunked.
+ */
+static int
+chunked_position (const char *value)
+{
+    guint count = 0;
+    gboolean last = FALSE;
+    const char *p = value;
+
+    while (*p != '\0') {
+        const char *start, *end;
+        const char *comma = strchr (p, ',');
+        end = comma != NULL ? comma : p + strlen (p);
+        start = p;
+        while (start < end && (*start == ' ' || *start == '\t'))
+            start++;
+        const char *stop = end;
+        while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t'))
+            stop--;
+        /* Parameters (";q=…") are not part of the coding's name. */
+        const char *semi = memchr (start, ';', stop - start);
+        if (semi != NULL)
+            for (stop = semi; stop > start && (stop[-1] == ' ' || stop[-1] == '\t');)
+                stop--;
+        if (stop > start) {
+            last = (gsize)(stop - start) == 7 && g_ascii_strncasecmp (start, "chunked", 7) == 0;
+            count += last;
+        }
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    if (count > 1)
+        return -1;
+    return last ? 1 : 0;
+}
+
+const char *
+http_framing_from_head (SoupMessageHeaders *headers, SoupHTTPVersion version, guint status,
+                        gboolean head_only, HttpFraming *framing)
+{
+    const char *te, *cl;
+    HttpFraming f = { HTTP_FRAMING_NONE, 0, TRUE };
+
+    if (status < 100 || status > 599)
+        return "status code outside 100-599";
+    /* throng never asks to upgrade, so a switch is not an answer to its request. */
+    if (status == 101)
+        return "101 Switching Protocols without an upgrade request";
+
+    if (soup_message_headers_header_contains (headers, "Connection", "close")
+        || (version == SOUP_HTTP_1_0
+            && !soup_message_headers_header_contains (headers, "Connection", "keep-alive")))
+        f.keep_alive = FALSE;
+
+    te = soup_message_headers_get_list (headers, "Transfer-Encoding");
+    cl = soup_message_headers_get_list (headers, "Content-Length");
+    /* Both: the signature of request smuggling or response splitting (RFC 9112 §6.3). */
+    if (te != NULL && cl != NULL)
+        return "both Transfer-Encoding and Content-Length";
+    if (cl != NULL && !http_content_length_parse (cl, &f.length))
+        return "invalid Content-Length";
+
+    if (head_only || status < 200 || status == 204 || status == 304) {
+        f.kind = HTTP_FRAMING_NONE;
+    } else if (te != NULL) {
+        switch (chunked_position (te)) {
+        case 1:
+            f.kind = HTTP_FRAMING_CHUNKED;
+            break;
+        case 0:
+            f.kind = HTTP_FRAMING_CLOSE;
+            break;
+        default:
+            return "chunked applied more than once";
+        }
+    } else if (cl != NULL) {
+        f.kind = f.length > 0 ? HTTP_FRAMING_LENGTH : HTTP_FRAMING_NONE;
+    } else {
+        f.kind = HTTP_FRAMING_CLOSE;
+    }
+    if (f.kind == HTTP_FRAMING_CLOSE)
+        f.keep_alive = FALSE;
+    *framing = f;
+    return NULL;
+}
