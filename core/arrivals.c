@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Open-model arrivals on one worker: a timer source that, at each
+ * Open-model arrivals on one worker: a reactor timer that, at each
  * arrival's due time, takes an idle user from the scenario's pool and
  * begins its iteration, or counts the arrival as dropped when every user
  * is busy.  Arrival k of a scenario belongs to the worker that owns user
@@ -27,7 +27,7 @@ struct _ThrongArrivals {
     guint64 next;               /* the next arrival's index, counted over the whole scenario */
     gboolean done;
     GPtrArray *idle;            /* ThrongUser*, not owned */
-    GSource *source;
+    ThrongReactorTimer timer;
 };
 
 static gboolean
@@ -42,39 +42,37 @@ static void
 arrivals_finish (ThrongArrivals *arrivals)
 {
     arrivals->done = TRUE;
-    g_source_set_ready_time (arrivals->source, -1);
+    throng_reactor_timer_cancel (&arrivals->timer);
     /* Idle users end now; busy ones when their iteration does. */
     while (arrivals->idle->len > 0)
         throng_user_finish (g_ptr_array_index (arrivals->idle, arrivals->idle->len - 1), TRUE);
 }
 
-static gboolean
-arrivals_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+static void
+arrivals_fired (ThrongReactorTimer *timer, gpointer data)
 {
     ThrongArrivals *arrivals = data;
     ThrongWorker *worker = arrivals->worker;
     gint64 now = g_get_monotonic_time ();
 
     /* Ready in the same loop iteration as the worker's last user ending. */
-    if (arrivals->done || worker->finished) {
-        g_source_set_ready_time (source, -1);
-        return G_SOURCE_CONTINUE;
-    }
+    if (arrivals->done || worker->finished)
+        return;
 
     for (guint budget = ARRIVAL_BUDGET; budget > 0; budget--) {
         if (worker->stopping) {
             arrivals_finish (arrivals);
-            return G_SOURCE_CONTINUE;
+            return;
         }
         gint64 offset = throng_schedule_arrival_offset (arrivals->scenario, arrivals->next);
         if (offset < 0 || arrivals->start_us + offset >= arrivals->end_us) {
             arrivals_finish (arrivals);
-            return G_SOURCE_CONTINUE;
+            return;
         }
         gint64 due = arrivals->start_us + offset;
         if (due > now) {
-            g_source_set_ready_time (source, due);
-            return G_SOURCE_CONTINUE;
+            throng_reactor_timer_arm (timer, due);
+            return;
         }
         do
             arrivals->next++;
@@ -90,13 +88,9 @@ arrivals_dispatch (GSource *source, GSourceFunc callback, gpointer data)
         throng_user_arrive (g_ptr_array_steal_index_fast (arrivals->idle, arrivals->idle->len - 1),
                             due);
     }
-    g_source_set_ready_time (source, 0);
-    return G_SOURCE_CONTINUE;
+    /* The budget is spent: the rest after the loop's other work. */
+    throng_reactor_timer_arm (timer, 0);
 }
-
-static GSourceFuncs arrivals_funcs = {
-    .dispatch = arrivals_dispatch,
-};
 
 ThrongArrivals *
 throng_arrivals_new (ThrongWorker *worker, guint scenario_index, guint first_user,
@@ -113,10 +107,8 @@ throng_arrivals_new (ThrongWorker *worker, guint scenario_index, guint first_use
     arrivals->end_us = end_us;
     arrivals->next = first_user;
     arrivals->idle = g_ptr_array_new ();
-    arrivals->source = g_source_new (&arrivals_funcs, sizeof (GSource));
-    g_source_set_callback (arrivals->source, NULL, arrivals, NULL);
-    g_source_set_ready_time (arrivals->source, start_us);
-    g_source_attach (arrivals->source, worker->context);
+    throng_reactor_timer_init (&arrivals->timer, worker->reactor, arrivals_fired, arrivals);
+    throng_reactor_timer_arm (&arrivals->timer, start_us);
     return arrivals;
 }
 
@@ -125,8 +117,7 @@ throng_arrivals_free (gpointer data)
 {
     ThrongArrivals *arrivals = data;
 
-    g_source_destroy (arrivals->source);
-    g_source_unref (arrivals->source);
+    throng_reactor_timer_cancel (&arrivals->timer);
     g_ptr_array_unref (arrivals->idle);
     g_free (arrivals);
 }

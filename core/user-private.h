@@ -6,6 +6,7 @@
 #pragma once
 
 #include "arrivals-private.h"
+#include "reactor-private.h"
 #include "worker.h"
 
 typedef enum {
@@ -34,7 +35,8 @@ struct _ThrongUser {
     gint64 scenario_start_us;   /* monotonic start of the user's scenario */
     gint64 iteration_start_us;
     gint64 scheduled_us;        /* arrival rate: when the iteration was due */
-    GSource *timer;
+    ThrongReactorTimer timer;   /* start, think time, pacing, yield, hard deadline */
+    gboolean has_timer;         /* the timer is initialised (throng_user_create ran) */
     gboolean in_step_run;
     gboolean completed_in_run;
     ThrongSample sample;

@@ -21,40 +21,38 @@
 
 static void user_advance (ThrongUser *user);
 
+/* Arms the user's timer for @when_us (0: as soon as the loop gets a turn), or disarms it (-1). */
 static void
 user_wait_until (ThrongUser *user, gint64 when_us)
 {
-    g_source_set_ready_time (user->timer, when_us);
+    if (when_us < 0)
+        throng_reactor_timer_cancel (&user->timer);
+    else
+        throng_reactor_timer_arm (&user->timer, when_us);
 }
 
-static gboolean
-user_timer_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+static void
+user_timer_fired (ThrongReactorTimer *timer, gpointer data)
 {
     ThrongUser *user = data;
-    gint64 due = g_source_get_ready_time (source);
+    gint64 due = throng_reactor_timer_get_due (timer);
 
-    g_source_set_ready_time (source, -1);
     if (user->state == THRONG_USER_RUNNING) {
         /* Only the hard deadline is armed while a step is in flight. */
         throng_user_finish (user, TRUE);
-        return G_SOURCE_CONTINUE;
+        return;
     }
     if (user->hard_deadline_us > 0 && due == user->hard_deadline_us) {
         /* The hard deadline, left armed between steps, came while the
          * user was not running one: nothing to cancel. */
         if (user->state == THRONG_USER_IDLE || user->state == THRONG_USER_PARKED)
-            return G_SOURCE_CONTINUE;
+            return;
         due = 0;
     }
     if (due > 0 && user->state != THRONG_USER_DONE && user->worker->metrics != NULL)
         throng_histogram_record (user->worker->metrics->lag, g_get_monotonic_time () - due);
     user_advance (user);
-    return G_SOURCE_CONTINUE;
 }
-
-static GSourceFuncs user_timer_funcs = {
-    .dispatch = user_timer_dispatch,
-};
 
 static void
 user_free_protocols (ThrongUser *user)
@@ -96,8 +94,8 @@ throng_user_finish (ThrongUser *user, gboolean now)
         throng_arrivals_remove (user->arrivals, user);
     user->state = THRONG_USER_DONE;
     if (now) {
-        if (user->timer != NULL) /* NULL: never created (another user's creation failed) */
-            g_source_set_ready_time (user->timer, -1);
+        if (user->has_timer) /* FALSE: never created (another user's creation failed) */
+            user_wait_until (user, -1);
         user_free_protocols (user);
     } else {
         user_wait_until (user, 0);
@@ -190,9 +188,10 @@ user_run_step (ThrongUser *user)
 
     user->state = THRONG_USER_RUNNING;
     /* Armed lazily: when it is armed already (no pause since the last
-     * step), setting it again would cost the loop a wake-up per request. */
+     * step), arming it again would move it in the heap for nothing. */
     if (user->hard_deadline_us > 0
-        && g_source_get_ready_time (user->timer) != user->hard_deadline_us)
+        && (!throng_reactor_timer_is_armed (&user->timer)
+            || throng_reactor_timer_get_due (&user->timer) != user->hard_deadline_us))
         user_wait_until (user, user->hard_deadline_us);
     user->in_step_run = TRUE;
     user->completed_in_run = FALSE;
@@ -331,10 +330,8 @@ throng_user_create (ThrongUser *user, GError **error)
 {
     const ThrongPlanScenario *scenario = user->scenario;
 
-    user->timer = g_source_new (&user_timer_funcs, sizeof (GSource));
-    g_source_set_callback (user->timer, NULL, user, NULL);
-    g_source_set_ready_time (user->timer, -1);
-    g_source_attach (user->timer, user->worker->context);
+    throng_reactor_timer_init (&user->timer, user->worker->reactor, user_timer_fired, user);
+    user->has_timer = TRUE;
 
     user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
     for (guint i = 0; i < scenario->protocols->len; i++) {
@@ -399,10 +396,8 @@ throng_user_free (gpointer data)
     ThrongUser *user = data;
 
     user_free_protocols (user);
-    if (user->timer != NULL) {
-        g_source_destroy (user->timer);
-        g_source_unref (user->timer);
-    }
+    if (user->has_timer)
+        throng_reactor_timer_cancel (&user->timer);
     g_free (user->message);
     g_free (user);
 }
@@ -459,4 +454,10 @@ throng_user_step_done (ThrongUser *user)
     }
     if (user_after_step (user))
         user_advance (user);
+}
+
+ThrongReactor *
+throng_user_get_reactor (ThrongUser *user)
+{
+    return user->worker->reactor;
 }

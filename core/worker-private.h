@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include "reactor-private.h"
 #include "worker.h"
 
 struct _ThrongWorker {
@@ -13,6 +14,7 @@ struct _ThrongWorker {
     GThread *thread;
     GMainContext *context;
     GMainLoop *loop;
+    ThrongReactor *reactor;     /* every timer of the worker, and the fast transport's sockets */
     GPtrArray *users;           /* ThrongUser*, owned */
     guint live_users;
     guint *active;              /* per scenario: users between first iteration and done */
@@ -26,8 +28,7 @@ struct _ThrongWorker {
     gboolean finished;
     GRand *rand;                /* think-time draws; per worker, so no lock */
     GPtrArray *arrivals;        /* ThrongArrivals*, one per arrival-rate scenario with users here */
-    GSource *probe;
-    gint64 probe_due_us;
+    ThrongReactorTimer probe;
 };
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One worker: an OS thread running a GMainContext, on which its virtual
- * users (user.c) and its share of each arrival schedule (arrivals.c) run.
+ * users (user.c) and its share of each arrival schedule (arrivals.c) run,
+ * all their timers in the worker's one reactor (reactor.c).
  * It records into its own metrics block and hands that block, and batches
  * of samples, to the main thread on request; nothing is shared per
  * request.  It also probes how late its own loop runs.
@@ -129,26 +130,20 @@ throng_worker_keep_sample (ThrongWorker *worker, const ThrongSample *sample, gbo
 
 /* --- the event-loop probe -------------------------------------------------------- */
 
-static gboolean
-probe_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+static void
+probe_fired (ThrongReactorTimer *timer, gpointer data)
 {
     ThrongWorker *worker = data;
     gint64 now = g_get_monotonic_time ();
-    gint64 delay = now - worker->probe_due_us;
+    gint64 delay = now - throng_reactor_timer_get_due (timer);
 
     if (worker->metrics == NULL)
-        return G_SOURCE_CONTINUE; /* finished: the last report went out */
+        return; /* finished: the last report went out */
     /* How late a timer runs is how long anything ready waits on this loop. */
     if (delay > worker->metrics->loop_delay_max_us)
         worker->metrics->loop_delay_max_us = delay;
-    worker->probe_due_us = now + PROBE_INTERVAL_US;
-    g_source_set_ready_time (source, worker->probe_due_us);
-    return G_SOURCE_CONTINUE;
+    throng_reactor_timer_arm (timer, now + PROBE_INTERVAL_US);
 }
-
-static GSourceFuncs probe_funcs = {
-    .dispatch = probe_dispatch,
-};
 
 /* --- the worker ---------------------------------------------------------- */
 
@@ -161,6 +156,8 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->setup = *setup;
     worker->context = g_main_context_new ();
     worker->loop = g_main_loop_new (worker->context, FALSE);
+    worker->reactor = throng_reactor_new (worker->context);
+    throng_reactor_timer_init (&worker->probe, worker->reactor, probe_fired, worker);
     worker->users = g_ptr_array_new_with_free_func (throng_user_free);
     worker->active = g_new0 (guint, MAX (n_scenarios, 1));
     worker->free_metrics = g_async_queue_new_full ((GDestroyNotify) throng_metrics_free);
@@ -223,11 +220,7 @@ worker_start_users (ThrongWorker *worker)
                                      : NULL);
     }
 
-    worker->probe = g_source_new (&probe_funcs, sizeof (GSource));
-    g_source_set_callback (worker->probe, NULL, worker, NULL);
-    worker->probe_due_us = g_get_monotonic_time () + PROBE_INTERVAL_US;
-    g_source_set_ready_time (worker->probe, worker->probe_due_us);
-    g_source_attach (worker->probe, worker->context);
+    throng_reactor_timer_arm (&worker->probe, g_get_monotonic_time () + PROBE_INTERVAL_US);
 }
 
 static void
@@ -261,10 +254,7 @@ worker_thread (gpointer data)
     /* Anything still alive here was aborted. */
     g_ptr_array_set_size (worker->arrivals, 0);
     g_ptr_array_set_size (worker->users, 0);
-    if (worker->probe != NULL) {
-        g_source_destroy (worker->probe);
-        g_clear_pointer (&worker->probe, g_source_unref);
-    }
+    throng_reactor_timer_cancel (&worker->probe);
     /* Cancelled operations complete through callbacks on this context;
      * let them run so that what they hold is released. */
     for (guint i = 0; i < 1000 && g_main_context_pending (worker->context); i++)
@@ -379,6 +369,8 @@ throng_worker_join (ThrongWorker *worker)
     g_async_queue_unref (worker->free_samples);
     g_ptr_array_unref (worker->arrivals);
     g_rand_free (worker->rand);
+    /* The users, whose timers and watches it held, are gone. */
+    throng_reactor_free (worker->reactor);
     g_main_loop_unref (worker->loop);
     /* Sources the plugins left behind belong to freed users; dropping the
      * context releases them. */

@@ -77,7 +77,7 @@ typedef struct {
     ThrongUser *user;
     GSocketClient *client;
     GCancellable *cancellable;
-    GSource *deadline_source; /* attached once, re-armed for each step */
+    ThrongTimer *deadline_timer; /* made once, re-armed for each step */
     gint64 deadline;
     GSocketConnection *connection; /* kept between steps with keep_alive */
     char *connected_to;            /* the resource `connection` is open to */
@@ -255,7 +255,7 @@ complete (TcpUser *self)
 {
     ThrongUser *user = self->user;
 
-    g_source_set_ready_time (self->deadline_source, -1);
+    throng_timer_rearm (self->deadline_timer, -1);
     if (!self->step->settings.keep_alive)
         close_connection (self);
     self->step = NULL;
@@ -427,34 +427,18 @@ on_connected (GObject *source, GAsyncResult *result, gpointer data)
  * callback may run inside g_cancellable_cancel(), and complete the step,
  * so nothing of the user is touched after it.
  */
-static gboolean
-on_deadline (gpointer data)
+static void
+on_deadline (G_GNUC_UNUSED ThrongTimer *timer, gpointer data)
 {
     TcpUser *self = data;
 
+    /* A timer that completion disarmed never fires; one that fires is
+     * the current step's, whose deadline has passed. */
     if (self->step == NULL)
-        return G_SOURCE_CONTINUE;
-    /* Dispatched in the same loop iteration as a completion: not ours yet. */
-    if (g_get_monotonic_time () < self->deadline) {
-        g_source_set_ready_time (self->deadline_source, self->deadline);
-        return G_SOURCE_CONTINUE;
-    }
+        return;
     self->timed_out = TRUE;
     g_cancellable_cancel (self->cancellable);
-    return G_SOURCE_CONTINUE;
 }
-
-static gboolean
-deadline_dispatch (GSource *source, GSourceFunc callback, gpointer data)
-{
-    /* Disarmed before the callback, which may re-arm it for the next step. */
-    g_source_set_ready_time (source, -1);
-    return callback (data);
-}
-
-static GSourceFuncs deadline_funcs = {
-    .dispatch = deadline_dispatch,
-};
 
 static gpointer
 tcp_user_new (G_GNUC_UNUSED gpointer scenario, ThrongUser *user)
@@ -467,10 +451,9 @@ tcp_user_new (G_GNUC_UNUSED gpointer scenario, ThrongUser *user)
     g_socket_client_set_enable_proxy (self->client, FALSE);
     self->cancellable = g_cancellable_new ();
     self->text = g_string_new (NULL);
-    self->deadline_source = g_source_new (&deadline_funcs, sizeof (GSource));
-    g_source_set_callback (self->deadline_source, on_deadline, self, NULL);
-    g_source_set_name (self->deadline_source, "throng-tcp deadline");
-    g_source_attach (self->deadline_source, throng_user_get_context (user));
+    /* On the worker's reactor (<throng/watch.h>): a timer per user costs
+     * nothing per loop iteration, where a GSource per user costs a walk. */
+    self->deadline_timer = throng_user_add_timer (user, -1, on_deadline, self);
     return self;
 }
 
@@ -479,8 +462,7 @@ tcp_user_free (gpointer data)
 {
     TcpUser *self = data;
 
-    g_source_destroy (self->deadline_source);
-    g_clear_pointer (&self->deadline_source, g_source_unref);
+    g_clear_pointer (&self->deadline_timer, throng_timer_cancel);
     if (!self->in_flight) {
         tcp_user_destroy (self);
         return;
@@ -511,7 +493,7 @@ tcp_step_run (gpointer data, gpointer step_data, ThrongSample *sample)
     }
     sample->resource = step->resource;
     self->deadline = g_get_monotonic_time () + step->settings.timeout;
-    g_source_set_ready_time (self->deadline_source, self->deadline);
+    throng_timer_rearm (self->deadline_timer, self->deadline);
 
     if (self->connection != NULL && g_strcmp0 (self->connected_to, step->resource) != 0)
         close_connection (self);

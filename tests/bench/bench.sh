@@ -30,10 +30,6 @@ DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
 CONNS=${CONNS:-50}
 USERS=${USERS:-500}
-CLIENT_CPU=${CLIENT_CPU:-0}
-SERVER_CPU=${SERVER_CPU:-1}
-HTTP_PORT=${HTTP_PORT:-28080}
-HTTPS_PORT=${HTTPS_PORT:-28443}
 SECTIONS=${SECTIONS:-"keep-alive policies handshakes"}
 
 if (( DURATION > 10 )); then
@@ -41,93 +37,11 @@ if (( DURATION > 10 )); then
     DURATION=10
 fi
 
-THRONG=$BUILD_DIR/core/throng
-[[ -x $THRONG ]] || { echo "no throng at $THRONG (build first)" >&2; exit 2; }
-for tool in nginx openssl taskset python3; do
-    command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 2; }
-done
-NGINX=$(command -v nginx)
-
-WORK=$(mktemp -d /tmp/throng-bench-XXXXXX)
-NGINX_PID=
-cleanup() {
-    if [[ -n $NGINX_PID ]]; then
-        kill "$NGINX_PID" 2>/dev/null || true
-        wait "$NGINX_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# --- certificates and nginx -------------------------------------------------
-
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj "/CN=throng bench CA" -keyout "$WORK/ca.key" -out "$WORK/ca.pem" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -subj "/CN=127.0.0.1" -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$WORK/ext.cnf"
-openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.pem" -CAkey "$WORK/ca.key" \
-    -CAcreateserial -days 2 -extfile "$WORK/ext.cnf" -out "$WORK/server.pem" 2>/dev/null
-
-mkdir -p "$WORK/tmp"
-cat > "$WORK/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-worker_rlimit_nofile 16384;
-pid $WORK/nginx.pid;
-error_log $WORK/error.log warn;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/tmp;
-  keepalive_requests 10000000;
-  keepalive_timeout 60s;
-  server {
-    listen 127.0.0.1:$HTTP_PORT;
-    listen 127.0.0.1:$HTTPS_PORT ssl;
-    ssl_certificate $WORK/server.pem;
-    ssl_certificate_key $WORK/server.key;
-    ssl_protocols TLSv1.3;
-    ssl_session_cache shared:SSL:20m;
-    ssl_session_tickets on;
-    location / { return 200 "ok\n"; }
-  }
-}
-EOF
-taskset -c "$SERVER_CPU" "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
-NGINX_PID=$!
-for _ in $(seq 100); do
-    if (exec 3<>/dev/tcp/127.0.0.1/$HTTPS_PORT) 2>/dev/null; then break; fi
-    sleep 0.05
-done
-(exec 3<>/dev/tcp/127.0.0.1/$HTTP_PORT) 2>/dev/null || { echo "nginx did not start:" >&2; cat "$WORK/error.log" >&2; exit 3; }
-
-HTTP_URL=http://127.0.0.1:$HTTP_PORT/
-HTTPS_URL=https://127.0.0.1:$HTTPS_PORT/
+# CLIENT_CPU, SERVER_CPU, the ports, nginx, run_timed, median, json: lib.sh.
+. "$(dirname "$0")/lib.sh"
+bench_setup
 
 # --- helpers ------------------------------------------------------------------
-
-# run_timed OUT CMD...: runs CMD pinned to the client CPU with stdout+stderr
-# in OUT, and prints "USER SYS" (seconds of CPU of the client process).
-run_timed() {
-    local out=$1; shift
-    local TIMEFORMAT='%3U %3S'
-    { time taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1; } 2>&1
-}
-
-# median of the numbers on stdin
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-json() { python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for path in sys.argv[2:]:
-    v = d
-    for k in path.split("."):
-        v = v[int(k)] if isinstance(v, list) else v[k]
-    print(v, end=" ")
-print()' "$@"; }
 
 throng_plan() { # NAME URL USERS KEEP_ALIVE SESSION RESUMPTION [PRIORITY [RAMP_UP]]
     local priority=${7:-NORMAL} ramp_up=${8:-0s}
@@ -173,10 +87,7 @@ measure() { # TOOL URL
     echo "$requests $(awk '{ print $1 + $2 }' <<<"$cpu")"
 }
 
-printf '# throng bench: %s s runs, median of %s, client on CPU %s, nginx on CPU %s, %s\n' \
-    "$DURATION" "$RUNS" "$CLIENT_CPU" "$SERVER_CPU" "$(date -u +%FT%TZ)"
-printf '# %s; nginx %s; load average %s\n' "$($THRONG --version)" \
-    "$("$NGINX" -v 2>&1 | sed 's/.*\///')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+bench_header "throng bench: $DURATION s runs, median of $RUNS"
 
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 

@@ -438,8 +438,9 @@ static void
 test_install_layout (void)
 {
     static const char *const headers[] = { "throng.h",  "version.h", "sample.h",  "histogram.h",
-                                           "node.h",    "options.h", "user.h",    "summary.h",
-                                           "protocol.h", "reporter.h", "plugin.h", NULL };
+                                           "node.h",    "options.h", "user.h",    "watch.h",
+                                           "summary.h", "protocol.h", "reporter.h", "plugin.h",
+                                           NULL };
     g_autofree char *pc = NULL;
     g_autofree char *pc_path = NULL;
     g_autofree char *plugindir = NULL;

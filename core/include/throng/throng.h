@@ -13,6 +13,7 @@
 #include <throng/node.h>
 #include <throng/options.h>
 #include <throng/user.h>
+#include <throng/watch.h>
 #include <throng/summary.h>
 #include <throng/protocol.h>
 #include <throng/reporter.h>

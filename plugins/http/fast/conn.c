@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Connections of the fast transport (conn.h): socket set-up, the
- * per-connection GSource, and the plain and TLS I/O tables.  GnuTLS reads
+ * per-connection watch on the worker's reactor, and the plain and TLS I/O tables.  GnuTLS reads
  * through a small read-ahead buffer: left to itself it asks the socket for
  * a record's 5-byte header and then for its body, two recv() calls per
  * record where one does.  Writes go out with sendmsg(MSG_NOSIGNAL), so a
@@ -18,25 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-    GSource base;
-    FastConn *conn;
-} FastConnSource;
-
-static gboolean
-conn_source_dispatch (GSource *source, GSourceFunc callback, gpointer data)
+static void
+conn_ready (ThrongWatch *watch, GIOCondition revents, gpointer data)
 {
-    FastConn *conn = ((FastConnSource *)source)->conn;
-    GIOCondition revents = g_source_query_unix_fd (source, conn->fd_tag);
+    FastConn *conn = data;
 
     /* The callback may close the connection: nothing of it is touched after. */
     conn->func (conn, revents, conn->func_data);
-    return G_SOURCE_CONTINUE;
 }
-
-static GSourceFuncs conn_source_funcs = {
-    .dispatch = conn_source_dispatch,
-};
 
 /* The class is errors.c's; the message names the errno where the class alone would not. */
 static void
@@ -248,7 +237,7 @@ tls_vec_push (gnutls_transport_ptr_t ptr, const giovec_t *iov, int iovcnt)
 }
 
 FastConn *
-fast_conn_connect (GMainContext *context, const struct sockaddr *addr, socklen_t addr_len,
+fast_conn_connect (ThrongUser *user, const struct sockaddr *addr, socklen_t addr_len,
                    const char *host, guint16 port, gboolean is_tls, FastConnFunc func,
                    gpointer data, FastError *error)
 {
@@ -267,7 +256,18 @@ fast_conn_connect (GMainContext *context, const struct sockaddr *addr, socklen_t
         return NULL;
     }
 
+    /* One watch for the connection's life, on the worker's reactor: a
+     * wakeup costs what is ready, not what is open. */
     FastConn *conn = g_new0 (FastConn, 1);
+    conn->watch = throng_user_watch_fd (user, fd, G_IO_OUT, conn_ready, conn, NULL);
+    if (conn->watch == NULL) {
+        /* The kernel's limit of watched descriptors (fs.epoll.max_user_watches). */
+        error->error_class = THRONG_ERROR_OTHER;
+        error->message = "cannot watch the socket";
+        close (fd);
+        g_free (conn);
+        return NULL;
+    }
     conn->fd = fd;
     conn->io = &plain_io;
     conn->func = func;
@@ -275,19 +275,7 @@ fast_conn_connect (GMainContext *context, const struct sockaddr *addr, socklen_t
     conn->host = g_strdup (host);
     conn->port = port;
     conn->is_tls = is_tls;
-    conn->source = g_source_new (&conn_source_funcs, sizeof (FastConnSource));
-    ((FastConnSource *)conn->source)->conn = conn;
-    g_source_set_static_name (conn->source, "throng-http fast connection");
-    /*
-     * GLib removes a non-recursive source's fds from the poll set while it
-     * dispatches and adds them back after, and each of those signals the
-     * context's eventfd: two write() syscalls per dispatch.  Nothing runs
-     * the loop recursively from a dispatch here, so skip the blocking.
-     */
-    g_source_set_can_recurse (conn->source, TRUE);
     conn->events = G_IO_OUT;
-    conn->fd_tag = g_source_add_unix_fd (conn->source, fd, conn->events);
-    g_source_attach (conn->source, context);
     return conn;
 }
 
@@ -312,7 +300,7 @@ fast_conn_watch (FastConn *conn, GIOCondition events)
     if (conn->events == events)
         return;
     conn->events = events;
-    g_source_modify_unix_fd (conn->source, conn->fd_tag, events);
+    throng_watch_modify (conn->watch, events);
 }
 
 gboolean
@@ -425,8 +413,7 @@ fast_conn_close (FastConn *conn, gboolean polite)
             gnutls_bye (conn->tls, GNUTLS_SHUT_WR);
         gnutls_deinit (conn->tls);
     }
-    g_source_destroy (conn->source);
-    g_source_unref (conn->source);
+    throng_watch_remove (conn->watch);
     close (conn->fd);
     g_free (conn->ahead);
     g_free (conn->host);

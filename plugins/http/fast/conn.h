@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One connection of the fast transport: a non-blocking TCP socket watched
- * by one GSource for its whole life, optionally wrapped in a GnuTLS
+ * by one reactor watch (<throng/watch.h>) for its whole life, optionally wrapped in a GnuTLS
  * session.  Reads and writes answer with a small result enum so every
  * caller reads alike; plain and TLS I/O sit behind a table chosen when
  * the connection is made, not branched on per call.
@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <gnutls/gnutls.h>
 #include <throng/sample.h>
+#include <throng/watch.h>
 
 typedef enum {
     FAST_IO_OK,    /* some bytes moved */
@@ -40,8 +41,7 @@ typedef struct {
 
 struct _FastConn {
     int fd;
-    GSource *source;
-    gpointer fd_tag;
+    ThrongWatch *watch;
     GIOCondition events;
     const FastConnIo *io;
     gnutls_session_t tls; /* NULL for plain HTTP */
@@ -59,18 +59,18 @@ struct _FastConn {
 };
 
 /*
- * Starts connecting to @addr on @context.  Returns NULL with @error set
+ * Starts connecting to @addr, watched on @user's worker.  Returns NULL with @error set
  * when the connect fails at once (refused on loopback often does).
  * Otherwise the connection waits for G_IO_OUT; then call
  * fast_conn_connect_finish().
  */
-FastConn *fast_conn_connect (GMainContext *context, const struct sockaddr *addr, socklen_t addr_len,
+FastConn *fast_conn_connect (ThrongUser *user, const struct sockaddr *addr, socklen_t addr_len,
                              const char *host, guint16 port, gboolean is_tls, FastConnFunc func,
                              gpointer data, FastError *error);
 
 gboolean fast_conn_connect_finish (FastConn *conn, FastError *error);
 
-/* Changes what the connection's source waits for (0: nothing). */
+/* Changes what the connection's watch waits for (0: nothing); free when unchanged. */
 void fast_conn_watch (FastConn *conn, GIOCondition events);
 
 typedef struct {

@@ -23,12 +23,11 @@ exchange_deadline (const FastUser *u)
 }
 
 /*
- * Makes sure the timer fires no later than @when.  g_source_set_ready_time()
- * wakes the loop with an eventfd write each time it is called, so the
- * timer is only ever moved earlier: a timer that fires early finds the
- * exchange's real deadline still ahead and re-arms itself for it.  In a
- * steady keep-alive run that is one call per timeout period, not two per
- * request.
+ * Makes sure the timer fires no later than @when.  The timer is only ever
+ * moved earlier: a timer that fires early finds the exchange's real
+ * deadline still ahead and re-arms itself for it.  In a steady keep-alive
+ * run that is one move in the reactor's heap per timeout period, not two
+ * per request.
  */
 void
 fast_timer_need (FastUser *u, gint64 when)
@@ -36,7 +35,7 @@ fast_timer_need (FastUser *u, gint64 when)
     if (u->timer_at >= 0 && u->timer_at <= when)
         return;
     u->timer_at = when;
-    g_source_set_ready_time (u->timer, when);
+    throng_timer_rearm (u->timer, when);
 }
 
 void
@@ -172,7 +171,7 @@ connect_start (FastUser *u)
     else
         ((struct sockaddr_in *)&addr)->sin_port = port;
     u->phase_start = g_get_monotonic_time ();
-    u->conn = fast_conn_connect (u->context, (struct sockaddr *)&addr, h->lens[index], u->host,
+    u->conn = fast_conn_connect (u->user, (struct sockaddr *)&addr, h->lens[index], u->host,
                                  u->port, u->tls, fast_conn_event, u, &error);
     if (u->conn == NULL) {
         connect_failed (u, &error);
@@ -343,27 +342,26 @@ fast_idle_event (FastUser *u, FastConn *conn)
     fast_conn_close (conn, FALSE);
 }
 
-gboolean
-fast_timer_fired (gpointer data)
+void
+fast_timer_fired (ThrongTimer *timer, gpointer data)
 {
     FastUser *u = data;
     gint64 deadline;
 
     u->timer_at = -1;
     if (u->state == ST_IDLE)
-        return G_SOURCE_CONTINUE;
+        return;
     deadline = exchange_deadline (u);
     if (g_get_monotonic_time () < deadline) {
         fast_timer_need (u, deadline);
         /* Last: the read may end the step, and the user with it. */
         if (u->read_yielded)
             fast_read_resume (u);
-        return G_SOURCE_CONTINUE;
+        return;
     }
     fast_fail (u, THRONG_ERROR_TIMEOUT,
                deadline == u->connect_deadline && deadline < u->deadline ? "connect timed out"
                                                                          : "step timed out");
-    return G_SOURCE_CONTINUE;
 }
 
 /*

@@ -72,7 +72,7 @@ struct _FastUser {
     FastScenario *fs;
     ThrongUser *user;
     GMainContext *context;
-    GSource *timer; /* the step's (or the connect's) deadline */
+    ThrongTimer *timer; /* the step's (or the connect's) deadline */
     FastSessionSlot session;
     FastConn *pool[POOL_MAX];
     guint n_pool;
@@ -126,7 +126,7 @@ void fast_exchange_start (FastUser *u, gboolean fresh);
 /* Makes sure the user's timer fires no later than @when. */
 void fast_timer_need (FastUser *u, gint64 when);
 /* The user's timer callback: ends the exchange whose deadline passed. */
-gboolean fast_timer_fired (gpointer data);
+void fast_timer_fired (ThrongTimer *timer, gpointer data);
 void fast_lookup_abandon (FastUser *u);
 void fast_pool_put (FastUser *u, FastConn *conn);
 void fast_pool_close_all (FastUser *u);

@@ -165,12 +165,8 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->fs = scenario->transport_data;
     u->user = user;
     u->context = throng_user_get_context (user);
-    u->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
-    g_source_set_static_name (u->timer, "throng-http fast deadline");
-    g_source_set_callback (u->timer, fast_timer_fired, u, NULL);
-    g_source_set_ready_time (u->timer, -1);
+    u->timer = throng_user_add_timer (user, -1, fast_timer_fired, u);
     u->timer_at = -1;
-    g_source_attach (u->timer, u->context);
     u->hosts = g_ptr_array_new_with_free_func (fast_host_free);
     fast_response_init (&u->response);
     u->in = g_malloc (IN_SIZE);
@@ -188,8 +184,7 @@ fast_user_free (gpointer data)
     fast_lookup_abandon (u);
     fast_conn_close (u->conn, FALSE);
     fast_pool_close_all (u);
-    g_source_destroy (u->timer);
-    g_source_unref (u->timer);
+    throng_timer_cancel (u->timer);
     fast_session_slot_clear (&u->session);
     g_clear_object (&u->resolver);
     g_clear_object (&u->jar);

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: MIT
+#
+# What the benchmarks in tests/bench share, sourced (not run) by them:
+# the throng binary of a build directory, a scratch directory removed on
+# exit, a CA and server certificate for 127.0.0.1, one nginx pinned to
+# its own CPU (stopped by its PID on exit), and helpers to time a client
+# pinned to another CPU and to read throng's JSON summary.
+#
+#   BUILD_DIR=build; . tests/bench/lib.sh; bench_setup
+#
+# Settings (environment, with defaults): CLIENT_CPU (0), SERVER_CPU (1),
+# HTTP_PORT (28080), HTTPS_PORT (28443), NGINX_CONNECTIONS (8192): nginx's
+# worker_connections, raised by a benchmark that opens more.
+#
+# After bench_setup: THRONG, NGINX, WORK, HTTP_URL, HTTPS_URL (with a
+# trailing slash) and $WORK/ca.pem, the CA a client trusts.
+
+CLIENT_CPU=${CLIENT_CPU:-0}
+SERVER_CPU=${SERVER_CPU:-1}
+HTTP_PORT=${HTTP_PORT:-28080}
+HTTPS_PORT=${HTTPS_PORT:-28443}
+NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-8192}
+
+NGINX_PID=
+WORK=
+
+bench_cleanup() {
+    if [[ -n $NGINX_PID ]]; then
+        kill "$NGINX_PID" 2>/dev/null || true
+        wait "$NGINX_PID" 2>/dev/null || true
+    fi
+    if [[ -n $WORK ]]; then
+        rm -rf "$WORK"
+    fi
+}
+
+# bench_setup [TOOL...]: checks the build and the tools (nginx, openssl,
+# taskset, python3 and TOOL...), makes $WORK and the certificates, starts nginx.
+bench_setup() {
+    THRONG=$BUILD_DIR/core/throng
+    [[ -x $THRONG ]] || { echo "no throng at $THRONG (build first)" >&2; exit 2; }
+    local tool
+    for tool in nginx openssl taskset python3 "$@"; do
+        command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 2; }
+    done
+    NGINX=$(command -v nginx)
+
+    WORK=$(mktemp -d /tmp/throng-bench-XXXXXX)
+    trap bench_cleanup EXIT
+    trap 'exit 130' INT TERM
+
+    bench_certificates
+    bench_start_nginx
+    HTTP_URL=http://127.0.0.1:$HTTP_PORT/
+    HTTPS_URL=https://127.0.0.1:$HTTPS_PORT/
+}
+
+bench_certificates() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+        -subj "/CN=throng bench CA" -keyout "$WORK/ca.key" -out "$WORK/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+        -subj "/CN=127.0.0.1" -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$WORK/ext.cnf"
+    openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.pem" -CAkey "$WORK/ca.key" \
+        -CAcreateserial -days 2 -extfile "$WORK/ext.cnf" -out "$WORK/server.pem" 2>/dev/null
+}
+
+bench_start_nginx() {
+    # Descriptors: one per connection and a margin, within the hard limit.
+    local nofile=$(( NGINX_CONNECTIONS + 512 )) hard
+    hard=$(ulimit -Hn)
+    if [[ $hard != unlimited ]] && (( nofile > hard )); then
+        nofile=$hard
+    fi
+    mkdir -p "$WORK/tmp"
+    cat > "$WORK/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+worker_rlimit_nofile $nofile;
+pid $WORK/nginx.pid;
+error_log $WORK/error.log warn;
+events { worker_connections $NGINX_CONNECTIONS; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/tmp;
+  keepalive_requests 10000000;
+  keepalive_timeout 60s;
+  server {
+    listen 127.0.0.1:$HTTP_PORT backlog=4096;
+    listen 127.0.0.1:$HTTPS_PORT ssl backlog=4096;
+    ssl_certificate $WORK/server.pem;
+    ssl_certificate_key $WORK/server.key;
+    ssl_protocols TLSv1.3;
+    ssl_session_cache shared:SSL:20m;
+    ssl_session_tickets on;
+    location / { return 200 "ok\n"; }
+  }
+}
+EOF
+    taskset -c "$SERVER_CPU" "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+    NGINX_PID=$!
+    local _
+    for _ in $(seq 100); do
+        if (exec 3<>/dev/tcp/127.0.0.1/$HTTPS_PORT) 2>/dev/null; then break; fi
+        sleep 0.05
+    done
+    (exec 3<>/dev/tcp/127.0.0.1/$HTTP_PORT) 2>/dev/null \
+        || { echo "nginx did not start:" >&2; cat "$WORK/error.log" >&2; exit 3; }
+}
+
+# run_timed OUT CMD...: runs CMD pinned to the client CPU with stdout+stderr
+# in OUT, and prints "USER SYS" (seconds of CPU of the client process).
+run_timed() {
+    local out=$1; shift
+    local TIMEFORMAT='%3U %3S'
+    { time taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1; } 2>&1
+}
+
+# run_timed_rss OUT CMD...: the same, printing "USER SYS MAX_RSS_KIB" (GNU time).
+run_timed_rss() {
+    local out=$1; shift
+    /usr/bin/time -o "$out.time" -f '%U %S %M' taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1 || true
+    tail -n 1 "$out.time"
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# json FILE PATH...: the values at the dotted PATHs of a JSON file, on one line.
+json() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    v = d
+    for k in path.split("."):
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    print(v, end=" ")
+print()' "$@"; }
+
+# The header lines every benchmark prints: when, where, and how busy the machine was.
+bench_header() { # TITLE
+    printf '# %s, client on CPU %s, nginx on CPU %s, %s\n' "$1" "$CLIENT_CPU" "$SERVER_CPU" \
+        "$(date -u +%FT%TZ)"
+    printf '# %s; nginx %s; load average %s\n' "$($THRONG --version)" \
+        "$("$NGINX" -v 2>&1 | sed 's/.*\///')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+}

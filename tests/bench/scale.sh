@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Does a request cost more when a worker holds more users?  (issue 12)
+# throng's `fast` transport on one worker against one nginx, on loopback,
+# from 50 busy users to 15,000 mostly idle ones and open-model arrival
+# rates, beside wrk (busy keep-alive) and h2load (8,000 idle connections)
+# on the same nginx in the same run.  Not a test: a measurement, printed
+# as one table.
+#
+#   tests/bench/scale.sh [BUILD_DIR]        (default: build)
+#
+# Each row is the median of RUNS runs (default 3) by client CPU per
+# request, each run DURATION seconds (default 10, at most 20).  Columns:
+#   cpu us/req   user + system CPU of the client process per completed request
+#   x ref        that over the reference row (HTTPS rows: over the HTTPS reference)
+#   p50, p99     latency of that run, ms (wrk: its --latency figures; h2load: -)
+#   KiB/user     (RSS at N users - RSS at N/10) / (0.9 N), peak RSS, one extra
+#                run at N/10; only for the rows with think time
+#   saturated    throng's own verdict (cpu_share or schedule lag past their limits)
+# The client is pinned to CLIENT_CPU (default 0) and nginx to SERVER_CPU
+# (default 1).  ROWS="ref closed-2000 …" chooses rows (names as printed).
+# A shared machine makes every figure noisy: compare rows of one run,
+# and read the load average in the header.
+#
+# Needs nginx, openssl, taskset, python3 and GNU time; wrk and h2load rows
+# are skipped when the tool is absent.
+set -euo pipefail
+
+BUILD_DIR=${1:-build}
+DURATION=${DURATION:-10}
+RUNS=${RUNS:-3}
+ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https h2load-8000"}
+# nginx holds every connection of the largest row, and h2load's 8,000.
+NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-16384}
+
+if (( DURATION > 20 )); then
+    echo "DURATION is capped at 20 s" >&2
+    DURATION=20
+fi
+
+. "$(dirname "$0")/lib.sh"
+[[ -x /usr/bin/time ]] || { echo "GNU time (/usr/bin/time) is required" >&2; exit 2; }
+bench_setup
+
+want() { [[ " $ROWS " == *" $1 "* ]]; }
+
+# A closed-model plan: NAME URL USERS THINK [RAMP_UP]
+closed_plan() {
+    local ramp=${5:-0s} think=""
+    [[ $4 != 0 ]] && think="think_time: $4"
+    cat > "$WORK/$1.yaml" <<EOF
+name: $1
+scenarios:
+  - name: $1
+    users: $3
+    duration: ${DURATION}s
+    ramp_up: $ramp
+    $think
+    http:
+      base_url: $2
+      transport: fast
+      keep_alive: true
+      tls: { ca_file: '$WORK/ca.pem' }
+    steps:
+      - http: { url: / }
+EOF
+    echo "$WORK/$1.yaml"
+}
+
+# An open-model plan: NAME URL RATE MAX_USERS
+arrival_plan() {
+    cat > "$WORK/$1.yaml" <<EOF
+name: $1
+scenarios:
+  - name: $1
+    executor: constant-arrival-rate
+    rate: $3/s
+    max_users: $4
+    duration: ${DURATION}s
+    http:
+      base_url: $2
+      transport: fast
+      keep_alive: true
+      tls: { ca_file: '$WORK/ca.pem' }
+    steps:
+      - http: { url: / }
+EOF
+    echo "$WORK/$1.yaml"
+}
+
+# One throng run of PLAN on one worker: prints
+# "CPU_US_PER_REQ P50_MS P99_MS SATURATED MAX_RSS_KIB REQUESTS".
+throng_once() {
+    local plan=$1 out=$WORK/out.txt cpu rss
+    rm -f "$WORK/run.json"
+    read -r user sys rss < <(run_timed_rss "$out" "$THRONG" run "$plan" --workers 1 --quiet \
+        --out "json=$WORK/run.json")
+    if [[ ! -s $WORK/run.json ]]; then
+        echo "throng failed on $plan:" >&2
+        tail -n 5 "$out" >&2
+        echo "nan nan nan refused 0 0"
+        return
+    fi
+    read -r requests p50 p99 saturated < <(json "$WORK/run.json" total.requests \
+        total.latency_us.p50 total.latency_us.p99 saturated)
+    awk -v u="$user" -v s="$sys" -v r="$requests" -v a="$p50" -v b="$p99" -v t="$saturated" \
+        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f %s %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0),
+                              a / 1000, b / 1000, (t == "True" ? "yes" : "no"), m, r }'
+}
+
+# The run whose CPU per request is the median, of RUNS runs of "CMD..." printing rows like throng_once's.
+median_run() {
+    local i rows=()
+    for i in $(seq "$RUNS"); do
+        rows+=("$("$@")")
+    done
+    printf '%s\n' "${rows[@]}" | sort -k1 -g | sed -n "$(( (RUNS + 1) / 2 ))p"
+}
+
+# wrk, 50 connections, one thread: a row like throng_once's (its own p50/p99).
+wrk_once() {
+    local url=$1 out=$WORK/wrk.txt
+    read -r user sys rss < <(run_timed_rss "$out" wrk -t1 -c50 -d"${DURATION}s" --latency "$url")
+    local requests p50 p99
+    requests=$(awk '/requests in/ { print $1 }' "$out")
+    p50=$(awk '$1 == "50%" { print $2 }' "$out")
+    p99=$(awk '$1 == "99%" { print $2 }' "$out")
+    awk -v u="$user" -v s="$sys" -v r="$requests" -v a="$(to_ms "$p50")" -v b="$(to_ms "$p99")" \
+        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f - %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0), a, b, m, r }'
+}
+
+# wrk's "123.45us" / "1.20ms" / "2.00s" in ms.
+to_ms() {
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0;
+                           else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
+}
+
+# h2load: CONNS connections at 1 request/s each, one thread.
+h2load_once() {
+    local url=$1 conns=$2 out=$WORK/h2load.txt
+    read -r user sys rss < <(run_timed_rss "$out" bash -c \
+        'ulimit -n "$(ulimit -Hn)"; exec h2load --h1 -t1 -c"$1" --rps=1 -D"$2" "$3"' \
+        h2load "$conns" "$DURATION" "$url")
+    local requests
+    requests=$(awk '/^requests:/ { print $8 }' "$out")
+    awk -v u="$user" -v s="$sys" -v r="$requests" -v m="$rss" \
+        'BEGIN { printf "%.2f - - - %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0), m, r }'
+}
+
+# KiB of RSS per user between N/10 and N users (one run at N/10, whose peak RSS is taken).
+rss_per_user() { # PLAN_AT_N_OVER_10 RSS_AT_N N
+    local small
+    small=$(throng_once "$1" | awk '{ print $5 }')
+    awk -v a="$2" -v b="$small" -v n="$3" 'BEGIN { printf "%.1f", (a - b) / (0.9 * n) }'
+}
+
+# Rows are read from stdin by redirection, never through a pipe: CPU[] must
+# outlive the call for the ratios.
+declare -A CPU
+print_row() { # NAME REF_NAME RSS_PER_USER then a row on stdin
+    local name=$1 ref=$2 per_user=$3 cpu p50 p99 sat rss requests ratio
+    read -r cpu p50 p99 sat rss requests
+    CPU[$name]=$cpu
+    ratio=$(awk -v a="$cpu" -v b="${CPU[$ref]:-0}" 'BEGIN { if (b > 0 && a == a + 0) printf "%.2f", a / b; else print "-" }')
+    printf '%-18s %11s %7s %9s %9s %9s %10s %10s\n' "$name" "$cpu" "$ratio" "$p50" "$p99" \
+        "$per_user" "$sat" "$requests"
+}
+
+bench_header "throng scale: $DURATION s runs, median of $RUNS, 1 client thread or worker"
+echo
+printf '%-18s %11s %7s %9s %9s %9s %10s %10s\n' row 'cpu us/req' 'x ref' 'p50 ms' 'p99 ms' \
+    'KiB/user' saturated requests
+
+# name, URL, users, think time, ramp-up: the closed rows.
+closed_row() { # NAME REF URL USERS THINK RAMP
+    local name=$1 ref=$2 url=${3%/} users=$4 think=$5 ramp=$6 plan row per_user=-
+    plan=$(closed_plan "$name" "$url" "$users" "$think" "$ramp")
+    row=$(median_run throng_once "$plan")
+    if [[ $think != 0 && $(awk '{ print $4 }' <<<"$row") != refused ]]; then
+        local small
+        small=$(closed_plan "$name-small" "$url" "$(( users / 10 ))" "$think" "$ramp")
+        per_user=$(rss_per_user "$small" "$(awk '{ print $5 }' <<<"$row")" "$users")
+    fi
+    print_row "$name" "$ref" "$per_user" <<<"$row"
+}
+
+want ref && closed_row ref ref "$HTTP_URL" 50 0 0s
+want closed-2000 && closed_row closed-2000 ref "$HTTP_URL" 2000 0 1s
+want think-500 && closed_row think-500 ref "$HTTP_URL" 500 1s 1s
+want think-8000 && closed_row think-8000 ref "$HTTP_URL" 8000 1s 2s
+want think-15000 && closed_row think-15000 ref "$HTTP_URL" 15000 1s 3s
+for rate in 10 20 50; do
+    want "arrival-${rate}k" || continue
+    plan=$(arrival_plan "arrival-${rate}k" "${HTTP_URL%/}" "$(( rate * 1000 ))" 1000)
+    print_row "arrival-${rate}k" ref - < <(median_run throng_once "$plan")
+done
+want https-ref && closed_row https-ref https-ref "$HTTPS_URL" 50 0 0s
+want https-think-5000 && closed_row https-think-5000 https-ref "$HTTPS_URL" 5000 1s 2s
+if command -v wrk >/dev/null; then
+    want wrk-http && print_row wrk-http ref - < <(median_run wrk_once "$HTTP_URL")
+    want wrk-https && print_row wrk-https https-ref - < <(median_run wrk_once "$HTTPS_URL")
+fi
+if command -v h2load >/dev/null && want h2load-8000; then
+    print_row h2load-8000 ref - < <(median_run h2load_once "$HTTP_URL" 8000)
+fi
+
+echo
+ratio() { awk -v a="${CPU[$1]:-}" -v b="${CPU[$2]:-}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
+printf 'throng / wrk, keep-alive: HTTP %s, HTTPS %s\n' "$(ratio ref wrk-http)" "$(ratio https-ref wrk-https)"
+printf 'throng / h2load at 8000 idle connections (1 request/s each): %s\n' "$(ratio think-8000 h2load-8000)"
+printf '# load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
