@@ -25,7 +25,6 @@ void
 fast_response_init (FastResponse *r)
 {
     memset (r, 0, sizeof *r);
-    r->head = g_malloc (FAST_MAX_HEAD + 1);
     r->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
 }
 
@@ -33,6 +32,7 @@ void
 fast_response_clear (FastResponse *r)
 {
     g_clear_pointer (&r->head, g_free);
+    r->head_cap = 0;
     g_clear_pointer (&r->headers, soup_message_headers_unref);
 }
 
@@ -107,6 +107,26 @@ head_parsed (FastResponse *r, gsize end)
     return FAST_RESPONSE_HEAD;
 }
 
+/*
+ * Room for @need head bytes and a NUL.  Most heads are a few hundred
+ * bytes and most users idle: a buffer of the limit per connection would be
+ * 64 KiB of every idle user's memory, so it grows by doubling instead.
+ */
+static void
+head_reserve (FastResponse *r, gsize need)
+{
+    gsize cap = r->head_cap;
+
+    if (need + 1 <= cap)
+        return;
+    cap = MAX (cap, 1024);
+    while (cap < need + 1)
+        cap *= 2;
+    cap = MIN (cap, (gsize) FAST_MAX_HEAD + 1);
+    r->head = g_realloc (r->head, cap);
+    r->head_cap = cap;
+}
+
 /* Head bytes: where the next head ends, if it does within @data[0..len). */
 static FastResponseResult
 head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
@@ -126,6 +146,7 @@ head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
             if (end != 0)
                 n = end;
         }
+        head_reserve (r, old + n);
         memcpy (r->head + old, data + taken, n);
         r->head_len += n;
         /* Not "HTTP/": an HTTP/0.9 answer or garbage, refused at the first byte that shows it. */

@@ -30,7 +30,8 @@ typedef struct {
     guint64 max_body;
 
     int state;
-    guint8 *head; /* FAST_MAX_HEAD + 1 bytes: the head so far, and a NUL */
+    guint8 *head; /* the head so far, and a NUL: grown on demand up to FAST_MAX_HEAD + 1 bytes */
+    gsize head_cap;
     gsize head_len;
     gsize head_scanned;
     guint interim;
