@@ -40,6 +40,8 @@ static const char *const class_names[] = {
     [THRONG_ERROR_STATUS] = "status",
     [THRONG_ERROR_BODY_LIMIT] = "body-limit",
     [THRONG_ERROR_OTHER] = "other",
+    [THRONG_ERROR_CHECK] = "check",
+    [THRONG_ERROR_VARIABLE] = "variable",
 };
 
 const char *

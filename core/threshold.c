@@ -137,7 +137,7 @@ parse_metric (const char *text, Threshold *threshold)
         }
     }
     if (g_str_has_prefix (text, "errors.")) {
-        for (guint c = THRONG_ERROR_CONNECT; c <= THRONG_ERROR_OTHER; c++) {
+        for (guint c = THRONG_ERROR_CONNECT; c <= THRONG_ERROR_VARIABLE; c++) {
             if (strcmp (text + strlen ("errors."), throng_error_class_name (c)) == 0) {
                 threshold->metric = METRIC_ERROR_CLASS;
                 threshold->error_class = c;

@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <throng/node.h>
 #include <throng/sample.h>
+#include <throng/template.h>
 #include <throng/user.h>
 
 G_BEGIN_DECLS
@@ -27,6 +28,9 @@ G_BEGIN_DECLS
  * @options: (nullable): the scenario's own `<protocol>` map
  * @users: the largest number of users the scenario may run at once
  * @validate_only: TRUE under `throng validate`: check, but open nothing
+ * @scope: the scenario's #ThrongScope, for templates, variables and checks
+ *   (read it only when THRONG_STRUCT_HAS (setup, ThrongScenarioSetup,
+ *   scope): a core older than 0.3 does not have it).  Since 0.3
  *
  * What a protocol learns about a scenario when it is set up.  The struct
  * is valid only during `scenario_new`; the nodes it points to live as
@@ -41,6 +45,7 @@ typedef struct {
     const ThrongNode *options;
     guint users;
     gboolean validate_only;
+    ThrongScope *scope;
 } ThrongScenarioSetup;
 
 /**

@@ -26,6 +26,10 @@ G_BEGIN_DECLS
  * @THRONG_ERROR_STATUS: a complete response whose status was not expected
  * @THRONG_ERROR_BODY_LIMIT: the response body exceeded the configured limit
  * @THRONG_ERROR_OTHER: anything else (local I/O errors, resource limits)
+ * @THRONG_ERROR_CHECK: a response arrived but a check on it failed, or an
+ *   extractor without a default matched nothing.  Since 0.3
+ * @THRONG_ERROR_VARIABLE: the step needs a variable that is not set (an
+ *   earlier extractor failed), so nothing was sent.  Since 0.3
  *
  * Why a step failed.  Values are only ever appended; a reporter that meets
  * a value it does not know treats it as %THRONG_ERROR_OTHER.
@@ -44,6 +48,8 @@ typedef enum {
     THRONG_ERROR_STATUS,
     THRONG_ERROR_BODY_LIMIT,
     THRONG_ERROR_OTHER,
+    THRONG_ERROR_CHECK,
+    THRONG_ERROR_VARIABLE,
 } ThrongErrorClass;
 
 /**

@@ -14,6 +14,7 @@
 #include <throng/options.h>
 #include <throng/user.h>
 #include <throng/watch.h>
+#include <throng/template.h>
 #include <throng/summary.h>
 #include <throng/protocol.h>
 #include <throng/reporter.h>

@@ -58,7 +58,7 @@
  *
  * Since: 0.1
  */
-#define THRONG_VERSION_MINOR 2
+#define THRONG_VERSION_MINOR 3
 /**
  * THRONG_VERSION_MICRO:
  *
@@ -75,7 +75,7 @@
  *
  * Since: 0.1
  */
-#define THRONG_VERSION_STRING "0.2.0"
+#define THRONG_VERSION_STRING "0.3.0"
 
 /**
  * THRONG_ABI_VERSION:
