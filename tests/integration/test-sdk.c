@@ -438,7 +438,7 @@ static void
 test_install_layout (void)
 {
     static const char *const headers[] = { "throng.h",  "version.h", "sample.h",  "histogram.h",
-                                           "node.h",    "options.h", "user.h",    "watch.h",
+                                           "node.h",    "options.h", "user.h",    "watch.h", "template.h",
                                            "summary.h", "protocol.h", "reporter.h", "plugin.h",
                                            NULL };
     g_autofree char *pc = NULL;
