@@ -72,6 +72,81 @@ typedef struct {
 } ThrongStepSummary;
 
 /**
+ * ThrongCheckSummary:
+ * @name: the check's name, as throng_scope_add_check() got it
+ * @passes: how often it passed
+ * @fails: how often it failed
+ *
+ * One check of a scenario (docs/journeys.md).
+ *
+ * Since: 0.3
+ */
+typedef struct {
+    const char *name;
+    guint64 passes;
+    guint64 fails;
+    /*< private >*/
+    gpointer reserved[2];
+} ThrongCheckSummary;
+
+/**
+ * ThrongStepKind:
+ * @THRONG_STEP_REQUEST: a protocol step: its stats count requests
+ * @THRONG_STEP_GROUP: a `group` (a transaction): one sample per execution,
+ *   elapsed from its first child's start to its last child's end, failed
+ *   when a child failed.  Its samples are not requests: the scenario's and
+ *   the run's stats leave them out
+ *
+ * Values are only ever appended.
+ *
+ * Since: 0.3
+ */
+typedef enum {
+    THRONG_STEP_REQUEST,
+    THRONG_STEP_GROUP,
+} ThrongStepKind;
+
+/**
+ * ThrongStepInfo:
+ * @kind: what the step is
+ * @parent: the index (in the scenario's steps) of the group that encloses
+ *   the step, or -1 at the top level
+ * @depth: how many groups enclose it
+ *
+ * Since: 0.3
+ */
+typedef struct {
+    ThrongStepKind kind;
+    gint parent;
+    guint depth;
+    /*< private >*/
+    guint reserved[3];
+} ThrongStepInfo;
+
+/**
+ * ThrongScenarioJourney:
+ * @size: sizeof (ThrongScenarioJourney) as the core was built
+ * @checks: (array length=n_checks): the scenario's checks, in the order
+ *   they were added; over the interval in a snapshot, the run in the summary
+ * @n_checks: how many
+ * @step_info: (array length=n_steps): per step of the scenario, in the
+ *   order of #ThrongScenarioSummary.steps
+ * @data_exhausted: TRUE when the scenario's data set ran out of rows with
+ *   `on_exhausted: stop` and its users ended early
+ *
+ * What a scenario's journey adds to its summary.
+ *
+ * Since: 0.3
+ */
+typedef struct {
+    gsize size;
+    const ThrongCheckSummary *checks;
+    guint n_checks;
+    const ThrongStepInfo *step_info;
+    gboolean data_exhausted;
+} ThrongScenarioJourney;
+
+/**
  * ThrongScenarioSummary:
  * @name: the scenario's name
  * @users: configured (largest) number of users
@@ -95,8 +170,10 @@ typedef struct {
  *   `ramping-arrival-rate`): the iterations per second the schedule wants
  *   started at that time, the rate its stages have reached; 0 outside the
  *   scenario's time and in closed-model scenarios.  Since: 0.2
+ * @journey: (nullable): checks, groups and the data set's state; NULL from
+ *   a core older than 0.3 (the field was a reserved slot).  Since: 0.3
  *
- * The three fields of 0.2 took reserved slots, so the struct's size (the
+ * The three fields of 0.2 and the one of 0.3 took reserved slots, so the struct's size (the
  * stride of #ThrongSummary.scenarios) is that of 0.1.
  *
  * Since: 0.1
@@ -113,8 +190,7 @@ typedef struct {
     guint scheduled_users;
     gboolean has_scheduled;
     gdouble scheduled_rate;
-    /*< private >*/
-    gpointer reserved[1];
+    const ThrongScenarioJourney *journey;
 } ThrongScenarioSummary;
 
 /**
