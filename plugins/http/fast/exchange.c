@@ -34,6 +34,8 @@ step_finish (FastUser *u)
 {
     ThrongUser *user = u->user;
 
+    if (G_UNLIKELY (u->journey.active))
+        http_journey_abort (&u->journey, u->step, u->sample);
     u->state = ST_IDLE;
     u->step = NULL;
     u->sample = NULL;
@@ -104,6 +106,10 @@ write_some (FastUser *u)
     }
     u->state = ST_READING_HEAD;
     fast_response_start (&u->response, u->head_only, u->step->max_body);
+    if (G_UNLIKELY (u->journey.active && u->journey.keep)) {
+        http_journey_hop (&u->journey);
+        u->response.body = u->journey.body;
+    }
     fast_conn_watch (conn, G_IO_IN);
     if (fast_conn_pending (conn))
         read_some (u);
@@ -160,7 +166,10 @@ redirect (FastUser *u)
 {
     const HttpStep *step = u->step;
     GUri *next = u->hop.uri;
-    gssize body_len = fast_body_length (step, u->hop.method, u->hop.body);
+    const HttpRequestText *text = &u->journey.request;
+    gssize body_len = fast_body_length (step, text, u->hop.method, u->hop.body);
+    const char *body;
+    gsize length;
     g_autofree char *target = NULL;
 
     u->head_only = strcmp (u->hop.method, "HEAD") == 0;
@@ -175,11 +184,12 @@ redirect (FastUser *u)
     target = fast_uri_target (next);
     g_string_truncate (u->out, 0);
     fast_request_head_append (u->out, u->hop.method, u->host, u->port, u->tls, target,
-                              step->headers, body_len, !u->fs->keep_alive);
+                              http_request_headers (step, text), body_len, !u->fs->keep_alive);
     fast_append_cookies (u, next);
     g_string_append (u->out, "\r\n");
+    body = http_request_body (step, text, &length);
     if (body_len > 0)
-        g_string_append_len (u->out, g_bytes_get_data (step->body, NULL), body_len);
+        g_string_append_len (u->out, body, body_len);
     u->req = (const guint8 *)u->out->str;
     u->req_len = u->out->len;
     u->retried = FALSE;
@@ -205,10 +215,14 @@ response_done (FastUser *u, gboolean stray)
     else
         fast_conn_close (conn, FALSE);
 
-    if (http_hop_response (&u->hop, u->step, response->status, response->headers, u->sample))
+    if (http_hop_response (&u->hop, u->step, response->status, response->headers, u->sample)) {
         redirect (u);
-    else
-        step_finish (u);
+        return;
+    }
+    if (G_UNLIKELY (u->journey.active))
+        http_journey_end (&u->journey, u->step, u->user, response->status, response->headers,
+                          http_hop_uri (&u->hop, u->step), u->sample);
+    step_finish (u);
 }
 
 /*
