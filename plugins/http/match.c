@@ -46,6 +46,20 @@ json_root (HttpJudge *judge, const HttpResponseView *response)
     return judge->root;
 }
 
+/* The shortest text that reads back as @value (0.1, not 0.10000000000000001). */
+static const char *
+shortest_double (char *buffer, gsize size, gdouble value)
+{
+    static const char *const formats[] = { "%.15g", "%.16g", "%.17g" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+        g_ascii_formatd (buffer, (gint)size, formats[i], value);
+        if (g_ascii_strtod (buffer, NULL) == value)
+            break;
+    }
+    return buffer;
+}
+
 /*
  * A JSON value as text: a string's contents, a number or boolean as its
  * JSON text (7, not 7.0; 0.1, not 0.10000000000000001), null as `null`,
@@ -74,7 +88,7 @@ json_value_text (JsonNode *node, GString *out)
             if (value == (gdouble)(gint64)value && value > -9e15 && value < 9e15)
                 g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64)value);
             else
-                g_string_append (out, g_ascii_dtostr (number, sizeof number, value));
+                g_string_append (out, shortest_double (number, sizeof number, value));
             return;
         }
         case G_TYPE_BOOLEAN:
