@@ -3,13 +3,15 @@
  * The csv reporter: one row per sample in the result-file format of
  * JMeter (a "JTL" file), with JMeter's default header and column order,
  * so that JMeter's report generator and other JTL tools read it as their
- * own.  Rows are streamed through an OutputFile, which reaches the disk
- * only in whole rows.
+ * own.  A group's execution is a row as JMeter's Transaction Controller
+ * writes its parent sample (no data type, no URL).  Rows are streamed
+ * through an OutputFile, which reaches the disk only in whole rows.
  */
 #include <string.h>
 #include <throng/throng.h>
 
 #include "csv.h"
+#include "journey.h"
 #include "output.h"
 
 #define CSV_HEADER                                                                                \
@@ -35,6 +37,7 @@ typedef struct {
     char **thread_prefixes;       /* per scenario, "NAME S-" of the threadName column */
     gboolean *quote_threads;      /* per scenario, whether that column needs quotes */
     GPtrArray *step_labels;       /* per scenario, a GStrv */
+    GPtrArray *group_steps;       /* per scenario, a gboolean per step: a group (transaction) */
     guint *active_users;          /* per scenario, from the last snapshot (configured until then) */
     guint all_users;
 } Csv;
@@ -51,6 +54,7 @@ csv_free (gpointer self)
     g_strfreev (csv->thread_prefixes);
     g_free (csv->quote_threads);
     g_clear_pointer (&csv->step_labels, g_ptr_array_unref);
+    g_clear_pointer (&csv->group_steps, g_ptr_array_unref);
     g_free (csv->active_users);
     g_free (csv);
 }
@@ -91,12 +95,21 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
     csv->thread_prefixes = g_new0 (char *, run->n_scenarios + 1);
     csv->quote_threads = g_new0 (gboolean, MAX (run->n_scenarios, 1));
     csv->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    csv->group_steps = g_ptr_array_new_with_free_func (g_free);
     csv->active_users = g_new0 (guint, MAX (run->n_scenarios, 1));
     for (guint i = 0; i < run->n_scenarios; i++) {
         /* JMeter's "<group> <groupIndex>-": the scenario's index counts from 1. */
         csv->thread_prefixes[i] = g_strdup_printf ("%s %u-", run->scenario_names[i], i + 1);
         csv->quote_threads[i] = strpbrk (csv->thread_prefixes[i], ",\"\r\n") != NULL;
         g_ptr_array_add (csv->step_labels, g_strdupv ((char **) run->step_labels[i]));
+        guint n_steps
+            = run->step_labels[i] != NULL ? g_strv_length ((char **)run->step_labels[i]) : 0;
+        gboolean *groups = g_new0 (gboolean, MAX (n_steps, 1));
+        /* A step no protocol runs is a control step: until a snapshot says, a group. */
+        for (guint s = 0;
+             s < n_steps && run->step_protocols != NULL && run->step_protocols[i] != NULL; s++)
+            groups[s] = journey_protocol_is_group (run->step_protocols[i][s]);
+        g_ptr_array_add (csv->group_steps, groups);
         csv->active_users[i] = run->scenario_users[i];
         csv->all_users += run->scenario_users[i];
     }
@@ -143,10 +156,14 @@ static void
 csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
 {
     const char *label = "";
+    gboolean transaction = FALSE;
     if (sample->scenario < csv->n_scenarios) {
         char **labels = g_ptr_array_index (csv->step_labels, sample->scenario);
-        if (labels != NULL && sample->step < g_strv_length (labels))
+        gboolean *groups = g_ptr_array_index (csv->group_steps, sample->scenario);
+        if (labels != NULL && sample->step < g_strv_length (labels)) {
             label = labels[sample->step];
+            transaction = groups[sample->step];
+        }
     }
     gboolean success = sample->error == THRONG_ERROR_NONE;
     const char *class_name = throng_error_class_name (sample->error);
@@ -181,7 +198,11 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
         if (quote)
             g_string_append_c (out, '"');
     }
-    g_string_append (out, success ? ",text,true," : ",text,false,");
+    /* JMeter's Transaction Controller writes its parent sample without a data type. */
+    if (transaction)
+        g_string_append (out, success ? ",,true," : ",,false,");
+    else
+        g_string_append (out, success ? ",text,true," : ",text,false,");
     if (!success) {
         gboolean has_message = sample->message != NULL && *sample->message != '\0';
         g_autofree char *failure = NULL;
@@ -245,8 +266,16 @@ csv_snapshot (gpointer self, const ThrongSummary *snapshot)
         return;
     output_file_publish (csv->file);
     for (guint i = 0; i < snapshot->n_scenarios && i < csv->n_scenarios; i++) {
-        csv->active_users[i] = snapshot->scenarios[i].active_users;
-        all += snapshot->scenarios[i].active_users;
+        const ThrongScenarioSummary *scenario = &snapshot->scenarios[i];
+        char **labels = g_ptr_array_index (csv->step_labels, i);
+        gboolean *groups = g_ptr_array_index (csv->group_steps, i);
+        guint n_steps = labels != NULL ? g_strv_length (labels) : 0;
+
+        csv->active_users[i] = scenario->active_users;
+        all += scenario->active_users;
+        for (guint s = 0; s < n_steps && s < scenario->n_steps && journey_get (scenario) != NULL;
+             s++)
+            groups[s] = journey_step_kind (scenario, s) == THRONG_STEP_GROUP;
     }
     csv->all_users = all;
 }

@@ -253,7 +253,8 @@ resolve_target (const HttpStep *step, HttpRequestText *text)
 
         uri = g_uri_parse_relative (base, url, G_URI_FLAGS_ENCODED, NULL);
         if (uri == NULL || g_uri_get_host (uri) == NULL) {
-            g_string_printf (text->message, "url expands to '%.80s', which is not a valid URL", url);
+            g_string_printf (text->message, "url expands to '%.80s', which is not a valid URL",
+                             url);
             return FALSE;
         }
         port = g_uri_get_port (uri);

@@ -17,8 +17,8 @@
 
 /* A user's expansion of the step in flight; every buffer is reused. */
 typedef struct {
-    GString *url;     /* the url's expansion */
-    GString *target;  /* the path and query sent */
+    GString *url;    /* the url's expansion */
+    GString *target; /* the path and query sent */
     GString *body;
     GString *values;  /* expanded header values, each ending in a NUL */
     GArray *offsets;  /* gsize: where each header's value starts in values */
@@ -38,10 +38,11 @@ char *http_url_placeholder (const char *text);
 
 /*
  * Compiles the parts of @step that have `${`, from the nodes that set
- * them (@url and @body: the nodes that set those options); a part whose template turns out literal ($${ only) gets its text
- * back.  Leaves @options->url the text to check at load (the placeholder
- * form when templated) and @options->body the literal body.  No-op when
- * @scope is NULL (a core older than 0.3).
+ * them (@url and @body: the nodes that set those options).  A part whose
+ * template turns out literal (`$${` only) gets its text back.  Leaves
+ * @options->url the text to check at load (the placeholder form when
+ * templated) and @options->body the literal body.  No-op when @scope is
+ * NULL (a core older than 0.3).
  */
 gboolean http_step_templates_compile (HttpStep *step, ThrongScope *scope, HttpOptions *options,
                                       const ThrongNode *url, const ThrongNode *body,

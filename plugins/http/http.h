@@ -105,13 +105,13 @@ typedef struct {
 
     /* journeys (expand.h): NULL when the part is literal, as it is without `${` */
     ThrongTemplate *url_template;
-    GUri *base_uri;             /* what a templated relative url resolves against */
+    GUri *base_uri;                    /* what a templated relative url resolves against */
     ThrongTemplate **header_templates; /* per entry of headers, or NULL when none is templated */
     ThrongTemplate *body_template;
-    gboolean templated;         /* any of the three: the request is built per request */
-    HttpRules *rules;           /* extractors and checks (rules.h), NULL when none */
-    gboolean keep_body;         /* a rule reads the body: transports buffer it */
-    gint debug_left;            /* --http-debug: requests still to print (atomic) */
+    gboolean templated; /* any of the three: the request is built per request */
+    HttpRules *rules;   /* extractors and checks (rules.h), NULL when none */
+    gboolean keep_body; /* a rule reads the body: transports buffer it */
+    gint debug_left;    /* --http-debug: requests still to print (atomic) */
 } HttpStep;
 
 /* TRUE when @status is one the step accepts. */

@@ -15,9 +15,9 @@
 typedef struct {
     HttpRequestText request;
     HttpJudge judge;
-    GString *body;  /* the final response's body, while `keep` */
-    gboolean keep;  /* this exchange keeps the body (a rule or the debug print reads it) */
-    gboolean debug; /* this exchange is printed */
+    GString *body;   /* the final response's body, while `keep` */
+    gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
+    gboolean debug;  /* this exchange is printed */
     gboolean active; /* http_journey_begin() ran for the exchange in flight */
 } HttpJourney;
 

@@ -287,7 +287,8 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
         g_string_truncate (text, 0);
         found = json_find (check->path, response, judge, text);
         if (!found) {
-            g_string_append (seen, json_root (judge, response) != NULL ? "nothing" : "no JSON body");
+            g_string_append (seen,
+                             json_root (judge, response) != NULL ? "nothing" : "no JSON body");
             return check->test == HTTP_TEST_ABSENT;
         }
         seen_append (seen, text->str, text->len);

@@ -153,16 +153,15 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     step->method = g_ascii_strup (options.method, -1);
 
     written_url = g_strdup (options.url);
-    if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body,
-                                          error)
+    if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body, error)
         || !resolve_url (step, &options, &nodes, where, error)
         || !load_body (step, scenario->scope, &options, &nodes, where, error))
         goto out;
     if (step->url_template != NULL) {
         /* The sample's resource: the url as written, on the step's origin. */
-        g_autofree char *origin = g_uri_join (G_URI_FLAGS_ENCODED, g_uri_get_scheme (step->uri),
-                                              NULL, g_uri_get_host (step->uri),
-                                              g_uri_get_port (step->uri), "", NULL, NULL);
+        g_autofree char *origin
+            = g_uri_join (G_URI_FLAGS_ENCODED, g_uri_get_scheme (step->uri), NULL,
+                          g_uri_get_host (step->uri), g_uri_get_port (step->uri), "", NULL, NULL);
         g_free (step->url);
         step->url = *written_url == '/' ? g_strconcat (origin, written_url, NULL)
                                         : g_strdup (written_url);

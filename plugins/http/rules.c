@@ -185,8 +185,7 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
     } else if (spec.regex != NULL) {
         extractor.kind = HTTP_EXTRACT_REGEX;
         extractor.arg = g_steal_pointer (&spec.regex);
-        extractor.regex
-            = regex_compile (throng_node_lookup (value, "regex"), extractor.arg, error);
+        extractor.regex = regex_compile (throng_node_lookup (value, "regex"), extractor.arg, error);
         if (extractor.regex == NULL)
             goto out;
         if ((gint)spec.group > g_regex_get_capture_count (extractor.regex)) {
@@ -230,7 +229,8 @@ status_load (HttpCheck *check, const ThrongNode *node, GError **error)
 
     if (throng_node_kind (node) == THRONG_NODE_SCALAR && !throng_node_is_null (node)) {
         g_string_append (list, throng_node_scalar (node));
-    } else if (throng_node_kind (node) == THRONG_NODE_SEQUENCE && throng_node_n_children (node) > 0) {
+    } else if (throng_node_kind (node) == THRONG_NODE_SEQUENCE
+               && throng_node_n_children (node) > 0) {
         for (guint i = 0; i < throng_node_n_children (node); i++) {
             const ThrongNode *item = throng_node_child (node, i);
             if (throng_node_kind (item) != THRONG_NODE_SCALAR) {
@@ -257,8 +257,7 @@ status_load (HttpCheck *check, const ThrongNode *node, GError **error)
 
 /* The test a json or header check makes: exists (the default), equals, matches or contains. */
 static gboolean
-test_load (HttpCheck *check, CheckSpec *spec, const ThrongNode *map, gboolean json,
-           GError **error)
+test_load (HttpCheck *check, CheckSpec *spec, const ThrongNode *map, gboolean json, GError **error)
 {
     const char *subject = json ? spec->json : spec->header;
     const char *what = json ? "json" : "header";
@@ -346,7 +345,8 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
     } else if (spec.body_regex != NULL) {
         check.kind = HTTP_CHECK_BODY_REGEX;
         check.test = HTTP_TEST_MATCHES;
-        check.regex = regex_compile (throng_node_lookup (map, "body_regex"), spec.body_regex, error);
+        check.regex
+            = regex_compile (throng_node_lookup (map, "body_regex"), spec.body_regex, error);
         if (check.regex == NULL)
             goto out;
         check.name = g_strdup_printf ("body matches /%s/", spec.body_regex);
@@ -366,8 +366,8 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
     } else {
         check.kind = HTTP_CHECK_DURATION;
         check.max_us = spec.duration_max;
-        check.name = g_strdup_printf ("duration <= %s",
-                                      throng_node_scalar (throng_node_lookup (map, "duration_max")));
+        check.name = g_strdup_printf (
+            "duration <= %s", throng_node_scalar (throng_node_lookup (map, "duration_max")));
     }
     check.index = throng_scope_add_check (scope, check.name);
     g_array_append_val (rules->checks, check);
@@ -468,17 +468,16 @@ http_rules_judge (const HttpRules *rules, ThrongUser *user, const HttpResponseVi
         const HttpExtractor *extractor = &g_array_index (rules->extractors, HttpExtractor, i);
 
         if (http_extract_eval (extractor, response, judge, judge->text)) {
-            throng_user_set_var (user, extractor->slot, judge->text->str,
-                                 (gssize)judge->text->len);
+            throng_user_set_var (user, extractor->slot, judge->text->str, (gssize)judge->text->len);
         } else if (extractor->fallback != NULL) {
             throng_user_set_var (user, extractor->slot, extractor->fallback, -1);
         } else if (!failed) {
             failed = TRUE;
-            g_string_printf (message, "extractor '%s' (%s %s) found nothing in ",
-                             extractor->var, extractor->kind == HTTP_EXTRACT_JSON ? "json"
-                             : extractor->kind == HTTP_EXTRACT_REGEX             ? "regex"
-                             : extractor->kind == HTTP_EXTRACT_HEADER            ? "header"
-                                                                                 : "cookie",
+            g_string_printf (message, "extractor '%s' (%s %s) found nothing in ", extractor->var,
+                             extractor->kind == HTTP_EXTRACT_JSON     ? "json"
+                             : extractor->kind == HTTP_EXTRACT_REGEX  ? "regex"
+                             : extractor->kind == HTTP_EXTRACT_HEADER ? "header"
+                                                                      : "cookie",
                              extractor->arg);
             extractor_seen (extractor, response, message);
             sample->error = THRONG_ERROR_CHECK;

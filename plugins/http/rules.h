@@ -62,9 +62,9 @@ typedef struct {
     guint64 expect[10]; /* status: as HttpStep.expect */
     char *subject;      /* json: the path; header: the name */
     JsonPath *path;
-    char *value;        /* equals / contains / body_contains */
-    GRegex *regex;      /* matches / body_regex */
-    gint64 max_us;      /* duration_max */
+    char *value;   /* equals / contains / body_contains */
+    GRegex *regex; /* matches / body_regex */
+    gint64 max_us; /* duration_max */
 } HttpCheck;
 
 struct _HttpRules {

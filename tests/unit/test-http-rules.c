@@ -44,7 +44,7 @@ typedef struct {
     HttpExtractKind kind;
     const char *arg;
     guint group;
-    const char *body; /* NULL: json_body */
+    const char *body;   /* NULL: json_body */
     const char *expect; /* NULL: no match */
 } ExtractCase;
 
@@ -155,14 +155,14 @@ static const CheckCase check_cases[] = {
       "no such header" },
     { "header-absent/ok", HTTP_CHECK_HEADER, HTTP_TEST_ABSENT, "X-Nope", NULL, 0, NULL, TRUE,
       NULL },
-    { "header-equals/ok", HTTP_CHECK_HEADER, HTTP_TEST_EQUALS, "X-Request-Id", "r-1", 0, NULL,
-      TRUE, NULL },
+    { "header-equals/ok", HTTP_CHECK_HEADER, HTTP_TEST_EQUALS, "X-Request-Id", "r-1", 0, NULL, TRUE,
+      NULL },
     { "header-equals/fail", HTTP_CHECK_HEADER, HTTP_TEST_EQUALS, "X-Request-Id", "r-2", 0, NULL,
       FALSE, "r-1" },
     { "header-contains/ok", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "json", 0, NULL,
       TRUE, NULL },
-    { "header-contains/fail", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "xml", 0,
-      NULL, FALSE, "application/json; charset=utf-8" },
+    { "header-contains/fail", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "xml", 0, NULL,
+      FALSE, "application/json; charset=utf-8" },
 };
 
 static void
@@ -184,8 +184,8 @@ test_check (gconstpointer data)
     if (c->kind == HTTP_CHECK_STATUS) {
         g_auto (GStrv) items = g_strsplit (c->subject, ",", -1);
         for (guint i = 0; items[i] != NULL; i++) {
-            guint first = items[i][1] == 'x' ? (guint)(items[i][0] - '0') * 100
-                                             : (guint)atoi (items[i]);
+            guint first
+                = items[i][1] == 'x' ? (guint)(items[i][0] - '0') * 100 : (guint)atoi (items[i]);
             guint last = items[i][1] == 'x' ? first + 99 : first;
             for (guint s = first; s <= last; s++)
                 check.expect[(s - 100) / 64] |= G_GUINT64_CONSTANT (1) << ((s - 100) % 64);
