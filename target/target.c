@@ -10,6 +10,7 @@
  * request counter (atomic).
  */
 #include "target.h"
+#include "shop.h"
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
@@ -342,7 +343,7 @@ on_request (SoupServer *server,
         route_cookie (msg);
     else if (g_str_has_prefix (path, "/redirect/"))
         route_redirect (msg, path + strlen ("/redirect/"));
-    else
+    else if (!throng_target_shop_route (msg, path, query))
         respond_text (msg, SOUP_STATUS_NOT_FOUND, "not found\n");
 }
 
