@@ -10,7 +10,9 @@
 #
 # Settings (environment, with defaults): CLIENT_CPU (0), SERVER_CPU (1),
 # HTTP_PORT (28080), HTTPS_PORT (28443), NGINX_CONNECTIONS (8192): nginx's
-# worker_connections, raised by a benchmark that opens more.
+# worker_connections, raised by a benchmark that opens more; NGINX_LOCATIONS
+# (empty): more `location` blocks for nginx's server, set by a benchmark
+# that needs other answers than "ok".
 #
 # After bench_setup: THRONG, NGINX, WORK, HTTP_URL, HTTPS_URL (with a
 # trailing slash) and $WORK/ca.pem, the CA a client trusts.
@@ -20,6 +22,7 @@ SERVER_CPU=${SERVER_CPU:-1}
 HTTP_PORT=${HTTP_PORT:-28080}
 HTTPS_PORT=${HTTPS_PORT:-28443}
 NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-8192}
+NGINX_LOCATIONS=${NGINX_LOCATIONS:-}
 
 NGINX_PID=
 WORK=
@@ -95,6 +98,7 @@ http {
     ssl_session_cache shared:SSL:20m;
     ssl_session_tickets on;
     location / { return 200 "ok\n"; }
+    $NGINX_LOCATIONS
   }
 }
 EOF
