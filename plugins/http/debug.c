@@ -51,19 +51,22 @@ append_headers (GString *out, const char *prefix, SoupMessageHeaders *headers)
         g_string_append_printf (out, "%s%s: %s\n", prefix, name, value);
 }
 
+/* A blank @mark line, then the start of @body, each line after "@mark ". */
 static void
-append_body (GString *out, const char *prefix, const char *body, gsize length)
+append_body (GString *out, char mark, const char *body, gsize length)
 {
     gsize shown = MIN (length, DEBUG_BODY);
 
     if (length == 0)
         return;
-    g_string_append_printf (out, "%s\n%s", prefix, prefix);
+    g_string_append_printf (out, "%c\n%c ", mark, mark);
     for (gsize i = 0; i < shown; i++) {
         char c = body[i];
-        if (c == '\n')
-            g_string_append_printf (out, "\n%s", prefix);
-        else if (c == '\r' || c == '\t' || (guchar)c >= 0x20)
+        if (c == '\n' && i + 1 < shown)
+            g_string_append_printf (out, "\n%c ", mark);
+        else if (c == '\n' || c == '\r')
+            continue;
+        else if (c == '\t' || (guchar)c >= 0x20)
             g_string_append_c (out, c);
         else
             g_string_append_c (out, '.');
@@ -88,7 +91,7 @@ http_debug_request (const HttpStep *step, const HttpRequestText *text)
         g_string_append_printf (out, "> %s: %s\n", header->name, header->value);
     }
     body = http_request_body (step, text, &length);
-    append_body (out, ">", body, length);
+    append_body (out, '>', body, length);
     g_printerr ("%s", out->str);
 }
 
@@ -102,7 +105,7 @@ http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *hea
         g_string_append_printf (out, "< %u %s\n", status, soup_status_get_phrase (status));
         append_headers (out, "< ", headers);
         if (body != NULL)
-            append_body (out, "<", body->str, body->len);
+            append_body (out, '<', body->str, body->len);
     }
     if (sample->error == THRONG_ERROR_NONE)
         g_string_append (out, "! ok\n");
