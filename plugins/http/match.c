@@ -14,6 +14,7 @@ http_judge_init (HttpJudge *judge)
 {
     memset (judge, 0, sizeof *judge);
     judge->text = g_string_sized_new (64);
+    judge->seen = g_string_sized_new (64);
     judge->message = g_string_sized_new (128);
 }
 
@@ -23,6 +24,8 @@ http_judge_clear (HttpJudge *judge)
     g_clear_object (&judge->parser);
     if (judge->text != NULL)
         g_string_free (judge->text, TRUE);
+    if (judge->seen != NULL)
+        g_string_free (judge->seen, TRUE);
     if (judge->message != NULL)
         g_string_free (judge->message, TRUE);
     memset (judge, 0, sizeof *judge);

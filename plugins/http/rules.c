@@ -486,13 +486,13 @@ http_rules_judge (const HttpRules *rules, ThrongUser *user, const HttpResponseVi
     }
     for (guint i = 0; i < rules->checks->len; i++) {
         const HttpCheck *check = &g_array_index (rules->checks, HttpCheck, i);
-        gboolean passed = http_check_eval (check, response, judge, judge->text);
+        gboolean passed = http_check_eval (check, response, judge, judge->seen);
 
         throng_user_record_check (user, check->index, passed);
         if (passed || failed)
             continue;
         failed = TRUE;
-        g_string_printf (message, "check '%s' failed, saw '%s'", check->name, judge->text->str);
+        g_string_printf (message, "check '%s' failed, saw '%s'", check->name, judge->seen->str);
         sample->error = THRONG_ERROR_CHECK;
         throng_sample_set_message (sample, message->str);
     }

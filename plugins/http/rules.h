@@ -98,7 +98,8 @@ typedef struct {
     JsonParser *parser;
     JsonNode *root; /* the parsed body, or NULL */
     gboolean parsed;
-    GString *text;    /* an extracted value */
+    GString *text;    /* an extracted value, or the value a check reads */
+    GString *seen;    /* what a check saw, for its failure message */
     GString *message; /* the failure message */
 } HttpJudge;
 

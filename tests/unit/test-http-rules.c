@@ -202,6 +202,10 @@ test_check (gconstpointer data)
     g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
     if (c->seen != NULL)
         g_assert_cmpstr (seen->str, ==, c->seen);
+    /* As http_rules_judge() calls it: the judge's own buffer for what was seen. */
+    g_assert_cmpint (http_check_eval (&check, &view, &judge, judge.seen), ==, c->passes);
+    if (c->seen != NULL)
+        g_assert_cmpstr (judge.seen->str, ==, c->seen);
     http_judge_clear (&judge);
     g_clear_object (&check.path);
     g_clear_pointer (&check.regex, g_regex_unref);
