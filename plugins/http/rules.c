@@ -267,7 +267,7 @@ test_load (HttpCheck *check, CheckSpec *spec, const ThrongNode *map, gboolean js
 
     if (tests > 1) {
         throng_node_set_error (map, error, THRONG_PLAN_ERROR_INVALID,
-                               "a %s check takes one of exists, equals, %s", what,
+                               "a %s check takes one of exists, equals or %s", what,
                                json ? "matches" : "contains");
         return FALSE;
     }

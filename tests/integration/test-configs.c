@@ -132,7 +132,7 @@ main (int argc, char **argv)
     g_test_add_func ("/configs/validate", test_validate_all);
     g_test_add ("/configs/demo", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_demo,
                 throng_test_tmpdir_teardown);
-    g_test_add ("/configs/journey", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
-                test_journey, throng_test_tmpdir_teardown);
+    g_test_add ("/configs/journey", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_journey,
+                throng_test_tmpdir_teardown);
     return g_test_run ();
 }

@@ -618,6 +618,65 @@ test_debug (Fixture *f, gconstpointer data)
     g_assert_nonnull (strstr (err, "echo"));
 }
 
+/* Plans the http plugin refuses at load: each message and where it points. */
+static void
+test_bad_plans (void)
+{
+    static const struct {
+        const char *http;  /* the step's http map, after `url: /x, ` */
+        const char *error; /* after "plan.yaml:" */
+    } cases[] = {
+        { "check: [ { json: \"$.[bad\" } ]",
+          "8:43: '$.[bad' is not a valid JSONPath: Missing member name or wildcard after . "
+          "character" },
+        { "extract: { v: { regex: '(a' } }",
+          "8:49: invalid regex '(a' at character 2: missing terminating )" },
+        { "check: [ { status: 200, body_contains: x } ]",
+          "8:35: a check takes exactly one of status, body_contains, body_regex, json, header or "
+          "duration_max" },
+        { "check: [ { stauts: 200 } ]",
+          "8:37: unknown key 'stauts' in check; did you mean 'status'?" },
+        { "extract: { v: { default: x } }",
+          "8:40: extractor 'v' takes exactly one of json, regex, header, cookie or status: true" },
+        { "extract: { v: { json: $.a, group: 1 } }", "8:60: group goes with regex" },
+        { "extract: { v: { regex: 'a(b)', group: 2 } }",
+          "8:64: group 2, but the regex has 1 group(s)" },
+        { "check: [ { status: 999 } ]",
+          "8:45: '999' is not a status (100-599), a range (200-299) or a class (2xx)" },
+        { "check: { status: 200 }", "8:33: check is a list, like [ { status: 200 } ]" },
+        { "check: [ { body_contains: x, exists: true } ]",
+          "8:35: exists, equals, matches and contains go with json or header" },
+        { "check: [ { header: X, matches: y } ]",
+          "8:57: a header check takes exists, equals or contains" },
+        { "check: [ { json: $.a, equals: 1, matches: x } ]",
+          "8:35: a json check takes one of exists, equals or matches" },
+        { "check: [ { body_regex: 'a[' } ]",
+          "8:49: invalid regex 'a[' at character 2: missing terminating ] for character class" },
+    };
+    char *dir = throng_test_tmpdir_new ();
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *yaml = g_strdup_printf ("name: t\n"
+                                                 "scenarios:\n"
+                                                 "  - name: s\n"
+                                                 "    users: 1\n"
+                                                 "    iterations: 1\n"
+                                                 "    http: { base_url: \"http://127.0.0.1:1\" }\n"
+                                                 "    steps:\n"
+                                                 "      - http: { url: /x, %s }\n",
+                                                 cases[i].http);
+        g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", yaml);
+        g_autofree char *expected = g_strdup_printf ("%s:%s\n", plan, cases[i].error);
+        g_autofree char *err = NULL;
+        int status = throng_test_runv (30, NULL, &err, "validate", plan, NULL);
+
+        g_test_message ("%s", cases[i].http);
+        g_assert_cmpint (status, ==, 2);
+        g_assert_cmpstr (err, ==, expected);
+    }
+    throng_test_tmpdir_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -640,6 +699,7 @@ main (int argc, char **argv)
     };
 
     g_test_init (&argc, &argv, NULL);
+    g_test_add_func ("/journeys/bad-plans", test_bad_plans);
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
             if (t > 0 && !cases[i].both)
