@@ -572,6 +572,8 @@ test_group_timing (Fixture *f, gconstpointer data)
             continue;
         }
         g_assert_cmpstr (g_ptr_array_index (fields, 2), ==, "pair");
+        g_assert_cmpstr (g_ptr_array_index (fields, 4), ==,
+                         "Number of samples in transaction : 2, number of failing samples : 0");
         g_assert_cmpuint (n_children, ==, 2);
         /* Rounded to whole ms each: allow one per child. */
         g_assert_cmpint (elapsed, >=, children - (gint64)n_children);
