@@ -109,14 +109,30 @@ json_value_text (JsonNode *node, GString *out)
     }
 }
 
-/* The first value @path finds in the body, as text into @out; FALSE when none. */
+/*
+ * The first value @path finds in the body, as text into @out; FALSE when
+ * none.  A plain path is read by a scan (jsonpath.c); *@not_json (may be
+ * NULL) says whether the body failed to read as JSON.
+ */
 static gboolean
-json_find (JsonPath *path, const HttpResponseView *response, HttpJudge *judge, GString *out)
+json_find (JsonPath *path, const HttpJsonPath *scan, const HttpResponseView *response,
+           HttpJudge *judge, GString *out, gboolean *not_json)
 {
-    JsonNode *root = json_root (judge, response);
+    JsonNode *root;
     g_autoptr (JsonNode) matches = NULL;
     JsonArray *array;
 
+    if (scan != NULL) {
+        HttpJsonFound found = response->body != NULL ? http_json_path_find (scan, response->body,
+                                                                            response->body_len, out)
+                                                     : HTTP_JSON_INVALID;
+        if (not_json != NULL)
+            *not_json = found == HTTP_JSON_INVALID;
+        return found == HTTP_JSON_FOUND;
+    }
+    root = json_root (judge, response);
+    if (not_json != NULL)
+        *not_json = root == NULL;
     if (root == NULL)
         return FALSE;
     matches = json_path_match (path, root);
@@ -188,7 +204,7 @@ http_extract_eval (const HttpExtractor *extractor, const HttpResponseView *respo
     g_string_truncate (out, 0);
     switch (extractor->kind) {
     case HTTP_EXTRACT_JSON:
-        return json_find (extractor->path, response, judge, out);
+        return json_find (extractor->path, extractor->scan, response, judge, out, NULL);
     case HTTP_EXTRACT_REGEX:
         return regex_find (extractor->regex, extractor->group, response, out);
     case HTTP_EXTRACT_HEADER:
@@ -266,7 +282,7 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
 {
     GString *text = judge->text;
     const char *value;
-    gboolean found;
+    gboolean found, not_json;
 
     g_string_truncate (seen, 0);
     switch (check->kind) {
@@ -288,10 +304,9 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
                && regex_matches (check->regex, response->body, response->body_len);
     case HTTP_CHECK_JSON:
         g_string_truncate (text, 0);
-        found = json_find (check->path, response, judge, text);
+        found = json_find (check->path, check->scan, response, judge, text, &not_json);
         if (!found) {
-            g_string_append (seen,
-                             json_root (judge, response) != NULL ? "nothing" : "no JSON body");
+            g_string_append (seen, not_json ? "no JSON body" : "nothing");
             return check->test == HTTP_TEST_ABSENT;
         }
         seen_append (seen, text->str, text->len);

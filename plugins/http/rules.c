@@ -75,6 +75,7 @@ extractor_clear (gpointer data)
     g_free (extractor->var);
     g_free (extractor->arg);
     g_clear_object (&extractor->path);
+    g_clear_pointer (&extractor->scan, http_json_path_free);
     g_clear_pointer (&extractor->regex, g_regex_unref);
     g_free (extractor->fallback);
 }
@@ -87,6 +88,7 @@ check_clear (gpointer data)
     g_free (check->name);
     g_free (check->subject);
     g_clear_object (&check->path);
+    g_clear_pointer (&check->scan, http_json_path_free);
     g_free (check->value);
     g_clear_pointer (&check->regex, g_regex_unref);
 }
@@ -181,6 +183,7 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
         extractor.path = path_compile (throng_node_lookup (value, "json"), extractor.arg, error);
         if (extractor.path == NULL)
             goto out;
+        extractor.scan = http_json_path_new (extractor.arg);
         rules->needs_body = rules->needs_json = TRUE;
     } else if (spec.regex != NULL) {
         extractor.kind = HTTP_EXTRACT_REGEX;
@@ -356,6 +359,7 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
         check.path = path_compile (throng_node_lookup (map, "json"), spec.json, error);
         if (check.path == NULL || !test_load (&check, &spec, map, TRUE, error))
             goto out;
+        check.scan = http_json_path_new (spec.json);
         check.subject = g_steal_pointer (&spec.json);
         rules->needs_body = rules->needs_json = TRUE;
     } else if (spec.header != NULL) {

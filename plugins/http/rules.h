@@ -11,6 +11,7 @@
 #pragma once
 
 #include "http.h"
+#include "jsonpath.h"
 
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
@@ -28,13 +29,14 @@ typedef enum {
 
 typedef struct {
     HttpExtractKind kind;
-    char *var;      /* the variable it assigns, without `vars.` */
-    gint slot;      /* the variable's slot in the scope */
-    char *arg;      /* the JSONPath, pattern, header or cookie name as written */
-    JsonPath *path; /* json */
-    GRegex *regex;  /* regex */
-    guint group;    /* regex: the group whose text is kept (0: the whole match) */
-    char *fallback; /* `default`, or NULL: no match fails the step */
+    char *var;          /* the variable it assigns, without `vars.` */
+    gint slot;          /* the variable's slot in the scope */
+    char *arg;          /* the JSONPath, pattern, header or cookie name as written */
+    JsonPath *path;     /* json */
+    HttpJsonPath *scan; /* json, when the path is plain members and indexes: read by a scan */
+    GRegex *regex;      /* regex */
+    guint group;        /* regex: the group whose text is kept (0: the whole match) */
+    char *fallback;     /* `default`, or NULL: no match fails the step */
 } HttpExtractor;
 
 typedef enum {
@@ -62,9 +64,10 @@ typedef struct {
     guint64 expect[10]; /* status: as HttpStep.expect */
     char *subject;      /* json: the path; header: the name */
     JsonPath *path;
-    char *value;   /* equals / contains / body_contains */
-    GRegex *regex; /* matches / body_regex */
-    gint64 max_us; /* duration_max */
+    HttpJsonPath *scan; /* as in HttpExtractor */
+    char *value;        /* equals / contains / body_contains */
+    GRegex *regex;      /* matches / body_regex */
+    gint64 max_us;      /* duration_max */
 } HttpCheck;
 
 struct _HttpRules {

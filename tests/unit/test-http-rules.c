@@ -52,7 +52,6 @@ static const ExtractCase extract_cases[] = {
     { HTTP_EXTRACT_JSON, "$.token", 0, NULL, "abc" },
     { HTTP_EXTRACT_JSON, "$.n", 0, NULL, "7" },
     { HTTP_EXTRACT_JSON, "$.f", 0, NULL, "0.1" },
-    { HTTP_EXTRACT_JSON, "$.big", 0, NULL, "1000" },
     { HTTP_EXTRACT_JSON, "$.ok", 0, NULL, "true" },
     { HTTP_EXTRACT_JSON, "$.none", 0, NULL, "null" },
     { HTTP_EXTRACT_JSON, "$.items[0].id", 0, NULL, "11" },
@@ -100,6 +99,13 @@ test_extract (gconstpointer data)
     } else {
         g_assert_true (found);
         g_assert_cmpstr (out->str, ==, c->expect);
+    }
+    /* A plain path is read by a scan too: the same answer. */
+    if (c->kind == HTTP_EXTRACT_JSON && (extractor.scan = http_json_path_new (c->arg)) != NULL) {
+        g_assert_cmpint (http_extract_eval (&extractor, &view, &judge, out), ==, found);
+        if (found)
+            g_assert_cmpstr (out->str, ==, c->expect);
+        http_json_path_free (extractor.scan);
     }
     http_judge_clear (&judge);
     g_clear_object (&extractor.path);
@@ -202,13 +208,77 @@ test_check (gconstpointer data)
     g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
     if (c->seen != NULL)
         g_assert_cmpstr (seen->str, ==, c->seen);
+    if (c->kind == HTTP_CHECK_JSON && (check.scan = http_json_path_new (c->subject)) != NULL) {
+        g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
+        if (c->seen != NULL)
+            g_assert_cmpstr (seen->str, ==, c->seen);
+    }
     /* As http_rules_judge() calls it: the judge's own buffer for what was seen. */
     g_assert_cmpint (http_check_eval (&check, &view, &judge, judge.seen), ==, c->passes);
     if (c->seen != NULL)
         g_assert_cmpstr (judge.seen->str, ==, c->seen);
     http_judge_clear (&judge);
     g_clear_object (&check.path);
+    g_clear_pointer (&check.scan, http_json_path_free);
     g_clear_pointer (&check.regex, g_regex_unref);
+}
+
+/* Paths the scan takes, and the ones it leaves to json-glib. */
+static void
+test_scan_compile (void)
+{
+    static const char *const plain[]
+        = { "$", "$.a", "$.a.b", "$.items[0].id", "$['a b']", "$[\"x\"][2]", "$[10]" };
+    static const char *const other[]
+        = { "$..a", "$.*", "$.a[*]", "$[0:2]", "$[0,1]", "$[?(@.a)]", "a", "$.", "$[x]" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (plain); i++) {
+        HttpJsonPath *path = http_json_path_new (plain[i]);
+        g_assert_nonnull (path);
+        http_json_path_free (path);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (other); i++)
+        g_assert_null (http_json_path_new (other[i]));
+}
+
+typedef struct {
+    const char *path;
+    const char *body;
+    HttpJsonFound found;
+    const char *value;
+} ScanCase;
+
+static const ScanCase scan_cases[] = {
+    { "$.a", "{\"a\": 1e3}", HTTP_JSON_FOUND, "1e3" },
+    { "$.a", " \n{ \"b\" : [1, {\"a\": 2}], \"a\" : \"x\" } ", HTTP_JSON_FOUND, "x" },
+    { "$.a", "{\"a\": \"q\\\"\\n\\u00e9\\ud83d\\ude00\"}", HTTP_JSON_FOUND, "q\"\né😀" },
+    { "$['a b']", "{\"a b\": true}", HTTP_JSON_FOUND, "true" },
+    { "$.k", "{\"\\u006b\": 5}", HTTP_JSON_FOUND, "5" },
+    { "$.o", "{\"o\": { \"x\" : [ 1 , \"a b\" ] }}", HTTP_JSON_FOUND, "{\"x\":[1,\"a b\"]}" },
+    { "$[2]", "[0, \"}\", [3]]", HTTP_JSON_FOUND, "[3]" },
+    { "$[3]", "[0, 1]", HTTP_JSON_ABSENT, NULL },
+    { "$.a", "{}", HTTP_JSON_ABSENT, NULL },
+    { "$.a.b", "{\"a\": 7}", HTTP_JSON_ABSENT, NULL },
+    { "$.a", "[1]", HTTP_JSON_ABSENT, NULL },
+    { "$.a", "<html>", HTTP_JSON_INVALID, NULL },
+    { "$.a", "", HTTP_JSON_INVALID, NULL },
+    { "$.a", "{\"b\": \"unterminated", HTTP_JSON_INVALID, NULL },
+    { "$.a", "{\"b\" 1}", HTTP_JSON_INVALID, NULL },
+    { "$.a", "{\"a\": null}", HTTP_JSON_FOUND, "null" },
+};
+
+static void
+test_scan (gconstpointer data)
+{
+    const ScanCase *c = data;
+    HttpJsonPath *path = http_json_path_new (c->path);
+    g_autoptr (GString) out = g_string_new (NULL);
+
+    g_assert_nonnull (path);
+    g_assert_cmpint (http_json_path_find (path, c->body, strlen (c->body), out), ==, c->found);
+    if (c->value != NULL)
+        g_assert_cmpstr (out->str, ==, c->value);
+    http_json_path_free (path);
 }
 
 /* A failure quotes at most HTTP_SEEN_MAX bytes of what it saw, cut on a character. */
@@ -246,5 +316,10 @@ main (int argc, char **argv)
         g_test_add_data_func (path, &check_cases[i], test_check);
     }
     g_test_add_func ("/http-rules/seen-cut", test_seen_cut);
+    g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
+    for (guint i = 0; i < G_N_ELEMENTS (scan_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-rules/scan/%u", i);
+        g_test_add_data_func (path, &scan_cases[i], test_scan);
+    }
     return g_test_run ();
 }
