@@ -449,6 +449,26 @@ test_functions (Fixture *f, gconstpointer data)
                                          g_ptr_array_index (j->bodies, 0), 0, 0));
 }
 
+/* A body_file with `template: true` is expanded per request; without it, sent as written. */
+static void
+test_body_file (Fixture *f, gconstpointer data)
+{
+    g_autofree char *file = throng_test_write_file (f->dir, "body.json",
+                                                    "{\"u\": \"u${user.id}\", \"l\": \"$${x}\"}");
+    g_autofree char *steps = g_strdup_printf (
+        "      - http: { method: POST, url: /echo, body_file: \"%s\", template: true }\n"
+        "      - http: { method: POST, url: /echo, body_file: \"%s\" }\n",
+        file, file);
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->bodies->len, ==, 2);
+    g_assert_cmpstr (g_ptr_array_index (j->bodies, 0), ==, "{\"u\": \"u1\", \"l\": \"${x}\"}");
+    g_assert_cmpstr (g_ptr_array_index (j->bodies, 1), ==,
+                     "{\"u\": \"u${user.id}\", \"l\": \"$${x}\"}");
+}
+
 /* `unique` rows: each goes to exactly one user, for all of that user's iterations. */
 static void
 test_unique_rows (Fixture *f, gconstpointer data)
@@ -618,6 +638,15 @@ test_debug (Fixture *f, gconstpointer data)
     g_assert_null (strstr (err, "> X-Trace: t-3\n"));
     g_assert_nonnull (strstr (err, "< 200 OK\n"));
     g_assert_nonnull (strstr (err, "echo"));
+
+    /* --http-debug=1 says the same of the first request only. */
+    const char *flag_argv[] = { "run", path, "--quiet", "--http-debug=1", NULL };
+    g_autofree char *flag_out = NULL;
+    g_autofree char *flag_err = NULL;
+    g_assert_true (throng_test_run (flag_argv, NULL, RUN_TIMEOUT, &status, &flag_out, &flag_err));
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (flag_err, "> X-Trace: t-1\n"));
+    g_assert_null (strstr (flag_err, "> X-Trace: t-2\n"));
 }
 
 /* Plans the http plugin refuses at load: each message and where it points. */
@@ -694,6 +723,7 @@ main (int argc, char **argv)
         { "extractors", test_extractors, TRUE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, FALSE },
+        { "body-file", test_body_file, TRUE },
         { "unique-rows", test_unique_rows, FALSE },
         { "choose", test_choose, FALSE },
         { "group-timing", test_group_timing, TRUE },
