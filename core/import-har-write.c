@@ -122,7 +122,8 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
                          "--no-static.",
                          import->excluded_host, import->excluded_regex, import->excluded_static);
     for (guint i = 0; i < import->skipped->len; i++)
-        append_commentf (out, "", "Skipped %s", (const char *) g_ptr_array_index (import->skipped, i));
+        append_commentf (out, "", "Skipped %s",
+                         (const char *) g_ptr_array_index (import->skipped, i));
     append_comment (out, "", "One user replays the recording once: raise users and iterations, "
                              "or set a duration,");
     append_comment (out, "", "to make it a load test.  Read it first: what it sends, and where.");
@@ -204,7 +205,8 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
 {
     const char *indent = "      ";
     gsize body_length = 0;
-    const char *body = request->body != NULL ? g_bytes_get_data (request->body, &body_length) : NULL;
+    const char *body
+        = request->body != NULL ? g_bytes_get_data (request->body, &body_length) : NULL;
 
     g_string_append_c (out, '\n');
     g_autofree char *pause = request->pause_us >= 1000 ? format_duration (request->pause_us) : NULL;
@@ -219,7 +221,8 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
     g_string_append (out, "      - http:\n          method: ");
     append_quoted (out, request->method);
     g_string_append (out, "\n          url: ");
-    append_quoted (out, strcmp (request->origin, base_origin) == 0 ? request->target : request->url);
+    gboolean relative = strcmp (request->origin, base_origin) == 0;
+    append_quoted (out, relative ? request->target : request->url);
     g_string_append_c (out, '\n');
     write_headers (out, "          ", request->headers, common);
     if (request->body_file != NULL) {

@@ -528,8 +528,8 @@ read_entry (Reader *reader, JsonObject *entry, guint index, GError **error)
     request->notes = g_ptr_array_new_with_free_func (g_free);
     request->origin = origin_of (uri);
     request->host = g_strdup (g_uri_get_host (uri));
-    request->target = g_strdup_printf ("%s%s%s", *path != '\0' ? path : "/", query != NULL ? "?" : "",
-                                       query != NULL ? query : "");
+    request->target = g_strdup_printf ("%s%s%s", *path != '\0' ? path : "/",
+                                       query != NULL ? "?" : "", query != NULL ? query : "");
     request->url = g_strconcat (request->origin, request->target, NULL);
     request->status = status;
     request->expect = status;

@@ -57,8 +57,9 @@ read_filter (ThrongPlanLoader *loader, ThrongPlanReporter *reporter, const Thron
              GError **error)
 {
     const ThrongReporter *found = reporter->reporter;
-    gboolean takes_samples = found->samples != NULL
-                             && (found->wants_samples == NULL || found->wants_samples (reporter->data));
+    gboolean takes_samples
+        = found->samples != NULL
+          && (found->wants_samples == NULL || found->wants_samples (reporter->data));
 
     if (!takes_samples) {
         throng_node_set_error (filter, error, THRONG_PLAN_ERROR_INVALID,

@@ -124,7 +124,7 @@ list_has (const ThrongNode *list, const char *name)
     return FALSE;
 }
 
-/* Checks every name of @list against @names (NULL-terminated); a located error names the nearest. */
+/* Checks each name of @list against @names (NULL-terminated); an error names the nearest. */
 static gboolean
 check_names (const ThrongNode *list, const char *const *names, const char *kind, const char *where,
              GError **error)
@@ -202,8 +202,9 @@ select_steps (ThrongReporterFilter *filter, const ThrongPlan *plan, const Filter
         filter->n_steps[s] = scenario->steps->len;
         for (guint i = 0; i < scenario->steps->len; i++) {
             const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            filter->keep[s][i] = scenario_kept
-                                 && (fields->steps == NULL || list_has (fields->steps, step->label));
+            gboolean step_kept = fields->steps == NULL || list_has (fields->steps, step->label);
+
+            filter->keep[s][i] = scenario_kept && step_kept;
         }
     }
     return TRUE;

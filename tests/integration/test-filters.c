@@ -195,8 +195,9 @@ test_scenarios_steps (Fixture *fixture, gconstpointer data)
     run_plan (fixture, "  - csv: { path: all.csv }\n"
                        "  - csv: { path: buy.csv, filter: { scenarios: [ buy ] } }\n"
                        "  - csv: { path: search.csv, filter: { steps: [ search ] } }\n"
-                       "  - csv: { path: both.csv, filter: { scenarios: [ browse ], steps: [ home ],"
-                       " errors_only: true } }\n");
+                       "  - csv: { path: both.csv,\n"
+                       "      filter: { scenarios: [ browse ], steps: [ home ],\n"
+                       "                errors_only: true } }\n");
 
     g_autoptr (GPtrArray) all = csv_rows (fixture, "all.csv");
     g_autoptr (GPtrArray) buy = csv_rows (fixture, "buy.csv");

@@ -252,68 +252,6 @@ header_value (const Received *received, const char *name)
     return value != NULL ? g_string_free (g_steal_pointer (&value), FALSE) : NULL;
 }
 
-#define T0 "2026-12-03T10:00:"
-
-/* One entry of the synthetic recording: its JSON with {A} and {B} for the servers' origins. */
-static const char *const synthetic_entries[] = {
-    /* 1: navigation; browser noise, a cookie from before the recording; sets session */
-    "{\"startedDateTime\": \"" T0 "00.000Z\", \"time\": 20,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/login-page\", \"httpVersion\": \"h2\","
-    "  \"headers\": [{\"name\": \":authority\", \"value\": \"x\"}, {\"name\": \"Host\", \"value\": \"x\"},"
-    "   {\"name\": \"Accept\", \"value\": \"text/html\"}, {\"name\": \"User-Agent\", \"value\": \"Test/1.0\"},"
-    "   {\"name\": \"Sec-Fetch-Mode\", \"value\": \"navigate\"}, {\"name\": \"sec-ch-ua\", \"value\": \"\\\"X\\\";v=1\"},"
-    "   {\"name\": \"Upgrade-Insecure-Requests\", \"value\": \"1\"}, {\"name\": \"Connection\", \"value\": \"keep-alive\"},"
-    "   {\"name\": \"Priority\", \"value\": \"u=0, i\"}, {\"name\": \"Cache-Control\", \"value\": \"no-cache\"},"
-    "   {\"name\": \"Cookie\", \"value\": \"pre=1\"}],"
-    "  \"cookies\": [], \"queryString\": [], \"headersSize\": -1, \"bodySize\": 0},"
-    " \"response\": {\"status\": 200, \"statusText\": \"OK\", \"httpVersion\": \"h2\","
-    "  \"headers\": [{\"name\": \"Set-Cookie\", \"value\": \"session=abc; Path=/\"}],"
-    "  \"cookies\": [{\"name\": \"session\", \"value\": \"abc\"}], \"content\": {\"size\": 3, \"mimeType\": \"text/html\"},"
-    "  \"redirectURL\": \"\", \"headersSize\": -1, \"bodySize\": 3}, \"cache\": {}, \"timings\": {}}",
-    /* 2: a JSON POST 500 ms later; its Content-Type comes from postData */
-    "{\"startedDateTime\": \"" T0 "00.520Z\", \"time\": 30,"
-    " \"request\": {\"method\": \"post\", \"url\": \"{A}/api/login\","
-    "  \"headers\": [{\"name\": \"Content-Type\", \"value\": \"text/plain\"}, {\"name\": \"Content-Length\", \"value\": \"14\"},"
-    "   {\"name\": \"Cookie\", \"value\": \"pre=1; session=abc\"}, {\"name\": \"X-Custom\", \"value\": \"a \\\"quoted\\\" value: {x}\"},"
-    "   {\"name\": \"x-custom\", \"value\": \"second\"}],"
-    "  \"postData\": {\"mimeType\": \"application/json\", \"text\": \"{\\\"user\\\":\\\"ann\\\"}\"}},"
-    " \"response\": {\"status\": 201, \"content\": {\"mimeType\": \"application/json\"}}}",
-    /* 3: a binary body, 50 ms after the last response */
-    "{\"startedDateTime\": \"" T0 "00.600Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"PUT\", \"url\": \"{A}/upload\", \"headers\": [],"
-    "  \"postData\": {\"mimeType\": \"application/octet-stream\", \"text\": \"AAEC/w==\", \"encoding\": \"base64\"}},"
-    " \"response\": {\"status\": 200, \"content\": {}}}",
-    /* 4-6: static, by Chromium's resource type, by MIME type, by extension */
-    "{\"startedDateTime\": \"" T0 "00.610Z\", \"time\": 10, \"_resourceType\": \"stylesheet\","
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/app\", \"headers\": []}, \"response\": {\"status\": 200}}",
-    "{\"startedDateTime\": \"" T0 "00.620Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/logo\", \"headers\": []},"
-    " \"response\": {\"status\": 200, \"content\": {\"mimeType\": \"image/png\"}}}",
-    "{\"startedDateTime\": \"" T0 "00.630Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/fonts/a.woff2\", \"headers\": []}, \"response\": {\"status\": 200}}",
-    /* 7-9: skipped: not http, no response, from the cache */
-    "{\"startedDateTime\": \"" T0 "00.640Z\", \"time\": 0,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"data:image/png;base64,AAAA\", \"headers\": []}, \"response\": {\"status\": 200}}",
-    "{\"startedDateTime\": \"" T0 "00.700Z\", \"time\": 0,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/blocked\", \"headers\": []}, \"response\": {\"status\": 0}}",
-    "{\"startedDateTime\": \"" T0 "00.700Z\", \"time\": 0, \"_fromCache\": \"memory\","
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/cached\", \"headers\": []}, \"response\": {\"status\": 200}}",
-    /* 10: a 404 the page got: what the recording got is what a replay expects */
-    "{\"startedDateTime\": \"" T0 "00.800Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/missing\", \"headers\": []}, \"response\": {\"status\": 404}}",
-    /* 11: a revalidation: its validators are dropped, a 200 is expected */
-    "{\"startedDateTime\": \"" T0 "00.810Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/etag\", \"headers\": [{\"name\": \"If-None-Match\", \"value\": \"\\\"v1\\\"\"},"
-    "   {\"name\": \"If-Modified-Since\", \"value\": \"Tue, 01 Dec 2026 10:00:00 GMT\"}]},"
-    " \"response\": {\"status\": 304}}",
-    /* 12: another origin, a second later */
-    "{\"startedDateTime\": \"" T0 "01.820Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{B}/other\", \"headers\": []}, \"response\": {\"status\": 200}}",
-    /* 13: a query kept, a fragment dropped */
-    "{\"startedDateTime\": \"" T0 "01.830Z\", \"time\": 10,"
-    " \"request\": {\"method\": \"GET\", \"url\": \"{A}/search?q=a%20b#top\", \"headers\": []}, \"response\": {\"status\": 200}}",
-};
-
 static char *
 replace_all (const char *text, const char *from, const char *to)
 {
@@ -321,21 +259,30 @@ replace_all (const char *text, const char *from, const char *to)
     return g_strjoinv (to, parts);
 }
 
-/* The synthetic recording, for servers @a and @b, written to DIR/NAME. */
+/*
+ * tests/data/har/synthetic.har, for servers @a and @b ({A} and {B} in the
+ * file), written to DIR/NAME.  Its entries:
+ *   1  GET {A}/login-page: browser noise, a cookie from before the
+ *      recording; the response sets `session`
+ *   2  POST {A}/api/login, 500 ms later: a JSON body whose MIME type
+ *      replaces the recorded Content-Type, X-Custom twice, both cookies
+ *   3  PUT {A}/upload, 50 ms later: a binary body in base64
+ *   4-6  static: by Chromium's resource type, by MIME type, by extension
+ *   7-9  not replayable: a data: URL, no response, from the cache
+ *   10 GET {A}/missing: a 404 the page got
+ *   11 GET {A}/etag: a revalidation answered 304
+ *   12 GET {B}/other, a second later: another origin
+ *   13 GET {A}/search?q=a%20b#top: a query kept, a fragment dropped
+ */
 static char *
 write_synthetic (const char *dir, const char *name, const char *a, const char *b)
 {
-    g_autoptr (GString) har = g_string_new ("{\"log\": {\"version\": \"1.2\","
-                                            " \"creator\": {\"name\": \"test-har\", \"version\": \"1\"},"
-                                            " \"pages\": [], \"entries\": [\n");
+    g_autofree char *source = throng_test_source_path ("tests/data/har/synthetic.har");
+    g_autofree char *text = read_text (source);
+    g_autofree char *with_a = replace_all (text, "{A}", a);
+    g_autofree char *har = replace_all (with_a, "{B}", b);
 
-    for (gsize i = 0; i < G_N_ELEMENTS (synthetic_entries); i++) {
-        g_autofree char *with_a = replace_all (synthetic_entries[i], "{A}", a);
-        g_autofree char *entry = replace_all (with_a, "{B}", b);
-        g_string_append_printf (har, "%s%s\n", i > 0 ? "," : "", entry);
-    }
-    g_string_append (har, "]}}\n");
-    return throng_test_write_file (dir, name, har->str);
+    return throng_test_write_file (dir, name, har);
 }
 
 /*
@@ -365,8 +312,10 @@ test_synthetic (Fixture *fixture, gconstpointer data)
     g_autofree char *origin_line = g_strdup_printf ("    base_url: \"%s\"\n", a);
     g_autofree char *absolute = g_strdup_printf ("          url: \"%s/other\"\n", b);
     g_assert_nonnull (strstr (text, "HAR 1.2 written by test-har 1: 13 entries, 7 steps."));
-    g_assert_nonnull (strstr (text, "Left out: 0 by --include-host, 0 by --exclude, 3 by --no-static."));
-    g_assert_nonnull (strstr (text, "# Skipped entry 7, GET data:image/png;base64,AAAA: not an http"));
+    g_assert_nonnull (
+        strstr (text, "Left out: 0 by --include-host, 0 by --exclude, 3 by --no-static."));
+    g_assert_nonnull (
+        strstr (text, "# Skipped entry 7, GET data:image/png;base64,AAAA: not an http"));
     g_assert_nonnull (strstr (text, "# Skipped entry 8, GET "));
     g_assert_nonnull (strstr (text, "# Skipped entry 9, GET "));
     g_assert_nonnull (strstr (text, origin_line));
@@ -458,7 +407,8 @@ test_include_exclude (Fixture *fixture, gconstpointer data)
     assert_valid (plan);
     g_autofree char *text = read_text (plan);
     g_assert_nonnull (strstr (text, "13 entries, 7 steps."));
-    g_assert_nonnull (strstr (text, "Left out: 1 by --include-host, 2 by --exclude, 0 by --no-static."));
+    g_assert_nonnull (
+        strstr (text, "Left out: 1 by --include-host, 2 by --exclude, 0 by --no-static."));
     g_assert_null (strstr (text, "/other"));
     g_assert_nonnull (strstr (text, "url: \"/fonts/a.woff2\""));
 
@@ -493,7 +443,8 @@ test_remote_host (ThrongTestTmpdir *fixture, gconstpointer data)
         fixture->dir, "remote.har",
         "{\"log\": {\"version\": \"1.2\", \"entries\": ["
         "{\"startedDateTime\": \"2026-12-03T10:00:00Z\", \"time\": 5,"
-        " \"request\": {\"method\": \"GET\", \"url\": \"https://shop.example.com/\", \"headers\": []},"
+        " \"request\": {\"method\": \"GET\", \"url\": \"https://shop.example.com/\","
+        "  \"headers\": []},"
         " \"response\": {\"status\": 200}},"
         "{\"startedDateTime\": \"2026-12-03T10:00:01Z\", \"time\": 5,"
         " \"request\": {\"method\": \"GET\", \"url\": \"http://[::1]:8080/x\", \"headers\": []},"
