@@ -205,8 +205,12 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
 {
     const char *indent = "      ";
     gsize body_length = 0;
-    const char *body
+    const char *data
         = request->body != NULL ? g_bytes_get_data (request->body, &body_length) : NULL;
+    /* A text body as a string (the bytes carry no NUL); a binary one is its body_file. */
+    g_autofree char *body = request->body != NULL && !request->body_binary
+                                ? g_strndup (data != NULL ? data : "", body_length)
+                                : NULL;
 
     g_string_append_c (out, '\n');
     g_autofree char *pause = request->pause_us >= 1000 ? format_duration (request->pause_us) : NULL;
@@ -215,7 +219,7 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
                      pause != NULL ? pause : "");
     for (guint n = 0; n < request->notes->len; n++)
         append_comment (out, indent, g_ptr_array_index (request->notes, n));
-    if (body != NULL && !request->body_binary && strstr (body, "${") != NULL)
+    if (body != NULL && strstr (body, "${") != NULL)
         append_comment (out, indent, "the body holds '${': plans with templates read it as a "
                                      "variable; write '$${' for the text");
     g_string_append (out, "      - http:\n          method: ");

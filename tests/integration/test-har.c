@@ -324,8 +324,9 @@ test_synthetic (Fixture *fixture, gconstpointer data)
     g_assert_nonnull (strstr (text, "-> 201, after a pause of 500ms\n"));
     g_assert_nonnull (strstr (text, "-> 404, after a pause of 160ms\n"));
     g_assert_nonnull (strstr (text, "          expect_status: \"404\"\n"));
-    g_assert_nonnull (strstr (text, "          # check: [ { status: 404 } ]\n"));
-    g_assert_nonnull (strstr (text, "          # check: [ { status: 200 } ]\n"));
+    /* Commented out until the http plugin has checks (HAR_WRITE_CHECKS), then a check. */
+    g_assert_nonnull (strstr (text, "check: [ { status: 404 } ]\n"));
+    g_assert_nonnull (strstr (text, "check: [ { status: 200 } ]\n"));
     g_assert_nonnull (strstr (text, "          url: \"/search?q=a%20b\"\n"));
     g_assert_nonnull (strstr (text, "          body_file: \"shop.body-3.bin\"\n"));
     g_assert_nonnull (strstr (text, "          method: \"POST\"\n"));
