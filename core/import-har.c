@@ -221,11 +221,17 @@ host_included (const ImportOptions *options, GUri *uri)
 {
     if (options->include_hosts == NULL)
         return TRUE;
-    g_autofree char *with_port = g_strdup_printf ("%s:%d", g_uri_get_host (uri),
-                                                  g_uri_get_port (uri));
-    for (char **host = options->include_hosts; *host != NULL; host++)
-        if (g_ascii_strcasecmp (*host, g_uri_get_host (uri)) == 0
-            || g_ascii_strcasecmp (*host, with_port) == 0)
+    const char *host = g_uri_get_host (uri);
+    gboolean ipv6 = strchr (host, ':') != NULL;
+    int port = g_uri_get_port (uri);
+
+    if (port == -1)
+        port = g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
+    /* As a URL writes it: "[::1]:8080" for an IPv6 address. */
+    g_autofree char *with_port = g_strdup_printf ("%s%s%s:%d", ipv6 ? "[" : "", host,
+                                                  ipv6 ? "]" : "", port);
+    for (char **wanted = options->include_hosts; *wanted != NULL; wanted++)
+        if (g_ascii_strcasecmp (*wanted, host) == 0 || g_ascii_strcasecmp (*wanted, with_port) == 0)
             return TRUE;
     return FALSE;
 }

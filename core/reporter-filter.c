@@ -124,6 +124,22 @@ list_has (const ThrongNode *list, const char *name)
     return FALSE;
 }
 
+/* "'a', 'b'", at most LIST_NAMES_MAX of them, then "…". */
+#define LIST_NAMES_MAX 8
+
+static char *
+list_names (const char *const *names)
+{
+    GString *out = g_string_new (NULL);
+    guint i = 0;
+
+    for (; names[i] != NULL && i < LIST_NAMES_MAX; i++)
+        g_string_append_printf (out, "%s'%s'", i > 0 ? ", " : "", names[i]);
+    if (names[i] != NULL)
+        g_string_append (out, ", …");
+    return g_string_free (out, FALSE);
+}
+
 /* Checks each name of @list against @names (NULL-terminated); an error names the nearest. */
 static gboolean
 check_names (const ThrongNode *list, const char *const *names, const char *kind, const char *where,
@@ -140,9 +156,10 @@ check_names (const ThrongNode *list, const char *const *names, const char *kind,
             throng_node_set_error (item, error, THRONG_PLAN_ERROR_INVALID,
                                    "no %s '%s' %s; did you mean '%s'?", kind, name, where, near);
         else {
-            g_autofree char *all = g_strjoinv ("', '", (char **) names);
+            g_autofree char *all = list_names (names);
             throng_node_set_error (item, error, THRONG_PLAN_ERROR_INVALID,
-                                   "no %s '%s' %s; there are '%s'", kind, name, where, all);
+                                   "no %s '%s' %s; there %s %s", kind, name, where,
+                                   names[1] == NULL ? "is" : "are", all);
         }
         return FALSE;
     }
@@ -176,7 +193,12 @@ select_steps (ThrongReporterFilter *filter, const ThrongPlan *plan, const Filter
             continue;
         for (guint i = 0; i < scenario->steps->len; i++) {
             const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            g_ptr_array_add (step_labels, step->label);
+            gboolean seen = FALSE;
+
+            for (guint j = 0; j < step_labels->len && !seen; j++)
+                seen = strcmp (g_ptr_array_index (step_labels, j), step->label) == 0;
+            if (!seen)
+                g_ptr_array_add (step_labels, step->label);
         }
     }
     g_ptr_array_add (step_labels, NULL);

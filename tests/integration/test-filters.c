@@ -318,7 +318,7 @@ static const BadFilter bad_filters[] = {
       "plan.yaml:20:44: no step 'serch' in this plan; did you mean 'search'?" },
     { "step-of-other-scenario",
       "  - csv: { path: x.csv, filter: { scenarios: [ buy ], steps: [ home ] } }\n",
-      "plan.yaml:20:64: no step 'home' in the scenarios selected; there are 'pay'" },
+      "plan.yaml:20:64: no step 'home' in the scenarios selected; there is 'pay'" },
     { "percentage-range", "  - csv: { path: x.csv, filter: { sample: 120% } }\n",
       "plan.yaml:20:43: sample must be above 0% and at most 100% (the finest is 0.0001%), "
       "got '120%'" },

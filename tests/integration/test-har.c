@@ -462,6 +462,17 @@ test_remote_host (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (strstr (out, "    think_time: 498ms\n"));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "remote.yaml", out);
     assert_valid (plan);
+
+    /* --include-host as a URL writes it: an IPv6 address in brackets, with its port. */
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (import_har ((const char *const[]) { har, "--include-host", "[::1]:8080", NULL },
+                                 &out, &err),
+                     ==, 0);
+    g_assert_cmpstr (err, ==, "");
+    g_assert_nonnull (strstr (out, ": 2 entries, 1 steps.\n"));
+    g_assert_nonnull (strstr (out, "    base_url: \"http://[::1]:8080\"\n"));
+    g_assert_nonnull (strstr (out, "          url: \"/x\"\n"));
 }
 
 /* ------------------------------------------------------------------ */
