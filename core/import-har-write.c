@@ -111,12 +111,13 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
 {
     append_commentf (out, "", "Imported from %s by `throng import har` (throng %s).",
                      import->source, THRONG_VERSION_STRING);
-    append_commentf (out, "", "HAR %s%s%s%s%s: %u entries, %u steps.", import->version,
+    append_commentf (out, "", "HAR %s%s%s%s%s: %u entr%s, %u step%s.", import->version,
                      import->creator != NULL ? " written by " : "",
                      import->creator != NULL ? import->creator : "",
                      import->browser != NULL ? ", browser " : "",
                      import->browser != NULL ? import->browser : "", import->entries,
-                     import->requests->len);
+                     import->entries == 1 ? "y" : "ies", import->requests->len,
+                     import->requests->len == 1 ? "" : "s");
     if (import->excluded_host + import->excluded_regex + import->excluded_static > 0)
         append_commentf (out, "", "Left out: %u by --include-host, %u by --exclude, %u by "
                          "--no-static.",

@@ -470,7 +470,7 @@ test_remote_host (ThrongTestTmpdir *fixture, gconstpointer data)
                                  &out, &err),
                      ==, 0);
     g_assert_cmpstr (err, ==, "");
-    g_assert_nonnull (strstr (out, ": 2 entries, 1 steps.\n"));
+    g_assert_nonnull (strstr (out, ": 2 entries, 1 step.\n"));
     g_assert_nonnull (strstr (out, "    base_url: \"http://[::1]:8080\"\n"));
     g_assert_nonnull (strstr (out, "          url: \"/x\"\n"));
 }
