@@ -48,6 +48,23 @@ typedef struct {
 
 void har_import_clear (HarImport *import);
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HarImport, har_import_clear)
+
+/* Which entries the command line keeps (import-har.c reads the options). */
+typedef struct {
+    char **include_hosts;       /* --include-host: NULL-terminated, or NULL for all */
+    GPtrArray *exclude_regexes; /* --exclude: GRegex*, or NULL */
+    gboolean no_static;         /* --no-static */
+} HarSelect;
+
+/*
+ * Reads the recording at @path into @import (zero-initialised; cleared by
+ * the caller with har_import_clear() whatever the result), keeping what
+ * @select keeps.  FALSE with an error naming @path when it is not a HAR
+ * 1.2 recording, or when no request is left to import.
+ */
+gboolean har_read (const char *path, const HarSelect *select, HarImport *import, GError **error);
+
 /* The plan of @import as YAML text, named @name (binary bodies as their body_file). */
 char *har_write_plan (const HarImport *import, const char *name);
 
