@@ -299,6 +299,47 @@ add_header (GPtrArray *headers, const char *name, const char *value)
     g_ptr_array_add (headers, header);
 }
 
+/*
+ * Whether a recorded header can be sent as HTTP/1.1 writes it: a token
+ * for a name, and no control character but a tab in the value.  Line
+ * breaks are unfolded to spaces by the caller, as obs-fold is; the rest
+ * is left out, with a note.
+ */
+static gboolean
+header_sendable (HarRequest *request, const char *name, const char *value)
+{
+    static const char token_extra[] = "!#$%&'*+-.^_`|~";
+
+    for (const char *p = name; *p != '\0'; p++) {
+        if (!g_ascii_isalnum (*p) && strchr (token_extra, *p) == NULL) {
+            g_ptr_array_add (request->notes,
+                             g_strdup_printf ("header '%s' left out: not an HTTP field name",
+                                              name));
+            return FALSE;
+        }
+    }
+    for (const char *p = value; *p != '\0'; p++) {
+        if (((guchar) *p < 0x20 && *p != '\t' && *p != '\r' && *p != '\n') || *p == 0x7f) {
+            g_ptr_array_add (request->notes,
+                             g_strdup_printf ("header '%s' left out: its value holds a control "
+                                              "character",
+                                              name));
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Adds a header to @request's if it can be sent, line breaks unfolded to spaces. */
+static void
+add_sendable (HarRequest *request, const char *name, const char *value)
+{
+    if (!header_sendable (request, name, value))
+        return;
+    g_autofree char *unfolded = g_strdelimit (g_strdup (value), "\r\n", ' ');
+    add_header (request->headers, name, unfolded);
+}
+
 /* The request's headers a replay sends; notes what it changed. */
 static void
 read_headers (HarRequest *request, JsonObject *har_request, GHashTable *cookies_set,
@@ -327,10 +368,10 @@ read_headers (HarRequest *request, JsonObject *har_request, GHashTable *cookies_
             g_ptr_array_add (request->notes,
                              g_strdup ("Cookie: kept only the cookies that no earlier response "
                                        "set (the jar sends those): these predate the recording"));
-            add_header (request->headers, name, rest);
+            add_sendable (request, name, rest);
             continue;
         }
-        add_header (request->headers, name, value);
+        add_sendable (request, name, value);
     }
 }
 
@@ -528,7 +569,7 @@ read_entry (Reader *reader, JsonObject *entry, guint index, GError **error)
         return FALSE;
     read_headers (request, har_request, reader->cookies_set, &conditional);
     if (request->content_type != NULL)
-        add_header (request->headers, "Content-Type", request->content_type);
+        add_sendable (request, "Content-Type", request->content_type);
     if (status == 304 && conditional) {
         request->expect = 200;
         g_ptr_array_add (request->notes,

@@ -475,6 +475,41 @@ test_remote_host (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (strstr (out, "          url: \"/x\"\n"));
 }
 
+/*
+ * Recorded text that would not make a valid request or plan: a header
+ * value with a line break is unfolded, one with another control
+ * character and a name that is not a token are left out with a note;
+ * quotes, backslashes and `#` stay text inside the plan's strings.
+ */
+static void
+test_odd_text (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *har = throng_test_write_file (
+        fixture->dir, "odd.har",
+        "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"POST\","
+        " \"url\": \"http://127.0.0.1:9/a?q=1#frag\", \"headers\": ["
+        "  {\"name\": \"X-Folded\", \"value\": \"a\\r\\nb\"},"
+        "  {\"name\": \"X-Control\", \"value\": \"a\\u0001b\"},"
+        "  {\"name\": \"Bad Name\", \"value\": \"v\"},"
+        "  {\"name\": \"X-Quote\", \"value\": \"\\\"q\\\" \\\\ # x: y\"}],"
+        " \"postData\": {\"mimeType\": \"text/plain\", \"text\": \"line 1\\nline \\\"2\\\"\\t# ${x}\"}},"
+        " \"response\": {\"status\": 200}}]}}");
+    g_autofree char *out = NULL;
+
+    g_assert_cmpint (import_har ((const char *const[]) { har, NULL }, &out, NULL), ==, 0);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "odd.yaml", out);
+    assert_valid (plan);
+    g_test_message ("%s", out);
+    g_assert_nonnull (strstr (out, "\"X-Folded\": \"a  b\"\n"));
+    g_assert_nonnull (strstr (out, "# header 'X-Control' left out: its value holds a control "
+                                   "character\n"));
+    g_assert_nonnull (strstr (out, "# header 'Bad Name' left out: not an HTTP field name\n"));
+    g_assert_nonnull (strstr (out, "\"X-Quote\": \"\\\"q\\\" \\\\ # x: y\"\n"));
+    g_assert_nonnull (strstr (out, "body: \"line 1\\nline \\\"2\\\"\\t# ${x}\"\n"));
+    g_assert_nonnull (strstr (out, "# the body holds '${'"));
+    g_assert_nonnull (strstr (out, "url: \"/a?q=1\"\n"));
+}
+
 /* ------------------------------------------------------------------ */
 /* Bad input                                                            */
 
@@ -608,6 +643,8 @@ main (int argc, char **argv)
                 fixture_teardown);
     g_test_add ("/har/remote-host", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_remote_host, throng_test_tmpdir_teardown);
+    g_test_add ("/har/odd-text", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_odd_text,
+                throng_test_tmpdir_teardown);
     g_test_add_func ("/har/usage", test_usage);
     for (gsize i = 0; i < G_N_ELEMENTS (bad_hars); i++) {
         g_autofree char *name = g_strdup_printf ("/har/bad/%s", bad_hars[i].name);
