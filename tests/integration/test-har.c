@@ -430,6 +430,13 @@ test_include_exclude (Fixture *fixture, gconstpointer data)
     g_assert_cmpint (import_har ((const char *const[]) { har, "-o", plan, "--overwrite", NULL },
                                  NULL, NULL),
                      ==, 0);
+
+    /* A plan that cannot be written: exit status 4. */
+    g_autofree char *nowhere = g_build_filename (fixture->dir, "missing", "shop.yaml", NULL);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (import_har ((const char *const[]) { har, "-o", nowhere, NULL }, NULL, &err),
+                     ==, 4);
+    g_assert_true (g_str_has_prefix (err, "throng: Failed to create file"));
 }
 
 /*
