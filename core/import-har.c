@@ -199,12 +199,15 @@ import_har (int argc, char **argv)
 
     g_autofree char *name = plan_name (argv[1]);
     g_autofree char *plan = har_write_plan (&import, name);
-    print_notes (&import);
-    if (options.output == NULL) {
+    int status = IMPORT_OK;
+    if (options.output == NULL)
         g_print ("%s", plan);
-        return IMPORT_OK;
-    }
-    return write_outputs (&import, &options, plan);
+    else
+        status = write_outputs (&import, &options, plan);
+    /* What a user must know before running it, once it is written. */
+    if (status == IMPORT_OK)
+        print_notes (&import);
+    return status;
 }
 
 int
