@@ -441,14 +441,14 @@ user_end_iteration (ThrongUser *user, gint64 now)
     ThrongWorker *worker = user->worker;
     const ThrongPlanScenario *scenario = user->scenario;
 
-    worker->metrics->iterations[user->scenario_index]++;
-    user->iteration++;
     user->state = THRONG_USER_ITERATION;
     if (!user->ran_request && !scenario->has_choose) {
-        /* every step was `once`: the iterations left would send nothing */
+        /* every step was `once`: this iteration and those left send nothing */
         throng_user_finish (user, FALSE);
         return FALSE;
     }
+    worker->metrics->iterations[user->scenario_index]++;
+    user->iteration++;
     if (user->arrivals != NULL) {
         user_return_to_pool (user);
         return FALSE;
