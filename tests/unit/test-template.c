@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "dataset-private.h"
+#include "metrics.h"
 #include "template-private.h"
 #include "user-private.h"
+#include "worker-private.h"
 #include "test-utils.h"
 
 typedef struct {
@@ -674,6 +676,43 @@ test_rows (void)
     g_assert_true (seen[0] && seen[1] && seen[2] && seen[3]);
 }
 
+/* Check outcomes land in the worker's metrics block, per scenario, and merge like counters. */
+static void
+test_record_check (void)
+{
+    const guint steps[] = { 1, 1 };
+    const guint checks[] = { 1, 2 };
+    g_autoptr (ThrongMetrics) total = throng_metrics_new_full (2, steps, checks);
+    ThrongWorker *worker = g_new0 (ThrongWorker, 1);
+    ThrongUser *user = g_new0 (ThrongUser, 1);
+
+    worker->metrics = throng_metrics_new_full (2, steps, checks);
+    user->worker = worker;
+    user->scenario_index = 1;
+    throng_user_record_check (user, 0, TRUE);
+    throng_user_record_check (user, 1, TRUE);
+    throng_user_record_check (user, 1, FALSE);
+    throng_user_record_check (user, 1, TRUE);
+    g_assert_cmpuint (worker->metrics->first_check[1], ==, 1);
+    g_assert_cmpuint (worker->metrics->check_passes[0], ==, 0);
+    g_assert_cmpuint (worker->metrics->check_passes[1], ==, 1);
+    g_assert_cmpuint (worker->metrics->check_passes[2], ==, 2);
+    g_assert_cmpuint (worker->metrics->check_fails[2], ==, 1);
+
+    throng_metrics_merge (total, worker->metrics);
+    throng_metrics_merge (total, worker->metrics);
+    g_assert_cmpuint (total->check_passes[2], ==, 4);
+    g_assert_cmpuint (total->check_fails[2], ==, 2);
+    throng_metrics_reset (worker->metrics);
+    g_assert_cmpuint (worker->metrics->check_passes[2], ==, 0);
+
+    /* after the worker's last report, nothing is counted and nothing breaks */
+    g_clear_pointer (&worker->metrics, throng_metrics_free);
+    throng_user_record_check (user, 0, FALSE);
+    g_free (user);
+    g_free (worker);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -687,6 +726,7 @@ main (int argc, char **argv)
     g_test_add_func ("/template/never-set", test_never_set);
     g_test_add_func ("/template/errors", test_errors);
     g_test_add_func ("/template/compile-text", test_compile_text);
+    g_test_add_func ("/template/record-check", test_record_check);
     g_test_add_func ("/dataset/csv", test_csv);
     g_test_add_func ("/dataset/csv-errors", test_csv_errors);
     g_test_add_func ("/dataset/json", test_json);
