@@ -142,12 +142,15 @@ gboolean
 throng_plan_check_unused_protocol (ThrongPlanLoader *loader, const ThrongProtocol *protocol,
                                    const char *name, const ThrongNode *options, GError **error)
 {
+    /* a scope of its own, so that a protocol may count on having one */
+    g_autoptr (ThrongScope) scope = throng_scope_new (name, loader->plan->vars, NULL);
     ThrongScenarioSetup setup = {
         .size = sizeof setup,
         .name = name,
         .options = options,
         .users = 1,
         .validate_only = TRUE,
+        .scope = scope,
     };
     gpointer data;
 

@@ -7,7 +7,12 @@
  * data sets that stop or hand each row to one user, and `-e` overriding
  * the environment for `${env.*}` anywhere in the plan.
  */
+#include "dataset-private.h"
+#include "plan.h"
+#include "summary-private.h"
+#include "template-private.h"
 #include "test-utils.h"
+#include "worker.h"
 
 #include <string.h>
 
@@ -226,6 +231,98 @@ test_env (ThrongTestTmpdir *fixture, gconstpointer data)
     g_unsetenv ("THRONG_TEST_PLAN");
 }
 
+/*
+ * The summary's journey, from a loaded plan and a metrics block: step
+ * kinds, parents and depths, checks by name with their counts, the data
+ * set's state; group rows kept out of the scenario's figures.
+ */
+static void
+test_summary_journey (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *rows = write_rows (fixture, 1);
+    g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                             "  - users: 1\n"
+                                             "    data: {file: '%s', on_exhausted: stop}\n"
+                                             "    steps:\n"
+                                             "      - name: first\n"
+                                             "        null: {}\n"
+                                             "      - group: outer\n"
+                                             "        steps:\n"
+                                             "          - choose:\n"
+                                             "              - steps:\n"
+                                             "                  - group: inner\n"
+                                             "                    steps: [ { name: deep, null: {} } ]\n"
+                                             "          - name: shallow\n"
+                                             "            null: {}\n",
+                                             rows);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
+    ThrongPlanLoadOptions options = { .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &options, &error);
+
+    g_assert_no_error (error);
+    ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, 0);
+    /* what a protocol would do in step_new */
+    g_assert_cmpuint (throng_scope_add_check (scenario->scope, "status is 200"), ==, 0);
+    g_assert_cmpuint (throng_scope_add_check (scenario->scope, "body has token"), ==, 1);
+
+    g_autoptr (ThrongMetrics) metrics = throng_plan_metrics_new (plan);
+    ThrongSample request = { .elapsed_us = 1000 };
+    ThrongSample group = { .elapsed_us = 5000, .error = THRONG_ERROR_STATUS };
+    throng_stats_record (throng_metrics_step (metrics, 0, 0), &request);
+    throng_stats_record (throng_metrics_step (metrics, 0, 3), &request);
+    throng_stats_record (throng_metrics_step (metrics, 0, 1), &group);
+    metrics->check_passes[1] = 7;
+    metrics->check_fails[1] = 2;
+
+    guint row;
+    g_assert_true (throng_dataset_next_row (scenario->data, NULL, &row));
+    g_assert_false (throng_dataset_next_row (scenario->data, NULL, &row));
+
+    ThrongSummaryBuffer buffer = { 0 };
+    ThrongSummaryRun run = { .plan = plan, .workers = 1, .started = TRUE };
+    throng_summary_buffer_fill (&buffer, &run, metrics, NULL, 0);
+    throng_summary_buffer_finish (&buffer);
+
+    const ThrongScenarioSummary *out = &buffer.summary.scenarios[0];
+    g_assert_cmpuint (out->n_steps, ==, 5);
+    g_assert_cmpstr (out->steps[1].label, ==, "outer");
+    g_assert_cmpstr (out->steps[1].protocol, ==, "group");
+    g_assert_cmpstr (out->steps[2].label, ==, "inner");
+    g_assert_cmpstr (out->steps[3].label, ==, "deep");
+    g_assert_cmpstr (out->steps[4].label, ==, "shallow");
+    /* the group's sample is its own row only */
+    g_assert_cmpuint (out->steps[1].stats.requests, ==, 1);
+    g_assert_cmpuint (out->stats.requests, ==, 2);
+    g_assert_cmpuint (out->stats.errors, ==, 0);
+    g_assert_cmpuint (buffer.summary.total.requests, ==, 2);
+
+    const ThrongScenarioJourney *journey = out->journey;
+    g_assert_nonnull (journey);
+    g_assert_cmpuint (journey->size, ==, sizeof (ThrongScenarioJourney));
+    static const struct {
+        ThrongStepKind kind;
+        gint parent;
+        guint depth;
+    } expected[] = {
+        { THRONG_STEP_REQUEST, -1, 0 }, { THRONG_STEP_GROUP, -1, 0 }, { THRONG_STEP_GROUP, 1, 1 },
+        { THRONG_STEP_REQUEST, 2, 2 },  { THRONG_STEP_REQUEST, 1, 1 },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+        g_assert_cmpint (journey->step_info[i].kind, ==, expected[i].kind);
+        g_assert_cmpint (journey->step_info[i].parent, ==, expected[i].parent);
+        g_assert_cmpuint (journey->step_info[i].depth, ==, expected[i].depth);
+    }
+    g_assert_cmpuint (journey->n_checks, ==, 2);
+    g_assert_cmpstr (journey->checks[0].name, ==, "status is 200");
+    g_assert_cmpstr (journey->checks[1].name, ==, "body has token");
+    g_assert_cmpuint (journey->checks[1].passes, ==, 7);
+    g_assert_cmpuint (journey->checks[1].fails, ==, 2);
+    g_assert_true (journey->data_exhausted);
+    throng_summary_buffer_clear (&buffer);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -241,5 +338,6 @@ main (int argc, char **argv)
     ADD ("/steps/data/unique-per-user", test_data_unique);
     ADD ("/steps/once/all", test_all_once);
     ADD ("/steps/env", test_env);
+    ADD ("/steps/summary/journey", test_summary_journey);
     return g_test_run ();
 }
