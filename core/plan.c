@@ -4,9 +4,10 @@
  * a typed, fully validated ThrongPlan.  Order matters and is fixed: the
  * tree is loaded, `--set` overrides are applied, the top level is read,
  * the plan's plugin_path joins the registry, the built-in target is
- * started and `${builtin.*}` expanded, and only then are defaults,
- * scenarios, steps, reporters (the plan's, then `--out`'s) and
- * thresholds read, each protocol and reporter checking its own options.
+ * started and `${builtin.*}` and `${env.*}` expanded in every string, and
+ * only then are defaults, scenarios, steps, reporters (the plan's, then
+ * `--out`'s) and thresholds read, each protocol and reporter checking its
+ * own options.
  * A plan that loads has been checked completely; nothing is sent before
  * that.  This file runs the load and reads the top level; scenarios,
  * reporters and overrides have their own files (plan-private.h).
