@@ -43,6 +43,7 @@ enum {
 typedef struct {
     char **sets;
     char **outs;
+    char **envs;
     int workers;
     gboolean quiet;
     gboolean overwrite;
@@ -54,6 +55,7 @@ cli_clear (Cli *cli)
 {
     g_strfreev (cli->sets);
     g_strfreev (cli->outs);
+    g_strfreev (cli->envs);
     g_clear_pointer (&cli->target, throng_target_stop);
 }
 
@@ -106,6 +108,8 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
     GOptionEntry common[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &cli->sets,
           "Override a scalar of the plan (repeatable)", "PATH=VALUE" },
+        { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &cli->envs,
+          "Set what ${env.NAME} reads, over the environment (repeatable)", "NAME=VALUE" },
         { NULL },
     };
     GOptionEntry run_entries[] = {
@@ -187,6 +191,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
         .outs = (const char *const *) cli->outs,
+        .envs = (const char *const *) cli->envs,
         .workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0,
         .quiet = cli->quiet,
         .overwrite = cli->overwrite,
