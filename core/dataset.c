@@ -9,6 +9,9 @@
 #include "dataset-private.h"
 
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 #include <throng/throng.h>
 
 #include "jsontok-private.h"
@@ -388,6 +391,19 @@ throng_dataset_load (const ThrongNode *node, const char *plan_dir, guint users,
     }
 
     g_autofree char *path = g_canonicalize_filename (fields.file, plan_dir);
+    GStatBuf st;
+    /* a device or a FIFO could be read forever: regular files only, bounded */
+    if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
+        throng_node_set_error (file_node, error, THRONG_PLAN_ERROR_FILE,
+                               "data: %s is not a regular file", fields.file);
+        return NULL;
+    }
+    if (g_stat (path, &st) == 0 && st.st_size > THRONG_DATA_MAX_BYTES) {
+        throng_node_set_error (file_node, error, THRONG_PLAN_ERROR_LIMIT,
+                               "data: %s is larger than %d MiB", fields.file,
+                               THRONG_DATA_MAX_BYTES / (1024 * 1024));
+        return NULL;
+    }
     if (!g_file_get_contents (path, &contents, &length, &local)) {
         throng_node_set_error (file_node, error, THRONG_PLAN_ERROR_FILE, "data: %s",
                                local->message);

@@ -4,9 +4,10 @@
  * a typed, fully validated ThrongPlan.  Order matters and is fixed: the
  * tree is loaded, `--set` overrides are applied, the top level is read,
  * the plan's plugin_path joins the registry, the built-in target is
- * started and `${builtin.*}` expanded, and only then are defaults,
- * scenarios, steps, reporters (the plan's, then `--out`'s) and
- * thresholds read, each protocol and reporter checking its own options.
+ * started and `${builtin.*}` and `${env.*}` expanded in every string, and
+ * only then are defaults, scenarios, steps, reporters (the plan's, then
+ * `--out`'s) and thresholds read, each protocol and reporter checking its
+ * own options.
  * A plan that loads has been checked completely; nothing is sent before
  * that.  This file runs the load and reads the top level; scenarios,
  * reporters and overrides have their own files (plan-private.h).
@@ -142,12 +143,15 @@ gboolean
 throng_plan_check_unused_protocol (ThrongPlanLoader *loader, const ThrongProtocol *protocol,
                                    const char *name, const ThrongNode *options, GError **error)
 {
+    /* a scope of its own, so that a protocol may count on having one */
+    g_autoptr (ThrongScope) scope = throng_scope_new (name, loader->plan->vars, NULL);
     ThrongScenarioSetup setup = {
         .size = sizeof setup,
         .name = name,
         .options = options,
         .users = 1,
         .validate_only = TRUE,
+        .scope = scope,
     };
     gpointer data;
 

@@ -128,6 +128,9 @@ typedef struct {
     const ThrongReporter *reporter;
     const ThrongNode *node;
     gpointer data;                  /* from reporter->configure */
+    /* The reporter's `filter:` (reporter-filter-private.h), or NULL: every sample. */
+    struct _ThrongReporterFilter *filter;
+    ThrongNode *options;            /* owned: the options without `filter`, or NULL */
 } ThrongPlanReporter;
 
 /* What templates share across the plan (template-private.h). */

@@ -52,6 +52,7 @@ struct _ThrongScope {
 ThrongScope *throng_scope_new (const char *scenario, ThrongPlanVars *plan,
                                const ThrongDataSet *data);
 void throng_scope_free (ThrongScope *scope);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongScope, throng_scope_free)
 /*
  * The slot of `vars.@name` for a template that reads it, taken now even
  * if nothing declared the name yet; @where (transfer full) is the read's

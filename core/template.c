@@ -496,7 +496,7 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
         gint64 args[2] = { 0, 0 };
 
         if (expr[strlen (expr) - 1] != ')')
-            return compiler_error (c, end - 1, error, "expected ')' to close %s(",
+            return compiler_error (c, end, error, "expected ')' to close %s(",
                                    is_int ? "random.int" : "random.string");
         if (!parse_arguments (c, open_paren, end - 1, is_int ? 2 : 1, args, error))
             return FALSE;

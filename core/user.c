@@ -441,14 +441,14 @@ user_end_iteration (ThrongUser *user, gint64 now)
     ThrongWorker *worker = user->worker;
     const ThrongPlanScenario *scenario = user->scenario;
 
-    worker->metrics->iterations[user->scenario_index]++;
-    user->iteration++;
     user->state = THRONG_USER_ITERATION;
     if (!user->ran_request && !scenario->has_choose) {
-        /* every step was `once`: the iterations left would send nothing */
+        /* every step was `once`: this iteration and those left send nothing */
         throng_user_finish (user, FALSE);
         return FALSE;
     }
+    worker->metrics->iterations[user->scenario_index]++;
+    user->iteration++;
     if (user->arrivals != NULL) {
         user_return_to_pool (user);
         return FALSE;
@@ -535,13 +535,14 @@ throng_user_create (ThrongUser *user, GError **error)
     throng_reactor_timer_init (&user->timer, user->worker->reactor, user_timer_fired, user);
     user->has_timer = TRUE;
 
-    throng_user_vars_init (&user->vars, throng_scope_n_vars (scenario->scope));
+    throng_user_vars_init (&user->vars,
+                           scenario->scope != NULL ? throng_scope_n_vars (scenario->scope) : 0);
     user->vars.data = scenario->data;
     user->vars.run_id = scenario->first_user_id + user->id + 1;
     user->vars.worker_id = user->worker->setup.index;
     user->vars.rand = user->worker->rand;
     user->vars.scratch = user->worker->scratch;
-    user->frames = g_new0 (ThrongUserFrame, scenario->max_frames);
+    user->frames = g_new0 (ThrongUserFrame, MAX (scenario->max_frames, 1));
 
     user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
     for (guint i = 0; i < scenario->protocols->len; i++) {
