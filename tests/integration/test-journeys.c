@@ -469,6 +469,56 @@ test_body_file (Fixture *f, gconstpointer data)
                      "{\"u\": \"u${user.id}\", \"l\": \"$${x}\"}");
 }
 
+/*
+ * `throng report` reads the checks and the groups back from a jsonl file
+ * (core/runfile.c) and writes them as the run did.
+ */
+static void
+test_report_back (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - group: g\n"
+          "        steps:\n"
+          "          - http:\n"
+          "              url: /checked\n"
+          "              check: [ { status: 200 }, { json: $.state, equals: ok } ]\n";
+    g_autofree char *jsonl = g_build_filename (f->dir, "run.jsonl", NULL);
+    g_autofree char *back = g_build_filename (f->dir, "back.json", NULL);
+    g_autofree char *reporters
+        = g_strdup_printf ("reporters:\n  - json: { path: \"%s\", mode: jsonl }\n", jsonl);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 2,
+        .iterations = 10,
+        .steps = steps,
+        .plan_extra = reporters,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autofree char *out_arg = g_strconcat ("json=", back, NULL);
+    g_autoptr (JsonNode) reread = NULL;
+    g_autoptr (GError) error = NULL;
+    gint64 passes, fails;
+
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", jsonl, "--out", out_arg, NULL), ==,
+                     0);
+    reread = throng_test_json_load (back, &error);
+    g_assert_no_error (error);
+    check_counts (reread, "$.state equals ok", &passes, &fails);
+    g_assert_cmpint (passes, ==, 18);
+    g_assert_cmpint (fails, ==, 2);
+    check_counts (reread, "status is 200", &passes, &fails);
+    g_assert_cmpint (passes, ==, 20);
+    g_assert_cmpstr (throng_test_json_string (reread, "scenarios.0.steps.0.kind"), ==, "group");
+    g_assert_cmpstr (throng_test_json_string (reread, "scenarios.0.steps.1.kind"), ==, "request");
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.1.parent"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.1.depth"), ==, 1);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.checks.fails"), ==,
+                     throng_test_json_int (reread, "scenarios.0.checks.fails"));
+}
+
 /* `unique` rows: each goes to exactly one user, for all of that user's iterations. */
 static void
 test_unique_rows (Fixture *f, gconstpointer data)
@@ -724,6 +774,7 @@ main (int argc, char **argv)
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, FALSE },
         { "body-file", test_body_file, TRUE },
+        { "report-back", test_report_back, FALSE },
         { "unique-rows", test_unique_rows, FALSE },
         { "choose", test_choose, FALSE },
         { "group-timing", test_group_timing, TRUE },
