@@ -259,12 +259,7 @@ test_login_once (Fixture *f, gconstpointer data)
           "          headers: { Authorization: \"Bearer ${vars.token}\", X-User: \"u${user.id}\" "
           "}\n"
           "          check: [ { status: 200 }, { body_contains: '\"in_stock\": true' } ]\n";
-    /*
-     * Spread over a second: the soup transport's POSTs on a burst of 100
-     * fresh connections to a SoupServer meet resets (as on main, a
-     * transport matter, not a journey one).
-     */
-    g_autoptr (JsonNode) root = run (f, 100, 20, "    ramp_up: 1s\n", steps, 0, NULL);
+    g_autoptr (JsonNode) root = run (f, 100, 20, NULL, steps, 0, NULL);
     Journey *j = &f->journey;
     GHashTableIter iter;
     gpointer key, value;
