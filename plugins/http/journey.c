@@ -5,13 +5,26 @@
  */
 #include "journey.h"
 
+#include <string.h>
+
+/*
+ * Nothing is allocated until a step needs it: a user that only runs
+ * plain steps (most users of most plans) pays nothing for journeys.
+ */
 void
 http_journey_init (HttpJourney *journey)
 {
+    memset (journey, 0, sizeof *journey);
+}
+
+static void
+journey_ready (HttpJourney *journey)
+{
+    if (journey->body != NULL)
+        return;
     http_request_text_init (&journey->request);
     http_judge_init (&journey->judge);
     journey->body = g_string_sized_new (0);
-    journey->keep = journey->debug = journey->active = FALSE;
 }
 
 void
@@ -27,6 +40,7 @@ http_journey_clear (HttpJourney *journey)
 gboolean
 http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, ThrongSample *sample)
 {
+    journey_ready (journey);
     journey->active = TRUE;
     journey->debug
         = g_atomic_int_get (&step->debug_left) > 0 && g_atomic_int_add (&step->debug_left, -1) > 0;

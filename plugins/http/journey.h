@@ -21,6 +21,7 @@ typedef struct {
     gboolean active; /* http_journey_begin() ran for the exchange in flight */
 } HttpJourney;
 
+/* Allocates nothing: the buffers come with the first step that needs them. */
 void http_journey_init (HttpJourney *journey);
 void http_journey_clear (HttpJourney *journey);
 
