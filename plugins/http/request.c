@@ -111,12 +111,11 @@ templated_label (const HttpStep *step, const char *written)
     const char *scheme_end = strstr (written, "://");
     gsize length;
 
+    /* "https://host/items/${vars.item}": the path; "${vars.next}", "items/${…}": as written. */
     if (scheme_end != NULL && g_uri_peek_scheme (written) != NULL) {
         path = strchr (scheme_end + 3, '/');
         if (path == NULL)
             path = "/";
-    } else if (*written != '/') {
-        path = g_uri_get_path (step->uri);
     }
     length = strcspn (path, "?#");
     return g_strdup_printf ("%s %.*s", step->method, (int)length, *path != '\0' ? path : "/");
