@@ -7,6 +7,9 @@
 
 #include <string.h>
 
+/* The kept body's buffer stays allocated between steps up to this size. */
+#define HTTP_JOURNEY_BODY_HELD (256 * 1024)
+
 /*
  * Nothing is allocated until a step needs it: a user that only runs
  * plain steps (most users of most plans) pays nothing for journeys.
@@ -61,7 +64,6 @@ void
 http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,
                   SoupMessageHeaders *headers, GUri *uri, ThrongSample *sample)
 {
-    journey->active = FALSE;
     if (step->rules != NULL
         && (sample->error == THRONG_ERROR_NONE || sample->error == THRONG_ERROR_STATUS)) {
         HttpResponseView view = {
@@ -76,12 +78,20 @@ http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, 
     }
     if (journey->debug)
         http_debug_response (step, status, headers, journey->body, sample);
+    journey->active = FALSE;
+    journey->keep = FALSE;
+    /* A large body once kept is not held for the rest of the run. */
+    if (journey->body->allocated_len > HTTP_JOURNEY_BODY_HELD) {
+        g_string_free (journey->body, TRUE);
+        journey->body = g_string_sized_new (0);
+    }
 }
 
 void
 http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSample *sample)
 {
     journey->active = FALSE;
+    journey->keep = FALSE;
     if (journey->debug)
         http_debug_response (step, 0, NULL, NULL, sample);
 }

@@ -459,7 +459,7 @@ step_finish (SoupUser *user)
 
     if (G_UNLIKELY (user->journey.active) && !freed)
         http_journey_abort (&user->journey, user->step, user->sample);
-    user->journey.active = FALSE;
+    user->journey.active = user->journey.keep = FALSE;
     http_hop_clear (&user->hop);
     user->step = NULL;
     user->sample = NULL;
@@ -591,7 +591,8 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     user->body_bytes += (guint64)n;
-    if (G_UNLIKELY (user->journey.keep) && user->body_bytes <= user->step->max_body)
+    if (G_UNLIKELY (user->journey.active && user->journey.keep)
+        && user->body_bytes <= user->step->max_body)
         g_string_append_len (user->journey.body, (const char *)user->buffer, n);
     if (user->body_bytes > user->step->max_body) {
         user->sample->status = (gint32)soup_message_get_status (user->message);
