@@ -497,8 +497,20 @@ test_report_back (Fixture *f, gconstpointer data)
     g_autoptr (GError) error = NULL;
     gint64 passes, fails;
 
-    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", jsonl, "--out", out_arg, NULL), ==,
-                     0);
+    g_autofree char *html = g_build_filename (f->dir, "back.html", NULL);
+    g_autofree char *html_arg = g_strconcat ("html=", html, NULL);
+    g_autofree char *page = NULL;
+
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", jsonl, "--out", out_arg, "--out",
+                                       html_arg, NULL),
+                     ==, 0);
+    /* The page: a checks section, the group as a row with its request indented under it. */
+    g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+    g_assert_nonnull (strstr (page, "<section id=\"checks\">"));
+    g_assert_nonnull (
+        strstr (page, "<td class=\"name\">$.state equals ok</td><td>18</td><td>2</td>"));
+    g_assert_nonnull (strstr (page, "<tr class=\"step group depth0\"><td class=\"name\">g</td>"));
+    g_assert_nonnull (strstr (page, "<tr class=\"step depth1\"><td class=\"name\">GET /checked"));
     reread = throng_test_json_load (back, &error);
     g_assert_no_error (error);
     check_counts (reread, "$.state equals ok", &passes, &fails);
