@@ -6,6 +6,7 @@
  * included.  The plan side (loading, located errors) and the run side
  * (variables, check counts) are in tests/integration/test-journeys.c.
  */
+#include "fast/response.h"
 #include "rules.h"
 
 #include <stdlib.h>
@@ -303,6 +304,68 @@ test_seen_cut (void)
     http_judge_clear (&judge);
 }
 
+/*
+ * The fast transport keeps a body for the rules exactly as framed: the
+ * payload of each framing, without chunk lines or trailers, whatever the
+ * reads that brought it (every split of the response in two).
+ */
+typedef struct {
+    const char *name;
+    const char *response;
+    const char *body;
+    gboolean to_close; /* the body ends at the close */
+} KeepCase;
+
+static const KeepCase keep_cases[] = {
+    { "length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{\"a\": \"b\"}", "{\"a\": \"b\"}",
+      FALSE },
+    { "chunked",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\n{\"a\"\r\n7\r\n: \"b\"}\n\r\n"
+      "0\r\nT: 1\r\n\r\n",
+      "{\"a\": \"b\"}\n", FALSE },
+    { "close", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", "until the end", TRUE },
+    { "interim", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+      "ok", FALSE },
+};
+
+static void
+test_keep (gconstpointer data)
+{
+    const KeepCase *c = data;
+    gsize length = strlen (c->response);
+
+    for (gsize split = 0; split <= length; split++) {
+        g_autoptr (GString) body = g_string_new (NULL);
+        FastResponse response;
+        FastResponseResult result = FAST_RESPONSE_MORE;
+        const guint8 *parts[2]
+            = { (const guint8 *)c->response, (const guint8 *)c->response + split };
+        gsize sizes[2] = { split, length - split };
+
+        fast_response_init (&response);
+        fast_response_start (&response, FALSE, 1024);
+        response.body = body;
+        for (guint i = 0; i < 2 && result != FAST_RESPONSE_DONE; i++) {
+            const guint8 *p = parts[i];
+            gsize left = sizes[i];
+            do {
+                gsize used = 0;
+                result = fast_response_feed (&response, p, left, &used);
+                g_assert_cmpint (result, !=, FAST_RESPONSE_ERROR);
+                p += used;
+                left -= used;
+            } while (result == FAST_RESPONSE_HEAD);
+        }
+        if (c->to_close)
+            result = fast_response_eof (&response);
+        if (result != FAST_RESPONSE_DONE)
+            g_test_message ("split at %" G_GSIZE_FORMAT ", body so far '%s'", split, body->str);
+        g_assert_cmpint (result, ==, FAST_RESPONSE_DONE);
+        g_assert_cmpstr (body->str, ==, c->body);
+        fast_response_clear (&response);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -317,6 +380,10 @@ main (int argc, char **argv)
     }
     g_test_add_func ("/http-rules/seen-cut", test_seen_cut);
     g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
+    for (guint i = 0; i < G_N_ELEMENTS (keep_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-rules/keep/%s", keep_cases[i].name);
+        g_test_add_data_func (path, &keep_cases[i], test_keep);
+    }
     for (guint i = 0; i < G_N_ELEMENTS (scan_cases); i++) {
         g_autofree char *path = g_strdup_printf ("/http-rules/scan/%u", i);
         g_test_add_data_func (path, &scan_cases[i], test_scan);
