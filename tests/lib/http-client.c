@@ -29,7 +29,10 @@ throng_test_http_request (const char *method, const char *url, const char *conte
     if (answer == NULL)
         return NULL;
     *status = soup_message_get_status (message);
-    return g_strndup (g_bytes_get_data (answer, NULL), g_bytes_get_size (answer));
+    /* An empty body (204) has no data at all: "" then, not NULL. */
+    gsize size = 0;
+    const char *data = g_bytes_get_data (answer, &size);
+    return data != NULL ? g_strndup (data, size) : g_strdup ("");
 }
 
 JsonNode *
@@ -55,15 +58,20 @@ gboolean
 throng_test_http_wait_ok (const char *url, guint timeout_ms)
 {
     gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+    g_autofree char *last = NULL;
 
     do {
         guint status = 0;
-        g_autofree char *text = throng_test_http_request ("GET", url, NULL, NULL, &status, NULL);
+        g_autoptr (GError) error = NULL;
+        g_autofree char *text = throng_test_http_request ("GET", url, NULL, NULL, &status, &error);
 
         if (text != NULL && SOUP_STATUS_IS_SUCCESSFUL (status))
             return TRUE;
+        g_free (last);
+        last = text != NULL ? g_strdup_printf ("HTTP %u", status) : g_strdup (error->message);
         g_usleep (100 * 1000);
     } while (g_get_monotonic_time () < deadline);
+    g_test_message ("GET %s: %s", url, last);
     return FALSE;
 }
 
