@@ -272,13 +272,16 @@ append_latency (GString *out, gboolean *first, const ThrongHistogram *latency)
 
     if (latency == NULL || throng_histogram_count (latency) == 0)
         return;
-    lines_append_float (out, first, "latency_min_ms", throng_histogram_min (latency) / 1000.0);
-    lines_append_float (out, first, "latency_mean_ms", throng_histogram_mean (latency) / 1000.0);
+    /* Milliseconds to the µs, as they were measured. */
+    lines_append_float (out, first, "latency_min_ms", throng_histogram_min (latency) / 1000.0, 3);
+    lines_append_float (out, first, "latency_mean_ms", throng_histogram_mean (latency) / 1000.0,
+                        3);
     for (guint i = 0; i < G_N_ELEMENTS (percentiles); i++)
         lines_append_float (out, first, percentiles[i].key,
                             throng_histogram_percentile (latency, percentiles[i].percentile)
-                                / 1000.0);
-    lines_append_float (out, first, "latency_max_ms", throng_histogram_max (latency) / 1000.0);
+                                / 1000.0,
+                            3);
+    lines_append_float (out, first, "latency_max_ms", throng_histogram_max (latency) / 1000.0, 3);
 }
 
 /* A timestamp after every one written before, so no point overwrites another of its series. */
@@ -342,8 +345,8 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
     begin_line (out, influx, "throng_run", NULL, NULL);
     lines_append_int (out, &first, "requests", snapshot->total.requests);
     lines_append_int (out, &first, "errors", snapshot->total.errors);
-    lines_append_float (out, &first, "cpu_share", snapshot->cpu_share);
-    lines_append_float (out, &first, "lag_p99_ms", snapshot->lag_p99_us / 1000.0);
+    lines_append_float (out, &first, "cpu_share", snapshot->cpu_share, 4);
+    lines_append_float (out, &first, "lag_p99_ms", snapshot->lag_p99_us / 1000.0, 3);
     lines_append_bool (out, &first, "saturated", snapshot->saturated);
     lines_end (out, when);
     points++;

@@ -24,7 +24,9 @@ void lines_append_tag (GString *out, const char *key, const char *value);
  * is the first field of the line (a space) or not (a comma).
  */
 void lines_append_int (GString *out, gboolean *first, const char *key, guint64 value);
-void lines_append_float (GString *out, gboolean *first, const char *key, gdouble value);
+/* A float with @decimals digits after the point (a field's resolution: 3 for ms from µs). */
+void lines_append_float (GString *out, gboolean *first, const char *key, gdouble value,
+                         guint decimals);
 void lines_append_bool (GString *out, gboolean *first, const char *key, gboolean value);
 /* Ends the line with its timestamp in µs. */
 void lines_end (GString *out, gint64 wall_us);

@@ -64,12 +64,15 @@ lines_append_int (GString *out, gboolean *first, const char *key, guint64 value)
 }
 
 void
-lines_append_float (GString *out, gboolean *first, const char *key, gdouble value)
+lines_append_float (GString *out, gboolean *first, const char *key, gdouble value,
+                    guint decimals)
 {
     char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+    char format[8];
 
+    g_snprintf (format, sizeof format, "%%.%uf", MIN (decimals, 9));
     append_field_key (out, first, key);
-    g_string_append (out, g_ascii_dtostr (buffer, sizeof buffer, value));
+    g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, format, value));
 }
 
 void

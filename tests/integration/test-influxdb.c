@@ -199,7 +199,9 @@ test_outage (Fixture *fixture, gconstpointer data)
     int status = -1;
 
     g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *) args, NULL);
-    g_usleep (2500 * 1000);
+    /* Under way (later in a sanitized build), and a batch or two written. */
+    throng_test_wait_started ();
+    g_usleep (1000 * 1000);
     gint64 outage_start = g_get_monotonic_time ();
     stop_influxd (fixture);
     g_usleep (4000 * 1000);
