@@ -174,7 +174,7 @@ write_target (const Influx *influx, char **url, char **authorization, GError **e
         for (guint i = 0; i < G_N_ELEMENTS (names); i++)
             if (g_getenv (names[i]) == NULL || *g_getenv (names[i]) == '\0') {
                 g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                             "influxdb: api v2 needs %s set in the environment", names[i]);
+                             "api v2 needs %s set in the environment", names[i]);
                 return FALSE;
             }
         g_autofree char *org = g_uri_escape_string (g_getenv (names[0]), NULL, FALSE);

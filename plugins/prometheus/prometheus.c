@@ -123,7 +123,7 @@ prometheus_open (gpointer self, const ThrongRunInfo *run, GError **error)
     prometheus->figures = prometheus_figures_new (run);
     prometheus->server = prometheus_server_start (prometheus->address, &local);
     if (prometheus->server == NULL) {
-        g_set_error (error, local->domain, local->code, "prometheus: cannot listen on %s: %s",
+        g_set_error (error, local->domain, local->code, "cannot listen on %s: %s",
                      prometheus->options.listen, local->message);
         return FALSE;
     }

@@ -280,7 +280,7 @@ test_port_taken (Fixture *fixture, gconstpointer data)
 
     g_test_message ("%s", err);
     g_assert_cmpint (status, ==, 3);
-    g_assert_nonnull (strstr (err, "prometheus: cannot listen on 127.0.0.1:"));
+    g_assert_nonnull (strstr (err, "reporter prometheus: cannot listen on 127.0.0.1:"));
     throng_test_assert_no_glib_noise (err);
 }
 
