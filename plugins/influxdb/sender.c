@@ -129,7 +129,12 @@ on_sent (GObject *source, GAsyncResult *result, gpointer data)
         sender->backoff_us = 0;
         batch_free (batch);
     } else {
-        if (answer == NULL)
+        if (answer == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            /* Stopped at the end: why the earlier attempts failed says more. */
+            set_error_locked (sender, sender->report.last_error != NULL
+                                          ? g_strdup (sender->report.last_error)
+                                          : g_strdup ("unanswered when flush_timeout ran out"));
+        else if (answer == NULL)
             set_error_locked (sender, g_strdup (error->message));
         else
             set_error_locked (sender,

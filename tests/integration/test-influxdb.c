@@ -36,6 +36,8 @@ stop_influxd (Fixture *fixture)
 {
     if (fixture->influxd == NULL)
         return;
+    /* It may have been stopped (SIGSTOP) by /influxdb/hung. */
+    throng_test_process_signal (fixture->influxd, SIGCONT);
     throng_test_process_stop (fixture->influxd, SIGTERM, 10000);
     g_clear_pointer (&fixture->influxd, throng_test_process_free);
 }
@@ -264,6 +266,41 @@ test_refused (Fixture *fixture, gconstpointer data)
     g_assert_nonnull (strstr (err, "database not found"));
 }
 
+/*
+ * A database that accepts connections and never answers (influxd stopped
+ * with SIGSTOP): the run is not slowed, every write times out, and the
+ * end of the run waits only its flush_timeout before counting every
+ * point as lost.
+ */
+static void
+test_hung (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = plan_yaml (fixture, "3s", 10000);
+    char *flush = strstr (yaml, "flush_timeout: 10s");
+    g_assert_nonnull (flush);
+    memcpy (flush, "flush_timeout: 2s ", strlen ("flush_timeout: 10s"));
+    g_autofree char *with_timeout = g_strconcat (yaml, "      timeout: 1s\n", NULL);
+    g_autofree char *err = NULL;
+
+    throng_test_process_signal (fixture->influxd, SIGSTOP);
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (JsonNode) summary
+        = throng_test_run_summary (fixture->dir, with_timeout, NULL, 60, 0, &err);
+    gint64 took_ms = (g_get_monotonic_time () - start) / 1000;
+    throng_test_process_signal (fixture->influxd, SIGCONT);
+
+    g_test_message ("took %" G_GINT64_FORMAT " ms; %s", took_ms, err);
+    /* The run's 3 s, start-up, and the 2 s flush: never the writes' own timeouts piling up. */
+    g_assert_cmpint (took_ms, <, 3000 + 2000 + 4000);
+    g_assert_cmpfloat (throng_test_json_double (summary, "duration_s"), <, 3.5);
+    g_autofree char *expected = g_strdup_printf (
+        "points (%" G_GINT64_FORMAT " requests) were not stored",
+        throng_test_json_int (summary, "total.requests"));
+    g_assert_nonnull (strstr (err, expected));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -272,5 +309,6 @@ main (int argc, char **argv)
     g_test_add ("/influxdb/outage", Fixture, NULL, fixture_setup, test_outage, fixture_teardown);
     g_test_add ("/influxdb/refused", Fixture, NULL, fixture_setup, test_refused,
                 fixture_teardown);
+    g_test_add ("/influxdb/hung", Fixture, NULL, fixture_setup, test_hung, fixture_teardown);
     return g_test_run ();
 }

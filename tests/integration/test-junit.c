@@ -156,6 +156,24 @@ test_existing_file (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpstr (contents, ==, "keep me\n");
 }
 
+/* `throng plugins` lists the three reporters of issue 18 (they are not in throng_test_builtin_plugins yet). */
+static void
+test_plugins_listed (void)
+{
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (30, &out, &err, "plugins", NULL);
+
+    g_assert_cmpint (status, ==, 0);
+    for (const char *const *name = (const char *const[]) { "junit", "prometheus", "influxdb", NULL };
+         *name != NULL; name++) {
+        g_autofree char *pattern
+            = g_strdup_printf ("(?m)^%s +reporter +\\S+ +\\S*libthrong-%s\\.so$", *name, *name);
+        if (!g_regex_match_simple (pattern, out, 0, 0))
+            g_error ("`throng plugins` does not list the %s reporter:\n%s", *name, out);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +184,6 @@ main (int argc, char **argv)
                 test_needs_path, throng_test_tmpdir_teardown);
     g_test_add ("/junit/existing-file", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_existing_file, throng_test_tmpdir_teardown);
+    g_test_add_func ("/junit/plugins-listed", test_plugins_listed);
     return g_test_run ();
 }
