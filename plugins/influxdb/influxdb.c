@@ -107,6 +107,12 @@ read_tags (Influx *influx, GError **error)
 
         if (!throng_node_get_string (throng_node_child (tags, i), &value, error))
             return FALSE;
+        if (g_strv_contains ((const char *const[]) { "plan", "scenario", "step", NULL },
+                             throng_node_scalar (key))) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "tags: '%s' is a tag of throng's own", throng_node_scalar (key));
+            return FALSE;
+        }
         if (*value == '\0' || *throng_node_scalar (key) == '\0') {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                    "tags: InfluxDB refuses empty tag keys and values");

@@ -45,6 +45,18 @@ prometheus_free (gpointer self)
     if (prometheus == NULL)
         return;
     if (prometheus->server != NULL && prometheus->final && prometheus->options.linger_us > 0) {
+        guint64 wanted = prometheus->options.linger_scrapes;
+
+        /* A silent wait of up to `linger` would look like a hang. */
+        if (wanted == 0 || prometheus_server_final_scrapes (prometheus->server) < wanted) {
+            g_autofree char *where
+                = g_socket_connectable_to_string (G_SOCKET_CONNECTABLE (prometheus->address));
+
+            g_printerr ("throng: prometheus: serving the final figures at http://%s/metrics "
+                        "%s%" G_GINT64_FORMAT " s at most (Ctrl-C ends the wait)\n",
+                        where, wanted > 0 ? "until scraped, " : "for ",
+                        (prometheus->options.linger_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
+        }
         g_debug ("lingering up to %" G_GINT64_FORMAT " ms for %" G_GUINT64_FORMAT " scrapes",
                  prometheus->options.linger_us / 1000, prometheus->options.linger_scrapes);
         prometheus_server_linger (prometheus->server, prometheus->options.linger_us,

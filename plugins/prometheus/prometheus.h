@@ -59,6 +59,9 @@ PrometheusServer *prometheus_server_start (GSocketAddress *address, GError **err
 /* Serves @text from now on (transfer full).  @final: the run has ended. */
 void prometheus_server_publish (PrometheusServer *server, GBytes *text, gboolean final);
 
+/* How many scrapes have received the final text so far. */
+guint prometheus_server_final_scrapes (PrometheusServer *server);
+
 /*
  * Waits until @scrapes scrapes (0: none, wait the whole time) have
  * received the final text, @linger_us has passed, or the user sends

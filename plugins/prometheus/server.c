@@ -123,6 +123,17 @@ prometheus_server_publish (PrometheusServer *server, GBytes *text, gboolean fina
     g_clear_pointer (&old, g_bytes_unref);
 }
 
+guint
+prometheus_server_final_scrapes (PrometheusServer *server)
+{
+    guint scrapes;
+
+    g_mutex_lock (&server->lock);
+    scrapes = server->final_scrapes;
+    g_mutex_unlock (&server->lock);
+    return scrapes;
+}
+
 static gboolean
 on_signal (gpointer data)
 {
