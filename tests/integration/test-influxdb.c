@@ -303,6 +303,44 @@ test_hung (Fixture *fixture, gconstpointer data)
     g_assert_nonnull (strstr (err, expected));
 }
 
+/* Options are checked at plan load, located, without a database. */
+typedef struct {
+    const char *options;
+    const char *message;
+} BadOptions;
+
+static const BadOptions bad_options[] = {
+    { "{ url: \"ftp://127.0.0.1:8086\" }", "is not an http:// or https:// URL" },
+    { "{ tags: { step: x } }", "tags: 'step' is a tag of throng's own" },
+    { "{ tags: [ a, b ] }", "tags: expected a map" },
+    { "{ api: v3 }", "v3" },
+    { "{ buffer: 0 }", "buffer" },
+};
+
+static void
+test_options_invalid (Fixture *fixture, gconstpointer data)
+{
+    for (guint i = 0; i < G_N_ELEMENTS (bad_options); i++) {
+        g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                                 "  - name: s\n"
+                                                 "    users: 1\n"
+                                                 "    steps:\n"
+                                                 "      - http: { url: \"http://127.0.0.1:1/\" }\n"
+                                                 "reporters:\n"
+                                                 "  - influxdb: %s\n",
+                                                 bad_options[i].options);
+        g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        int status = throng_test_runv (30, &out, &err, "validate", plan, NULL);
+
+        g_test_message ("%s: %s", bad_options[i].options, err);
+        g_assert_cmpint (status, ==, 2);
+        g_assert_nonnull (strstr (err, "plan.yaml:7:"));
+        g_assert_nonnull (strstr (err, bad_options[i].message));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -310,6 +348,8 @@ main (int argc, char **argv)
     g_test_add ("/influxdb/stored", Fixture, NULL, fixture_setup, test_stored, fixture_teardown);
     g_test_add ("/influxdb/outage", Fixture, NULL, fixture_setup, test_outage, fixture_teardown);
     g_test_add ("/influxdb/refused", Fixture, NULL, fixture_setup, test_refused,
+                fixture_teardown);
+    g_test_add ("/influxdb/options-invalid", Fixture, NULL, fixture_setup, test_options_invalid,
                 fixture_teardown);
     g_test_add ("/influxdb/hung", Fixture, NULL, fixture_setup, test_hung, fixture_teardown);
     return g_test_run ();
