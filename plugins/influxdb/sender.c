@@ -66,11 +66,14 @@ drop_locked (InfluxSender *sender, Batch *batch)
     batch_free (batch);
 }
 
-/* Drops the oldest batches until the queue is within its bound; with the lock held. */
+/*
+ * Drops the oldest batches until the queue is within its bound, keeping
+ * the newest batch even when it alone is larger; with the lock held.
+ */
 static void
 bound_locked (InfluxSender *sender)
 {
-    while (sender->queued_points > sender->max_points && !g_queue_is_empty (&sender->queue)) {
+    while (sender->queued_points > sender->max_points && g_queue_get_length (&sender->queue) > 1) {
         Batch *oldest = g_queue_pop_head (&sender->queue);
 
         sender->queued_points -= oldest->points;
