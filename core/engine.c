@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include "metrics.h"
+#include "reporter-filter-private.h"
 #include "schedule.h"
 #include "summary-private.h"
 #include "usage.h"
@@ -200,10 +201,15 @@ deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
 
-        if (slot->opened && slot->wants_samples)
-            slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
-                                                    (const ThrongSample *) batch->samples->data,
-                                                    batch->samples->len);
+        const ThrongSample *samples = (const ThrongSample *) batch->samples->data;
+        gsize n = batch->samples->len;
+
+        if (!slot->opened || !slot->wants_samples)
+            continue;
+        if (slot->plan_reporter->filter != NULL)
+            samples = throng_reporter_filter_apply (slot->plan_reporter->filter, samples, n, &n);
+        if (n > 0)
+            slot->plan_reporter->reporter->samples (slot->plan_reporter->data, samples, n);
     }
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `report`, `plugins`, `--version`.
+ * The `throng` command line: `run`, `validate`, `report`, `import`, `plugins`,
+ * `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -12,6 +13,7 @@
  * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
 #include "engine.h"
+#include "import-har.h"
 #include "limits-private.h"
 #include "plan.h"
 #include "registry.h"
@@ -305,6 +307,7 @@ print_help (FILE *stream)
              "  run PLAN           Run a plan and report its results\n"
              "  validate PLAN      Check a plan completely without sending any load\n"
              "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
+             "  import har FILE    Turn a browser's HAR recording into a plan\n"
              "  plugins            List the plugins throng can find\n"
              "\n"
              "Options:\n"
@@ -360,6 +363,8 @@ dispatch (int argc, char **argv)
         return command_plugins (argc - 1, argv + 1);
     if (strcmp (command, "report") == 0)
         return throng_report_command (argc - 1, argv + 1);
+    if (strcmp (command, "import") == 0)
+        return throng_import_command (argc - 1, argv + 1);
 
     g_printerr ("throng: unknown command '%s'\n", command);
     print_help (stderr);

@@ -79,6 +79,9 @@ typedef struct {
     const ThrongReporter *reporter;
     const ThrongNode *node;
     gpointer data;                  /* from reporter->configure */
+    /* The reporter's `filter:` (reporter-filter-private.h), or NULL: every sample. */
+    struct _ThrongReporterFilter *filter;
+    ThrongNode *options;            /* owned: the options without `filter`, or NULL */
 } ThrongPlanReporter;
 
 /* The plan's pass/fail conditions, parsed with it (threshold.h). */
