@@ -76,7 +76,8 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             "http {\n"
                             "  default_type text/plain;\n"
                             "  log_format throng '$connection $connection_requests "
-                            "$ssl_session_reused $status $request_method $uri';\n"
+                            "$ssl_session_reused $status $request_method $uri "
+                            "$server_protocol';\n"
                             "  access_log %s;\n"
                             "  client_body_temp_path %s/tmp/body;\n"
                             "  proxy_temp_path %s/tmp/proxy;\n"
@@ -87,7 +88,7 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             "  keepalive_timeout %s;\n"
                             "  %s\n"
                             "  server {\n"
-                            "    listen 127.0.0.1:%u%s;\n"
+                            "    listen 127.0.0.1:%u%s%s;\n"
                             "    location / { return 200 \"ok\\n\"; }\n"
                             "    %s\n"
                             "  }\n",
@@ -99,17 +100,18 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             config->keepalive_requests ? config->keepalive_requests : 100000,
                             config->keepalive_timeout ? config->keepalive_timeout : "60s",
                             config->http_extra ? config->http_extra : "", nginx->http_port,
-                            backlog, locations);
+                            backlog, config->http2 ? " http2" : "", locations);
     if (config->https) {
         g_string_append_printf (conf,
                                 "  server {\n"
-                                "    listen 127.0.0.1:%u ssl;\n"
+                                "    listen 127.0.0.1:%u ssl%s;\n"
                                 "    ssl_certificate %s;\n"
                                 "    ssl_certificate_key %s;\n"
                                 "    ssl_protocols %s;\n"
                                 "    %s\n"
                                 "    ssl_session_tickets %s;\n",
-                                nginx->https_port, cert_file, key_file,
+                                nginx->https_port, config->http2 ? " http2" : "", cert_file,
+                                key_file,
                                 config->ssl_protocols ? config->ssl_protocols : "TLSv1.2 TLSv1.3",
                                 config->no_session_cache ? "ssl_session_cache off;"
                                                          : "ssl_session_cache shared:SSL:1m;",
@@ -387,6 +389,9 @@ nginx_log_parse (ThrongTestNginx *nginx, ThrongTestNginxLog *log)
             log->not_reused++;
         if (fields[3][0] == '2')
             log->status_2xx++;
+        /* The last field is "$uri $server_protocol". */
+        if (g_str_has_suffix (fields[5], " HTTP/2.0"))
+            log->http2++;
     }
     log->connections = g_hash_table_size (connections);
 }

@@ -9,6 +9,7 @@
  * condition gnutls_record_get_direction() asks for.
  */
 #include "conn.h"
+#include "h2.h"
 #include "../errors.h"
 
 #include <errno.h>
@@ -320,6 +321,8 @@ fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, F
         error->message = gnutls_strerror (r);
         return FALSE;
     }
+    if (setup->n_alpn > 0)
+        gnutls_alpn_set_protocols (conn->tls, setup->alpn, setup->n_alpn, 0);
     if (setup->verify_name != NULL)
         gnutls_session_set_verify_cert (conn->tls, setup->verify_name, 0);
     /* Data that no longer unpacks only costs a full handshake. */
@@ -407,6 +410,7 @@ fast_conn_close (FastConn *conn, gboolean polite)
         return;
     g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host, conn->port,
              conn->exchanges, polite ? "" : " (abortive)");
+    fast_h2_free (conn->h2);
     if (conn->tls != NULL) {
         /* One try, never a wait: the peer may already be gone. */
         if (polite)
