@@ -373,6 +373,14 @@ fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
         }
         if (!gnutls_error_is_fatal (r))
             continue;
+        /* ALPN offered only h2 (version: 2) and the server speaks none of it. */
+        if (r == GNUTLS_E_FATAL_ALERT_RECEIVED
+            && gnutls_alert_get (conn->tls) == GNUTLS_A_NO_APPLICATION_PROTOCOL) {
+            error->error_class = THRONG_ERROR_PROTOCOL;
+            error->message = "the server does not speak h2 (TLS alert no_application_protocol "
+                             "to ALPN h2); version: 2 requires it, version: auto falls back";
+            return FAST_IO_ERROR;
+        }
         error->error_class = http_error_class_from_gnutls (r);
         if (error->error_class == THRONG_ERROR_CERTIFICATE)
             error->message = verify_message (gnutls_session_get_verify_cert_status (conn->tls));
