@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HTTP/2 (`version: 1.1 | 2 | auto`) on both transports, proven against
+ * nginx with `http2` on and read back through its log ($server_protocol,
+ * $connection, $ssl_session_reused): every request of a `version: 2`
+ * plan goes over h2, TLS (ALPN) and cleartext (h2c by prior knowledge);
+ * each TLS session policy's connection and handshake counts equal
+ * nginx's over h2; `auto` falls back to HTTP/1.1 against a server
+ * without h2, and `version: 2` fails there with class `protocol`.  The
+ * negotiated protocol reaches the reporters as " (h2)" after the sample's
+ * reason phrase, counted here in the csv reporter's rows.  The real
+ * `throng` binary runs as a subprocess (TLS resumption, see
+ * test-tls-policy.c).
+ */
+#include "test-utils.h"
+
+#include <string.h>
+
+#define RUN_TIMEOUT 120
+#define USERS 5
+#define ITERATIONS 10
+#define STEPS 2
+#define REQUESTS (USERS * ITERATIONS * STEPS)
+
+/* Rows of the csv file at @path whose text holds @fragment. */
+static guint
+csv_count (const char *path, const char *fragment)
+{
+    g_autofree char *text = NULL;
+    guint n = 0;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    for (const char *p = text; (p = strstr (p, fragment)) != NULL; p += strlen (fragment))
+        n++;
+    return n;
+}
+
+typedef struct {
+    const char *transport;
+    const char *version;
+    const char *policy; /* tls.session */
+    gboolean keep_alive;
+} H2Plan;
+
+static char *
+h2_plan (const char *url, const char *ca_file, const H2Plan *p)
+{
+    g_autofree char *http = g_strdup_printf (
+        "version: %s, keep_alive: %s, tls: { ca_file: '%s', session: %s }", p->version,
+        p->keep_alive ? "true" : "false", ca_file, p->policy != NULL ? p->policy : "per-thread");
+
+    return throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "h2",
+        .transport = p->transport,
+        .base_url = url,
+        .http = http,
+        .scenario = "h2",
+        .users = USERS,
+        .iterations = ITERATIONS,
+        /* 100 ms between users: user 0 holds a session before user 1 starts (global). */
+        .scenario_extra = "    ramp_up: 500ms\n",
+        .steps = "      - http: { url: /first }\n"
+                 "      - http: { url: /second }\n",
+    });
+}
+
+/* Runs @p against @url; returns the summary, *@csv the csv reporter's file. */
+static JsonNode *
+h2_run (ThrongTestTmpdir *fixture, ThrongTestNginx *nginx, const char *url, const H2Plan *p,
+        char **csv)
+{
+    g_autofree char *plan = h2_plan (url, throng_test_nginx_certs (nginx)->ca_cert, p);
+    g_autofree char *out = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *arg = throng_test_out_arg ("csv", out);
+    const char *extra[] = { "--out", arg, NULL };
+    g_autofree char *err = NULL;
+    JsonNode *root = throng_test_run_summary (fixture->dir, plan, extra, RUN_TIMEOUT, 0, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, REQUESTS);
+    *csv = g_steal_pointer (&out);
+    return root;
+}
+
+/* ------------------------------------------------------------------ */
+/* Every request over h2                                               */
+
+typedef struct {
+    const char *transport;
+    gboolean tls;
+} OverH2;
+
+static void
+test_version_2 (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const OverH2 *c = data;
+    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+    ThrongTestNginxLog server;
+
+    if (nginx == NULL)
+        return;
+    root = h2_run (fixture, nginx,
+                   c->tls ? throng_test_nginx_https_url (nginx) : throng_test_nginx_http_url (nginx),
+                   &(H2Plan){ c->transport, "2", NULL, TRUE }, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_true (throng_test_nginx_log_wait (nginx, REQUESTS, 5000, &server));
+    g_assert_cmpuint (server.lines, ==, REQUESTS);
+    g_assert_cmpuint (server.status_2xx, ==, REQUESTS);
+    /* nginx's $server_protocol says HTTP/2.0 for every one. */
+    g_assert_cmpuint (server.http2, ==, REQUESTS);
+    /* One connection per user, every request a stream on it. */
+    g_assert_cmpuint (server.connections, ==, USERS);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, USERS);
+    g_assert_cmpuint (server.max_connection_requests, ==, ITERATIONS * STEPS);
+    /* And the reporters see it on every sample. */
+    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, REQUESTS);
+}
+
+/* ------------------------------------------------------------------ */
+/* TLS session policies over h2                                        */
+
+typedef struct {
+    const char *protocol; /* nginx ssl_protocols */
+    const char *policy;
+    gboolean keep_alive;
+    guint connections; /* what nginx must see */
+    guint full;
+    guint resumed;
+} PolicyCase;
+
+static void
+test_policy (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const PolicyCase *c = data;
+    ThrongTestNginxConfig config = {
+        .https = TRUE,
+        .http2 = TRUE,
+        .ssl_protocols = c->protocol,
+        .session_tickets = TRUE,
+    };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+    ThrongTestNginxLog server;
+
+    if (nginx == NULL)
+        return;
+    root = h2_run (fixture, nginx, throng_test_nginx_https_url (nginx),
+                   &(H2Plan){ "fast", "2", c->policy, c->keep_alive }, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_true (throng_test_nginx_log_wait (nginx, REQUESTS, 5000, &server));
+    g_test_message ("%s %s keep_alive=%d over h2: nginx %u connections, %u full, %u resumed; "
+                    "throng %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT " / %" G_GINT64_FORMAT,
+                    c->protocol, c->policy, c->keep_alive, server.connections,
+                    server.connections_not_reused, server.connections_reused,
+                    throng_test_json_int (root, "total.connections"),
+                    throng_test_json_int (root, "total.handshakes.full"),
+                    throng_test_json_int (root, "total.handshakes.resumed"));
+    g_assert_cmpuint (server.http2, ==, REQUESTS);
+    g_assert_cmpuint (server.connections, ==, c->connections);
+    g_assert_cmpuint (server.connections_not_reused, ==, c->full);
+    g_assert_cmpuint (server.connections_reused, ==, c->resumed);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, server.connections);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==,
+                     server.connections_not_reused);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.resumed"), ==,
+                     server.connections_reused);
+}
+
+static const PolicyCase policy_cases[] = {
+    /* The user's connection closes at each iteration's end, its session dropped. */
+    { "TLSv1.2", "per-iteration", TRUE, USERS * ITERATIONS, USERS * ITERATIONS, 0 },
+    { "TLSv1.3", "per-iteration", TRUE, USERS * ITERATIONS, USERS * ITERATIONS, 0 },
+    /* One connection per user for the whole run. */
+    { "TLSv1.3", "per-thread", TRUE, USERS, USERS, 0 },
+    /* Closed after each request: each user resumes its own session. */
+    { "TLSv1.2", "per-thread", FALSE, REQUESTS, USERS, REQUESTS - USERS },
+    { "TLSv1.3", "per-thread", FALSE, REQUESTS, USERS, REQUESTS - USERS },
+    /* One store for everyone: only the first handshake is full. */
+    { "TLSv1.2", "global", TRUE, USERS, 1, USERS - 1 },
+    { "TLSv1.3", "global", TRUE, USERS, 1, USERS - 1 },
+    { "TLSv1.3", "global", FALSE, REQUESTS, 1, REQUESTS - 1 },
+};
+
+/* ------------------------------------------------------------------ */
+/* A server without h2                                                 */
+
+static void
+test_auto_falls_back (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *transport = data;
+    ThrongTestNginxConfig config = { .https = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+    ThrongTestNginxLog server;
+
+    if (nginx == NULL)
+        return;
+    root = h2_run (fixture, nginx, throng_test_nginx_https_url (nginx),
+                   &(H2Plan){ transport, "auto", NULL, TRUE }, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_true (throng_test_nginx_log_wait (nginx, REQUESTS, 5000, &server));
+    g_assert_cmpuint (server.lines, ==, REQUESTS);
+    g_assert_cmpuint (server.http2, ==, 0);
+    g_assert_cmpuint (server.connections, ==, USERS);
+    g_assert_cmpuint (csv_count (csv, "(h2)"), ==, 0);
+}
+
+static void
+test_version_2_refused (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *transport = data;
+    ThrongTestNginxConfig config = { .https = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+
+    if (nginx == NULL)
+        return;
+    root = h2_run (fixture, nginx, throng_test_nginx_https_url (nginx),
+                   &(H2Plan){ transport, "2", NULL, TRUE }, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, REQUESTS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.protocol"),
+                     ==, REQUESTS / STEPS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.protocol"),
+                     ==, REQUESTS / STEPS);
+    /* Each failure says why: in its row's responseMessage and failureMessage. */
+    g_assert_cmpuint (csv_count (csv, "version: 2 requires it"), ==, 2 * REQUESTS);
+}
+
+/* h2c is what libsoup cannot do: the plan is refused at load, not downgraded. */
+static void
+test_soup_h2c_refused (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *text = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "h2c",
+        .transport = "soup",
+        .base_url = "http://127.0.0.1:9",
+        .http = "version: 2",
+        .scenario = "h2c",
+        .users = 1,
+        .iterations = 1,
+        .steps = "      - http: { url: / }\n",
+    });
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", text);
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (RUN_TIMEOUT, NULL, &err, "validate", plan, NULL);
+
+    g_assert_cmpint (status, ==, 2);
+    g_assert_nonnull (strstr (err, "h2c"));
+    g_assert_nonnull (strstr (err, "use transport: fast"));
+}
+
+int
+main (int argc, char **argv)
+{
+    static const OverH2 over[] = {
+        { "fast", TRUE },
+        { "fast", FALSE },
+        { "soup", TRUE },
+    };
+
+    g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, fn, data)                                                                        \
+    g_test_add (path, ThrongTestTmpdir, data, throng_test_tmpdir_setup, fn,                        \
+                throng_test_tmpdir_teardown)
+    for (guint i = 0; i < G_N_ELEMENTS (over); i++) {
+        g_autofree char *path = g_strdup_printf ("/h2/nginx/%s/%s", over[i].transport,
+                                                 over[i].tls ? "tls" : "h2c");
+        ADD (path, test_version_2, &over[i]);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (policy_cases); i++) {
+        const PolicyCase *c = &policy_cases[i];
+        g_autofree char *path = g_strdup_printf (
+            "/h2/policy/%s/%s%s", strcmp (c->protocol, "TLSv1.2") == 0 ? "tls12" : "tls13",
+            c->policy, c->keep_alive ? "" : "/close");
+        ADD (path, test_policy, c);
+    }
+    ADD ("/h2/h1-only/fast/auto", test_auto_falls_back, "fast");
+    ADD ("/h2/h1-only/soup/auto", test_auto_falls_back, "soup");
+    ADD ("/h2/h1-only/fast/version-2", test_version_2_refused, "fast");
+    ADD ("/h2/h1-only/soup/version-2", test_version_2_refused, "soup");
+    ADD ("/h2/soup/h2c-refused", test_soup_h2c_refused, NULL);
+#undef ADD
+
+    return g_test_run ();
+}
