@@ -255,6 +255,131 @@ test_soup_h2c_refused (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (strstr (err, "use transport: fast"));
 }
 
+/* ------------------------------------------------------------------ */
+/* Hostile servers (tests/lib/h2-server.c)                             */
+
+/* Runs @steps, version 2 over h2c, against @server; *@csv receives the samples' file. */
+static JsonNode *
+hostile_run (ThrongTestTmpdir *fixture, ThrongTestH2Server *server, const char *steps,
+             guint iterations, char **csv)
+{
+    g_autofree char *plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "hostile",
+        .transport = "fast",
+        .base_url = throng_test_h2_server_url (server),
+        .http = "version: 2, timeout: 2s",
+        .scenario = "hostile",
+        .users = 1,
+        .iterations = iterations,
+        .steps = steps,
+    });
+    g_autofree char *out = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *arg = throng_test_out_arg ("csv", out);
+    const char *extra[] = { "--out", arg, NULL };
+    g_autofree char *err = NULL;
+    JsonNode *root = throng_test_run_summary (fixture->dir, plan, extra, RUN_TIMEOUT, 0, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    *csv = g_steal_pointer (&out);
+    return root;
+}
+
+typedef struct {
+    const char *path;
+    const char *error_class; /* in errors_by_class */
+    const char *fragment;    /* of the message, in each failed row's two message columns */
+    const char *method_body; /* extra step keys */
+} HostileCase;
+
+static const HostileCase hostile_cases[] = {
+    { "/huge-headers", "protocol", "header block over 65536 bytes", NULL },
+    { "/push", "protocol", "PUSH_PROMISE", NULL },
+    { "/ping-flood", "protocol", "PING flood", NULL },
+    { "/settings-flood", "protocol", "SETTINGS flood", NULL },
+    { "/cut", "reset", "HTTP/2 connection closed before the response was complete", NULL },
+    /* 200 kB against a 64 KiB window that the server never reopens. */
+    { "/window", "timeout", "step timed out", "method: POST, body_file: body.bin" },
+};
+
+#define HOSTILE_ITERATIONS 3
+
+/* Each bad server fails each request once, with its class and a message naming the frame. */
+static void
+test_hostile (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const HostileCase *c = data;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+    g_autofree char *body = g_build_filename (fixture->dir, "body.bin", NULL);
+    g_autofree char *zeros = g_malloc0 (200 * 1000);
+    g_autofree char *steps = g_strdup_printf ("      - http: { url: '%s'%s%s }\n", c->path,
+                                              c->method_body != NULL ? ", " : "",
+                                              c->method_body != NULL ? c->method_body : "");
+    g_autofree char *key = g_strdup_printf ("total.errors_by_class.%s", c->error_class);
+    gint64 start = g_get_monotonic_time ();
+
+    g_assert_no_error (error);
+    g_assert_true (g_file_set_contents (body, zeros, 200 * 1000, NULL));
+    root = hostile_run (fixture, server, steps, HOSTILE_ITERATIONS, &csv);
+    /* Nothing hangs: three steps of at most `timeout` each. */
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, key), ==, HOSTILE_ITERATIONS);
+    g_assert_cmpuint (csv_count (csv, c->fragment), ==, 2 * HOSTILE_ITERATIONS);
+}
+
+/* RST_STREAM fails its request only: the next one goes on the same connection. */
+static void
+test_hostile_rst (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+
+    g_assert_no_error (error);
+    root = hostile_run (fixture, server,
+                        "      - http: { url: /rst }\n"
+                        "      - http: { url: /ok }\n",
+                        3, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.protocol"),
+                     ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
+    g_assert_cmpuint (csv_count (csv, "RST_STREAM (INTERNAL_ERROR) from the server"), ==, 6);
+    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 3);
+}
+
+/*
+ * GOAWAY whose last stream id is below the request's: the request is
+ * retried once on a new connection, counted as retried, and succeeds.
+ */
+static void
+test_hostile_goaway (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+
+    g_assert_no_error (error);
+    root = hostile_run (fixture, server,
+                        "      - http: { url: /ok }\n"
+                        "      - http: { url: /goaway }\n",
+                        3, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* Each iteration's /goaway is a later stream on its connection: refused, retried. */
+    g_assert_cmpint (throng_test_json_int (root, "total.retries"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.retries"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 4);
+    g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 4);
+    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -286,6 +411,12 @@ main (int argc, char **argv)
     ADD ("/h2/h1-only/fast/version-2", test_version_2_refused, "fast");
     ADD ("/h2/h1-only/soup/version-2", test_version_2_refused, "soup");
     ADD ("/h2/soup/h2c-refused", test_soup_h2c_refused, NULL);
+    for (guint i = 0; i < G_N_ELEMENTS (hostile_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/h2/hostile%s", hostile_cases[i].path);
+        ADD (path, test_hostile, &hostile_cases[i]);
+    }
+    ADD ("/h2/hostile/rst", test_hostile_rst, NULL);
+    ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
 #undef ADD
 
     return g_test_run ();

@@ -54,6 +54,7 @@ struct _FastH2 {
     gsize body_len;
     gsize body_off;
     guint control_frames;
+    guint8 last_control; /* the type of the last PING or SETTINGS frame */
     ThrongErrorClass error_class;
     char message[160]; /* why it failed, naming the frame or error code */
 };
@@ -164,6 +165,7 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     switch (frame->hd.type) {
     case NGHTTP2_PING:
     case NGHTTP2_SETTINGS:
+        h2->last_control = frame->hd.type;
         if (++h2->control_frames > H2_CONTROL_MAX)
             h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL,
                     "%s flood: over %d control frames during one request",
@@ -508,6 +510,13 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
         if (G_UNLIKELY (conn->want_ticket))
             fast_save_ticket (u, conn);
         used = nghttp2_session_mem_recv (h2->session, u->in, n);
+        if (used == NGHTTP2_ERR_FLOODED) {
+            /* nghttp2's own bound: more ACKs owed than it queues. */
+            h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s flood: %s",
+                    h2->last_control == NGHTTP2_PING ? "PING" : "SETTINGS",
+                    nghttp2_strerror ((int)used));
+            return FAST_IO_OK;
+        }
         if (used < 0) {
             h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s", nghttp2_strerror ((int)used));
             return FAST_IO_OK;
