@@ -18,8 +18,8 @@
 
 static void read_some (FastUser *u);
 
-static gboolean
-method_is_idempotent (const char *method)
+gboolean
+fast_method_is_idempotent (const char *method)
 {
     static const char *const idempotent[] = { "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" };
 
@@ -261,7 +261,7 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
     /* A kept-alive connection the server closed before answering: send
      * again on a new one, once, when that cannot do anything twice — the
      * request did not all go out, or its method is idempotent. */
-    gboolean safe = u->req_off < u->req_len || method_is_idempotent (u->hop.method);
+    gboolean safe = u->req_off < u->req_len || fast_method_is_idempotent (u->hop.method);
     if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && u->reused && !u->retried && !u->got_bytes
         && safe) {
         retry (u, "closed before the response");

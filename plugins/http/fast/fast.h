@@ -150,6 +150,8 @@ void fast_read_resume (FastUser *u);
 void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
 /* The FastConnFunc of every connection of the user. */
 void fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data);
+/* GET, HEAD, PUT, DELETE, OPTIONS, TRACE: a request that may be sent twice. */
+gboolean fast_method_is_idempotent (const char *method);
 /* Ends the exchange (the user's next step may run, or the user be freed): the last call. */
 void fast_step_finish (FastUser *u);
 /* Keeps the response's Set-Cookie headers (u->response.headers) in the user's jar. */

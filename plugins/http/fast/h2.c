@@ -210,6 +210,12 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         }
         h2->got_head = TRUE;
         u->state = ST_READING_BODY;
+        /* As over HTTP/1.1: a declared length over max_body fails at the head. */
+        if ((guint64)soup_message_headers_get_content_length (u->response.headers)
+            > u->step->max_body) {
+            h2_end (h2, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+        }
         if (soup_message_headers_get_one (u->response.headers, "Set-Cookie") != NULL)
             fast_store_cookies (u);
         return 0;
@@ -619,7 +625,9 @@ h2_pump (FastUser *u)
     u->read_yielded = FALSE;
     r = h2_read (u, conn, h2, &want_in, &error);
     if (r == FAST_IO_EOF || r == FAST_IO_RESET || r == FAST_IO_ERROR) {
-        gboolean safe = u->reused && !u->retried && !h2->got_head && h2->outcome == H2_OPEN;
+        /* As over HTTP/1.1: sent again only when that cannot do anything twice. */
+        gboolean safe = u->reused && !u->retried && !h2->got_head && h2->outcome == H2_OPEN
+                        && fast_method_is_idempotent (u->hop.method);
         if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && safe) {
             g_debug ("fast: kept-alive h2 connection to %s:%u closed; retrying", u->host, u->port);
             fast_conn_close (conn, FALSE);
