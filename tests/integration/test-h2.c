@@ -119,6 +119,66 @@ test_version_2 (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, REQUESTS);
 }
 
+/*
+ * Cookies and redirects over h2 are HTTP/1.1's (redirect.c, one jar per
+ * user): a cookie set by one response goes with the next request (nginx
+ * answers 403 without it), and a redirect is followed within the step.
+ */
+static void
+test_cookies_redirects (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const OverH2 *c = data;
+    ThrongTestNginxConfig config = {
+        .https = TRUE,
+        .http2 = TRUE,
+        .locations = "location /set-cookie { add_header Set-Cookie \"h2=1; Path=/\"; "
+                     "return 200 \"set\\n\"; }\n"
+                     "    location /needs-cookie { if ($http_cookie !~ \"h2=1\") { return 403; } "
+                     "return 200 \"yes\\n\"; }\n"
+                     "    location /redir { return 302 /target; }\n"
+                     "    location /target { return 200 \"target\\n\"; }\n",
+    };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *http = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *arg = NULL;
+    g_autofree char *err = NULL;
+    ThrongTestNginxLog server;
+    const guint users = 2, iterations = 3;
+
+    if (nginx == NULL)
+        return;
+    http = g_strdup_printf ("version: 2, tls: { ca_file: '%s' }",
+                            throng_test_nginx_certs (nginx)->ca_cert);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "h2-cookies",
+        .transport = c->transport,
+        .base_url = c->tls ? throng_test_nginx_https_url (nginx) : throng_test_nginx_http_url (nginx),
+        .http = http,
+        .scenario = "cookies",
+        .users = users,
+        .iterations = iterations,
+        .steps = "      - http: { url: /set-cookie }\n"
+                 "      - http: { url: /needs-cookie }\n"
+                 "      - http: { url: /redir, follow_redirects: true }\n",
+    });
+    out = g_build_filename (fixture->dir, "samples.csv", NULL);
+    arg = throng_test_out_arg ("csv", out);
+    root = throng_test_run_summary (fixture->dir, plan, (const char *[]){ "--out", arg, NULL },
+                                   RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, users * iterations * 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* Four requests per iteration reach nginx: the redirect's target too. */
+    g_assert_true (throng_test_nginx_log_wait (nginx, users * iterations * 4, 5000, &server));
+    g_assert_cmpuint (server.lines, ==, users * iterations * 4);
+    g_assert_cmpuint (server.http2, ==, server.lines);
+    g_assert_cmpuint (server.status_2xx, ==, users * iterations * 3);
+    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, users * iterations * 3);
+}
+
 /* ------------------------------------------------------------------ */
 /* TLS session policies over h2                                        */
 
@@ -398,6 +458,10 @@ main (int argc, char **argv)
         g_autofree char *path = g_strdup_printf ("/h2/nginx/%s/%s", over[i].transport,
                                                  over[i].tls ? "tls" : "h2c");
         ADD (path, test_version_2, &over[i]);
+        g_free (path);
+        path = g_strdup_printf ("/h2/cookies-redirects/%s/%s", over[i].transport,
+                                over[i].tls ? "tls" : "h2c");
+        ADD (path, test_cookies_redirects, &over[i]);
     }
     for (guint i = 0; i < G_N_ELEMENTS (policy_cases); i++) {
         const PolicyCase *c = &policy_cases[i];
