@@ -353,7 +353,7 @@ typedef struct {
 
 static const HostileCase hostile_cases[] = {
     { "/huge-headers", "protocol", "header block over 65536 bytes", NULL },
-    { "/push", "protocol", "PUSH_PROMISE", NULL },
+    { "/push", "protocol", "PUSH_PROMISE although push is disabled", NULL },
     { "/ping-flood", "protocol", "PING flood", NULL },
     { "/settings-flood", "protocol", "SETTINGS flood", NULL },
     { "/cut", "reset", "HTTP/2 connection closed before the response was complete", NULL },
@@ -388,6 +388,11 @@ test_hostile (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, HOSTILE_ITERATIONS);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, HOSTILE_ITERATIONS);
     g_assert_cmpint (throng_test_json_int (root, key), ==, HOSTILE_ITERATIONS);
+    {
+        g_autofree char *text = NULL;
+        g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+        g_test_message ("%s", text);
+    }
     g_assert_cmpuint (csv_count (csv, c->fragment), ==, 2 * HOSTILE_ITERATIONS);
 }
 

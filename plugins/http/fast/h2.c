@@ -274,6 +274,13 @@ on_invalid_frame (nghttp2_session *session, const nghttp2_frame *frame, int lib_
                                          "WINDOW_UPDATE", "CONTINUATION" };
     const char *name = frame->hd.type < G_N_ELEMENTS (names) ? names[frame->hd.type] : "unknown";
 
+    /* Our SETTINGS said ENABLE_PUSH 0: nghttp2 refuses any promise as a connection error. */
+    if (frame->hd.type == NGHTTP2_PUSH_PROMISE) {
+        h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL,
+                "PUSH_PROMISE although push is disabled (PROTOCOL_ERROR)");
+        return 0;
+    }
+
     h2_end (h2, frame->hd.stream_id == h2->stream_id ? H2_FAILED : H2_BROKEN,
             THRONG_ERROR_PROTOCOL, "invalid %s frame: %s", name, nghttp2_strerror (lib_error_code));
     return 0;
