@@ -41,6 +41,7 @@ typedef enum {
     ACT_PING_FLOOD,
     ACT_SETTINGS_FLOOD,
     ACT_CUT,
+    ACT_H1_REPLY,
 } Action;
 
 static const struct {
@@ -56,6 +57,7 @@ static const struct {
     { "/ping-flood", ACT_PING_FLOOD },
     { "/settings-flood", ACT_SETTINGS_FLOOD },
     { "/cut", ACT_CUT },
+    { "/h1-reply", ACT_H1_REPLY },
 };
 
 typedef struct {
@@ -66,6 +68,7 @@ typedef struct {
     Action pending;     /* to do once mem_recv returned */
     gint32 pending_stream;
     gboolean close_after;
+    gboolean discard; /* no longer HTTP/2: read and drop until the peer goes */
 } Conn;
 
 static gboolean
@@ -219,6 +222,14 @@ act (Conn *c)
         send_all (c->fd, raw, 19);
         c->close_after = TRUE;
         break;
+    case ACT_H1_REPLY: {
+        static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        drain (c);
+        send_all (c->fd, (const guint8 *)reply, sizeof reply - 1);
+        /* Kept open: a close with unread bytes would be a reset, racing the reply. */
+        c->discard = TRUE;
+        break;
+    }
     case ACT_NONE:
     default:
         break;
@@ -277,13 +288,15 @@ conn_thread (gpointer data)
         struct pollfd pfd = { c->fd, POLLIN, 0 };
         gssize n;
 
-        if (!drain (c) || c->close_after)
+        if (!c->discard && (!drain (c) || c->close_after))
             break;
         if (poll (&pfd, 1, 50) <= 0)
             continue;
         n = recv (c->fd, buf, sizeof buf, 0);
         if (n <= 0)
             break;
+        if (c->discard)
+            continue;
         if (nghttp2_session_mem_recv (c->session, buf, (gsize)n) < 0)
             break;
         if (c->pending != ACT_NONE)

@@ -18,6 +18,8 @@
  *   /ping-flood    5000 PINGs, then 200
  *   /settings-flood 5000 SETTINGS, then 200
  *   /cut           a DATA frame header announcing 100 bytes, 10 of them, then the close
+ *   /h1-reply      an HTTP/1.1 response where frames were due; then reads and drops
+ *                  everything until the client closes
  */
 #pragma once
 

@@ -42,6 +42,7 @@ struct _FastH2 {
     gsize out_len;
     gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
     GArray *nva;     /* nghttp2_nv, reused per request */
+    GString *text;   /* the request's :authority and lower-case names, reused */
 
     /* the stream in flight */
     gint32 stream_id;
@@ -297,6 +298,21 @@ on_error (nghttp2_session *session, int lib_error_code, const char *msg, size_t 
     return 0;
 }
 
+/* nghttp2 answers a connection error with a GOAWAY of its own: that names what went wrong. */
+static int
+on_frame_send (nghttp2_session *session, const nghttp2_frame *frame, void *data)
+{
+    FastH2 *h2 = data;
+    const nghttp2_goaway *goaway = &frame->goaway;
+
+    if (frame->hd.type != NGHTTP2_GOAWAY || goaway->error_code == NGHTTP2_NO_ERROR)
+        return 0;
+    h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "the server broke HTTP/2: GOAWAY (%s) sent%s%.*s",
+            nghttp2_http2_strerror (goaway->error_code), goaway->opaque_data_len > 0 ? ", " : "",
+            (int)MIN (goaway->opaque_data_len, 80), (const char *)goaway->opaque_data);
+    return 0;
+}
+
 static ssize_t
 read_body (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
            uint32_t *flags, nghttp2_data_source *source, void *data)
@@ -325,6 +341,7 @@ callbacks_once (gpointer unused)
     nghttp2_session_callbacks_set_on_stream_close_callback (callbacks, on_stream_close);
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback (callbacks, on_invalid_frame);
     nghttp2_session_callbacks_set_error_callback2 (callbacks, on_error);
+    nghttp2_session_callbacks_set_on_frame_send_callback (callbacks, on_frame_send);
     nghttp2_option_new (&options);
     /* Headers are counted against HTTP_MAX_HEAD in on_header; nghttp2 bounds each field. */
     nghttp2_option_set_max_send_header_block_length (options, 256 * 1024);
@@ -346,6 +363,7 @@ h2_new (FastUser *u)
     g_once (&once, callbacks_once, NULL);
     h2->user = u;
     h2->nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
+    h2->text = g_string_sized_new (256);
     nghttp2_session_client_new2 (&h2->session, callbacks, h2, options);
     nghttp2_submit_settings (h2->session, NGHTTP2_FLAG_NONE, settings, G_N_ELEMENTS (settings));
     nghttp2_session_set_local_window_size (h2->session, NGHTTP2_FLAG_NONE, 0, H2_WINDOW);
@@ -359,6 +377,7 @@ fast_h2_free (FastH2 *h2)
         return;
     nghttp2_session_del (h2->session);
     g_array_unref (h2->nva);
+    g_string_free (h2->text, TRUE);
     g_free (h2);
 }
 
@@ -387,7 +406,8 @@ header_dropped (const char *name)
 
 /*
  * Submits the current hop as a stream.  Names go in lower case through
- * u->out, whose text nghttp2 copies at submission.
+ * h2->text, whose text nghttp2 copies at submission; u->out is left to
+ * the HTTP/1.1 request a retry on another connection may still send.
  */
 static gboolean
 h2_submit (FastUser *u, FastH2 *h2)
@@ -399,7 +419,7 @@ h2_submit (FastUser *u, FastH2 *h2)
     g_autofree char *cookies = u->jar != NULL ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE)
                                               : NULL;
     gboolean v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
-    GString *text = u->out;
+    GString *text = h2->text;
     gsize authority, length = 0, *names;
     guint n_headers = step->headers != NULL ? step->headers->len : 0;
     char number[24];
@@ -428,8 +448,8 @@ h2_submit (FastUser *u, FastH2 *h2)
     nv_add (h2->nva, ":method", 7, u->hop.method, strlen (u->hop.method));
     nv_add (h2->nva, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
     nv_add (h2->nva, ":authority", 10, text->str + authority, strlen (text->str + authority));
-    target = target != NULL ? target : g_strdup (step->target);
-    nv_add (h2->nva, ":path", 5, target, strlen (target));
+    const char *path = target != NULL ? target : step->target;
+    nv_add (h2->nva, ":path", 5, path, strlen (path));
     gboolean agent = FALSE;
     for (guint i = 0; i < n_headers; i++) {
         const HttpHeader *h = &g_array_index (step->headers, HttpHeader, i);
@@ -534,7 +554,8 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
             h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s", nghttp2_strerror ((int)used));
             return FAST_IO_OK;
         }
-        if (h2->outcome != H2_OPEN)
+        /* An outcome, or nghttp2 gave up the session: its GOAWAY goes out next. */
+        if (h2->outcome != H2_OPEN || !nghttp2_session_want_read (h2->session))
             return FAST_IO_OK;
         if (n < IN_SIZE && !fast_conn_pending (conn)) {
             *want = G_IO_IN;
