@@ -446,6 +446,53 @@ test_hostile_goaway (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 6);
 }
 
+/*
+ * A TLS close_notify in the middle of a DATA frame: the response was cut,
+ * class `reset`, whatever closed it cleanly underneath.
+ */
+static void
+test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestCerts) certs = throng_test_certs_new (fixture->dir, &error);
+    g_autoptr (ThrongTestH2Server) server = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *http = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *arg = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_no_error (error);
+    server = throng_test_h2_server_new_tls (certs->server_cert, certs->server_key, &error);
+    g_assert_no_error (error);
+    http = g_strdup_printf ("version: 2, timeout: 2s, tls: { ca_file: '%s' }", certs->ca_cert);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "tls-cut",
+        .transport = "fast",
+        .base_url = throng_test_h2_server_url (server),
+        .http = http,
+        .scenario = "tls-cut",
+        .users = 1,
+        .iterations = HOSTILE_ITERATIONS,
+        .steps = "      - http: { url: /ok }\n"
+                 "      - http: { url: /tls-cut }\n",
+    });
+    out = g_build_filename (fixture->dir, "samples.csv", NULL);
+    arg = throng_test_out_arg ("csv", out);
+    root = throng_test_run_summary (fixture->dir, plan, (const char *[]){ "--out", arg, NULL },
+                                   RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.reset"),
+                     ==, HOSTILE_ITERATIONS);
+    g_assert_cmpuint (csv_count (out, "HTTP/2 connection closed before the response was complete"),
+                      ==, 2 * HOSTILE_ITERATIONS);
+    /* Over h2 through ALPN, a new TLS connection after each cut. */
+    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, HOSTILE_ITERATIONS);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -487,6 +534,7 @@ main (int argc, char **argv)
     }
     ADD ("/h2/hostile/rst", test_hostile_rst, NULL);
     ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
+    ADD ("/h2/hostile/tls-cut", test_hostile_tls_cut, NULL);
 #undef ADD
 
     return g_test_run ();

@@ -3,14 +3,15 @@
  * The hostile HTTP/2 server (h2-server.h).  nghttp2's server session
  * parses and answers; what it refuses to send (a PUSH_PROMISE to a
  * client that disabled push, a DATA frame cut short) is written as raw
- * frame bytes after its output.  Blocking sockets, one thread per
- * connection, each polling with a short timeout so that free() stops
+ * frame bytes after its output.  Blocking sockets (under GnuTLS for the
+ * TLS server), one thread per connection, each polling with a short timeout so that free() stops
  * them promptly.
  */
 #include "h2-server.h"
 
 #include <errno.h>
 #include <gio/gio.h>
+#include <gnutls/gnutls.h>
 #include <netinet/in.h>
 #include <nghttp2/nghttp2.h>
 #include <poll.h>
@@ -22,6 +23,7 @@
 
 struct _ThrongTestH2Server {
     int fd;
+    gnutls_certificate_credentials_t credentials; /* NULL: h2c */
     char *url;
     gint stopping;
     guint connections;
@@ -42,6 +44,7 @@ typedef enum {
     ACT_SETTINGS_FLOOD,
     ACT_CUT,
     ACT_H1_REPLY,
+    ACT_TLS_CUT,
 } Action;
 
 static const struct {
@@ -58,11 +61,13 @@ static const struct {
     { "/settings-flood", ACT_SETTINGS_FLOOD },
     { "/cut", ACT_CUT },
     { "/h1-reply", ACT_H1_REPLY },
+    { "/tls-cut", ACT_TLS_CUT },
 };
 
 typedef struct {
     ThrongTestH2Server *server;
     int fd;
+    gnutls_session_t tls; /* NULL: h2c */
     nghttp2_session *session;
     Action path_action; /* of the request whose head is being read */
     Action pending;     /* to do once mem_recv returned */
@@ -72,11 +77,12 @@ typedef struct {
 } Conn;
 
 static gboolean
-send_all (int fd, const guint8 *data, gsize len)
+send_all (Conn *c, const guint8 *data, gsize len)
 {
     while (len > 0) {
-        gssize n = send (fd, data, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
+        gssize n = c->tls != NULL ? gnutls_record_send (c->tls, data, len)
+                                  : send (c->fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EINTR || n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED))
             continue;
         if (n <= 0)
             return FALSE;
@@ -96,7 +102,7 @@ drain (Conn *c)
             return FALSE;
         if (n == 0)
             return TRUE;
-        if (!send_all (c->fd, data, (gsize)n))
+        if (!send_all (c, data, (gsize)n))
             return FALSE;
     }
 }
@@ -191,7 +197,7 @@ act (Conn *c)
                       stream);
         raw[9] = 0, raw[10] = 0, raw[11] = 0, raw[12] = 2;
         memcpy (raw + 13, block, sizeof block);
-        send_all (c->fd, raw, 13 + sizeof block);
+        send_all (c, raw, 13 + sizeof block);
         respond (c, stream, NULL, 0, TRUE);
         break;
     }
@@ -200,7 +206,7 @@ act (Conn *c)
         for (guint i = 0; i < FLOOD_FRAMES; i++) {
             frame_header (raw, 8, NGHTTP2_PING, 0, 0);
             memset (raw + 9, 0, 8);
-            if (!send_all (c->fd, raw, 17))
+            if (!send_all (c, raw, 17))
                 break;
         }
         respond (c, stream, NULL, 0, TRUE);
@@ -209,7 +215,7 @@ act (Conn *c)
         drain (c);
         for (guint i = 0; i < FLOOD_FRAMES; i++) {
             frame_header (raw, 0, NGHTTP2_SETTINGS, 0, 0);
-            if (!send_all (c->fd, raw, 9))
+            if (!send_all (c, raw, 9))
                 break;
         }
         respond (c, stream, NULL, 0, TRUE);
@@ -219,17 +225,27 @@ act (Conn *c)
         drain (c);
         frame_header (raw, 100, NGHTTP2_DATA, 0, stream);
         memset (raw + 9, 'x', 10);
-        send_all (c->fd, raw, 19);
+        send_all (c, raw, 19);
         c->close_after = TRUE;
         break;
     case ACT_H1_REPLY: {
         static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
         drain (c);
-        send_all (c->fd, (const guint8 *)reply, sizeof reply - 1);
+        send_all (c, (const guint8 *)reply, sizeof reply - 1);
         /* Kept open: a close with unread bytes would be a reset, racing the reply. */
         c->discard = TRUE;
         break;
     }
+    case ACT_TLS_CUT:
+        respond (c, stream, NULL, 0, FALSE);
+        drain (c);
+        frame_header (raw, 100, NGHTTP2_DATA, 0, stream);
+        memset (raw + 9, 'x', 10);
+        send_all (c, raw, 19);
+        if (c->tls != NULL)
+            gnutls_bye (c->tls, GNUTLS_SHUT_WR);
+        c->discard = TRUE;
+        break;
     case ACT_NONE:
     default:
         break;
@@ -264,6 +280,25 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     return 0;
 }
 
+/* The blocking TLS handshake, offering ALPN h2 only. */
+static gboolean
+tls_start (Conn *c)
+{
+    static const gnutls_datum_t h2 = { (unsigned char *)"h2", 2 };
+    int r;
+
+    gnutls_init (&c->tls, GNUTLS_SERVER);
+    gnutls_set_default_priority (c->tls);
+    gnutls_credentials_set (c->tls, GNUTLS_CRD_CERTIFICATE, c->server->credentials);
+    gnutls_alpn_set_protocols (c->tls, &h2, 1, 0);
+    gnutls_transport_set_int (c->tls, c->fd);
+    gnutls_handshake_set_timeout (c->tls, 5000);
+    do
+        r = gnutls_handshake (c->tls);
+    while (r < 0 && !gnutls_error_is_fatal (r));
+    return r == GNUTLS_E_SUCCESS;
+}
+
 static gpointer
 conn_thread (gpointer data)
 {
@@ -271,6 +306,7 @@ conn_thread (gpointer data)
     nghttp2_session_callbacks *callbacks;
     nghttp2_option *option;
     guint8 buf[16384];
+    gboolean ok;
 
     nghttp2_session_callbacks_new (&callbacks);
     nghttp2_session_callbacks_set_on_header_callback (callbacks, on_header);
@@ -283,16 +319,24 @@ conn_thread (gpointer data)
     nghttp2_session_callbacks_del (callbacks);
     nghttp2_option_del (option);
     nghttp2_submit_settings (c->session, NGHTTP2_FLAG_NONE, NULL, 0);
+    ok = c->server->credentials == NULL || tls_start (c);
 
-    while (!g_atomic_int_get (&c->server->stopping)) {
+    while (ok && !g_atomic_int_get (&c->server->stopping)) {
         struct pollfd pfd = { c->fd, POLLIN, 0 };
         gssize n;
 
-        if (!c->discard && (!drain (c) || c->close_after))
+        if ((!c->discard && !drain (c)) || c->close_after)
             break;
-        if (poll (&pfd, 1, 50) <= 0)
+        if ((c->tls == NULL || gnutls_record_check_pending (c->tls) == 0)
+            && poll (&pfd, 1, 50) <= 0)
             continue;
-        n = recv (c->fd, buf, sizeof buf, 0);
+        if (c->tls != NULL) {
+            do
+                n = gnutls_record_recv (c->tls, buf, sizeof buf);
+            while (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED);
+        } else {
+            n = recv (c->fd, buf, sizeof buf, 0);
+        }
         if (n <= 0)
             break;
         if (c->discard)
@@ -304,8 +348,11 @@ conn_thread (gpointer data)
         if (!nghttp2_session_want_read (c->session) && !nghttp2_session_want_write (c->session))
             break;
     }
-    drain (c);
+    if (ok && !c->discard)
+        drain (c);
     nghttp2_session_del (c->session);
+    if (c->tls != NULL)
+        gnutls_deinit (c->tls);
     close (c->fd);
     g_free (c);
     return NULL;
@@ -336,8 +383,8 @@ accept_thread (gpointer data)
     return NULL;
 }
 
-ThrongTestH2Server *
-throng_test_h2_server_new (GError **error)
+static ThrongTestH2Server *
+server_new (gnutls_certificate_credentials_t credentials, GError **error)
 {
     ThrongTestH2Server *server;
     struct sockaddr_in addr = { .sin_family = AF_INET };
@@ -354,15 +401,42 @@ throng_test_h2_server_new (GError **error)
                      g_strerror (saved));
         if (fd >= 0)
             close (fd);
+        if (credentials != NULL)
+            gnutls_certificate_free_credentials (credentials);
         return NULL;
     }
     server = g_new0 (ThrongTestH2Server, 1);
     server->fd = fd;
-    server->url = g_strdup_printf ("http://127.0.0.1:%u", ntohs (addr.sin_port));
+    server->credentials = credentials;
+    server->url = g_strdup_printf ("%s://127.0.0.1:%u", credentials != NULL ? "https" : "http",
+                                   ntohs (addr.sin_port));
     server->threads = g_ptr_array_new ();
     g_mutex_init (&server->lock);
     server->acceptor = g_thread_new ("h2-accept", accept_thread, server);
     return server;
+}
+
+ThrongTestH2Server *
+throng_test_h2_server_new (GError **error)
+{
+    return server_new (NULL, error);
+}
+
+ThrongTestH2Server *
+throng_test_h2_server_new_tls (const char *cert_file, const char *key_file, GError **error)
+{
+    gnutls_certificate_credentials_t credentials;
+    int r = gnutls_certificate_allocate_credentials (&credentials);
+
+    if (r == 0)
+        r = gnutls_certificate_set_x509_key_file (credentials, cert_file, key_file,
+                                                  GNUTLS_X509_FMT_PEM);
+    if (r < 0) {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "h2 server: %s", gnutls_strerror (r));
+        gnutls_certificate_free_credentials (credentials);
+        return NULL;
+    }
+    return server_new (credentials, error);
 }
 
 const char *
@@ -394,6 +468,8 @@ throng_test_h2_server_free (ThrongTestH2Server *server)
     g_ptr_array_unref (server->threads);
     g_mutex_clear (&server->lock);
     close (server->fd);
+    if (server->credentials != NULL)
+        gnutls_certificate_free_credentials (server->credentials);
     g_free (server->url);
     g_free (server);
 }

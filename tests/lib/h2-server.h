@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A hostile HTTP/2 server for the tests: h2c (prior knowledge) on
- * 127.0.0.1, built on nghttp2's server session, one thread per
+ * A hostile HTTP/2 server for the tests: h2c (prior knowledge), or h2
+ * over TLS (GnuTLS, ALPN h2), on 127.0.0.1, built on nghttp2's server session, one thread per
  * connection, running in the test's process while the test runs
  * `throng` as a subprocess against it.  The request's path picks what it
  * does wrong:
@@ -20,6 +20,8 @@
  *   /cut           a DATA frame header announcing 100 bytes, 10 of them, then the close
  *   /h1-reply      an HTTP/1.1 response where frames were due; then reads and drops
  *                  everything until the client closes
+ *   /tls-cut       (TLS) HEADERS, then a DATA frame header announcing 100 bytes and
+ *                  10 of them, then a TLS close_notify and the close
  */
 #pragma once
 
@@ -29,10 +31,14 @@ G_BEGIN_DECLS
 
 typedef struct _ThrongTestH2Server ThrongTestH2Server;
 
-/* Listens on a free 127.0.0.1 port and serves until freed. */
+/* Listens on a free 127.0.0.1 port and serves h2c until freed. */
 ThrongTestH2Server *throng_test_h2_server_new (GError **error);
 
-/* "http://127.0.0.1:PORT" */
+/* The same over TLS with @cert_file and @key_file (PEM), ALPN h2. */
+ThrongTestH2Server *throng_test_h2_server_new_tls (const char *cert_file, const char *key_file,
+                                                   GError **error);
+
+/* "http://127.0.0.1:PORT", or "https://…" for a TLS server */
 const char *throng_test_h2_server_url (ThrongTestH2Server *server);
 
 /* Connections accepted so far. */
