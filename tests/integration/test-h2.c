@@ -102,9 +102,10 @@ test_version_2 (ThrongTestTmpdir *fixture, gconstpointer data)
 
     if (nginx == NULL)
         return;
-    root = h2_run (fixture, nginx,
-                   c->tls ? throng_test_nginx_https_url (nginx) : throng_test_nginx_http_url (nginx),
-                   &(H2Plan){ c->transport, "2", NULL, TRUE }, &csv);
+    root
+        = h2_run (fixture, nginx,
+                  c->tls ? throng_test_nginx_https_url (nginx) : throng_test_nginx_http_url (nginx),
+                  &(H2Plan){ c->transport, "2", NULL, TRUE }, &csv);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     g_assert_true (throng_test_nginx_log_wait (nginx, REQUESTS, 5000, &server));
     g_assert_cmpuint (server.lines, ==, REQUESTS);
@@ -155,7 +156,8 @@ test_cookies_redirects (ThrongTestTmpdir *fixture, gconstpointer data)
     plan = throng_test_plan_yaml (&(ThrongTestPlan){
         .name = "h2-cookies",
         .transport = c->transport,
-        .base_url = c->tls ? throng_test_nginx_https_url (nginx) : throng_test_nginx_http_url (nginx),
+        .base_url
+        = c->tls ? throng_test_nginx_https_url (nginx) : throng_test_nginx_http_url (nginx),
         .http = http,
         .scenario = "cookies",
         .users = users,
@@ -167,7 +169,7 @@ test_cookies_redirects (ThrongTestTmpdir *fixture, gconstpointer data)
     out = g_build_filename (fixture->dir, "samples.csv", NULL);
     arg = throng_test_out_arg ("csv", out);
     root = throng_test_run_summary (fixture->dir, plan, (const char *[]){ "--out", arg, NULL },
-                                   RUN_TIMEOUT, 0, &err);
+                                    RUN_TIMEOUT, 0, &err);
     throng_test_assert_no_glib_noise (err);
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, users * iterations * 3);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -232,8 +234,8 @@ test_policy (ThrongTestTmpdir *fixture, gconstpointer data)
 
 static const PolicyCase policy_cases[] = {
     /* The user's connection closes at each iteration's end, its session dropped. */
-    { "TLSv1.2", "per-iteration", TRUE, USERS * ITERATIONS, USERS * ITERATIONS, 0 },
-    { "TLSv1.3", "per-iteration", TRUE, USERS * ITERATIONS, USERS * ITERATIONS, 0 },
+    { "TLSv1.2", "per-iteration", TRUE, USERS *ITERATIONS, USERS *ITERATIONS, 0 },
+    { "TLSv1.3", "per-iteration", TRUE, USERS *ITERATIONS, USERS *ITERATIONS, 0 },
     /* One connection per user for the whole run. */
     { "TLSv1.3", "per-thread", TRUE, USERS, USERS, 0 },
     /* Closed after each request: each user resumes its own session. */
@@ -284,10 +286,12 @@ test_version_2_refused (ThrongTestTmpdir *fixture, gconstpointer data)
     root = h2_run (fixture, nginx, throng_test_nginx_https_url (nginx),
                    &(H2Plan){ transport, "2", NULL, TRUE }, &csv);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, REQUESTS);
-    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.protocol"),
-                     ==, REQUESTS / STEPS);
-    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.protocol"),
-                     ==, REQUESTS / STEPS);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.protocol"), ==,
+        REQUESTS / STEPS);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.protocol"), ==,
+        REQUESTS / STEPS);
     /* Each failure says why: in its row's responseMessage and failureMessage. */
     g_assert_cmpuint (csv_count (csv, "version: 2 requires it"), ==, 2 * REQUESTS);
 }
@@ -411,8 +415,8 @@ test_hostile_rst (ThrongTestTmpdir *fixture, gconstpointer data)
                         "      - http: { url: /rst }\n"
                         "      - http: { url: /ok }\n",
                         3, &csv);
-    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.protocol"),
-                     ==, 3);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.protocol"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
     g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
@@ -481,7 +485,7 @@ test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
     out = g_build_filename (fixture->dir, "samples.csv", NULL);
     arg = throng_test_out_arg ("csv", out);
     root = throng_test_run_summary (fixture->dir, plan, (const char *[]){ "--out", arg, NULL },
-                                   RUN_TIMEOUT, 0, &err);
+                                    RUN_TIMEOUT, 0, &err);
     throng_test_assert_no_glib_noise (err);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.reset"),
@@ -508,8 +512,8 @@ main (int argc, char **argv)
     g_test_add (path, ThrongTestTmpdir, data, throng_test_tmpdir_setup, fn,                        \
                 throng_test_tmpdir_teardown)
     for (guint i = 0; i < G_N_ELEMENTS (over); i++) {
-        g_autofree char *path = g_strdup_printf ("/h2/nginx/%s/%s", over[i].transport,
-                                                 over[i].tls ? "tls" : "h2c");
+        g_autofree char *path
+            = g_strdup_printf ("/h2/nginx/%s/%s", over[i].transport, over[i].tls ? "tls" : "h2c");
         ADD (path, test_version_2, &over[i]);
         g_free (path);
         path = g_strdup_printf ("/h2/cookies-redirects/%s/%s", over[i].transport,

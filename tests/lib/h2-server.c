@@ -122,8 +122,8 @@ frame_header (guint8 *out, guint32 length, guint8 type, guint8 flags, gint32 str
 }
 
 static ssize_t
-read_ok (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
-         uint32_t *flags, nghttp2_data_source *source, void *data)
+read_ok (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length, uint32_t *flags,
+         nghttp2_data_source *source, void *data)
 {
     memcpy (buf, "ok", 2);
     *flags |= NGHTTP2_DATA_FLAG_EOF;

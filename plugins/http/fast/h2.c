@@ -37,7 +37,7 @@ typedef enum {
 
 struct _FastH2 {
     nghttp2_session *session;
-    FastUser *user; /* the connection's owner */
+    FastUser *user;    /* the connection's owner */
     const guint8 *out; /* what mem_send returned and the socket has not taken */
     gsize out_len;
     gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
@@ -61,8 +61,8 @@ struct _FastH2 {
 };
 
 static const gnutls_datum_t alpn_h2[] = { { (unsigned char *)"h2", 2 } };
-static const gnutls_datum_t alpn_auto[] = { { (unsigned char *)"h2", 2 },
-                                            { (unsigned char *)"http/1.1", 8 } };
+static const gnutls_datum_t alpn_auto[]
+    = { { (unsigned char *)"h2", 2 }, { (unsigned char *)"http/1.1", 8 } };
 
 guint
 fast_h2_alpn (int version, const gnutls_datum_t **protocols)
@@ -95,9 +95,8 @@ fast_h2_conn_fits (const FastConn *conn, int version)
 }
 
 /* Records the stream's end; the first outcome stands. */
-static void
-h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char *format, ...)
-    G_GNUC_PRINTF (4, 5);
+static void h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char *format,
+                    ...) G_GNUC_PRINTF (4, 5);
 
 static void
 h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char *format, ...)
@@ -270,9 +269,9 @@ on_invalid_frame (nghttp2_session *session, const nghttp2_frame *frame, int lib_
                   void *data)
 {
     FastH2 *h2 = data;
-    static const char *const names[] = { "DATA", "HEADERS", "PRIORITY", "RST_STREAM",
-                                         "SETTINGS", "PUSH_PROMISE", "PING", "GOAWAY",
-                                         "WINDOW_UPDATE", "CONTINUATION" };
+    static const char *const names[]
+        = { "DATA",         "HEADERS", "PRIORITY", "RST_STREAM",    "SETTINGS",
+            "PUSH_PROMISE", "PING",    "GOAWAY",   "WINDOW_UPDATE", "CONTINUATION" };
     const char *name = frame->hd.type < G_N_ELEMENTS (names) ? names[frame->hd.type] : "unknown";
 
     /* Our SETTINGS said ENABLE_PUSH 0: nghttp2 refuses any promise as a connection error. */
@@ -282,8 +281,8 @@ on_invalid_frame (nghttp2_session *session, const nghttp2_frame *frame, int lib_
         return 0;
     }
 
-    h2_end (h2, frame->hd.stream_id == h2->stream_id ? H2_FAILED : H2_BROKEN,
-            THRONG_ERROR_PROTOCOL, "invalid %s frame: %s", name, nghttp2_strerror (lib_error_code));
+    h2_end (h2, frame->hd.stream_id == h2->stream_id ? H2_FAILED : H2_BROKEN, THRONG_ERROR_PROTOCOL,
+            "invalid %s frame: %s", name, nghttp2_strerror (lib_error_code));
     return 0;
 }
 
@@ -386,7 +385,8 @@ fast_h2_free (FastH2 *h2)
 static void
 nv_add (GArray *nva, const char *name, gsize name_len, const char *value, gsize value_len)
 {
-    nghttp2_nv nv = { (uint8_t *)name, (uint8_t *)value, name_len, value_len, NGHTTP2_NV_FLAG_NONE };
+    nghttp2_nv nv
+        = { (uint8_t *)name, (uint8_t *)value, name_len, value_len, NGHTTP2_NV_FLAG_NONE };
     g_array_append_val (nva, nv);
 }
 
@@ -394,9 +394,9 @@ nv_add (GArray *nva, const char *name, gsize name_len, const char *value, gsize 
 static gboolean
 header_dropped (const char *name)
 {
-    static const char *const dropped[] = { "host",       "connection", "keep-alive",
-                                           "proxy-connection", "transfer-encoding",
-                                           "upgrade",    "te",         "content-length" };
+    static const char *const dropped[]
+        = { "host",    "connection", "keep-alive",    "proxy-connection", "transfer-encoding",
+            "upgrade", "te",         "content-length" };
 
     for (guint i = 0; i < G_N_ELEMENTS (dropped); i++)
         if (g_ascii_strcasecmp (name, dropped[i]) == 0)
@@ -416,8 +416,8 @@ h2_submit (FastUser *u, FastH2 *h2)
     GUri *uri = http_hop_uri (&u->hop, step);
     gssize body_len = fast_body_length (step, u->hop.method, u->hop.body);
     g_autofree char *target = uri != step->uri ? fast_uri_target (uri) : NULL;
-    g_autofree char *cookies = u->jar != NULL ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE)
-                                              : NULL;
+    g_autofree char *cookies
+        = u->jar != NULL ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE) : NULL;
     gboolean v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
     GString *text = h2->text;
     gsize authority, length = 0, *names;
@@ -470,8 +470,8 @@ h2_submit (FastUser *u, FastH2 *h2)
     h2->body = body_len > 0 ? g_bytes_get_data (step->body, NULL) : NULL;
     h2->body_len = body_len > 0 ? (gsize)body_len : 0;
     h2->body_off = 0;
-    id = nghttp2_submit_request (h2->session, NULL, (const nghttp2_nv *)h2->nva->data,
-                                 h2->nva->len, body_len > 0 ? &provider : NULL, NULL);
+    id = nghttp2_submit_request (h2->session, NULL, (const nghttp2_nv *)h2->nva->data, h2->nva->len,
+                                 body_len > 0 ? &provider : NULL, NULL);
     if (id < 0) {
         fast_fail (u, THRONG_ERROR_PROTOCOL, nghttp2_strerror (id));
         return FALSE;
@@ -491,8 +491,7 @@ h2_submit (FastUser *u, FastH2 *h2)
 
 /* Writes what nghttp2 has to send; AGAIN leaves the rest in h2->out. */
 static FastIo
-h2_flush (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want,
-          FastError *error)
+h2_flush (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, FastError *error)
 {
     for (;;) {
         gsize n;
@@ -727,8 +726,8 @@ fast_h2_request_ready (FastUser *u)
         if (conn->exchanges > 0)
             return FALSE; /* an HTTP/1.1 connection already: it stays one */
         conn->h2 = h2_new (u);
-        g_debug ("fast: %s on %s:%u", conn->is_tls ? "h2 (ALPN)" : "h2c (prior knowledge)",
-                 u->host, u->port);
+        g_debug ("fast: %s on %s:%u", conn->is_tls ? "h2 (ALPN)" : "h2c (prior knowledge)", u->host,
+                 u->port);
     }
     conn->h2->user = u;
     u->state = ST_READING_HEAD;
