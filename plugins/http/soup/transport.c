@@ -377,7 +377,8 @@ network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connec
     /* A connection counts once TCP connected, whatever TLS does next, as on `fast`. */
     if (event == G_SOCKET_CLIENT_CONNECTED) {
         user->sample->connections_opened++;
-        g_debug ("soup: connection to %s opened", g_uri_get_host (soup_message_get_uri (message)));
+        g_debug ("soup: connection to %s opened",
+                 g_uri_get_host (soup_message_get_uri (message)));
     }
     if (event == G_SOCKET_CLIENT_RESOLVING && !user->connecting) {
         user->connecting = TRUE;
@@ -528,8 +529,7 @@ step_fail_error (SoupUser *user, const GError *error)
         step_fail (user, THRONG_ERROR_PROTOCOL, refused);
         return;
     }
-    /* libsoup ends an oversized head as it ends a cut one (PARTIAL_INPUT); its size tells them
-     * apart. */
+    /* libsoup ends an oversized head as it ends a cut one (PARTIAL_INPUT); its size tells them apart. */
     if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT) && user->stream == NULL
         && head_bytes (user) >= HTTP_MAX_HEAD) {
         step_fail (user, THRONG_ERROR_PROTOCOL, "response head too large");
@@ -672,8 +672,8 @@ framing_refusal (SoupUser *user)
     gboolean head_only = strcmp (user->hop.method, "HEAD") == 0;
     HttpFraming framing;
     SoupEncoding encoding;
-    const char *refused = http_framing_from_head (headers, soup_message_get_http_version (message),
-                                                  status, head_only, &framing);
+    const char *refused = http_framing_from_head (
+        headers, soup_message_get_http_version (message), status, head_only, &framing);
 
     if (refused != NULL || framing.kind == HTTP_FRAMING_NONE)
         return refused;
