@@ -418,13 +418,13 @@ fast_conn_close (FastConn *conn, gboolean polite)
         return;
     g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host, conn->port,
              conn->exchanges, polite ? "" : " (abortive)");
-    fast_h2_free (conn->h2);
     if (conn->tls != NULL) {
         /* One try, never a wait: the peer may already be gone. */
         if (polite)
             gnutls_bye (conn->tls, GNUTLS_SHUT_WR);
         gnutls_deinit (conn->tls);
     }
+    fast_h2_free (conn->h2);
     throng_watch_remove (conn->watch);
     close (conn->fd);
     g_free (conn->ahead);

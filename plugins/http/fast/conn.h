@@ -45,6 +45,7 @@ struct _FastConn {
     GIOCondition events;
     const FastConnIo *io;
     gnutls_session_t tls; /* NULL for plain HTTP */
+    struct _FastH2 *h2;   /* the HTTP/2 session when the connection speaks h2 (h2.c) */
     FastConnFunc func;
     gpointer func_data;
     /* the origin this connection talks to */
@@ -56,7 +57,6 @@ struct _FastConn {
     guint8 *ahead;        /* TLS: bytes read from the socket, not yet given to GnuTLS */
     gsize ahead_start;
     gsize ahead_end;
-    struct _FastH2 *h2; /* the HTTP/2 session when the connection speaks h2 (h2.c) */
 };
 
 /*
