@@ -67,8 +67,8 @@ typedef struct {
     char *expect_status;        /* "200", "200-299", "2xx,3xx" (default "2xx,3xx") */
     gboolean follow_redirects;  /* default FALSE */
     guint64 max_redirects;      /* default 10 */
-    guint64 max_body;           /* default 64 MiB */
     int version;                /* HttpVersion; default 1.1 */
+    guint64 max_body;           /* default 64 MiB */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;

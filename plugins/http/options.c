@@ -59,9 +59,9 @@ const ThrongOption http_options_table[] = {
     { OPT ("expect_status", THRONG_OPTION_STRING, expect_status) },
     { OPT ("follow_redirects", THRONG_OPTION_BOOL, follow_redirects) },
     { OPT ("max_redirects", THRONG_OPTION_UINT, max_redirects), .min = 0, .max = 100 },
+    { OPT ("version", THRONG_OPTION_ENUM, version), .choices = version_choices },
     { OPT ("max_body", THRONG_OPTION_SIZE, max_body), .min = 0,
       .max = G_GINT64_CONSTANT (1) << 40 },
-    { OPT ("version", THRONG_OPTION_ENUM, version), .choices = version_choices },
     { NULL },
 };
 

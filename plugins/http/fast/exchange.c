@@ -208,10 +208,19 @@ response_done (FastUser *u, gboolean stray)
     else
         fast_conn_close (conn, FALSE);
 
-    if (http_hop_response (&u->hop, u->step, response->status, response->headers, u->sample))
+    fast_hop_done (u, response->status, NULL);
+}
+
+void
+fast_hop_done (FastUser *u, guint status, const char *protocol)
+{
+    if (http_hop_response (&u->hop, u->step, status, u->response.headers, u->sample)) {
         fast_redirect (u);
-    else
-        fast_step_finish (u);
+        return;
+    }
+    if (protocol != NULL)
+        http_sample_note_protocol (u->sample, protocol);
+    fast_step_finish (u);
 }
 
 /*

@@ -158,5 +158,13 @@ void fast_step_finish (FastUser *u);
 void fast_store_cookies (FastUser *u);
 /* Sends the next hop that http_hop_response() chose. */
 void fast_redirect (FastUser *u);
+/*
+ * A complete response of @status (headers in u->response.headers) ended
+ * the current hop over HTTP/1.1 (@protocol NULL) or HTTP/2 ("h2"), its
+ * connection already released: follows the redirect or ends the step.
+ * The one place both versions end a hop, so what ends a step (the
+ * success rule, the protocol note) is written once.
+ */
+void fast_hop_done (FastUser *u, guint status, const char *protocol);
 /* Appends the user's cookies for @uri to u->out as a Cookie line; FALSE when there are none. */
 gboolean fast_append_cookies (FastUser *u, GUri *uri);

@@ -607,12 +607,7 @@ h2_settle (FastUser *u, FastH2 *h2)
         return;
     case H2_DONE:
         h2_release (u);
-        if (http_hop_response (&u->hop, u->step, status, u->response.headers, u->sample)) {
-            fast_redirect (u);
-            return;
-        }
-        http_sample_note_protocol (u->sample, "h2");
-        fast_step_finish (u);
+        fast_hop_done (u, status, "h2");
         return;
     case H2_FAILED:
         if (h2->got_head)
