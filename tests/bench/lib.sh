@@ -10,9 +10,10 @@
 #
 # Settings (environment, with defaults): CLIENT_CPU (0), SERVER_CPU (1),
 # HTTP_PORT (28080), HTTPS_PORT (28443), NGINX_CONNECTIONS (8192): nginx's
-# worker_connections, raised by a benchmark that opens more; NGINX_HTTP2
-# (empty): when set, both listeners speak HTTP/2 (h2 through ALPN on
-# HTTPS; nginx 1.22's plain listener then speaks h2c only).
+# worker_connections, raised by a benchmark that opens more.
+#
+# NGINX_HTTP2 (empty): when set, both listeners speak HTTP/2 (h2 through
+# ALPN on HTTPS; nginx 1.22's plain listener then speaks h2c only).
 #
 # After bench_setup: THRONG, NGINX, WORK, HTTP_URL, HTTPS_URL (with a
 # trailing slash) and $WORK/ca.pem, the CA a client trusts.
