@@ -76,8 +76,7 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             "http {\n"
                             "  default_type text/plain;\n"
                             "  log_format throng '$connection $connection_requests "
-                            "$ssl_session_reused $status $request_method $uri "
-                            "$server_protocol';\n"
+                            "$ssl_session_reused $status $request_method $uri%s';\n"
                             "  access_log %s;\n"
                             "  client_body_temp_path %s/tmp/body;\n"
                             "  proxy_temp_path %s/tmp/proxy;\n"
@@ -96,7 +95,7 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             config->worker_rlimit_nofile ? config->worker_rlimit_nofile : 8192,
                             dir, nginx->error_log,
                             config->worker_connections ? config->worker_connections : 4096,
-                            access_log, dir, dir, dir, dir, dir,
+                            config->http2 ? " $server_protocol" : "", access_log, dir, dir, dir, dir, dir,
                             config->keepalive_requests ? config->keepalive_requests : 100000,
                             config->keepalive_timeout ? config->keepalive_timeout : "60s",
                             config->http_extra ? config->http_extra : "", nginx->http_port,
@@ -389,7 +388,7 @@ nginx_log_parse (ThrongTestNginx *nginx, ThrongTestNginxLog *log)
             log->not_reused++;
         if (fields[3][0] == '2')
             log->status_2xx++;
-        /* The last field is "$uri $server_protocol". */
+        /* With http2, the last field is "$uri $server_protocol". */
         if (g_str_has_suffix (fields[5], " HTTP/2.0"))
             log->http2++;
     }

@@ -56,7 +56,7 @@ gboolean throng_test_require_nginx (void);
  * Always: daemon off, worker_processes 1, error_log and access_log in the
  * directory (access log unbuffered, format
  * `$connection $connection_requests $ssl_session_reused $status
- * $request_method $uri $server_protocol`), `location / { return 200 "ok\n"; }`.
+ * $request_method $uri`, and ` $server_protocol` with @http2), `location / { return 200 "ok\n"; }`.
  */
 typedef struct {
     const char *dir;
