@@ -181,6 +181,59 @@ test_cookies_redirects (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, users * iterations * 3);
 }
 
+/*
+ * Bodies over h2 as over HTTP/1.1: nginx answers a 1 MB POST at once and
+ * stops the upload with RST_STREAM (NO_ERROR), which RFC 9113 §8.1 makes
+ * a success; a HEAD has no body; a Content-Length over max_body is
+ * `body-limit` at the head, and the connection goes on.
+ */
+static void
+test_bodies (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *http = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *arg = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *body = g_build_filename (fixture->dir, "body.bin", NULL);
+    g_autofree char *bytes = g_malloc0 (1000 * 1000);
+    ThrongTestNginxLog server;
+
+    if (nginx == NULL)
+        return;
+    g_assert_true (g_file_set_contents (body, bytes, 1000 * 1000, NULL));
+    http = g_strdup_printf ("version: 2, tls: { ca_file: '%s' }",
+                            throng_test_nginx_certs (nginx)->ca_cert);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "h2-bodies",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "bodies",
+        .users = 2,
+        .iterations = 3,
+        .steps = "      - http: { url: /, method: POST, body_file: body.bin }\n"
+                 "      - http: { url: /, method: HEAD }\n"
+                 "      - http: { url: /, max_body: 1 }\n",
+    });
+    out = g_build_filename (fixture->dir, "samples.csv", NULL);
+    arg = throng_test_out_arg ("csv", out);
+    root = throng_test_run_summary (fixture->dir, plan, (const char *[]){ "--out", arg, NULL },
+                                    RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.2.stats.errors_by_class.body-limit"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 2);
+    g_assert_true (throng_test_nginx_log_wait (nginx, 18, 5000, &server));
+    g_assert_cmpuint (server.http2, ==, 18);
+    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, 12);
+}
+
 /* ------------------------------------------------------------------ */
 /* TLS session policies over h2                                        */
 
@@ -527,6 +580,7 @@ main (int argc, char **argv)
             c->policy, c->keep_alive ? "" : "/close");
         ADD (path, test_policy, c);
     }
+    ADD ("/h2/nginx/fast/bodies", test_bodies, NULL);
     ADD ("/h2/h1-only/fast/auto", test_auto_falls_back, "fast");
     ADD ("/h2/h1-only/soup/auto", test_auto_falls_back, "soup");
     ADD ("/h2/h1-only/fast/version-2", test_version_2_refused, "fast");

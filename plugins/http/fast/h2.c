@@ -49,6 +49,7 @@ struct _FastH2 {
     H2Outcome outcome;
     guint status;
     gboolean got_head;
+    gboolean remote_ended; /* the response's END_STREAM arrived */
     gsize header_bytes;
     guint64 body_bytes;
     const guint8 *body;
@@ -94,7 +95,10 @@ fast_h2_conn_fits (const FastConn *conn, int version)
     }
 }
 
-/* Records the stream's end; the first outcome stands. */
+/*
+ * Records the stream's end; the first outcome stands (a connection that
+ * breaks after a stream failed is not reused: h2_release() sees it).
+ */
 static void h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char *format,
                     ...) G_GNUC_PRINTF (4, 5);
 
@@ -103,7 +107,7 @@ h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char 
 {
     va_list args;
 
-    if (h2->outcome != H2_OPEN && !(outcome == H2_BROKEN && h2->outcome != H2_DONE))
+    if (h2->outcome != H2_OPEN)
         return;
     h2->outcome = outcome;
     h2->error_class = error_class;
@@ -117,6 +121,13 @@ h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char 
 }
 
 /* Callbacks: they record, never end the exchange (see the top of the file). */
+
+/* Refuses the rest of the response: the stream ends, the connection goes on. */
+static void
+h2_cancel (FastH2 *h2)
+{
+    nghttp2_submit_rst_stream (h2->session, NGHTTP2_FLAG_NONE, h2->stream_id, NGHTTP2_CANCEL);
+}
 
 static int
 on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *data)
@@ -162,6 +173,9 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     FastH2 *h2 = data;
     FastUser *u = h2->user;
 
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA)
+        && frame->hd.stream_id == h2->stream_id && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+        h2->remote_ended = TRUE;
     switch (frame->hd.type) {
     case NGHTTP2_PING:
     case NGHTTP2_SETTINGS:
@@ -186,7 +200,11 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         return 0;
     case NGHTTP2_RST_STREAM:
         if (frame->hd.stream_id == h2->stream_id) {
-            if (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM)
+            /* RFC 9113 §8.1: a complete response, then "stop sending the request". */
+            if (frame->rst_stream.error_code == NGHTTP2_NO_ERROR && h2->got_head
+                && h2->remote_ended)
+                h2_end (h2, H2_DONE, THRONG_ERROR_NONE, NULL);
+            else if (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM)
                 h2_end (h2, H2_REFUSED, THRONG_ERROR_PROTOCOL,
                         "RST_STREAM (REFUSED_STREAM) from the server");
             else
@@ -206,7 +224,8 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         if (h2->status < 200 || h2->status > 599) {
             h2_end (h2, H2_FAILED, THRONG_ERROR_PROTOCOL, "HEADERS: status %u out of range",
                     h2->status);
-            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+            h2_cancel (h2);
+            return 0;
         }
         h2->got_head = TRUE;
         u->state = ST_READING_BODY;
@@ -214,7 +233,8 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         if ((guint64)soup_message_headers_get_content_length (u->response.headers)
             > u->step->max_body) {
             h2_end (h2, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+            h2_cancel (h2);
+            return 0;
         }
         if (soup_message_headers_get_one (u->response.headers, "Set-Cookie") != NULL)
             fast_store_cookies (u);
@@ -239,7 +259,7 @@ on_data_chunk (nghttp2_session *session, uint8_t flags, int32_t stream_id, const
     h2->body_bytes += len;
     if (h2->body_bytes > h2->user->step->max_body) {
         h2_end (h2, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+        h2_cancel (h2);
     }
     return 0;
 }
@@ -480,6 +500,7 @@ h2_submit (FastUser *u, FastH2 *h2)
     h2->outcome = H2_OPEN;
     h2->status = 0;
     h2->got_head = FALSE;
+    h2->remote_ended = FALSE;
     h2->header_bytes = 0;
     h2->body_bytes = 0;
     h2->control_frames = 0;
