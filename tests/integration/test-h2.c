@@ -372,6 +372,32 @@ test_soup_h2c_refused (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (strstr (err, "use transport: fast"));
 }
 
+/*
+ * libsoup decides HTTP/1.1 or ALPN h2 for the whole process: a soup plan
+ * whose https steps ask for both is refused at load, not half honoured.
+ */
+static void
+test_soup_mixed_refused (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *text = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "mixed",
+        .transport = "soup",
+        .base_url = "https://127.0.0.1:9",
+        .scenario = "mixed",
+        .users = 1,
+        .iterations = 1,
+        .steps = "      - http: { url: /a }\n"
+                 "      - http: { url: /b, version: auto }\n",
+    });
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", text);
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (RUN_TIMEOUT, NULL, &err, "validate", plan, NULL);
+
+    g_assert_cmpint (status, ==, 2);
+    g_assert_nonnull (strstr (err, "version: auto over https:// on the soup transport"));
+    g_assert_nonnull (strstr (err, "use transport: fast"));
+}
+
 /* ------------------------------------------------------------------ */
 /* Hostile servers (tests/lib/h2-server.c)                             */
 
@@ -586,6 +612,7 @@ main (int argc, char **argv)
     ADD ("/h2/h1-only/fast/version-2", test_version_2_refused, "fast");
     ADD ("/h2/h1-only/soup/version-2", test_version_2_refused, "soup");
     ADD ("/h2/soup/h2c-refused", test_soup_h2c_refused, NULL);
+    ADD ("/h2/soup/mixed-versions-refused", test_soup_mixed_refused, NULL);
     for (guint i = 0; i < G_N_ELEMENTS (hostile_cases); i++) {
         g_autofree char *path = g_strdup_printf ("/h2/hostile%s", hostile_cases[i].path);
         ADD (path, test_hostile, &hostile_cases[i]);
