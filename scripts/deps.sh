@@ -13,7 +13,7 @@
 THRONG_PACKAGES=(
     meson ninja-build pkg-config gcc
     libglib2.0-dev libsoup-3.0-dev glib-networking
-    libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev
+    libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev libnghttp2-dev
     nginx-light python3
     chromium
     clang libclang-rt-14-dev

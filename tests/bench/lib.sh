@@ -12,6 +12,9 @@
 # HTTP_PORT (28080), HTTPS_PORT (28443), NGINX_CONNECTIONS (8192): nginx's
 # worker_connections, raised by a benchmark that opens more.
 #
+# NGINX_HTTP2 (empty): when set, both listeners speak HTTP/2 (h2 through
+# ALPN on HTTPS; nginx 1.22's plain listener then speaks h2c only).
+#
 # After bench_setup: THRONG, NGINX, WORK, HTTP_URL, HTTPS_URL (with a
 # trailing slash) and $WORK/ca.pem, the CA a client trusts.
 
@@ -72,6 +75,7 @@ bench_start_nginx() {
     if [[ $hard != unlimited ]] && (( nofile > hard )); then
         nofile=$hard
     fi
+    local h2=${NGINX_HTTP2:+ http2}
     mkdir -p "$WORK/tmp"
     cat > "$WORK/nginx.conf" <<EOF
 daemon off;
@@ -87,8 +91,8 @@ http {
   keepalive_requests 10000000;
   keepalive_timeout 60s;
   server {
-    listen 127.0.0.1:$HTTP_PORT backlog=4096;
-    listen 127.0.0.1:$HTTPS_PORT ssl backlog=4096;
+    listen 127.0.0.1:$HTTP_PORT backlog=4096$h2;
+    listen 127.0.0.1:$HTTPS_PORT ssl backlog=4096$h2;
     ssl_certificate $WORK/server.pem;
     ssl_certificate_key $WORK/server.key;
     ssl_protocols TLSv1.3;
