@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +57,9 @@ output_file_open (const char *path, gboolean overwrite, gboolean atomic, GError 
     gboolean regular = TRUE;
 
     g_return_val_if_fail (path != NULL && *path != '\0', NULL);
+    /* "-": standard output (a pod's log, where `kubectl logs` collects it). */
+    if (strcmp (path, "-") == 0)
+        path = "/dev/stdout";
 
     if (stat (path, &st) == 0) {
         exists = TRUE;
