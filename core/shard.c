@@ -186,8 +186,22 @@ throng_shard_plan_hash (const ThrongNode *root)
 {
     g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
 
-    if (root != NULL)
-        hash_node (checksum, root);
+    if (root == NULL || root->kind != THRONG_NODE_MAP) {
+        if (root != NULL)
+            hash_node (checksum, root);
+        return g_strdup (g_checksum_get_string (checksum));
+    }
+    /* Where each shard writes its results (`reporters`) is not the load:
+     * shards may differ there, e.g. by `--set reporters.0.json.path=…`. */
+    g_checksum_update (checksum, (const guchar *) "{", 1);
+    for (guint i = 0; i < root->items->len; i++) {
+        const ThrongNode *key = g_ptr_array_index (root->keys, i);
+        if (g_strcmp0 (key->text, "reporters") == 0)
+            continue;
+        hash_node (checksum, key);
+        hash_node (checksum, g_ptr_array_index (root->items, i));
+    }
+    g_checksum_update (checksum, (const guchar *) "}", 1);
     return g_strdup (g_checksum_get_string (checksum));
 }
 
