@@ -248,6 +248,8 @@ on_start_at (gpointer data)
         if (countdown)
             g_printerr ("\rthrong: starting now%20s\n", "");
         engine_go (engine);
+        if (engine->live_workers == 0)
+            g_main_loop_quit (engine->loop);
         return G_SOURCE_REMOVE;
     }
     if (countdown)
@@ -323,7 +325,9 @@ on_report (ThrongWorkerReport *report, gpointer data)
                 emit_snapshot (engine, FALSE);
         }
     }
-    if (engine->live_workers == 0)
+    /* A shard whose workers have no users still waits for --start-at, so
+     * that its summary starts with the others'. */
+    if (engine->live_workers == 0 && (engine->start_at_source == 0 || engine->interrupted))
         g_main_loop_quit (engine->loop);
 }
 
