@@ -34,7 +34,17 @@ typedef struct {
     ThrongRunFile *file;
     const ThrongSummary *summary;
     ThrongShardSummary shard;   /* the file's "shard", or 0 of 1 for a run without one */
+    const ThrongSummary *interval; /* its next interval not yet merged; NULL at the end */
+    gboolean intervals_started;
 } MergeInput;
+
+/* One merged interval: every shard's interval that ended in the same second of the run. */
+typedef struct {
+    ThrongSummary summary;
+    GArray *scenarios;          /* ThrongScenarioSummary */
+    GArray *steps;              /* ThrongStepSummary */
+    const char *no_warnings[1];
+} MergeInterval;
 
 typedef struct {
     GPtrArray *inputs;          /* MergeInput*, by shard index */
@@ -53,6 +63,8 @@ typedef struct {
     GPtrArray *protocols;
     ThrongPlan plan;            /* only what thresholds need: the tree and the scenarios' names */
     ThrongThresholds *thresholds;
+    MergeInterval interval;
+    guint intervals;            /* merged intervals handed out */
 } Merge;
 
 static void
@@ -84,8 +96,24 @@ plan_scenario_free (gpointer data)
 }
 
 static void
+interval_clear (MergeInterval *interval)
+{
+    if (interval->scenarios == NULL)
+        return;
+    for (guint s = 0; s < interval->scenarios->len; s++)
+        throng_stats_clear (&g_array_index (interval->scenarios, ThrongScenarioSummary, s).stats);
+    for (guint i = 0; i < interval->steps->len; i++)
+        throng_stats_clear (&g_array_index (interval->steps, ThrongStepSummary, i).stats);
+    throng_stats_clear (&interval->summary.total);
+    g_array_unref (interval->scenarios);
+    g_array_unref (interval->steps);
+    memset (interval, 0, sizeof *interval);
+}
+
+static void
 merge_clear (Merge *merge)
 {
+    interval_clear (&merge->interval);
     if (merge->scenarios != NULL) {
         for (guint s = 0; s < merge->scenarios->len; s++)
             throng_stats_clear (&g_array_index (merge->scenarios, ThrongScenarioSummary, s).stats);
@@ -148,7 +176,8 @@ merge_read (const char *path, GError **error)
         merge_input_free (input);
         return NULL;
     }
-    input->summary = throng_run_file_summary (file);
+    /* The summary line only: the intervals are streamed later, aligned (merge_next_interval). */
+    input->summary = throng_run_file_head (file);
     const ThrongRunInfo *info = throng_run_file_info (file);
     if (input->summary->shard != NULL) {
         input->shard = *input->summary->shard;
@@ -391,6 +420,149 @@ merge_figures (Merge *merge)
                                             merge->missing->str, merge->count));
 }
 
+/* --- intervals, aligned on the run's seconds ----------------------------------------------------- */
+
+/*
+ * The second of the run in which an interval ended: intervals end about
+ * every second from their shard's start, and the shards started at one
+ * instant (--start-at), so the wall time since the run's start, less a
+ * little for the tick's own delay, names the same second on every shard.
+ */
+static gint64
+interval_second (const Merge *merge, const ThrongSummary *interval)
+{
+    gint64 since = interval->end_wall_us - merge->summary.start_wall_us - G_USEC_PER_SEC / 10;
+    return since <= 0 ? 0 : (since + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC;
+}
+
+/* The input's next interval, or NULL when it has no more. */
+static const ThrongSummary *
+input_next_interval (MergeInput *input)
+{
+    const ThrongSample *samples;
+    gsize n_samples;
+    const ThrongSummary *interval;
+
+    do
+        interval = throng_run_file_next (input->file, &samples, &n_samples);
+    while (interval == NULL && n_samples > 0);
+    input->intervals_started = TRUE;
+    return interval;
+}
+
+static void
+interval_reset (Merge *merge)
+{
+    MergeInterval *interval = &merge->interval;
+    const ThrongSummary *shape = &merge->summary;
+
+    interval_clear (interval);
+    interval->scenarios = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioSummary));
+    interval->steps = g_array_new (FALSE, TRUE, sizeof (ThrongStepSummary));
+    for (guint s = 0; s < shape->n_scenarios; s++) {
+        ThrongScenarioSummary scenario = { .name = shape->scenarios[s].name,
+                                           .n_steps = shape->scenarios[s].n_steps,
+                                           .has_scheduled = TRUE };
+        throng_stats_init (&scenario.stats);
+        g_array_append_val (interval->scenarios, scenario);
+        for (guint i = 0; i < shape->scenarios[s].n_steps; i++) {
+            ThrongStepSummary step = { .label = shape->scenarios[s].steps[i].label,
+                                       .protocol = shape->scenarios[s].steps[i].protocol };
+            throng_stats_init (&step.stats);
+            g_array_append_val (interval->steps, step);
+        }
+    }
+    guint base = 0;
+    for (guint s = 0; s < interval->scenarios->len; s++) {
+        ThrongScenarioSummary *scenario = &g_array_index (interval->scenarios,
+                                                          ThrongScenarioSummary, s);
+        scenario->steps = &g_array_index (interval->steps, ThrongStepSummary, base);
+        base += scenario->n_steps;
+    }
+    ThrongSummary *sum = &interval->summary;
+    sum->size = sizeof (ThrongSummary);
+    sum->plan_name = shape->plan_name;
+    sum->plan_file = shape->plan_file;
+    sum->start_wall_us = shape->start_wall_us;
+    sum->planned_us = shape->planned_us;
+    throng_stats_init (&sum->total);
+    sum->scenarios = (const ThrongScenarioSummary *) interval->scenarios->data;
+    sum->n_scenarios = interval->scenarios->len;
+    sum->warnings = interval->no_warnings;
+}
+
+static void
+interval_add (MergeInterval *interval, const ThrongSummary *add)
+{
+    ThrongSummary *sum = &interval->summary;
+
+    sum->interval_us = MAX (sum->interval_us, add->interval_us);
+    sum->cpu_user_us += add->cpu_user_us;
+    sum->cpu_system_us += add->cpu_system_us;
+    sum->workers += add->workers;
+    sum->cpu_share = MAX (sum->cpu_share, add->cpu_share);
+    sum->lag_p99_us = MAX (sum->lag_p99_us, add->lag_p99_us);
+    sum->loop_delay_max_us = MAX (sum->loop_delay_max_us, add->loop_delay_max_us);
+    sum->saturated |= add->saturated;
+    throng_stats_merge (&sum->total, &add->total);
+    guint base = 0;
+    for (guint s = 0; s < MIN (add->n_scenarios, interval->scenarios->len); s++) {
+        ThrongScenarioSummary *into = &g_array_index (interval->scenarios,
+                                                      ThrongScenarioSummary, s);
+        const ThrongScenarioSummary *from = &add->scenarios[s];
+        into->users += from->users;
+        into->active_users += from->active_users;
+        into->iterations += from->iterations;
+        into->dropped_iterations += from->dropped_iterations;
+        /* Each shard wants its share of the users and of the rate. */
+        into->scheduled_users += from->scheduled_users;
+        into->scheduled_rate += from->scheduled_rate;
+        into->has_scheduled &= from->has_scheduled;
+        throng_stats_merge (&into->stats, &from->stats);
+        for (guint i = 0; i < MIN (from->n_steps, into->n_steps); i++)
+            throng_stats_merge (&g_array_index (interval->steps, ThrongStepSummary,
+                                                base + i).stats,
+                                &from->steps[i].stats);
+        base += into->n_steps;
+    }
+}
+
+/*
+ * The shards' intervals that ended in the run's next second, merged; NULL
+ * when every shard's are done.  Streamed: one interval per shard is in
+ * memory at a time.
+ */
+static const ThrongSummary *
+merge_next_interval (gpointer data)
+{
+    Merge *merge = data;
+    gint64 second = G_MAXINT64;
+
+    for (guint n = 0; n < merge->inputs->len; n++) {
+        MergeInput *input = g_ptr_array_index (merge->inputs, n);
+        if (!input->intervals_started)
+            input->interval = input_next_interval (input);
+        if (input->interval != NULL)
+            second = MIN (second, interval_second (merge, input->interval));
+    }
+    if (second == G_MAXINT64)
+        return NULL;
+    interval_reset (merge);
+    for (guint n = 0; n < merge->inputs->len; n++) {
+        MergeInput *input = g_ptr_array_index (merge->inputs, n);
+        while (input->interval != NULL && interval_second (merge, input->interval) == second) {
+            interval_add (&merge->interval, input->interval);
+            input->interval = input_next_interval (input);
+        }
+    }
+    ThrongSummary *sum = &merge->interval.summary;
+    sum->elapsed_us = second * G_USEC_PER_SEC;
+    sum->end_wall_us = sum->start_wall_us + sum->elapsed_us;
+    sum->load_us = sum->interval_us;
+    merge->intervals++;
+    return sum;
+}
+
 /* --- thresholds, judged on the merge --------------------------------------------------------- */
 
 /* @text as a YAML double-quoted scalar. */
@@ -526,6 +698,7 @@ int
 throng_merge_command (int argc, char **argv)
 {
     g_auto (GStrv) specs = NULL;
+    g_auto (GStrv) sets = NULL;
     gboolean allow_partial = FALSE;
     gboolean overwrite = FALSE;
     gboolean quiet = FALSE;
@@ -533,6 +706,9 @@ throng_merge_command (int argc, char **argv)
         { "out", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &specs,
           "Write the merged run with reporter NAME to PATH, e.g. json=run.json (repeatable)",
           "NAME=PATH" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "Give the --out reporter NAME the option KEY, e.g. json.mode=jsonl (repeatable)",
+          "NAME.KEY=VALUE" },
         { "allow-partial", 0, 0, G_OPTION_ARG_NONE, &allow_partial,
           "Merge even when shards are missing; the result is marked partial", NULL },
         { "overwrite", 0, 0, G_OPTION_ARG_NONE, &overwrite,
@@ -589,8 +765,15 @@ throng_merge_command (int argc, char **argv)
     merge.summary.warnings = (const char *const *) merge.warnings->pdata;
     merge_build_info (&merge);
 
-    int status = throng_report_summary ("merge", &merge.info, &merge.summary,
-                                        (const char *const *) specs, overwrite);
+    int status = throng_report_summary ("merge", &merge.info, merge_next_interval, &merge,
+                                        &merge.summary, (const char *const *) specs,
+                                        (const char *const *) sets, overwrite);
+    for (guint n = 0; n < merge.inputs->len; n++) {
+        MergeInput *input = g_ptr_array_index (merge.inputs, n);
+        for (const char *const *skipped = throng_run_file_skipped (input->file);
+             *skipped != NULL; skipped++)
+            g_printerr ("throng merge: %s\n", *skipped);
+    }
     if (!quiet)
         merge_print (&merge);
     if (status == MERGE_OK)

@@ -216,7 +216,8 @@ report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
 
 int
 throng_report_summary (const char *command, const ThrongRunInfo *run_info,
-                       const ThrongSummary *summary, const char *const *specs, gboolean overwrite)
+                       ThrongReportNext next, gpointer next_data, const ThrongSummary *summary,
+                       const char *const *specs, const char *const *sets, gboolean overwrite)
 {
     ThrongRunInfo info = *run_info;
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
@@ -226,7 +227,7 @@ throng_report_summary (const char *command, const ThrongRunInfo *run_info,
     info.overwrite = overwrite;
     for (const char *const *spec = specs; spec != NULL && *spec != NULL; spec++) {
         g_autoptr (GError) error = NULL;
-        ReportOut *out = report_out_new (registry, *spec, NULL, &error);
+        ReportOut *out = report_out_new (registry, *spec, sets, &error);
         if (out == NULL) {
             g_printerr ("throng %s: %s\n", command, error->message);
             return REPORT_USAGE;
@@ -243,6 +244,13 @@ throng_report_summary (const char *command, const ThrongRunInfo *run_info,
             return REPORT_NOT_STARTED;
         }
         out->opened = TRUE;
+    }
+    for (const ThrongSummary *snapshot; next != NULL && (snapshot = next (next_data)) != NULL;) {
+        for (guint i = 0; i < outs->len; i++) {
+            ReportOut *out = g_ptr_array_index (outs, i);
+            if (out->reporter->snapshot != NULL)
+                out->reporter->snapshot (out->data, snapshot);
+        }
     }
     for (guint i = 0; i < outs->len; i++) {
         ReportOut *out = g_ptr_array_index (outs, i);

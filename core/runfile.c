@@ -886,6 +886,12 @@ throng_run_file_summary (ThrongRunFile *file)
     return &store->summary;
 }
 
+const ThrongSummary *
+throng_run_file_head (ThrongRunFile *file)
+{
+    return file->has_summary ? &file->head.summary : NULL;
+}
+
 gboolean
 throng_run_file_has_summary (ThrongRunFile *file)
 {

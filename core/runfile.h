@@ -50,6 +50,14 @@ const ThrongSummary *throng_run_file_next (ThrongRunFile *file, const ThrongSamp
  */
 const ThrongSummary *throng_run_file_summary (ThrongRunFile *file);
 
+/*
+ * The summary line as read when the file was opened, without reading the
+ * intervals (they stay for throng_run_file_next()); NULL when the file
+ * has no summary.  Unlike throng_run_file_summary(), its warnings do not
+ * include lines skipped later.
+ */
+const ThrongSummary *throng_run_file_head (ThrongRunFile *file);
+
 /* Whether the file holds the run's summary (not only intervals of a run killed before its end). */
 gboolean throng_run_file_has_summary (ThrongRunFile *file);
 

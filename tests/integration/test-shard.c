@@ -229,21 +229,22 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
         "    max_users: 60\n"
         "    http: { base_url: \"%s\" }\n"
         "    steps:\n"
-        "      - http: { url: / }\n",
+        "      - http: { url: / }\n"
+        "reporters:\n"
+        "  - json: { path: unused.jsonl, mode: jsonl }\n",
         throng_test_nginx_http_url (nginx));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "open.yaml", yaml);
     g_autofree char *at = start_at_in (2);
     const guint n = 3;
 
     throng_test_nginx_log_clear (nginx);
-    run_shards (plan, n, at, FALSE, fixture->dir, "open");
+    run_shards (plan, n, at, TRUE, fixture->dir, "open");
     g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
     gint64 requests = 0, dropped = 0;
     for (guint i = 0; i < n; i++) {
-        char *path = g_strdup_printf ("%s/open-%u.json", fixture->dir, i);
+        char *path = g_strdup_printf ("%s/open-%u.jsonl", fixture->dir, i);
         g_ptr_array_add (files, path);
-        g_autoptr (JsonNode) summary = throng_test_json_load (path, NULL);
-        g_assert_nonnull (summary);
+        g_autoptr (JsonNode) summary = jsonl_summary (path, NULL);
         gint64 done = throng_test_json_int (summary, "total.requests");
         gint64 lost = throng_test_json_int (summary, "scenarios.0.dropped_iterations");
         /* Arrivals k < 3000 with k mod 3 == i: exactly 1000, run or dropped. */
@@ -253,11 +254,41 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
         dropped += lost;
     }
     g_ptr_array_add (files, NULL);
-    g_autofree char *merged_path = g_strdup_printf ("%s/open-merged.json", fixture->dir);
+    g_autofree char *merged_path = g_strdup_printf ("%s/open-merged.jsonl", fixture->dir);
     g_autofree char *out_arg = throng_test_out_arg ("json", merged_path);
-    const char *const args[] = { "--out", out_arg, NULL };
+    const char *const args[] = { "--out", out_arg, "--set", "json.mode=jsonl", NULL };
     g_assert_cmpint (merge ((const char *const *) files->pdata, args, NULL, NULL), ==, 0);
-    g_autoptr (JsonNode) merged = throng_test_json_load (merged_path, NULL);
+    g_autoptr (JsonNode) merged = jsonl_summary (merged_path, NULL);
+
+    /* The shards' intervals, aligned on the run's seconds: one line a second,
+     * each about 300 requests (100 from each shard), adding up to the total. */
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (merged_path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    gint64 interval_sum = 0, previous = 0;
+    guint intervals = 0;
+    for (char **line = lines; *line != NULL; line++) {
+        if (!g_str_has_prefix (*line, "{\"type\":\"interval\""))
+            continue;
+        g_autoptr (JsonParser) parser = json_parser_new ();
+        g_assert_true (json_parser_load_from_data (parser, *line, -1, NULL));
+        JsonNode *root = json_parser_get_root (parser);
+        gint64 second = (gint64) throng_test_json_double (root, "elapsed_s");
+        gint64 count = throng_test_json_int (root, "total.requests");
+        g_assert_cmpint (second, >, previous);
+        if (second >= 2 && second <= 9) {
+            g_test_message ("second %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT " requests", second,
+                            count);
+            g_assert_cmpint (count, >=, 240);
+            g_assert_cmpint (count, <=, 360);
+        }
+        previous = second;
+        interval_sum += count;
+        intervals++;
+    }
+    g_assert_cmpuint (intervals, >=, 10);
+    g_assert_cmpuint (intervals, <=, 12);
+    g_assert_cmpint (interval_sum, ==, requests);
     ThrongTestNginxLog log;
     g_assert_true (throng_test_nginx_log_wait (nginx, (guint) requests, 5000, &log));
     g_assert_cmpint (log.lines, ==, requests);
