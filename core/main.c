@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `report`, `merge`, `plugins`, `--version`.
+ * The `throng` command line: `run`, `validate`, `report`, `plugins`, `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -333,8 +333,8 @@ print_help (FILE *stream)
              "Commands:\n"
              "  run PLAN           Run a plan and report its results\n"
              "  validate PLAN      Check a plan completely without sending any load\n"
-             "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
              "  merge SHARD.json…  Merge the summaries of a run's shards (run --shard I/N)\n"
+             "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
              "  plugins            List the plugins throng can find\n"
              "\n"
              "Options:\n"
@@ -386,12 +386,12 @@ dispatch (int argc, char **argv)
         return command_run (argc - 1, argv + 1, FALSE);
     if (strcmp (command, "validate") == 0)
         return command_run (argc - 1, argv + 1, TRUE);
+    if (strcmp (command, "merge") == 0)
+        return throng_merge_command (argc - 1, argv + 1);
     if (strcmp (command, "plugins") == 0)
         return command_plugins (argc - 1, argv + 1);
     if (strcmp (command, "report") == 0)
         return throng_report_command (argc - 1, argv + 1);
-    if (strcmp (command, "merge") == 0)
-        return throng_merge_command (argc - 1, argv + 1);
 
     g_printerr ("throng: unknown command '%s'\n", command);
     print_help (stderr);
