@@ -666,9 +666,12 @@ merge_build_info (Merge *merge)
     info->scenario_targets = shape->scenario_targets;
 }
 
-/* One line on standard output: what was merged and the verdict. */
+/*
+ * One line of totals, on standard output unless a reporter writes there
+ * (--out json=-), and each failed threshold on standard error.
+ */
 static void
-merge_print (const Merge *merge)
+merge_print (const Merge *merge, FILE *stream)
 {
     const ThrongSummary *sum = &merge->summary;
     guint failed = 0;
@@ -679,7 +682,7 @@ merge_print (const Merge *merge)
             g_printerr ("throng merge: threshold failed: %s (actual %s)\n",
                         sum->thresholds[i].expression, sum->thresholds[i].actual);
         }
-    g_print ("merged %u of %u shards%s: %" G_GUINT64_FORMAT " requests, %" G_GUINT64_FORMAT
+    fprintf (stream, "merged %u of %u shards%s: %" G_GUINT64_FORMAT " requests, %" G_GUINT64_FORMAT
              " errors, latency p50 %" G_GINT64_FORMAT " µs, p99 %" G_GINT64_FORMAT " µs; "
              "thresholds %u of %u passed\n",
              merge->inputs->len, merge->count, merge->partial ? " (partial)" : "",
@@ -774,8 +777,11 @@ throng_merge_command (int argc, char **argv)
              *skipped != NULL; skipped++)
             g_printerr ("throng merge: %s\n", *skipped);
     }
+    gboolean to_stdout = FALSE;
+    for (char **spec = specs; spec != NULL && *spec != NULL; spec++)
+        to_stdout |= g_str_has_suffix (*spec, "=-");
     if (!quiet)
-        merge_print (&merge);
+        merge_print (&merge, to_stdout ? stderr : stdout);
     if (status == MERGE_OK)
         for (guint i = 0; i < merge.summary.n_thresholds; i++)
             if (!merge.summary.thresholds[i].passed)

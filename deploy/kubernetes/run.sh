@@ -107,8 +107,10 @@ for (( i = 0; i < shards; i++ )); do
     fi
     pod=$("${kubectl[@]}" get pods -l "job-name=$name,batch.kubernetes.io/job-completion-index=$i" \
           -o jsonpath='{.items[0].metadata.name}')
-    # The summary is the last JSON document of the log: from its opening "{" line on.
-    "${kubectl[@]}" logs "$pod" | sed -n '/^{$/,$p' | awk '/^{$/ { doc = "" } { doc = doc $0 "\n" } END { printf "%s", doc }' > "$file"
+    # The summary is the log's last JSON document: from a "{" line to the next "}" line.
+    "${kubectl[@]}" logs "$pod" \
+        | awk '/^\{$/ { doc = ""; inside = 1 } inside { doc = doc $0 "\n" } /^\}$/ { inside = 0; last = doc } END { printf "%s", last }' \
+        > "$file"
     if [ -s "$file" ]; then
         files+=("$file")
     else

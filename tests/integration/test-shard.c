@@ -525,6 +525,18 @@ test_arguments (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (throng_test_json_get (root, "shard.clock"));
     g_assert_cmpuint (strlen (throng_test_json_string (root, "shard.plan_sha256")), ==, 64);
 
+    /* --out json=-: the summary ends standard output, as in a pod's log. */
+    const char *const to_log[] = { "run", plan, "--quiet", "--shard", "0/2", "--out", "json=-",
+                                   NULL };
+    g_autofree char *log = NULL;
+    g_assert_true (throng_test_run (to_log, NULL, 60, &status, &log, NULL));
+    g_assert_cmpint (status, ==, 0);
+    const char *document = g_strrstr (log, "\n{\n");
+    g_assert_nonnull (document);
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (parser, document + 1, -1, NULL));
+    g_assert_cmpint (throng_test_json_int (json_parser_get_root (parser), "shard.index"), ==, 0);
+
     /* A late shard starts anyway and says how late it was. */
     g_autofree char *late_summary = g_build_filename (fixture->dir, "late.json", NULL);
     g_autofree char *late_arg = throng_test_out_arg ("json", late_summary);
