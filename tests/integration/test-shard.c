@@ -210,6 +210,13 @@ test_closed (ThrongTestTmpdir *fixture, gconstpointer data)
     }
 }
 
+static gint
+compare_int64 (gconstpointer a, gconstpointer b)
+{
+    gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+    return x < y ? -1 : x > y;
+}
+
 /* --- open model: 300/s for 10 s over 3 shards ---------------------------------------------------- */
 
 static void
@@ -267,6 +274,7 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
     g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
     gint64 interval_sum = 0, previous = 0;
     guint intervals = 0;
+    g_autoptr (GArray) middle = g_array_new (FALSE, FALSE, sizeof (gint64));
     for (char **line = lines; *line != NULL; line++) {
         if (!g_str_has_prefix (*line, "{\"type\":\"interval\""))
             continue;
@@ -276,12 +284,10 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
         gint64 second = (gint64) throng_test_json_double (root, "elapsed_s");
         gint64 count = throng_test_json_int (root, "total.requests");
         g_assert_cmpint (second, >, previous);
-        if (second >= 2 && second <= 9) {
-            g_test_message ("second %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT " requests", second,
-                            count);
-            g_assert_cmpint (count, >=, 240);
-            g_assert_cmpint (count, <=, 360);
-        }
+        g_test_message ("second %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT " requests", second,
+                        count);
+        if (second >= 2 && second <= 9)
+            g_array_append_val (middle, count);
         previous = second;
         interval_sum += count;
         intervals++;
@@ -289,6 +295,13 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (intervals, >=, 10);
     g_assert_cmpuint (intervals, <=, 12);
     g_assert_cmpint (interval_sum, ==, requests);
+    /* A second is about 300 requests; a tick that a busy machine delayed
+     * moves one shard's interval into the next second, so the median. */
+    g_assert_cmpuint (middle->len, >=, 6);
+    g_array_sort (middle, compare_int64);
+    gint64 median = g_array_index (middle, gint64, middle->len / 2);
+    g_assert_cmpint (median, >=, 270);
+    g_assert_cmpint (median, <=, 330);
     ThrongTestNginxLog log;
     g_assert_true (throng_test_nginx_log_wait (nginx, (guint) requests, 5000, &log));
     g_assert_cmpint (log.lines, ==, requests);
