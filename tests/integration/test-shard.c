@@ -4,7 +4,8 @@
  * at one --start-at against nginx, then `throng merge`.  The union must
  * be the unsharded run: nginx's access log, the shards' sum and the merge
  * agree; closed-model users are dealt 34/33/33 under disjoint global
- * numbers; each open-model arrival falls to exactly one shard; merged
+ * numbers; each open-model arrival runs once, on shard k mod N (a sample
+ * starts when its arrival was due, so its time names the arrival); merged
  * percentiles are those of one histogram of every sample.  Synthetic
  * shard summaries (tests/lib/shard-synth.c) give the merge exact figures:
  * a threshold that the shards' averaged p99 would pass and the merged p99
@@ -238,7 +239,7 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
         "    steps:\n"
         "      - http: { url: / }\n"
         "reporters:\n"
-        "  - json: { path: unused.jsonl, mode: jsonl }\n",
+        "  - json: { path: unused.jsonl, mode: jsonl, samples: true }\n",
         throng_test_nginx_http_url (nginx));
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "open.yaml", yaml);
     g_autofree char *at = start_at_in (2);
@@ -248,10 +249,32 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
     run_shards (plan, n, at, TRUE, fixture->dir, "open");
     g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
     gint64 requests = 0, dropped = 0;
+    g_autoptr (GDateTime) start = g_date_time_new_from_iso8601 (at, NULL);
+    gint64 start_ms = g_date_time_to_unix (start) * 1000;
+    g_autofree guint8 *arrived = g_new0 (guint8, 3000);
+    guint distinct = 0;
     for (guint i = 0; i < n; i++) {
         char *path = g_strdup_printf ("%s/open-%u.jsonl", fixture->dir, i);
         g_ptr_array_add (files, path);
-        g_autoptr (JsonNode) summary = jsonl_summary (path, NULL);
+        g_autoptr (GPtrArray) samples = g_ptr_array_new_with_free_func (
+            (GDestroyNotify) json_node_unref);
+        g_autoptr (JsonNode) summary = jsonl_summary (path, samples);
+        /* An open-model sample starts when its arrival was due: at --start-at
+         * + k / 300 s (written to the ms), so its time names its arrival k. */
+        for (guint j = 0; j < samples->len; j++) {
+            const char *time = throng_test_json_string (g_ptr_array_index (samples, j), "time");
+            g_autoptr (GDateTime) when = g_date_time_new_from_iso8601 (time, NULL);
+            gint64 ms = g_date_time_to_unix (when) * 1000
+                        + g_date_time_get_microsecond (when) / 1000 - start_ms;
+            gint64 k = (gint64) (ms * 0.3 + 0.5);
+            g_assert_cmpint (k, >=, 0);
+            g_assert_cmpint (k, <, 3000);
+            /* Arrival k runs on shard k mod 3, and once. */
+            g_assert_cmpint (k % 3, ==, i);
+            g_assert_cmpuint (arrived[k], ==, 0);
+            arrived[k] = 1;
+            distinct++;
+        }
         gint64 done = throng_test_json_int (summary, "total.requests");
         gint64 lost = throng_test_json_int (summary, "scenarios.0.dropped_iterations");
         /* Arrivals k < 3000 with k mod 3 == i: exactly 1000, run or dropped. */
@@ -260,6 +283,7 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
         requests += done;
         dropped += lost;
     }
+    g_assert_cmpint (distinct, ==, requests);
     g_ptr_array_add (files, NULL);
     g_autofree char *merged_path = g_strdup_printf ("%s/open-merged.jsonl", fixture->dir);
     g_autofree char *out_arg = throng_test_out_arg ("json", merged_path);
