@@ -21,7 +21,7 @@ struct _ThrongArrivals {
     ThrongWorker *worker;
     const ThrongPlanScenario *scenario;
     guint scenario_index;
-    guint first_slot;           /* this worker owns the shard's pool slots first_slot + n * workers */
+    guint first_slot;           /* the worker owns the shard's slots first_slot + n * workers */
     guint n_workers;
     guint pool;                 /* the shard's users of the scenario's pool */
     guint shard_index;

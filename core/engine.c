@@ -253,7 +253,8 @@ on_start_at (gpointer data)
         return G_SOURCE_REMOVE;
     }
     if (countdown)
-        g_printerr ("\rthrong: starting in %" G_GINT64_FORMAT " s ", (left + 999999) / G_USEC_PER_SEC);
+        g_printerr ("\rthrong: starting in %" G_GINT64_FORMAT " s ",
+                    (left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
     /* Wake on each whole second to come, and on the instant itself. */
     gint64 step = left % G_USEC_PER_SEC != 0 ? left % G_USEC_PER_SEC : G_USEC_PER_SEC;
     engine->start_at_source = g_timeout_add ((guint) ((step + 999) / 1000), on_start_at, engine);

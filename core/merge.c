@@ -420,7 +420,7 @@ merge_figures (Merge *merge)
                                             merge->missing->str, merge->count));
 }
 
-/* --- intervals, aligned on the run's seconds ----------------------------------------------------- */
+/* --- intervals, aligned on the run's seconds -------------------------------------------------- */
 
 /*
  * The second of the run in which an interval ended: intervals end about
@@ -625,7 +625,7 @@ merge_thresholds (Merge *merge, GError **error)
     return TRUE;
 }
 
-/* --- the run's shape for the reporters --------------------------------------------------------- */
+/* --- the run's shape for the reporters -------------------------------------------------------- */
 
 static void
 merge_build_info (Merge *merge)

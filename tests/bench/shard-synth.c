@@ -28,7 +28,8 @@ main (int argc, char **argv)
     guint intervals = argc > 5 ? (guint) atoi (argv[5]) : 0;
 
     for (guint i = 0; i < count; i++) {
-        g_autofree char *name = g_strdup_printf ("shard-%u.%s", i, intervals > 0 ? "jsonl" : "json");
+        g_autofree char *name
+            = g_strdup_printf ("shard-%u.%s", i, intervals > 0 ? "jsonl" : "json");
         g_autofree char *path = g_build_filename (dir, name, NULL);
         ThrongTestShardSpec spec = {
             .path = path,

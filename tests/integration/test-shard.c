@@ -218,7 +218,7 @@ compare_int64 (gconstpointer a, gconstpointer b)
     return x < y ? -1 : x > y;
 }
 
-/* --- open model: 300/s for 10 s over 3 shards ---------------------------------------------------- */
+/* --- open model: 300/s for 10 s over 3 shards ------------------------------------------------- */
 
 static void
 test_open (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -513,7 +513,8 @@ test_arguments (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *plan = throng_test_write_plan (
         fixture->dir, "p.yaml",
         "scenarios:\n  - name: o\n    executor: constant-arrival-rate\n    rate: 10/s\n"
-        "    duration: 1s\n    max_users: 2\n    steps:\n      - http: { url: http://127.0.0.1:1/ }\n");
+        "    duration: 1s\n    max_users: 2\n    steps:\n"
+        "      - http: { url: http://127.0.0.1:1/ }\n");
     const struct {
         const char *shard;
         const char *env_index;
@@ -668,8 +669,9 @@ check_job (const char *dir, guint n, const char *pvc)
                                    : strcmp (next, "json=-") == 0);
     }
     if (pvc != NULL)
-        g_assert_cmpstr (text_at (root, "spec.template.spec.volumes.1.persistentVolumeClaim.claimName"),
-                         ==, pvc);
+        g_assert_cmpstr (
+            text_at (root, "spec.template.spec.volumes.1.persistentVolumeClaim.claimName"), ==,
+            pvc);
     g_assert_true (has_shard);
     g_assert_true (has_start);
     g_assert_true (has_out);

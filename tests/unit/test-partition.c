@@ -123,7 +123,8 @@ hash_of (const char *yaml)
 static void
 test_plan_hash (void)
 {
-    g_autofree char *a = hash_of ("scenarios:\n  - {name: a, users: 3}\nreporters: [json: {path: x}]\n");
+    g_autofree char *a = hash_of ("scenarios:\n  - {name: a, users: 3}\n"
+                                  "reporters: [json: {path: x}]\n");
     g_autofree char *layout = hash_of ("# a comment\nscenarios:\n- name: a\n  users: 3\n"
                                        "reporters:\n  - json: {path: y}\n");
     g_autofree char *users = hash_of ("scenarios:\n  - {name: a, users: 4}\n");
