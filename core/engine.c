@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include "metrics.h"
+#include "reporter-filter-private.h"
 #include "schedule.h"
 #include "summary-private.h"
 #include "usage.h"
@@ -82,6 +83,7 @@ typedef struct {
     GPtrArray *step_labels;     /* char** per scenario (shallow, NULL-terminated) */
     GPtrArray *step_protocols;
     GPtrArray *scenario_targets; /* char*, owned, NULL where unknown */
+    GPtrArray *step_info;       /* const ThrongStepInfo*, the plan's */
     ThrongShardSummary shard;   /* --shard or --start-at: what the summary states */
     char *shard_hash;
     char *shard_clock;
@@ -206,10 +208,15 @@ deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
     for (guint r = 0; r < engine->reporters->len; r++) {
         ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
 
-        if (slot->opened && slot->wants_samples)
-            slot->plan_reporter->reporter->samples (slot->plan_reporter->data,
-                                                    (const ThrongSample *) batch->samples->data,
-                                                    batch->samples->len);
+        const ThrongSample *samples = (const ThrongSample *) batch->samples->data;
+        gsize n = batch->samples->len;
+
+        if (!slot->opened || !slot->wants_samples)
+            continue;
+        if (slot->plan_reporter->filter != NULL)
+            samples = throng_reporter_filter_apply (slot->plan_reporter->filter, samples, n, &n);
+        if (n > 0)
+            slot->plan_reporter->reporter->samples (slot->plan_reporter->data, samples, n);
     }
 }
 
@@ -470,7 +477,7 @@ scenario_target (const ThrongPlanScenario *scenario)
     for (guint i = 0; i < scenario->steps->len; i++) {
         const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
         /* The registry's copy of the vtable is full size: absent hooks are NULL. */
-        if (step->protocol->step_target == NULL)
+        if (step->protocol == NULL || step->protocol->step_target == NULL)
             continue;
         g_autofree char *target = step->protocol->step_target (step->data);
         if (target != NULL && !g_ptr_array_find_with_equal_func (targets, target, g_str_equal, NULL))
@@ -495,6 +502,7 @@ build_run_info (ThrongEngine *engine)
     engine->step_labels = g_ptr_array_new_with_free_func (g_free);
     engine->step_protocols = g_ptr_array_new_with_free_func (g_free);
     engine->scenario_targets = g_ptr_array_new_with_free_func (g_free);
+    engine->step_info = g_ptr_array_new ();
     for (guint s = 0; s < n; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
         const char **labels = g_new0 (const char *, scenario->steps->len + 1);
@@ -510,6 +518,7 @@ build_run_info (ThrongEngine *engine)
         g_ptr_array_add (engine->step_labels, labels);
         g_ptr_array_add (engine->step_protocols, protocols);
         g_ptr_array_add (engine->scenario_targets, scenario_target (scenario));
+        g_ptr_array_add (engine->step_info, scenario->step_info);
         gint64 length = throng_plan_scenario_length (scenario);
         if (length > 0)
             longest = MAX (longest, scenario->start_after_us + length);
@@ -534,6 +543,7 @@ build_run_info (ThrongEngine *engine)
     info->quiet = engine->options.quiet;
     info->plan_sha256 = throng_tree_sha256 (plan->tree);
     info->scenario_targets = (const char *const *) engine->scenario_targets->pdata;
+    info->step_info = (const ThrongStepInfo *const *) engine->step_info->pdata;
 
     /* A shard, or a run that waited for --start-at, says so in its summary. */
     if (plan->shard.count > 0 || engine->options.start_at_wall_us > 0) {
@@ -702,6 +712,7 @@ engine_clear (ThrongEngine *engine)
     g_clear_pointer (&engine->step_labels, g_ptr_array_unref);
     g_clear_pointer (&engine->step_protocols, g_ptr_array_unref);
     g_clear_pointer (&engine->scenario_targets, g_ptr_array_unref);
+    g_clear_pointer (&engine->step_info, g_ptr_array_unref);
     g_free (engine->scenario_users);
     g_clear_pointer (&engine->shard_hash, g_free);
     g_clear_pointer (&engine->shard_clock, g_free);
@@ -715,7 +726,6 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 {
     ThrongEngine engine = { 0 };
     guint n_scenarios = plan->scenarios->len;
-    g_autofree guint *steps = g_new0 (guint, MAX (n_scenarios, 1));
     guint n_workers = options->workers > 0 ? options->workers : (guint) g_get_num_processors ();
     guint64 total_users = 0;
 
@@ -724,7 +734,6 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.options = *options;
     for (guint s = 0; s < n_scenarios; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        steps[s] = scenario->steps->len;
         total_users += throng_shard_users (&plan->shard, scenario->users);
     }
     /* More workers than users would only idle. */
@@ -733,8 +742,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.loop = g_main_loop_new (NULL, FALSE);
     engine.workers = g_array_new (FALSE, TRUE, sizeof (WorkerSlot));
     engine.reporters = g_array_new (FALSE, TRUE, sizeof (ReporterSlot));
-    engine.total = throng_metrics_new (n_scenarios, steps);
-    engine.interval = throng_metrics_new (n_scenarios, steps);
+    engine.total = throng_plan_metrics_new (plan);
+    engine.interval = throng_plan_metrics_new (plan);
     g_array_set_size (engine.workers, n_workers);
     engine.cores = MAX (1, MIN (n_workers, (guint) g_get_num_processors ()));
     build_run_info (&engine);

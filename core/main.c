@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `report`, `plugins`, `--version`.
+ * The `throng` command line: `run`, `validate`, `report`, `import`, `plugins`,
+ * `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -12,6 +13,7 @@
  * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
 #include "engine.h"
+#include "import-har.h"
 #include "limits-private.h"
 #include "merge.h"
 #include "plan.h"
@@ -42,6 +44,7 @@ enum {
 typedef struct {
     char **sets;
     char **outs;
+    char **envs;
     int workers;
     gboolean quiet;
     gboolean overwrite;
@@ -56,6 +59,7 @@ cli_clear (Cli *cli)
 {
     g_strfreev (cli->sets);
     g_strfreev (cli->outs);
+    g_strfreev (cli->envs);
     g_free (cli->shard);
     g_free (cli->start_at);
     g_clear_pointer (&cli->target, throng_target_stop);
@@ -110,6 +114,8 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
     GOptionEntry common[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &cli->sets,
           "Override a scalar of the plan (repeatable)", "PATH=VALUE" },
+        { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &cli->envs,
+          "Set what ${env.NAME} reads, over the environment (repeatable)", "NAME=VALUE" },
         { NULL },
     };
     GOptionEntry run_entries[] = {
@@ -196,6 +202,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
         .outs = (const char *const *) cli->outs,
+        .envs = (const char *const *) cli->envs,
         .workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0,
         .quiet = cli->quiet,
         .overwrite = cli->overwrite,
@@ -335,6 +342,7 @@ print_help (FILE *stream)
              "  validate PLAN      Check a plan completely without sending any load\n"
              "  merge SHARD.json…  Merge the summaries of a run's shards (run --shard I/N)\n"
              "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
+             "  import har FILE    Turn a browser's HAR recording into a plan\n"
              "  plugins            List the plugins throng can find\n"
              "\n"
              "Options:\n"
@@ -392,6 +400,8 @@ dispatch (int argc, char **argv)
         return command_plugins (argc - 1, argv + 1);
     if (strcmp (command, "report") == 0)
         return throng_report_command (argc - 1, argv + 1);
+    if (strcmp (command, "import") == 0)
+        return throng_import_command (argc - 1, argv + 1);
 
     g_printerr ("throng: unknown command '%s'\n", command);
     print_help (stderr);

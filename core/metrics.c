@@ -96,8 +96,15 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
 ThrongMetrics *
 throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario)
 {
+    return throng_metrics_new_full (n_scenarios, steps_per_scenario, NULL);
+}
+
+ThrongMetrics *
+throng_metrics_new_full (guint n_scenarios, const guint *steps_per_scenario,
+                         const guint *checks_per_scenario)
+{
     ThrongMetrics *metrics = g_new0 (ThrongMetrics, 1);
-    guint total = 0;
+    guint total = 0, checks = 0;
 
     metrics->n_scenarios = n_scenarios;
     metrics->first_step = g_new0 (guint, n_scenarios + 1);
@@ -113,6 +120,14 @@ throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario)
     metrics->active_users = g_new0 (guint, MAX (n_scenarios, 1));
     metrics->dropped = g_new0 (guint64, MAX (n_scenarios, 1));
     metrics->lag = throng_histogram_new ();
+    metrics->first_check = g_new0 (guint, n_scenarios + 1);
+    for (guint i = 0; i < n_scenarios; i++) {
+        metrics->first_check[i] = checks;
+        checks += checks_per_scenario != NULL ? checks_per_scenario[i] : 0;
+    }
+    metrics->first_check[n_scenarios] = checks;
+    metrics->check_passes = g_new0 (guint64, MAX (checks, 1));
+    metrics->check_fails = g_new0 (guint64, MAX (checks, 1));
     return metrics;
 }
 
@@ -129,6 +144,9 @@ throng_metrics_free (ThrongMetrics *metrics)
     g_free (metrics->active_users);
     g_free (metrics->dropped);
     throng_histogram_free (metrics->lag);
+    g_free (metrics->first_check);
+    g_free (metrics->check_passes);
+    g_free (metrics->check_fails);
     g_free (metrics);
 }
 
@@ -145,6 +163,8 @@ throng_metrics_reset (ThrongMetrics *metrics)
     metrics->loop_delay_max_us = 0;
     metrics->interrupted = 0;
     metrics->last_done_us = 0;
+    memset (metrics->check_passes, 0, sizeof (guint64) * metrics->first_check[metrics->n_scenarios]);
+    memset (metrics->check_fails, 0, sizeof (guint64) * metrics->first_check[metrics->n_scenarios]);
 }
 
 void
@@ -163,4 +183,9 @@ throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
     into->loop_delay_max_us = MAX (into->loop_delay_max_us, from->loop_delay_max_us);
     into->interrupted += from->interrupted;
     into->last_done_us = MAX (into->last_done_us, from->last_done_us);
+    g_assert (into->first_check[into->n_scenarios] == from->first_check[from->n_scenarios]);
+    for (guint i = 0; i < into->first_check[into->n_scenarios]; i++) {
+        into->check_passes[i] += from->check_passes[i];
+        into->check_fails[i] += from->check_fails[i];
+    }
 }

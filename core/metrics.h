@@ -28,10 +28,16 @@ typedef struct {
     gint64 loop_delay_max_us;   /* the worst event-loop delay seen */
     guint64 interrupted;        /* iterations cut short: a step cancelled, or the rest not run */
     gint64 last_done_us;        /* monotonic time the last recorded step completed; 0: none */
+    guint *first_check;         /* index in check_* of each scenario's first check; n_scenarios + 1 */
+    guint64 *check_passes;      /* every check of every scenario (throng_user_record_check) */
+    guint64 *check_fails;
 } ThrongMetrics;
 
-/* @steps_per_scenario: n_scenarios counts. */
+/* @steps_per_scenario: n_scenarios counts; no checks. */
 ThrongMetrics *throng_metrics_new (guint n_scenarios, const guint *steps_per_scenario);
+/* @checks_per_scenario: n_scenarios counts, or NULL for none. */
+ThrongMetrics *throng_metrics_new_full (guint n_scenarios, const guint *steps_per_scenario,
+                                        const guint *checks_per_scenario);
 void throng_metrics_free (ThrongMetrics *metrics);
 void throng_metrics_reset (ThrongMetrics *metrics);
 /* Adds counters and histograms; active_users is *added* too (the caller sums levels across

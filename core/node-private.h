@@ -53,11 +53,13 @@ gboolean throng_tree_set (ThrongTree *tree, const char *assignment, GError **err
 /*
  * Replaces, in every scalar, each occurrence of "${NAME}" for which
  * @lookup returns a string; other "${...}" texts are left alone (they are
- * reserved for run-time variables).  Returns FALSE with a located error
+ * reserved for run-time variables), and so is "$${", the escape of a
+ * literal "${".  @lookup gets the byte offset of the "${" in the scalar's
+ * text, for throng_node_set_error_at().  Returns FALSE with a located error
  * when @lookup sets one.
  */
 typedef const char *(*ThrongTreeVariable) (const char *name, gpointer data, const ThrongNode *where,
-                                           GError **error);
+                                           gsize offset, GError **error);
 gboolean throng_tree_expand (ThrongTree *tree, ThrongTreeVariable lookup, gpointer data,
                              GError **error);
 
@@ -78,6 +80,7 @@ gboolean throng_node_expect_kind (const ThrongNode *node, ThrongNodeKind kind,
 struct _ThrongNode {
     ThrongNodeKind kind;
     gboolean plain;   /* a plain (unquoted) scalar: only those can be null */
+    char style;       /* scalar: 0 plain, '\'' or '"' quoted, '|' or '>' block */
     const char *file; /* owned by the tree */
     guint line;       /* from 1 */
     guint column;     /* from 1 */
@@ -85,6 +88,24 @@ struct _ThrongNode {
     GPtrArray *keys;  /* map: key nodes, parallel to items */
     GPtrArray *items; /* map: values; sequence: items */
 };
+
+/*
+ * Like throng_node_set_error(), located at the character @offset bytes
+ * into @node's text: the column counts characters after the opening quote
+ * of a quoted scalar, lines after the indicator line of a block one.
+ * Exact for a plain or quoted scalar on one line without escapes before
+ * @offset; otherwise the nearest place the tree can tell.
+ */
+void throng_node_set_error_at (const ThrongNode *node, gsize offset, GError **error,
+                               ThrongPlanError code, const char *format, ...) G_GNUC_PRINTF (5, 6);
+/*
+ * The "file:line:column" of the character @offset bytes into @text, where
+ * @text starts at @line:@column of @file and is written with @style (as
+ * ThrongNode.style).  For errors inside strings that are not nodes (a body
+ * file) pass style 0 and line 1, column 1.
+ */
+char *throng_locate_in_text (const char *file, guint line, guint column, char style,
+                             const char *text, gsize offset);
 
 /* What the user gave, for "got …" messages: "a map", "a list", "an empty value", "'text'". */
 char *throng_node_describe (const ThrongNode *node);

@@ -124,6 +124,50 @@ throng_node_set_error (const ThrongNode *node, GError **error, ThrongPlanError c
 }
 
 char *
+throng_locate_in_text (const char *file, guint line, guint column, char style, const char *text,
+                       gsize offset)
+{
+    const char *end = text + offset;
+    const char *line_start = text;
+
+    if (style == '|' || style == '>') {
+        /* the text begins on the line after the indicator; its indentation is lost */
+        line++;
+        column = 1;
+    } else if (style == '\'' || style == '"') {
+        column++;
+    }
+    for (const char *p = text; p < end; p++) {
+        if (*p == '\n') {
+            line++;
+            line_start = p + 1;
+            column = 1;
+        }
+    }
+    column += (guint) g_utf8_strlen (line_start, end - line_start);
+    return g_strdup_printf ("%s:%u:%u", file, line, column);
+}
+
+void
+throng_node_set_error_at (const ThrongNode *node, gsize offset, GError **error,
+                          ThrongPlanError code, const char *format, ...)
+{
+    va_list args;
+    g_autofree char *message = NULL;
+    g_autofree char *where = NULL;
+
+    g_return_if_fail (node != NULL && node->kind == THRONG_NODE_SCALAR);
+    if (error == NULL)
+        return;
+    va_start (args, format);
+    message = g_strdup_vprintf (format, args);
+    va_end (args);
+    where = throng_locate_in_text (node->file, node->line, node->column, node->style, node->text,
+                                   MIN (offset, strlen (node->text)));
+    g_set_error (error, THRONG_PLAN_ERROR, code, "%s: %s", where, message);
+}
+
+char *
 throng_node_describe (const ThrongNode *node)
 {
     if (node->kind == THRONG_NODE_MAP)

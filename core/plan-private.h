@@ -65,6 +65,20 @@ ThrongTree *throng_plan_keep_tree (ThrongPlan *plan, ThrongTree *tree);
 
 /* ---- plan-scenario.c ---------------------------------------------------------- */
 
+/* The entry of @protocol in @scenario's protocols, or NULL. */
+ThrongPlanProtocol *throng_plan_scenario_protocol (ThrongPlanScenario *scenario,
+                                                  const ThrongProtocol *protocol);
+
+/* ---- plan-steps.c ------------------------------------------------------------- */
+
+/*
+ * Reads @steps (a non-empty list) into @scenario's program and steps,
+ * declaring its protocols (whose options build_steps reads later).
+ */
+gboolean throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
+                                 const ThrongNode *steps, GError **error);
+void throng_plan_action_free (ThrongAction *action);
+
 /* Reads the `scenarios` list into loader->plan->scenarios, steps and protocol data included. */
 gboolean throng_plan_read_scenarios (ThrongPlanLoader *loader, const ThrongNode *scenarios,
                                      GError **error);

@@ -3,9 +3,13 @@
  * The plan's reporters: the `reporters` list (each a one-key map naming
  * its plugin), the console reporter when the plan names none, and the
  * one place a reporter is added and checks its options, which the
- * command line's `--out` reporters go through too.
+ * command line's `--out` reporters go through too.  A reporter's
+ * `filter:` is the core's, read here and never shown to the plugin.
  */
 #include "plan-private.h"
+#include "reporter-filter-private.h"
+
+#include <string.h>
 
 void
 throng_plan_reporter_free (gpointer data)
@@ -14,8 +18,59 @@ throng_plan_reporter_free (gpointer data)
 
     if (reporter->data != NULL && reporter->reporter->free != NULL)
         reporter->reporter->free (reporter->data);
+    throng_reporter_filter_free (reporter->filter);
+    if (reporter->options != NULL) {
+        g_ptr_array_unref (reporter->options->keys);
+        g_ptr_array_unref (reporter->options->items);
+        g_free (reporter->options);
+    }
     g_free (reporter->name);
     g_free (reporter);
+}
+
+/* A shallow copy of the map @options without @key: what the plugin is shown. */
+static ThrongNode *
+options_without (const ThrongNode *options, const char *key)
+{
+    ThrongNode *copy = g_new0 (ThrongNode, 1);
+
+    *copy = *options;
+    copy->keys = g_ptr_array_new ();
+    copy->items = g_ptr_array_new ();
+    for (guint i = 0; i < options->keys->len; i++) {
+        const ThrongNode *name = g_ptr_array_index (options->keys, i);
+        if (strcmp (name->text, key) == 0)
+            continue;
+        g_ptr_array_add (copy->keys, (gpointer) name);
+        g_ptr_array_add (copy->items, g_ptr_array_index (options->items, i));
+    }
+    return copy;
+}
+
+/*
+ * The reporter's `filter:`.  A filter chooses samples, so a reporter
+ * that takes none with these options (a summary, a live console) is
+ * refused rather than silently left unfiltered.
+ */
+static gboolean
+read_filter (ThrongPlanLoader *loader, ThrongPlanReporter *reporter, const ThrongNode *filter,
+             GError **error)
+{
+    const ThrongReporter *found = reporter->reporter;
+    gboolean takes_samples
+        = found->samples != NULL
+          && (found->wants_samples == NULL || found->wants_samples (reporter->data));
+
+    if (!takes_samples) {
+        throng_node_set_error (filter, error, THRONG_PLAN_ERROR_INVALID,
+                               "the %s reporter takes no samples with these options, so there is "
+                               "nothing to filter: a filter chooses the samples a reporter "
+                               "receives, never its summary",
+                               reporter->name);
+        return FALSE;
+    }
+    reporter->filter = throng_reporter_filter_new (loader->plan, filter, error);
+    return reporter->filter != NULL;
 }
 
 gboolean
@@ -30,6 +85,12 @@ throng_plan_add_reporter (ThrongPlanLoader *loader, const ThrongReporter *found,
     reporter->node = options;
     g_ptr_array_add (loader->plan->reporters, reporter);
 
+    const ThrongNode *filter = options != NULL ? throng_node_lookup (options, "filter") : NULL;
+    if (filter != NULL) {
+        reporter->options = options_without (options, "filter");
+        options = reporter->options;
+    }
+
     reporter->data = found->configure (options, &local);
     if (reporter->data == NULL) {
         if (local == NULL)
@@ -38,7 +99,7 @@ throng_plan_add_reporter (ThrongPlanLoader *loader, const ThrongReporter *found,
         g_propagate_error (error, local);
         return FALSE;
     }
-    return TRUE;
+    return filter == NULL || read_filter (loader, reporter, filter, error);
 }
 
 /* The reporter the plan names at @key, found and configured. */

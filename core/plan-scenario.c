@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "schedule.h"
+#include "template-private.h"
 
 /* Bounds of the core's scenario settings (docs/plan-reference.md). */
 #define MAX_ITERATIONS G_GINT64_CONSTANT (1000000000000)
@@ -24,6 +25,7 @@ typedef struct {
     gint64 duration_us;
     gint64 ramp_up_us;
     const ThrongNode *steps;
+    const ThrongNode *data;
     const ThrongNode *other; /* protocol maps and thresholds: read from the tree */
 } ScenarioFields;
 
@@ -43,6 +45,7 @@ static const ThrongOption scenario_options[] = {
     { "ramp_up", THRONG_OPTION_DURATION, offsetof (ScenarioFields, ramp_up_us), .min = 0,
       .max = MAX_RAMP_UP_US },
     { "steps", THRONG_OPTION_NODE, offsetof (ScenarioFields, steps) },
+    { "data", THRONG_OPTION_NODE, offsetof (ScenarioFields, data) },
     { "executor", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     { "rate", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     { "stages", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
@@ -59,27 +62,13 @@ static const ThrongOption scenario_options[] = {
 static const char *const scenario_keys[] = {
     "name",     "users",         "iterations", "duration",  "ramp_up",     "steps",
     "executor", "rate",          "stages",     "max_users", "start_after", "think_time",
-    "pacing",   "graceful_stop", "thresholds", NULL,
+    "pacing",   "graceful_stop", "thresholds", "data",      NULL,
 };
-
-/* Keys of a step besides its protocol key. */
-static const char *const step_keys[] = { "name", "thresholds", NULL };
 
 static gboolean
 is_one_of (const char *key, const char *const *keys)
 {
     return g_strv_contains (keys, key);
-}
-
-static ThrongPlanProtocol *
-scenario_protocol (ThrongPlanScenario *scenario, const ThrongProtocol *protocol)
-{
-    for (guint i = 0; i < scenario->protocols->len; i++) {
-        ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
-        if (entry->protocol == protocol)
-            return entry;
-    }
-    return NULL;
 }
 
 void
@@ -96,6 +85,8 @@ throng_plan_scenario_free (gpointer data)
         g_free (step);
     }
     g_ptr_array_unref (scenario->steps);
+    throng_plan_action_free (scenario->program);
+    g_free (scenario->step_info);
     for (guint i = 0; i < scenario->protocols->len; i++) {
         ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
         if (entry->data != NULL && entry->protocol->scenario_free != NULL)
@@ -103,92 +94,13 @@ throng_plan_scenario_free (gpointer data)
         g_free (entry);
     }
     g_ptr_array_unref (scenario->protocols);
+    /* after the protocols' data, which may keep the scope */
+    throng_scope_free (scenario->scope);
+    throng_dataset_free (scenario->data);
     if (scenario->stages != NULL)
         g_array_unref (scenario->stages);
     g_free (scenario->name);
     g_free (scenario);
-}
-
-/*
- * Reads the keys of one step (not yet its protocol options): its name
- * and its one protocol.
- */
-static gboolean
-read_step (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, const ThrongNode *node,
-           GError **error)
-{
-    const ThrongNode *protocol_key = NULL;
-    const ThrongProtocol *protocol = NULL;
-    const char *name = NULL;
-
-    if (!throng_node_expect_kind (node, THRONG_NODE_MAP, "a map for step, such as 'http: {url: /}'",
-                                  error))
-        return FALSE;
-    for (guint i = 0; i < throng_node_n_children (node); i++) {
-        const ThrongNode *key = throng_node_key (node, i);
-        const char *text = throng_node_scalar (key);
-        const char *suggestion;
-        const ThrongProtocol *found;
-
-        if (strcmp (text, "name") == 0) {
-            if (!throng_node_get_string (throng_node_child (node, i), &name, error))
-                return FALSE;
-            continue;
-        }
-        if (is_one_of (text, step_keys))
-            continue;
-
-        GError *local = NULL;
-        found = throng_registry_get_protocol (loader->registry, text, &local);
-        if (found == NULL
-            && !g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
-            g_propagate_error (error, local);
-            return FALSE;
-        }
-        /* not a protocol, but close to `name`: a typo, not a second protocol */
-        suggestion = found == NULL ? throng_node_suggest (text, step_keys) : NULL;
-        if (suggestion != NULL) {
-            g_error_free (local);
-            throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
-                                   "unknown key '%s' in step; did you mean '%s'?", text,
-                                   suggestion);
-            return FALSE;
-        }
-        if (protocol_key != NULL) {
-            g_clear_error (&local);
-            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a step names exactly one protocol, but this one names '%s' "
-                                   "and '%s'",
-                                   throng_node_scalar (protocol_key), text);
-            return FALSE;
-        }
-        if (found == NULL) {
-            throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, text, NULL, local,
-                                      error);
-            return FALSE;
-        }
-        protocol_key = key;
-        protocol = found;
-    }
-    if (protocol_key == NULL) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
-                               "a step needs a key naming its protocol, such as 'http'");
-        return FALSE;
-    }
-
-    ThrongPlanStep *step = g_new0 (ThrongPlanStep, 1);
-    step->label = g_strdup (name);
-    step->protocol_name = throng_node_scalar (protocol_key);
-    step->protocol = protocol;
-    step->node = node;
-    g_ptr_array_add (scenario->steps, step);
-
-    if (scenario_protocol (scenario, protocol) == NULL) {
-        ThrongPlanProtocol *entry = g_new0 (ThrongPlanProtocol, 1);
-        entry->protocol = protocol;
-        g_ptr_array_add (scenario->protocols, entry);
-    }
-    return TRUE;
 }
 
 /* Each protocol the steps use sees the scenario once, then each of its steps. */
@@ -207,6 +119,7 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
             .options = throng_plan_protocol_map (throng_node_lookup (scenario->node, name)),
             .users = scenario->users,
             .validate_only = loader->validate_only,
+            .scope = scenario->scope,
         };
 
         entry->data = entry->protocol->scenario_new (&setup, error);
@@ -216,7 +129,9 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
 
     for (guint i = 0; i < scenario->steps->len; i++) {
         ThrongPlanStep *step = scenario->steps->pdata[i];
-        ThrongPlanProtocol *entry = scenario_protocol (scenario, step->protocol);
+        if (step->kind == THRONG_STEP_GROUP)
+            continue;
+        ThrongPlanProtocol *entry = throng_plan_scenario_protocol (scenario, step->protocol);
         const ThrongNode *options = throng_node_lookup (step->node, step->protocol_name);
         g_autofree char *label = NULL;
 
@@ -227,7 +142,8 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
         if (step->label == NULL)
             step->label = label != NULL ? g_steal_pointer (&label) : g_strdup (step->protocol_name);
     }
-    return TRUE;
+    /* every step has been read: reads of variables nothing assigns are errors now */
+    return throng_scope_finish (scenario->scope, error);
 }
 
 /* A key that is neither a scenario setting nor a protocol the registry finds. */
@@ -396,11 +312,17 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
                                "scenario '%s' has no steps", scenario->name);
         return FALSE;
     }
-    for (guint i = 0; i < throng_node_n_children (fields.steps); i++) {
-        if (!read_step (loader, scenario, throng_node_child (fields.steps, i), error))
+    if (fields.data != NULL && !throng_node_is_null (fields.data)) {
+        g_autofree char *plan_dir = g_path_get_dirname (loader->plan->file);
+        g_autofree char *absolute_dir = g_canonicalize_filename (plan_dir, NULL);
+        scenario->data = throng_dataset_load (fields.data, absolute_dir, scenario->users,
+                                              scenario->name, error);
+        if (scenario->data == NULL)
             return FALSE;
     }
-    if (!build_steps (loader, scenario, error))
+    scenario->scope = throng_scope_new (scenario->name, loader->plan->vars, scenario->data);
+    if (!throng_plan_read_steps (loader, scenario, fields.steps, error)
+        || !build_steps (loader, scenario, error))
         return FALSE;
 
     /* scenario options of a protocol no step uses */
@@ -414,7 +336,7 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
         protocol = throng_plan_find_protocol (loader, key, error);
         if (protocol == NULL)
             return FALSE;
-        if (scenario_protocol (scenario, protocol) == NULL
+        if (throng_plan_scenario_protocol (scenario, protocol) == NULL
             && !throng_plan_check_unused_protocol (
                 loader, protocol, scenario->name,
                 throng_plan_protocol_map (throng_node_child (node, i)), error))
@@ -440,9 +362,14 @@ throng_plan_read_scenarios (ThrongPlanLoader *loader, const ThrongNode *scenario
                                "the plan has no scenarios");
         return FALSE;
     }
+    guint64 users = 0;
     for (guint i = 0; i < throng_node_n_children (scenarios); i++) {
         if (!read_scenario (loader, throng_node_child (scenarios, i), i, error))
             return FALSE;
+        /* user.id is unique in the run: the scenarios' users numbered one after the other */
+        ThrongPlanScenario *scenario = g_ptr_array_index (loader->plan->scenarios, i);
+        scenario->first_user_id = users;
+        users += scenario->users;
     }
     return TRUE;
 }

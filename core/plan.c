@@ -4,9 +4,10 @@
  * a typed, fully validated ThrongPlan.  Order matters and is fixed: the
  * tree is loaded, `--set` overrides are applied, the top level is read,
  * the plan's plugin_path joins the registry, the built-in target is
- * started and `${builtin.*}` expanded, and only then are defaults,
- * scenarios, steps, reporters (the plan's, then `--out`'s) and
- * thresholds read, each protocol and reporter checking its own options.
+ * started and `${builtin.*}` and `${env.*}` expanded in every string, and
+ * only then are defaults, scenarios, steps, reporters (the plan's, then
+ * `--out`'s) and thresholds read, each protocol and reporter checking its
+ * own options.
  * A plan that loads has been checked completely; nothing is sent before
  * that.  This file runs the load and reads the top level; scenarios,
  * reporters and overrides have their own files (plan-private.h).
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "schedule.h"
+#include "template-private.h"
 #include "threshold.h"
 
 static void
@@ -141,12 +143,15 @@ gboolean
 throng_plan_check_unused_protocol (ThrongPlanLoader *loader, const ThrongProtocol *protocol,
                                    const char *name, const ThrongNode *options, GError **error)
 {
+    /* a scope of its own, so that a protocol may count on having one */
+    g_autoptr (ThrongScope) scope = throng_scope_new (name, loader->plan->vars, NULL);
     ThrongScenarioSetup setup = {
         .size = sizeof setup,
         .name = name,
         .options = options,
         .users = 1,
         .validate_only = TRUE,
+        .scope = scope,
     };
     gpointer data;
 
@@ -256,11 +261,47 @@ read_plugin_path (ThrongPlanLoader *loader, const ThrongNode *node, GError **err
     return TRUE;
 }
 
+/*
+ * `${env.NAME}` and `${env.NAME:-default}` in any string of the plan (a
+ * base_url, a header in defaults) are replaced while the plan loads, so
+ * settings that are not templates can read the environment too; one with
+ * a filter (`${env.NAME | base64}`) is left to the template compiler.
+ */
 static const char *
-lookup_variable (const char *name, gpointer data, const ThrongNode *where, GError **error)
+lookup_env (ThrongPlanLoader *loader, const char *name, const ThrongNode *where, gsize offset,
+            GError **error)
+{
+    const char *fallback = strstr (name, ":-");
+    g_autofree char *variable = g_strndup (name, fallback != NULL ? (gsize) (fallback - name)
+                                                                  : strlen (name));
+    const char *value;
+
+    if (strchr (name, '|') != NULL)
+        return NULL;
+    if (variable[0] == '\0') {
+        throng_node_set_error_at (where, offset, error, THRONG_PLAN_ERROR_INVALID,
+                                  "env. needs a variable name, as ${env.HOME}");
+        return NULL;
+    }
+    value = throng_plan_vars_env (loader->plan->vars, variable);
+    if (value == NULL && fallback != NULL)
+        value = fallback + 2;
+    if (value == NULL)
+        throng_node_set_error_at (where, offset + 2, error, THRONG_PLAN_ERROR_INVALID,
+                                  "environment variable %s is not set; set it, give -e %s=VALUE, "
+                                  "or write a default: ${env.%s:-VALUE}",
+                                  variable, variable, variable);
+    return value;
+}
+
+static const char *
+lookup_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
+                 GError **error)
 {
     ThrongPlanLoader *loader = data;
 
+    if (g_str_has_prefix (name, "env."))
+        return lookup_env (loader, name + 4, where, offset, error);
     if (!g_str_has_prefix (name, "builtin."))
         return NULL; /* reserved for run-time variables */
     if (!loader->plan->builtin_target) {
@@ -369,6 +410,7 @@ throng_plan_free (ThrongPlan *plan)
     g_ptr_array_unref (plan->reporters);
     g_ptr_array_unref (plan->scenarios);
     throng_thresholds_free (plan->thresholds);
+    throng_plan_vars_free (plan->vars);
     g_ptr_array_unref (priv->option_trees);
     throng_tree_free (plan->tree);
     g_free (plan->name);
@@ -398,6 +440,17 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
     plan->scenarios = g_ptr_array_new_with_free_func (throng_plan_scenario_free);
     plan->reporters = g_ptr_array_new_with_free_func (throng_plan_reporter_free);
     priv->option_trees = g_ptr_array_new_with_free_func ((GDestroyNotify)throng_tree_free);
+    for (guint i = 0; options->envs != NULL && options->envs[i] != NULL; i++) {
+        const char *eq = strchr (options->envs[i], '=');
+        if (eq == NULL || eq == options->envs[i]
+            || !throng_scope_valid_name (options->envs[i], eq - options->envs[i])) {
+            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                         "--env %s: expected NAME=VALUE, NAME letters, digits and '_'",
+                         options->envs[i]);
+            return NULL;
+        }
+    }
+    plan->vars = throng_plan_vars_new (options->envs);
 
     loader.plan = plan;
     loader.registry = registry;
@@ -422,6 +475,10 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
         || !start_target (&loader, options, error)
         || !throng_tree_expand (plan->tree, lookup_variable, &loader, error))
         return NULL;
+    if (plan->builtin_target) {
+        plan->vars->builtin_http = g_strdup (loader.http_url);
+        plan->vars->builtin_https = g_strdup (loader.https_url);
+    }
 
     /* read again: expansion may have changed it */
     const ThrongNode *name = throng_node_lookup (throng_tree_root (plan->tree), "name");

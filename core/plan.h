@@ -12,14 +12,53 @@
 #include "registry.h"
 #include "shard.h"
 
+/*
+ * A step with a row in the reports: a protocol request or a `group`.
+ * Every one has an index in its scenario's steps, in plan order (a group
+ * before its children): ThrongSample.step.
+ */
 typedef struct {
-    char *label;                    /* `name`, or the protocol's default label */
-    const char *protocol_name;      /* the step's protocol key */
-    const ThrongProtocol *protocol;
+    char *label;                    /* `name`, the protocol's default label, or the group's name */
+    const char *protocol_name;      /* the step's protocol key; "group" for a group */
+    const ThrongProtocol *protocol; /* NULL for a group */
     const ThrongNode *node;         /* the step map */
     gpointer data;                  /* from protocol->step_new */
     gpointer scenario_data;         /* the protocol's data for this step's scenario */
+    ThrongStepKind kind;
+    gint parent;                    /* the enclosing group's index, or -1 */
+    guint depth;                    /* how many groups enclose it */
 } ThrongPlanStep;
+
+/* How deep groups, choose and repeat may nest (docs/plan-reference.md). */
+#define THRONG_PLAN_MAX_NESTING 8
+
+typedef enum {
+    THRONG_ACTION_REQUEST,          /* run steps[step] */
+    THRONG_ACTION_GROUP,            /* run the children, then record steps[step] as their transaction */
+    THRONG_ACTION_SEQUENCE,         /* run the children (the scenario's steps, a branch of choose) */
+    THRONG_ACTION_CHOOSE,           /* run one child, drawn by weight */
+    THRONG_ACTION_REPEAT,           /* run the children `count` times */
+    THRONG_ACTION_SET,              /* assign variables */
+} ThrongActionKind;
+
+/*
+ * What a user does in an iteration: a tree of these, read-only once the
+ * plan has loaded, walked by user.c with a stack of frames.
+ */
+typedef struct _ThrongAction ThrongAction;
+struct _ThrongAction {
+    ThrongActionKind kind;
+    gboolean once;                  /* only in the user's first iteration */
+    guint step;                     /* request, group: the index in the scenario's steps */
+    ThrongAction **children;        /* group, sequence, repeat: the body; choose: the branches */
+    guint n_children;
+    guint64 count;                  /* repeat */
+    guint *cumulative;              /* choose: running sums of the branches' weights */
+    guint total_weight;
+    gint *slots;                    /* set: the variables, … */
+    ThrongTemplate **values;        /* … their templates */
+    guint n_values;
+};
 
 /* The protocol data of one scenario, one per protocol its steps use. */
 typedef struct {
@@ -53,6 +92,8 @@ typedef struct {
     gint64 max_us;
 } ThrongThinkTime;
 
+typedef struct _ThrongDataSet ThrongDataSet;
+
 typedef struct {
     char *name;
     const ThrongNode *node;
@@ -70,6 +111,14 @@ typedef struct {
     ThrongThinkTime think;          /* think_time_us is think.min_us */
     gint64 pacing_us;               /* minimum length of an iteration; 0: none */
     gint64 graceful_stop_us;        /* how long iterations in flight may run past the end */
+    ThrongAction *program;          /* a sequence: what each iteration runs */
+    guint max_frames;               /* the deepest stack of containers the program needs, root included */
+    gboolean has_choose;            /* some iteration may differ from the next by chance */
+    ThrongScope *scope;             /* variables and checks; after the protocols' data when freed */
+    ThrongDataSet *data;            /* `data:`, or NULL */
+    guint64 first_user_id;          /* user.id of the scenario's user 0, minus one */
+    guint n_groups;                 /* steps of kind group */
+    ThrongStepInfo *step_info;      /* per step: kind, parent, depth (the summaries' journey) */
 } ThrongPlanScenario;
 
 /* The scenario's length from its own start (duration, or the sum of its stages); 0 when unbounded in time. */
@@ -80,7 +129,13 @@ typedef struct {
     const ThrongReporter *reporter;
     const ThrongNode *node;
     gpointer data;                  /* from reporter->configure */
+    /* The reporter's `filter:` (reporter-filter-private.h), or NULL: every sample. */
+    struct _ThrongReporterFilter *filter;
+    ThrongNode *options;            /* owned: the options without `filter`, or NULL */
 } ThrongPlanReporter;
+
+/* What templates share across the plan (template-private.h). */
+typedef struct _ThrongPlanVars ThrongPlanVars;
 
 /* The plan's pass/fail conditions, parsed with it (threshold.h). */
 typedef struct _ThrongThresholds ThrongThresholds;
@@ -99,6 +154,7 @@ typedef struct {
     guint workers;                  /* --workers; 0: the number of CPUs */
     gboolean quiet;                 /* --quiet: no live progress */
     gboolean overwrite;             /* --overwrite: reporters may replace result files */
+    ThrongPlanVars *vars;           /* the environment and counters templates share */
     ThrongShard shard;              /* --shard: the part of the plan this process runs */
 } ThrongPlan;
 
@@ -115,6 +171,8 @@ typedef struct {
     gboolean quiet;                 /* copied to the plan */
     gboolean overwrite;             /* copied to the plan */
     gboolean validate_only;         /* passed to every protocol's scenario_new */
+    /* NULL-terminated `-e NAME=VALUE`: what `${env.NAME}` reads before the environment */
+    const char *const *envs;
     /*
      * Called once when the plan says `target: builtin` (and not
      * validate_only), before any protocol sees its options: starts the

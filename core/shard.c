@@ -7,6 +7,7 @@
  */
 #include "shard.h"
 
+#include "dataset-private.h"
 #include "plan.h"
 #include "schedule.h"
 
@@ -135,6 +136,14 @@ throng_plan_set_shard (ThrongPlan *plan, const ThrongShard *shard, GError **erro
         }
     }
     plan->shard = *shard;
+    /* `mode: unique` data sets: this shard's rows only, r mod N == I. */
+    for (guint s = 0; s < plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        guint index, n;
+        throng_shard_get (shard, &index, &n);
+        if (scenario->data != NULL && scenario->data->mode == THRONG_DATA_UNIQUE)
+            throng_dataset_set_slice (scenario->data, index, n);
+    }
     return TRUE;
 }
 

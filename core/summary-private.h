@@ -13,6 +13,8 @@ typedef struct {
     ThrongSummary summary;
     ThrongScenarioSummary *scenarios;
     ThrongStepSummary *steps;
+    ThrongScenarioJourney *journeys;    /* one per scenario */
+    ThrongCheckSummary *checks;         /* every check of every scenario */
     GPtrArray *warnings;        /* char*, owned; the caller adds its own before finishing */
 } ThrongSummaryBuffer;
 

@@ -8,7 +8,9 @@
 
 #include <string.h>
 
+#include "dataset-private.h"
 #include "schedule.h"
+#include "template-private.h"
 
 /*
  * 0.2 appended the scheduled figures in ThrongScenarioSummary's reserved
@@ -19,6 +21,30 @@
 G_STATIC_ASSERT (offsetof (ThrongScenarioSummary, scheduled_users) == 280);
 G_STATIC_ASSERT (sizeof (ThrongScenarioSummary) == 304);
 #endif
+
+/* Checks, the steps' kinds and nesting, and the data set's state of scenario @s. */
+static void
+fill_journey (ThrongSummaryBuffer *buffer, guint s, const ThrongPlanScenario *scenario,
+              const ThrongMetrics *metrics)
+{
+    ThrongScenarioJourney *journey = &buffer->journeys[s];
+    guint first = metrics->first_check[s];
+
+    journey->size = sizeof *journey;
+    journey->n_checks = metrics->first_check[s + 1] - first;
+    journey->checks = &buffer->checks[first];
+    for (guint c = 0; c < journey->n_checks; c++) {
+        ThrongCheckSummary *check = &buffer->checks[first + c];
+        check->name = scenario->scope != NULL && c < throng_scope_n_checks (scenario->scope)
+                          ? g_ptr_array_index (scenario->scope->checks, c)
+                          : "";
+        check->passes = metrics->check_passes[first + c];
+        check->fails = metrics->check_fails[first + c];
+    }
+    journey->step_info = scenario->step_info;
+    journey->data_exhausted
+        = scenario->data != NULL && throng_dataset_is_exhausted (scenario->data);
+}
 
 void
 throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun *run,
@@ -44,6 +70,8 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
 
     buffer->scenarios = g_new0 (ThrongScenarioSummary, MAX (metrics->n_scenarios, 1));
     buffer->steps = g_new0 (ThrongStepSummary, MAX (n_steps, 1));
+    buffer->journeys = g_new0 (ThrongScenarioJourney, MAX (metrics->n_scenarios, 1));
+    buffer->checks = g_new0 (ThrongCheckSummary, MAX (metrics->first_check[metrics->n_scenarios], 1));
     throng_stats_init (&summary->total);
     for (guint s = 0; s < metrics->n_scenarios; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
@@ -71,8 +99,12 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
             step_out->label = step->label;
             step_out->protocol = step->protocol_name;
             step_out->stats = *throng_metrics_step (metrics, s, i);
-            throng_stats_merge (&out->stats, &step_out->stats);
+            /* a group's samples are transactions, not requests: its own row only */
+            if (step->kind == THRONG_STEP_REQUEST)
+                throng_stats_merge (&out->stats, &step_out->stats);
         }
+        fill_journey (buffer, s, scenario, metrics);
+        out->journey = &buffer->journeys[s];
         throng_stats_merge (&summary->total, &out->stats);
     }
     summary->scenarios = buffer->scenarios;
@@ -105,6 +137,8 @@ throng_summary_buffer_clear (ThrongSummaryBuffer *buffer)
     throng_stats_clear (&buffer->summary.total);
     g_free (buffer->scenarios);
     g_free (buffer->steps);
+    g_free (buffer->journeys);
+    g_free (buffer->checks);
     if (buffer->warnings != NULL)
         g_ptr_array_unref (buffer->warnings);
     memset (buffer, 0, sizeof *buffer);

@@ -38,6 +38,8 @@ typedef enum {
     METRIC_ITERATIONS,
     METRIC_DROPPED,             /* open model: iterations due that found no free user */
     METRIC_DROPPED_RATE,        /* ... as a share of the iterations due */
+    METRIC_CHECKS_RATE,         /* checks passed, as a share of checks made */
+    METRIC_CHECKS_FAILS,        /* checks failed */
 } MetricKind;
 
 typedef enum {
@@ -129,6 +131,8 @@ parse_metric (const char *text, Threshold *threshold)
         { "iterations", METRIC_ITERATIONS },
         { "dropped_iterations", METRIC_DROPPED },
         { "dropped_iterations.rate", METRIC_DROPPED_RATE },
+        { "checks.rate", METRIC_CHECKS_RATE },
+        { "checks.fails", METRIC_CHECKS_FAILS },
     };
     for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
         if (strcmp (text, names[i].name) == 0) {
@@ -159,6 +163,7 @@ metric_value_kind (MetricKind metric)
         return VALUE_DURATION;
     case METRIC_ERROR_RATE:
     case METRIC_DROPPED_RATE:
+    case METRIC_CHECKS_RATE:
         return VALUE_RATIO;
     default:
         return VALUE_NUMBER;
@@ -334,7 +339,8 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
                                "threshold '%s': unknown metric in '%s' (known: pNN, min, max, "
                                "mean, rps, requests, errors, errors.rate, errors.CLASS, "
                                "connections, handshakes.full, handshakes.resumed, iterations, "
-                               "dropped_iterations, dropped_iterations.rate)",
+                               "dropped_iterations, dropped_iterations.rate, checks.rate, "
+                               "checks.fails)",
                                text, left);
         return FALSE;
     }
@@ -351,6 +357,11 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
                                text, subject);
         return FALSE;
     }
+    gboolean checks = threshold->metric == METRIC_CHECKS_RATE
+                      || threshold->metric == METRIC_CHECKS_FAILS;
+    /* `checks.rate > 0.99` at the top level is every scenario's checks, as k6 writes it */
+    if (subject == NULL && scenario < 0 && checks)
+        subject = g_strdup ("total");
     if (subject == NULL && scenario < 0) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
                                "threshold '%s' needs a subject at the top level, e.g. "
@@ -370,11 +381,12 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
         threshold->scenario = (guint) scenario;
     }
     if ((threshold->metric == METRIC_ITERATIONS || threshold->metric == METRIC_DROPPED
-         || threshold->metric == METRIC_DROPPED_RATE)
+         || threshold->metric == METRIC_DROPPED_RATE || checks)
         && threshold->subject != SUBJECT_SCENARIO && threshold->subject != SUBJECT_TOTAL) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
                                "threshold '%s': %s belong to a scenario or the total", text,
                                threshold->metric == METRIC_ITERATIONS ? "iterations"
+                               : checks                               ? "checks"
                                                                       : "dropped iterations");
         return FALSE;
     }
@@ -391,7 +403,10 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
                                  ->label
                            : owner->name;
     }
-    const char *metric_text = subject != NULL ? left + strlen (subject) + 1 : left;
+    const char *metric_text
+        = subject != NULL && g_str_has_prefix (left, subject) && left[strlen (subject)] == '.'
+              ? left + strlen (subject) + 1
+              : left;
     threshold->expression = g_strdup_printf ("%s.%s %s %s", subject_name, metric_text,
                                              operator_texts[threshold->op], right);
     return TRUE;
@@ -503,11 +518,24 @@ format_value (const Threshold *threshold, gdouble value)
     }
 }
 
-/* What a scenario (or all of them) ran and dropped, for the iteration metrics. */
+/* What a scenario (or all of them) ran, dropped and checked, for the metrics beyond stats. */
 typedef struct {
     guint64 iterations;
     guint64 dropped;
+    guint64 check_passes;
+    guint64 check_fails;
 } Iterations;
+
+static void
+add_checks (Iterations *iterations, const ThrongScenarioSummary *scenario)
+{
+    if (scenario->journey == NULL)
+        return;
+    for (guint c = 0; c < scenario->journey->n_checks; c++) {
+        iterations->check_passes += scenario->journey->checks[c].passes;
+        iterations->check_fails += scenario->journey->checks[c].fails;
+    }
+}
 
 static gdouble
 measure (const Threshold *threshold, const ThrongStats *stats, const Iterations *iterations,
@@ -547,6 +575,14 @@ measure (const Threshold *threshold, const ThrongStats *stats, const Iterations 
                    ? (gdouble) iterations->dropped
                          / (gdouble) (iterations->dropped + iterations->iterations)
                    : 0.0;
+    case METRIC_CHECKS_RATE:
+        /* no check made, none failed: a rate of 1, as "nothing to object to" */
+        return iterations->check_fails > 0
+                   ? (gdouble) iterations->check_passes
+                         / (gdouble) (iterations->check_passes + iterations->check_fails)
+                   : 1.0;
+    case METRIC_CHECKS_FAILS:
+        return (gdouble) iterations->check_fails;
     }
     return 0.0;
 }
@@ -596,12 +632,14 @@ throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *s
             for (guint s = 0; s < summary->n_scenarios; s++) {
                 iterations.iterations += summary->scenarios[s].iterations;
                 iterations.dropped += summary->scenarios[s].dropped_iterations;
+                add_checks (&iterations, &summary->scenarios[s]);
             }
             break;
         case SUBJECT_SCENARIO:
             stats = &summary->scenarios[threshold->scenario].stats;
             iterations.iterations = summary->scenarios[threshold->scenario].iterations;
             iterations.dropped = summary->scenarios[threshold->scenario].dropped_iterations;
+            add_checks (&iterations, &summary->scenarios[threshold->scenario]);
             break;
         case SUBJECT_STEP:
             stats = &summary->scenarios[threshold->scenario].steps[threshold->step].stats;

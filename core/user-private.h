@@ -7,6 +7,7 @@
 
 #include "arrivals-private.h"
 #include "reactor-private.h"
+#include "template-private.h"
 #include "worker.h"
 
 typedef enum {
@@ -18,6 +19,23 @@ typedef enum {
     THRONG_USER_RUNNING,        /* a step is in flight */
     THRONG_USER_DONE,
 } ThrongUserState;
+
+/*
+ * One open container of the user's program: where the user is in it, and
+ * for a group what its children did so far (its transaction sample).
+ */
+typedef struct {
+    const ThrongAction *action;
+    guint next;                 /* the child to run next */
+    guint64 round;              /* repeat: rounds completed */
+    gboolean ran;               /* group: a child completed */
+    gint64 start_us;            /* group: its first child's start */
+    gint64 end_us;              /* group: its last child's end */
+    ThrongErrorClass error;     /* group: the first failing child's class */
+    guint failed_step;          /* group: that child */
+    guint64 bytes_sent;
+    guint64 bytes_received;
+} ThrongUserFrame;
 
 struct _ThrongUser {
     ThrongWorker *worker;
@@ -41,6 +59,11 @@ struct _ThrongUser {
     gboolean completed_in_run;
     ThrongSample sample;
     char *message;              /* throng_sample_set_message()'s copy; made on first use */
+    ThrongUserVars vars;        /* what templates read: variables, data row, ids */
+    ThrongUserFrame *frames;    /* scenario->max_frames; frames[0] is the program */
+    guint depth;                /* the innermost open frame */
+    guint open_groups;          /* frames of groups among them */
+    gboolean ran_request;       /* the iteration ran a request */
 };
 
 /* A user of scenario @scenario_index, waiting; nothing is created for it yet. */

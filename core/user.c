@@ -146,20 +146,212 @@ user_may_iterate (ThrongUser *user)
     return TRUE;
 }
 
+/* ---- the program: which request comes next --------------------------------- */
+
 static void
+user_push (ThrongUser *user, const ThrongAction *action)
+{
+    ThrongUserFrame *frame = &user->frames[++user->depth];
+
+    memset (frame, 0, sizeof *frame);
+    frame->action = action;
+    if (action->kind == THRONG_ACTION_GROUP)
+        user->open_groups++;
+}
+
+/* A sample was recorded inside open groups: each of them spans it and fails with it. */
+static void
+user_note_in_groups (ThrongUser *user, const ThrongSample *sample)
+{
+    for (guint d = user->depth; d > 0; d--) {
+        ThrongUserFrame *frame = &user->frames[d];
+
+        if (frame->action->kind != THRONG_ACTION_GROUP)
+            continue;
+        if (!frame->ran) {
+            frame->ran = TRUE;
+            frame->start_us = sample->start_us;
+        }
+        frame->end_us = sample->start_us + sample->elapsed_us;
+        if (sample->error != THRONG_ERROR_NONE && frame->error == THRONG_ERROR_NONE) {
+            frame->error = sample->error;
+            frame->failed_step = sample->step;
+        }
+        frame->bytes_sent += sample->bytes_sent;
+        frame->bytes_received += sample->bytes_received;
+    }
+}
+
+/* Counts @user's sample (a request's or a group's) and hands it to the reporters. */
+static void
+user_record (ThrongUser *user)
+{
+    ThrongWorker *worker = user->worker;
+    ThrongSample *sample = &user->sample;
+
+    throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
+                         sample);
+    if (worker->setup.want_samples)
+        throng_worker_keep_sample (worker, sample,
+                                   sample->message != NULL && sample->message == user->message);
+    if (user->open_groups > 0)
+        user_note_in_groups (user, sample);
+}
+
+/*
+ * A group ended: its transaction, from its first child's start to its
+ * last child's end, failed when a child failed.  Nothing when no child ran
+ * (all of them `once`, after the first iteration).
+ */
+static void
+user_end_group (ThrongUser *user, const ThrongUserFrame *frame)
+{
+    ThrongSample *sample = &user->sample;
+
+    if (!frame->ran)
+        return;
+    memset (sample, 0, sizeof *sample);
+    sample->start_us = frame->start_us;
+    sample->elapsed_us = frame->end_us - frame->start_us;
+    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
+    sample->scenario = user->scenario_index;
+    sample->step = frame->action->step;
+    sample->user = user->id;
+    sample->iteration = user->iteration;
+    sample->iteration32 = (guint32) user->iteration;
+    sample->bytes_sent = frame->bytes_sent;
+    sample->bytes_received = frame->bytes_received;
+    sample->owner = user;
+    sample->error = frame->error;
+    if (frame->error != THRONG_ERROR_NONE) {
+        const ThrongPlanStep *failed = g_ptr_array_index (user->scenario->steps, frame->failed_step);
+        char *buffer = throng_user_message_buffer (user);
+        g_snprintf (buffer, THRONG_SAMPLE_MESSAGE_MAX + 1, "'%s' failed (%s)", failed->label,
+                    throng_error_class_name (frame->error));
+        sample->message = buffer;
+    }
+    user_record (user);
+}
+
+/* `set`: each variable gets its template's expansion, or is unset when that fails. */
+static void
+user_set (ThrongUser *user, const ThrongAction *action)
+{
+    GString *scratch = user->vars.scratch;
+
+    for (guint i = 0; i < action->n_values; i++) {
+        g_autoptr (GError) error = NULL;
+
+        g_string_truncate (scratch, 0);
+        if (throng_template_expand (action->values[i], user, scratch, &error))
+            throng_user_set_var (user, action->slots[i], scratch->str, (gssize) scratch->len);
+        else
+            throng_user_unset_var (user, action->slots[i]);
+    }
+}
+
+static const ThrongAction *
+user_choose (ThrongUser *user, const ThrongAction *choose)
+{
+    guint draw = (guint) g_rand_int_range (user->worker->rand, 0, (gint32) choose->total_weight);
+
+    for (guint b = 0; b < choose->n_children; b++) {
+        if (draw < choose->cumulative[b])
+            return choose->children[b];
+    }
+    return choose->children[choose->n_children - 1];
+}
+
+/*
+ * Walks the program to the next request of the iteration: sets user->step
+ * and returns TRUE, or FALSE when the iteration has no more.  Runs `set`s,
+ * draws `choose`s and records the groups that end on the way; allocates
+ * nothing.
+ */
+static gboolean
+user_next_request (ThrongUser *user)
+{
+    for (;;) {
+        ThrongUserFrame *frame = &user->frames[user->depth];
+        const ThrongAction *container = frame->action;
+
+        if (frame->next >= container->n_children) {
+            if (container->kind == THRONG_ACTION_REPEAT && ++frame->round < container->count) {
+                frame->next = 0;
+                continue;
+            }
+            if (user->depth == 0)
+                return FALSE;
+            user->depth--;
+            if (container->kind == THRONG_ACTION_GROUP) {
+                user->open_groups--;
+                user_end_group (user, frame);
+            }
+            continue;
+        }
+
+        const ThrongAction *child = container->children[frame->next++];
+        if (child->once && user->iteration > 0)
+            continue;
+        switch (child->kind) {
+        case THRONG_ACTION_REQUEST:
+            user->step = child->step;
+            return TRUE;
+        case THRONG_ACTION_SET:
+            user_set (user, child);
+            break;
+        case THRONG_ACTION_CHOOSE:
+            user_push (user, user_choose (user, child));
+            break;
+        case THRONG_ACTION_GROUP:
+        case THRONG_ACTION_REPEAT:
+        case THRONG_ACTION_SEQUENCE:
+            user_push (user, child);
+            break;
+        }
+    }
+}
+
+static gboolean user_end_iteration (ThrongUser *user, gint64 now);
+
+/*
+ * Begins an iteration: the data row, then the first request.  Returns
+ * TRUE when the next state can run at once, FALSE when the user waits or
+ * is done (its data set ran out).
+ */
+static gboolean
 user_begin_iteration (ThrongUser *user)
 {
     const ThrongPlanScenario *scenario = user->scenario;
 
+    if (scenario->data != NULL
+        && (scenario->data->advance == THRONG_DATA_PER_ITERATION || user->vars.row < 0)) {
+        guint row;
+        if (!throng_dataset_next_row (scenario->data, user->worker->rand, &row)) {
+            /* `on_exhausted: stop`: the user ends cleanly, its iteration never began */
+            user->state = THRONG_USER_ITERATION;
+            throng_user_finish (user, FALSE);
+            return FALSE;
+        }
+        user->vars.row = row;
+    }
     for (guint i = 0; i < scenario->protocols->len; i++) {
         const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
         if (protocol->protocol->iteration_begin != NULL)
             protocol->protocol->iteration_begin (user->protocol_data[i]);
     }
-    user->step = 0;
     user->iteration_start_us
         = user->scheduled_us > 0 ? user->scheduled_us : g_get_monotonic_time ();
-    user->state = THRONG_USER_STEP;
+    user->depth = 0;
+    user->open_groups = 0;
+    user->ran_request = FALSE;
+    memset (&user->frames[0], 0, sizeof user->frames[0]);
+    user->frames[0].action = scenario->program;
+    if (user_next_request (user)) {
+        user->state = THRONG_USER_STEP;
+        return TRUE;
+    }
+    return user_end_iteration (user, g_get_monotonic_time ());
 }
 
 static void
@@ -227,14 +419,10 @@ user_after_step (ThrongUser *user)
 
     sample->elapsed_us = now - sample->start_us;
     worker->metrics->last_done_us = now;
-    throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, user->step),
-                         sample);
-    if (worker->setup.want_samples)
-        throng_worker_keep_sample (worker, sample,
-                                   sample->message != NULL && sample->message == user->message);
+    user_record (user);
+    user->ran_request = TRUE;
 
-    user->step++;
-    if (user->step < scenario->steps->len) {
+    if (user_next_request (user)) {
         user->state = THRONG_USER_STEP;
         gint64 pause = throng_schedule_think (&scenario->think, worker->rand);
         if (pause > 0) {
@@ -243,10 +431,24 @@ user_after_step (ThrongUser *user)
         }
         return TRUE;
     }
+    return user_end_iteration (user, now);
+}
 
+/* The iteration has run its last request; same contract as user_after_step(). */
+static gboolean
+user_end_iteration (ThrongUser *user, gint64 now)
+{
+    ThrongWorker *worker = user->worker;
+    const ThrongPlanScenario *scenario = user->scenario;
+
+    user->state = THRONG_USER_ITERATION;
+    if (!user->ran_request && !scenario->has_choose) {
+        /* every step was `once`: this iteration and those left send nothing */
+        throng_user_finish (user, FALSE);
+        return FALSE;
+    }
     worker->metrics->iterations[user->scenario_index]++;
     user->iteration++;
-    user->state = THRONG_USER_ITERATION;
     if (user->arrivals != NULL) {
         user_return_to_pool (user);
         return FALSE;
@@ -279,9 +481,8 @@ user_advance (ThrongUser *user)
             user->state = THRONG_USER_ITERATION;
             break;
         case THRONG_USER_ITERATION:
-            if (!user_may_iterate (user))
+            if (!user_may_iterate (user) || !user_begin_iteration (user))
                 return;
-            user_begin_iteration (user);
             break;
         case THRONG_USER_STEP:
             user_run_step (user);
@@ -308,8 +509,9 @@ throng_user_arrive (ThrongUser *user, gint64 due_us)
 {
     user->worker->active[user->scenario_index]++;
     user->scheduled_us = due_us;
-    user_begin_iteration (user);
-    user_advance (user);
+    user->state = THRONG_USER_ITERATION;
+    if (user_begin_iteration (user))
+        user_advance (user);
 }
 
 ThrongUser *
@@ -333,6 +535,15 @@ throng_user_create (ThrongUser *user, GError **error)
     throng_reactor_timer_init (&user->timer, user->worker->reactor, user_timer_fired, user);
     user->has_timer = TRUE;
 
+    throng_user_vars_init (&user->vars,
+                           scenario->scope != NULL ? throng_scope_n_vars (scenario->scope) : 0);
+    user->vars.data = scenario->data;
+    user->vars.run_id = scenario->first_user_id + user->id + 1;
+    user->vars.worker_id = user->worker->setup.index;
+    user->vars.rand = user->worker->rand;
+    user->vars.scratch = user->worker->scratch;
+    user->frames = g_new0 (ThrongUserFrame, MAX (scenario->max_frames, 1));
+
     user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
     for (guint i = 0; i < scenario->protocols->len; i++) {
         const ThrongPlanProtocol *plan_protocol = g_ptr_array_index (scenario->protocols, i);
@@ -355,6 +566,8 @@ throng_user_create (ThrongUser *user, GError **error)
     user->step_user_data = g_new0 (gpointer, MAX (scenario->steps->len, 1));
     for (guint s = 0; s < scenario->steps->len; s++) {
         const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, s);
+        if (step->kind == THRONG_STEP_GROUP)
+            continue;
         for (guint i = 0; i < scenario->protocols->len; i++) {
             const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
             if (protocol->data == step->scenario_data)
@@ -399,6 +612,8 @@ throng_user_free (gpointer data)
     if (user->has_timer)
         throng_reactor_timer_cancel (&user->timer);
     g_free (user->message);
+    throng_user_vars_clear (&user->vars);
+    g_free (user->frames);
     g_free (user);
 }
 
@@ -454,6 +669,12 @@ throng_user_step_done (ThrongUser *user)
     }
     if (user_after_step (user))
         user_advance (user);
+}
+
+ThrongUserVars *
+throng_user_get_vars (ThrongUser *user)
+{
+    return &user->vars;
 }
 
 ThrongReactor *

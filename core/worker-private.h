@@ -27,6 +27,7 @@ struct _ThrongWorker {
     gboolean stopping;
     gboolean finished;
     GRand *rand;                /* think-time draws; per worker, so no lock */
+    GString *scratch;           /* `set` expands into it, one user at a time */
     GPtrArray *arrivals;        /* ThrongArrivals*, one per arrival-rate scenario with users here */
     ThrongReactorTimer probe;
 };

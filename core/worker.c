@@ -8,6 +8,7 @@
  * request.  It also probes how late its own loop runs.
  */
 #include "worker-private.h"
+#include "template-private.h"
 
 #include "arrivals-private.h"
 #include "schedule.h"
@@ -59,13 +60,21 @@ new_metrics_block (ThrongWorker *worker)
     if (metrics != NULL)
         return metrics;
 
-    const ThrongPlan *plan = worker->setup.plan;
+    return throng_plan_metrics_new (worker->setup.plan);
+}
+
+ThrongMetrics *
+throng_plan_metrics_new (const ThrongPlan *plan)
+{
     g_autofree guint *steps = g_new0 (guint, MAX (plan->scenarios->len, 1));
+    g_autofree guint *checks = g_new0 (guint, MAX (plan->scenarios->len, 1));
+
     for (guint i = 0; i < plan->scenarios->len; i++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, i);
         steps[i] = scenario->steps->len;
+        checks[i] = scenario->scope != NULL ? throng_scope_n_checks (scenario->scope) : 0;
     }
-    return throng_metrics_new (plan->scenarios->len, steps);
+    return throng_metrics_new_full (plan->scenarios->len, steps, checks);
 }
 
 static void
@@ -164,6 +173,7 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->free_samples = g_async_queue_new_full ((GDestroyNotify) throng_sample_batch_free);
     worker->metrics = new_metrics_block (worker);
     worker->rand = g_rand_new ();
+    worker->scratch = g_string_sized_new (256);
     worker->arrivals = g_ptr_array_new_with_free_func (throng_arrivals_free);
     return worker;
 }
@@ -369,6 +379,7 @@ throng_worker_join (ThrongWorker *worker)
     g_async_queue_unref (worker->free_samples);
     g_ptr_array_unref (worker->arrivals);
     g_rand_free (worker->rand);
+    g_string_free (worker->scratch, TRUE);
     /* The users, whose timers and watches it held, are gone. */
     throng_reactor_free (worker->reactor);
     g_main_loop_unref (worker->loop);

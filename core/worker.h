@@ -42,6 +42,9 @@ typedef struct {
 
 ThrongWorker *throng_worker_new (const ThrongWorkerSetup *setup);
 
+/* A metrics block laid out for @plan: a row per step, a pair of counters per check. */
+ThrongMetrics *throng_plan_metrics_new (const ThrongPlan *plan);
+
 /* Assigns user @user of scenario @scenario to this worker; before start only. */
 void throng_worker_add_user (ThrongWorker *worker, guint scenario, guint user);
 

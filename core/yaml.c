@@ -310,6 +310,23 @@ add_scalar (Loader *loader, const yaml_event_t *event, GError **error)
     ThrongNode *node = node_new (loader->tree, THRONG_NODE_SCALAR, loader->file, line, column);
     node->text = g_strndup (value, length);
     node->plain = event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    switch (event->data.scalar.style) {
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+        node->style = '\'';
+        break;
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+        node->style = '"';
+        break;
+    case YAML_LITERAL_SCALAR_STYLE:
+        node->style = '|';
+        break;
+    case YAML_FOLDED_SCALAR_STYLE:
+        node->style = '>';
+        break;
+    default:
+        node->style = 0;
+        break;
+    }
     return attach (loader, node, error);
 }
 
@@ -640,17 +657,23 @@ expand_scalar (ThrongNode *node, ThrongTreeVariable lookup, gpointer data, GErro
 {
     g_autoptr (GString) out = NULL;
     const char *p = node->text;
+    const char *search = p;
     const char *start;
 
-    while ((start = strstr (p, "${")) != NULL) {
+    while ((start = strstr (search, "${")) != NULL) {
         const char *end = strchr (start + 2, '}');
         GError *local = NULL;
 
         if (end == NULL)
             break;
+        if (start > node->text && start[-1] == '$') {
+            /* "$${": a literal "${", for the template compiler to unescape */
+            search = start + 2;
+            continue;
+        }
 
         g_autofree char *name = g_strndup (start + 2, end - start - 2);
-        const char *value = lookup (name, data, node, &local);
+        const char *value = lookup (name, data, node, start - node->text, &local);
 
         if (local != NULL) {
             g_propagate_error (error, local);
@@ -664,6 +687,7 @@ expand_scalar (ThrongNode *node, ThrongTreeVariable lookup, gpointer data, GErro
         else
             g_string_append_len (out, start, end + 1 - start);
         p = end + 1;
+        search = p;
     }
     if (out != NULL) {
         g_string_append (out, p);

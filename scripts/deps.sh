@@ -63,3 +63,11 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -euo pipefail
     throng_install_deps
 fi
+
+# The reporters' integration tests talk to the real programs (issue 18):
+# Prometheus and InfluxDB 1.x, started by the tests on loopback ports (their
+# services stay stopped, as above), and xmllint for the JUnit schema.
+THRONG_PACKAGES+=(prometheus influxdb libxml2-utils)
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    throng_install_deps
+fi

@@ -14,6 +14,7 @@
  *       tcp: { keep_alive: true }          # one connection per user
  *       steps:
  *         - tcp: { send: PING, expect: PONG }
+ *         - tcp: { send: "HELLO ${user.id} ${iteration}" }   # a template
  *
  * Build:
  *   cc -shared -fPIC -o libthrong-tcp.so tcp.c \
@@ -36,6 +37,7 @@ typedef struct {
     char *send;
     char *expect;
     guint64 max_reply;
+    ThrongScope *scope; /* not an option: the scenario's, for templates */
 } TcpSettings;
 
 static const ThrongOption tcp_options[] = {
@@ -56,8 +58,9 @@ static const ThrongOption tcp_options[] = {
 
 typedef struct {
     TcpSettings settings;
-    char *line;     /* what is written: send + "\n" */
+    char *line;     /* what is written: send + "\n", when send is plain text */
     gsize line_len;
+    ThrongTemplate *send; /* else send as a template, expanded per step */
     char *resource; /* "host:port", the sample's resource */
 } TcpStep;
 
@@ -94,6 +97,7 @@ typedef struct {
     gsize buffer_size;
     gsize received;
     GString *text; /* scratch for a message, reused: set_message copies it */
+    GString *line; /* a templated send, expanded; reused */
 } TcpUser;
 
 /* --- plan load (main thread) -------------------------------------------- */
@@ -134,6 +138,9 @@ tcp_scenario_new (const ThrongScenarioSetup *setup, GError **error)
 
     settings->timeout = 5 * G_USEC_PER_SEC;
     settings->max_reply = 4096;
+    /* templates came with SDK 0.3: an older throng has no scope */
+    if (THRONG_STRUCT_HAS (setup, ThrongScenarioSetup, scope))
+        settings->scope = setup->scope;
     if (!apply_layer (setup->defaults, settings, FALSE, error) ||
         !apply_layer (setup->options, settings, FALSE, error)) {
         settings_free (settings);
@@ -156,6 +163,7 @@ tcp_step_free (gpointer data)
     if (step == NULL)
         return;
     throng_options_clear (tcp_options, &step->settings);
+    throng_template_free (step->send);
     g_free (step->line);
     g_free (step->resource);
     g_free (step);
@@ -188,9 +196,29 @@ tcp_step_new (gpointer scenario, const ThrongNode *options, char **label, GError
         return NULL;
     }
     host = step->settings.host != NULL ? step->settings.host : "127.0.0.1";
-    step->line = g_strconcat (step->settings.send != NULL ? step->settings.send : "ping", "\n",
-                              NULL);
-    step->line_len = strlen (step->line);
+    /* The step's own send is a template: compiled now, every name checked. */
+    const ThrongNode *send = options != NULL && throng_node_kind (options) == THRONG_NODE_MAP
+                                 ? throng_node_lookup (options, "send")
+                                 : NULL;
+    const char *text = step->settings.send != NULL ? step->settings.send : "ping";
+    if (send != NULL && step->settings.scope != NULL) {
+        step->send = throng_template_compile (step->settings.scope, send, error);
+        if (step->send == NULL) {
+            tcp_step_free (step);
+            return NULL;
+        }
+        if (throng_template_get_literal (step->send, NULL) != NULL) {
+            /* no substitution: the line stays pre-built */
+            text = throng_template_get_literal (step->send, NULL);
+        } else {
+            text = NULL;
+        }
+    }
+    if (text != NULL) {
+        step->line = g_strconcat (text, "\n", NULL);
+        step->line_len = strlen (step->line);
+        g_clear_pointer (&step->send, throng_template_free);
+    }
     step->resource = strchr (host, ':') != NULL
                          ? g_strdup_printf ("[%s]:%u", host, (guint) step->settings.port)
                          : g_strdup_printf ("%s:%u", host, (guint) step->settings.port);
@@ -242,6 +270,7 @@ tcp_user_destroy (TcpUser *self)
     g_clear_object (&self->cancellable);
     g_free (self->buffer);
     g_string_free (self->text, TRUE);
+    g_string_free (self->line, TRUE);
     g_free (self);
 }
 
@@ -391,11 +420,26 @@ static void
 send_line (TcpUser *self)
 {
     GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (self->connection));
+    const char *line = self->step->line;
+    gsize line_len = self->step->line_len;
 
     self->stage = STAGE_WRITE;
+    if (self->step->send != NULL) {
+        g_autoptr (GError) error = NULL;
+
+        g_string_truncate (self->line, 0);
+        if (!throng_template_expand (self->step->send, self->user, self->line, &error)) {
+            /* an unset variable: nothing is sent */
+            fail (self, THRONG_ERROR_VARIABLE, error->message);
+            return;
+        }
+        g_string_append_c (self->line, '\n');
+        line = self->line->str;
+        line_len = self->line->len;
+    }
     self->in_flight = TRUE;
-    g_output_stream_write_all_async (out, self->step->line, self->step->line_len,
-                                     G_PRIORITY_DEFAULT, self->cancellable, on_written, self);
+    g_output_stream_write_all_async (out, line, line_len, G_PRIORITY_DEFAULT, self->cancellable,
+                                     on_written, self);
 }
 
 static void
@@ -451,6 +495,7 @@ tcp_user_new (G_GNUC_UNUSED gpointer scenario, ThrongUser *user)
     g_socket_client_set_enable_proxy (self->client, FALSE);
     self->cancellable = g_cancellable_new ();
     self->text = g_string_new (NULL);
+    self->line = g_string_new (NULL);
     /* On the worker's reactor (<throng/watch.h>): a timer per user costs
      * nothing per loop iteration, where a GSource per user costs a walk. */
     self->deadline_timer = throng_user_add_timer (user, -1, on_deadline, self);

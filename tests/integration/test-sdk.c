@@ -607,7 +607,7 @@ test_examples_run (void)
         "    users: 1\n"
         "    iterations: 3\n"
         "    steps:\n"
-        "      - tcp: { send: hi }\n"
+        "      - tcp: { send: 'hi ${user.id} ${iteration}' }\n"
         "  - name: mismatch\n"
         "    users: 1\n"
         "    steps:\n"

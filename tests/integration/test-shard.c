@@ -336,6 +336,53 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.users"), ==, 60);
 }
 
+/* --- data sets with mode: unique --------------------------------------------------------------- */
+
+/*
+ * 6 users share 4 unique rows, one each: unsharded, 4 users run an
+ * iteration and 2 find the rows exhausted.  Over 2 shards each shard
+ * has 3 users and its slice of 2 rows (r mod 2 == I): 2 + 2 iterations,
+ * the same 4 rows.  Unsliced, each shard would hand out 3 rows, 6 in all.
+ */
+static void
+test_unique_rows (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *rows = throng_test_write_file (fixture->dir, "rows.csv",
+                                                    "id\n1\n2\n3\n4\n");
+    g_autofree char *plan = throng_test_write_plan (
+        fixture->dir, "unique.yaml",
+        "scenarios:\n"
+        "  - name: u\n"
+        "    users: 6\n"
+        "    iterations: 1\n"
+        "    data: { file: rows.csv, mode: unique, advance: per-user, on_exhausted: stop }\n"
+        "    steps:\n"
+        "      - null: {}\n");
+    const char *const env[] = { NULL };
+    gint64 iterations = 0;
+    g_setenv ("THRONG_PLUGIN_PATH", g_getenv ("THRONG_TEST_PLUGIN_DIR"), TRUE);
+    for (guint i = 0; i < 2; i++) {
+        g_autofree char *shard = g_strdup_printf ("%u/2", i);
+        g_autofree char *path = g_strdup_printf ("%s/unique-%u.json", fixture->dir, i);
+        g_autofree char *out_arg = throng_test_out_arg ("json", path);
+        const char *const argv[] = { "run", plan, "--quiet", "--shard", shard, "--out", out_arg,
+                                     NULL };
+        int status;
+        g_autofree char *err = NULL;
+        g_assert_true (throng_test_run (argv, env, 60, &status, NULL, &err));
+        if (status != 0)
+            g_test_message ("%s", err);
+        g_assert_cmpint (status, ==, 0);
+        g_autoptr (JsonNode) summary = throng_test_json_load (path, NULL);
+        g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.users"), ==, 3);
+        g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.iterations"), ==, 2);
+        iterations += throng_test_json_int (summary, "scenarios.0.iterations");
+    }
+    g_unsetenv ("THRONG_PLUGIN_PATH");
+    g_assert_cmpint (iterations, ==, 4);
+}
+
 /* --- synthetic shards: exact figures and refusals --------------------------------------------- */
 
 static char *
@@ -720,6 +767,7 @@ main (int argc, char **argv)
     ADD ("/shard/merge/threshold", test_threshold);
     ADD ("/shard/merge/refusals", test_refusals);
     ADD ("/shard/closed", test_closed);
+    ADD ("/shard/unique-rows", test_unique_rows);
     ADD ("/shard/open", test_open);
     return g_test_run ();
 }

@@ -339,7 +339,8 @@ test_tree_set_errors (void)
 }
 
 static const char *
-expand_lookup (const char *name, gpointer data, const ThrongNode *where, GError **error)
+expand_lookup (const char *name, gpointer data, const ThrongNode *where, gsize offset,
+               GError **error)
 {
     guint *calls = data;
 
@@ -347,8 +348,8 @@ expand_lookup (const char *name, gpointer data, const ThrongNode *where, GError 
     if (strcmp (name, "builtin.http") == 0)
         return "http://127.0.0.1:8080";
     if (strcmp (name, "bad") == 0)
-        throng_node_set_error (where, error, THRONG_PLAN_ERROR_INVALID, "no such variable '%s'",
-                               name);
+        throng_node_set_error_at (where, offset, error, THRONG_PLAN_ERROR_INVALID,
+                                  "no such variable '%s'", name);
     return NULL;
 }
 
@@ -357,7 +358,7 @@ test_tree_expand (void)
 {
     g_autoptr (ThrongTree) tree
         = load ("a: ${builtin.http}/x\nb: ['pre ${builtin.http} ${user.id} ${builtin.http}']\n"
-                "c: {d: '${unterminated'}\n${builtin.http}: key\n");
+                "c: {d: '${unterminated'}\n${builtin.http}: key\ne: '$${builtin.http} ${builtin.http}'\n");
     g_autoptr (GError) error = NULL;
     const ThrongNode *root = throng_tree_root (tree);
     guint calls = 0;
@@ -372,12 +373,16 @@ test_tree_expand (void)
                      ==, "${unterminated");
     /* keys are left as written */
     g_assert_cmpstr (throng_node_scalar (throng_node_key (root, 3)), ==, "${builtin.http}");
-    g_assert_cmpuint (calls, ==, 4);
+    /* "$${" is left for the template compiler to unescape */
+    g_assert_cmpstr (throng_node_scalar (throng_node_lookup (root, "e")), ==,
+                     "$${builtin.http} http://127.0.0.1:8080");
+    g_assert_cmpuint (calls, ==, 5);
 
     g_autoptr (ThrongTree) bad = load ("a: x\nb: 'y ${bad}'\n");
     g_assert_false (throng_tree_expand (bad, expand_lookup, &calls, &error));
     g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID);
-    g_assert_cmpstr (error->message, ==, "t.yaml:2:4: no such variable 'bad'");
+    /* at the "${", counted inside the quotes */
+    g_assert_cmpstr (error->message, ==, "t.yaml:2:7: no such variable 'bad'");
 }
 
 /* ---- typed readers ------------------------------------------------------- */

@@ -740,6 +740,52 @@ test_thresholds_format (ThrongTestTmpdir *fixture, gconstpointer data)
     throng_stats_clear (&summary.total);
 }
 
+/* `checks.rate` and `checks.fails` judge the checks of the summary's journeys. */
+static void
+test_thresholds_checks (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml = g_strconcat (minimal_plan,
+                                         "thresholds:\n"
+                                         "  - checks.rate > 0.99\n"
+                                         "  - scenario-1.checks.rate > 90%\n"
+                                         "  - total.checks.fails == 0\n",
+                                         NULL);
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    ThrongPlanLoadOptions options = { .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    ThrongCheckSummary checks[] = { { .name = "status is 200", .passes = 90, .fails = 1 },
+                                    { .name = "$.token exists", .passes = 9, .fails = 0 } };
+    ThrongScenarioJourney journey = { .size = sizeof journey, .checks = checks, .n_checks = 2 };
+    ThrongScenarioSummary scenario = { .name = "scenario-1", .users = 1, .journey = &journey };
+    ThrongSummary summary = { .size = sizeof summary, .elapsed_us = G_USEC_PER_SEC,
+                              .scenarios = &scenario, .n_scenarios = 1 };
+
+    g_assert_no_error (error);
+    throng_stats_init (&scenario.stats);
+    throng_stats_init (&summary.total);
+    const ThrongThresholdResult *results = throng_thresholds_evaluate (plan->thresholds, &summary);
+    g_assert_cmpstr (results[0].expression, ==, "total.checks.rate > 0.99");
+    g_assert_cmpstr (results[0].actual, ==, "99.0%");
+    g_assert_false (results[0].passed); /* 99 of 100 is not more than 0.99 */
+    g_assert_cmpstr (results[1].expression, ==, "scenario-1.checks.rate > 90%");
+    g_assert_true (results[1].passed);
+    g_assert_cmpstr (results[2].actual, ==, "1");
+    g_assert_false (results[2].passed);
+
+    /* no check made: nothing failed */
+    journey.n_checks = 0;
+    results = throng_thresholds_evaluate (plan->thresholds, &summary);
+    g_assert_true (results[0].passed);
+    g_assert_true (results[2].passed);
+    /* a summary without journeys (a core older than 0.3) likewise */
+    scenario.journey = NULL;
+    results = throng_thresholds_evaluate (plan->thresholds, &summary);
+    g_assert_true (results[0].passed);
+    throng_stats_clear (&scenario.stats);
+    throng_stats_clear (&summary.total);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -773,6 +819,8 @@ main (int argc, char **argv)
                 test_run_flags, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/format", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_thresholds_format, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/thresholds/checks", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_thresholds_checks, throng_test_tmpdir_teardown);
     g_test_add ("/plan/set/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_set_errors, throng_test_tmpdir_teardown);
     g_test_add ("/plan/plugin-path/relative", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

@@ -41,6 +41,12 @@ G_BEGIN_DECLS
  *   an element is NULL when no protocol of the scenario could tell (and
  *   from `throng report`, when the run's file does not say).  Appended:
  *   read it only when @size covers it.  Since: 0.2
+ * @step_info: (array length=n_scenarios) (nullable): per scenario, an
+ *   array indexed like #ThrongSample.step of each step's kind, enclosing
+ *   group and depth (a sample of a %THRONG_STEP_GROUP step is a group's
+ *   transaction, not a request; such a step's protocol name is "group").
+ *   NULL from `throng report`.  Appended: read it only when @size covers
+ *   it.  Since: 0.3
  *
  * What a reporter learns when the run starts.  Owned by the core and
  * valid from @open until @close returns (transfer none): copy what is
@@ -64,6 +70,7 @@ typedef struct {
     gboolean quiet;
     const char *plan_sha256;
     const char *const *scenario_targets;
+    const ThrongStepInfo *const *step_info;
 } ThrongRunInfo;
 
 /**

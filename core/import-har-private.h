@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `throng import har` shares between reading the recording
+ * (import-har.c) and writing the plan (import-har-write.c): one imported
+ * request per kept entry, in the recording's order, with what the plan
+ * needs and the notes to write above its step.  Private to the command.
+ */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+    char *name;
+    char *value;
+} HarHeader;
+
+typedef struct {
+    guint entry;                /* index in log.entries, from 0 */
+    char *method;
+    char *url;                  /* as recorded, without its fragment */
+    char *origin;               /* "scheme://host[:port]", lower case */
+    char *host;                 /* the URL's host, without brackets */
+    char *target;               /* path and query ("/", "/a?b=1") */
+    GPtrArray *headers;         /* HarHeader*: kept, names merged without regard to case */
+    char *content_type;         /* of the body, or NULL */
+    GBytes *body;               /* NULL: none */
+    gboolean body_binary;       /* recorded base64: written to a body file */
+    char *body_file;            /* its name beside the plan ("plan.body-3.bin"), or NULL */
+    int status;                 /* recorded status */
+    int expect;                 /* the status a replay should get (304 → 200, see docs) */
+    gint64 pause_us;            /* idle time before it: nothing of the recording in flight */
+    GPtrArray *notes;           /* char*: comment lines above its step */
+} HarRequest;
+
+/* What the recording said about itself and what the import left out. */
+typedef struct {
+    char *source;               /* the HAR's path as given */
+    char *version;              /* log.version */
+    char *creator;              /* "Name Version" of log.creator, or NULL */
+    char *browser;              /* "Name Version" of log.browser, or NULL */
+    guint entries;              /* log.entries */
+    guint excluded_host;        /* --include-host */
+    guint excluded_regex;       /* --exclude */
+    guint excluded_static;      /* --no-static */
+    GPtrArray *skipped;         /* char*: "entry N: why", for entries that cannot be replayed */
+    GPtrArray *requests;        /* HarRequest* */
+} HarImport;
+
+void har_import_clear (HarImport *import);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HarImport, har_import_clear)
+
+/* Which entries the command line keeps (import-har.c reads the options). */
+typedef struct {
+    char **include_hosts;       /* --include-host: NULL-terminated, or NULL for all */
+    GPtrArray *exclude_regexes; /* --exclude: GRegex*, or NULL */
+    gboolean no_static;         /* --no-static */
+} HarSelect;
+
+/*
+ * Reads the recording at @path into @import (zero-initialised; cleared by
+ * the caller with har_import_clear() whatever the result), keeping what
+ * @select keeps.  FALSE with an error naming @path when it is not a HAR
+ * 1.2 recording, or when no request is left to import.
+ */
+gboolean har_read (const char *path, const HarSelect *select, HarImport *import, GError **error);
+
+/* The plan of @import as YAML text, named @name (binary bodies as their body_file). */
+char *har_write_plan (const HarImport *import, const char *name);
+
+/* TRUE for "localhost", "*.localhost", 127.0.0.0/8 and ::1. */
+gboolean har_host_is_loopback (const char *host);

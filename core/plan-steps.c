@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A scenario's `steps:` as a tree: protocol requests and the control
+ * steps around them (`once`, `group`, `choose`, `repeat`, `set`), read
+ * into the program user.c walks and the flat list of steps that have a
+ * row in the reports (requests and groups, in plan order).  Nesting is
+ * bounded; every key is checked, with suggestions.
+ */
+#include "plan-private.h"
+
+#include <string.h>
+
+#include "template-private.h"
+
+/* Bounds (docs/plan-reference.md). */
+#define MAX_REPEAT 1000000
+#define MAX_WEIGHT 1000000
+
+/* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
+static const char *const step_keys[] = {
+    "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", NULL,
+};
+/* The keys that make a step a control step, and what each must come with. */
+static const char *const control_keys[] = { "group", "choose", "repeat", "set", NULL };
+static const char *const branch_keys[] = { "weight", "steps", NULL };
+
+typedef struct {
+    ThrongPlanLoader *loader;
+    ThrongPlanScenario *scenario;
+} StepReader;
+
+static gboolean read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups,
+                           guint nesting, ThrongAction *into, GError **error);
+
+void
+throng_plan_action_free (ThrongAction *action)
+{
+    if (action == NULL)
+        return;
+    for (guint i = 0; i < action->n_children; i++)
+        throng_plan_action_free (action->children[i]);
+    g_free (action->children);
+    g_free (action->cumulative);
+    for (guint i = 0; i < action->n_values; i++)
+        throng_template_free (action->values[i]);
+    g_free (action->values);
+    g_free (action->slots);
+    g_free (action);
+}
+
+ThrongPlanProtocol *
+throng_plan_scenario_protocol (ThrongPlanScenario *scenario, const ThrongProtocol *protocol)
+{
+    for (guint i = 0; i < scenario->protocols->len; i++) {
+        ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
+        if (entry->protocol == protocol)
+            return entry;
+    }
+    return NULL;
+}
+
+static void
+add_child (ThrongAction *into, ThrongAction *child)
+{
+    into->children = g_renew (ThrongAction *, into->children, into->n_children + 1);
+    into->children[into->n_children++] = child;
+}
+
+static ThrongPlanStep *
+add_step (ThrongPlanScenario *scenario, const ThrongNode *node, ThrongStepKind kind, gint parent,
+          guint groups)
+{
+    ThrongPlanStep *step = g_new0 (ThrongPlanStep, 1);
+
+    step->node = node;
+    step->kind = kind;
+    step->parent = parent;
+    step->depth = groups;
+    g_ptr_array_add (scenario->steps, step);
+    return step;
+}
+
+/*
+ * A protocol request: its name and its one protocol (whose options are
+ * read later, when the protocol has seen the scenario).
+ */
+static gboolean
+read_request (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
+              ThrongAction *action, GError **error)
+{
+    ThrongPlanLoader *loader = reader->loader;
+    const ThrongNode *protocol_key = NULL;
+    const ThrongProtocol *protocol = NULL;
+    const char *name = NULL;
+
+    for (guint i = 0; i < throng_node_n_children (node); i++) {
+        const ThrongNode *key = throng_node_key (node, i);
+        const char *text = throng_node_scalar (key);
+        const char *suggestion;
+        const ThrongProtocol *found;
+
+        if (strcmp (text, "name") == 0) {
+            if (!throng_node_get_string (throng_node_child (node, i), &name, error))
+                return FALSE;
+            continue;
+        }
+        if (strcmp (text, "steps") == 0) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "'steps' in a step needs 'group' or 'repeat' beside it");
+            return FALSE;
+        }
+        if (g_strv_contains (step_keys, text))
+            continue;
+
+        GError *local = NULL;
+        found = throng_registry_get_protocol (loader->registry, text, &local);
+        if (found == NULL
+            && !g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
+            g_propagate_error (error, local);
+            return FALSE;
+        }
+        /* not a protocol, but close to a step key: a typo, not a second protocol */
+        suggestion = found == NULL ? throng_node_suggest (text, step_keys) : NULL;
+        if (suggestion != NULL) {
+            g_error_free (local);
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
+                                   "unknown key '%s' in step; did you mean '%s'?", text,
+                                   suggestion);
+            return FALSE;
+        }
+        if (protocol_key != NULL) {
+            g_clear_error (&local);
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "a step names exactly one protocol, but this one names '%s' "
+                                   "and '%s'",
+                                   throng_node_scalar (protocol_key), text);
+            return FALSE;
+        }
+        if (found == NULL) {
+            throng_plan_plugin_error (loader, key, THRONG_PLUGIN_KIND_PROTOCOL, text, NULL, local,
+                                      error);
+            return FALSE;
+        }
+        protocol_key = key;
+        protocol = found;
+    }
+    if (protocol_key == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
+                               "a step needs a key naming its protocol, such as 'http'");
+        return FALSE;
+    }
+
+    ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_REQUEST, parent, groups);
+    step->label = g_strdup (name);
+    step->protocol_name = throng_node_scalar (protocol_key);
+    step->protocol = protocol;
+    action->kind = THRONG_ACTION_REQUEST;
+    action->step = reader->scenario->steps->len - 1;
+
+    if (throng_plan_scenario_protocol (reader->scenario, protocol) == NULL) {
+        ThrongPlanProtocol *entry = g_new0 (ThrongPlanProtocol, 1);
+        entry->protocol = protocol;
+        g_ptr_array_add (reader->scenario->protocols, entry);
+    }
+    return TRUE;
+}
+
+/* The `steps:` of a group or a repeat. */
+static const ThrongNode *
+body_of (const ThrongNode *node, const char *control, GError **error)
+{
+    const ThrongNode *steps = throng_node_lookup (node, "steps");
+
+    if (steps == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
+                               "'%s' needs 'steps' beside it: the steps it runs", control);
+        return NULL;
+    }
+    return steps;
+}
+
+/* Keys a control step may have besides its own: `once`, and for a group `thresholds`. */
+static gboolean
+check_control_keys (const ThrongNode *node, const char *control, GError **error)
+{
+    for (guint i = 0; i < throng_node_n_children (node); i++) {
+        const ThrongNode *key = throng_node_key (node, i);
+        const char *text = throng_node_scalar (key);
+
+        if (strcmp (text, control) == 0 || strcmp (text, "once") == 0)
+            continue;
+        if (strcmp (text, "steps") == 0
+            && (strcmp (control, "group") == 0 || strcmp (control, "repeat") == 0))
+            continue;
+        if (strcmp (text, "thresholds") == 0 && strcmp (control, "group") == 0)
+            continue;
+        if (strcmp (text, "name") == 0 && strcmp (control, "group") == 0) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "a group is named by its 'group' key; 'name' is for requests");
+            return FALSE;
+        }
+        if (g_strv_contains (control_keys, text)) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "a step is one of a request, group, choose, repeat or set; "
+                                   "this one has '%s' and '%s'",
+                                   control, text);
+            return FALSE;
+        }
+        throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
+                               "'%s' does not go with '%s' in a step", text, control);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean
+read_group (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
+            ThrongAction *action, GError **error)
+{
+    const ThrongNode *name_node = throng_node_lookup (node, "group");
+    const char *name;
+    const ThrongNode *body = body_of (node, "group", error);
+
+    if (body == NULL || !throng_node_get_string (name_node, &name, error))
+        return FALSE;
+    if (name[0] == '\0') {
+        throng_node_set_error (name_node, error, THRONG_PLAN_ERROR_INVALID,
+                               "a group's name cannot be empty");
+        return FALSE;
+    }
+    ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_GROUP, parent, groups);
+    step->label = g_strdup (name);
+    step->protocol_name = "group";
+    reader->scenario->n_groups++;
+    action->kind = THRONG_ACTION_GROUP;
+    action->step = reader->scenario->steps->len - 1;
+    return read_list (reader, body, (gint) action->step, groups + 1, nesting + 1, action, error);
+}
+
+static gboolean
+read_repeat (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
+             ThrongAction *action, GError **error)
+{
+    const ThrongNode *count = throng_node_lookup (node, "repeat");
+    const ThrongNode *body = body_of (node, "repeat", error);
+
+    if (body == NULL || !throng_node_get_uint (count, &action->count, error))
+        return FALSE;
+    if (action->count < 1 || action->count > MAX_REPEAT) {
+        throng_node_set_error (count, error, THRONG_PLAN_ERROR_RANGE,
+                               "repeat must be between 1 and %d, got %s", MAX_REPEAT,
+                               throng_node_scalar (count));
+        return FALSE;
+    }
+    action->kind = THRONG_ACTION_REPEAT;
+    return read_list (reader, body, parent, groups, nesting + 1, action, error);
+}
+
+static gboolean
+read_choose (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
+             ThrongAction *action, GError **error)
+{
+    const ThrongNode *branches = throng_node_lookup (node, "choose");
+    guint64 total = 0;
+
+    if (!throng_node_expect_kind (branches, THRONG_NODE_SEQUENCE,
+                                  "a list of branches for choose, such as "
+                                  "'[{weight: 70, steps: [...]}, ...]'",
+                                  error))
+        return FALSE;
+    if (throng_node_n_children (branches) == 0) {
+        throng_node_set_error (branches, error, THRONG_PLAN_ERROR_MISSING,
+                               "choose has no branches");
+        return FALSE;
+    }
+    action->kind = THRONG_ACTION_CHOOSE;
+    action->cumulative = g_new0 (guint, throng_node_n_children (branches));
+    for (guint b = 0; b < throng_node_n_children (branches); b++) {
+        const ThrongNode *branch = throng_node_child (branches, b);
+        const ThrongNode *weight_node, *steps;
+        guint64 weight = 1;
+
+        if (!throng_node_expect_kind (branch, THRONG_NODE_MAP,
+                                      "a map for a branch of choose, such as "
+                                      "'{weight: 70, steps: [...]}'",
+                                      error)
+            || !throng_node_check_keys (branch, branch_keys, "choose branch", error))
+            return FALSE;
+        weight_node = throng_node_lookup (branch, "weight");
+        if (weight_node != NULL) {
+            if (!throng_node_get_uint (weight_node, &weight, error))
+                return FALSE;
+            if (weight < 1 || weight > MAX_WEIGHT) {
+                throng_node_set_error (weight_node, error, THRONG_PLAN_ERROR_RANGE,
+                                       "a weight must be between 1 and %d, got %s", MAX_WEIGHT,
+                                       throng_node_scalar (weight_node));
+                return FALSE;
+            }
+        }
+        steps = throng_node_lookup (branch, "steps");
+        if (steps == NULL) {
+            throng_node_set_error (branch, error, THRONG_PLAN_ERROR_MISSING,
+                                   "a branch of choose needs 'steps'");
+            return FALSE;
+        }
+        total += weight;
+        action->cumulative[b] = (guint) total;
+
+        ThrongAction *sequence = g_new0 (ThrongAction, 1);
+        sequence->kind = THRONG_ACTION_SEQUENCE;
+        add_child (action, sequence);
+        if (!read_list (reader, steps, parent, groups, nesting + 1, sequence, error))
+            return FALSE;
+    }
+    action->total_weight = (guint) total;
+    reader->scenario->has_choose = TRUE;
+    return TRUE;
+}
+
+static gboolean
+read_set (StepReader *reader, const ThrongNode *node, ThrongAction *action, GError **error)
+{
+    const ThrongNode *map = throng_node_lookup (node, "set");
+    guint n;
+
+    if (!throng_node_expect_kind (map, THRONG_NODE_MAP,
+                                  "a map of variables for set, such as '{q: \"shoe-${user.id}\"}'",
+                                  error))
+        return FALSE;
+    n = throng_node_n_children (map);
+    if (n == 0) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_MISSING, "set names no variable");
+        return FALSE;
+    }
+    action->kind = THRONG_ACTION_SET;
+    action->slots = g_new0 (gint, n);
+    action->values = g_new0 (ThrongTemplate *, n);
+    for (guint i = 0; i < n; i++) {
+        const ThrongNode *key = throng_node_key (map, i);
+        gint slot = throng_scope_declare_var (reader->scenario->scope, throng_node_scalar (key),
+                                              key, error);
+        if (slot < 0)
+            return FALSE;
+        ThrongTemplate *value
+            = throng_template_compile (reader->scenario->scope, throng_node_child (map, i), error);
+        if (value == NULL)
+            return FALSE;
+        action->slots[i] = slot;
+        action->values[i] = value;
+        action->n_values++;
+    }
+    return TRUE;
+}
+
+static gboolean
+read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
+          ThrongAction *action, GError **error)
+{
+    const char *control = NULL;
+    const ThrongNode *once;
+
+    if (!throng_node_expect_kind (node, THRONG_NODE_MAP, "a map for step, such as 'http: {url: /}'",
+                                  error))
+        return FALSE;
+    once = throng_node_lookup (node, "once");
+    if (once != NULL && !throng_node_get_bool (once, &action->once, error))
+        return FALSE;
+    for (guint i = 0; control_keys[i] != NULL && control == NULL; i++) {
+        if (throng_node_lookup (node, control_keys[i]) != NULL)
+            control = control_keys[i];
+    }
+    if (control == NULL)
+        return read_request (reader, node, parent, groups, action, error);
+    if (!check_control_keys (node, control, error))
+        return FALSE;
+    if (strcmp (control, "set") == 0)
+        return read_set (reader, node, action, error);
+    /* containers: a new level */
+    if (nesting >= THRONG_PLAN_MAX_NESTING) {
+        const ThrongNode *at = node;
+        for (guint i = 0; i < throng_node_n_children (node); i++) {
+            if (strcmp (throng_node_scalar (throng_node_key (node, i)), control) == 0)
+                at = throng_node_key (node, i);
+        }
+        throng_node_set_error (at, error, THRONG_PLAN_ERROR_LIMIT,
+                               "steps nest more than %d levels deep (group, choose and repeat "
+                               "each open a level)",
+                               THRONG_PLAN_MAX_NESTING);
+        return FALSE;
+    }
+    if (nesting + 2 > reader->scenario->max_frames)
+        reader->scenario->max_frames = nesting + 2;
+    if (strcmp (control, "group") == 0)
+        return read_group (reader, node, parent, groups, nesting, action, error);
+    if (strcmp (control, "repeat") == 0)
+        return read_repeat (reader, node, parent, groups, nesting, action, error);
+    return read_choose (reader, node, parent, groups, nesting, action, error);
+}
+
+static gboolean
+read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups, guint nesting,
+           ThrongAction *into, GError **error)
+{
+    if (!throng_node_expect_kind (list, THRONG_NODE_SEQUENCE, "a list of steps", error))
+        return FALSE;
+    if (throng_node_n_children (list) == 0) {
+        throng_node_set_error (list, error, THRONG_PLAN_ERROR_MISSING, "the list of steps is empty");
+        return FALSE;
+    }
+    for (guint i = 0; i < throng_node_n_children (list); i++) {
+        ThrongAction *action = g_new0 (ThrongAction, 1);
+        add_child (into, action);
+        if (!read_one (reader, throng_node_child (list, i), parent, groups, nesting, action, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean
+throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
+                        const ThrongNode *steps, GError **error)
+{
+    StepReader reader = { loader, scenario };
+
+    scenario->program = g_new0 (ThrongAction, 1);
+    scenario->program->kind = THRONG_ACTION_SEQUENCE;
+    scenario->max_frames = 1;
+    if (!read_list (&reader, steps, -1, 0, 0, scenario->program, error))
+        return FALSE;
+
+    scenario->step_info = g_new0 (ThrongStepInfo, MAX (scenario->steps->len, 1));
+    gboolean any_request = FALSE;
+    for (guint i = 0; i < scenario->steps->len; i++) {
+        const ThrongPlanStep *step = scenario->steps->pdata[i];
+        scenario->step_info[i].kind = step->kind;
+        scenario->step_info[i].parent = step->parent;
+        scenario->step_info[i].depth = step->depth;
+        any_request |= step->kind == THRONG_STEP_REQUEST;
+    }
+    if (!any_request) {
+        throng_node_set_error (steps, error, THRONG_PLAN_ERROR_MISSING,
+                               "scenario '%s' sends nothing: no step names a protocol",
+                               scenario->name);
+        return FALSE;
+    }
+    return TRUE;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What templates, scopes and per-user variables share inside the core
+ * (template.c compiles and expands, scope.c keeps a scenario's names,
+ * vars.c stores a user's values).  Never installed.
+ */
+#pragma once
+
+#include <throng/throng.h>
+
+#include "dataset-private.h"
+#include "node-private.h"
+
+/*
+ * What every scenario's templates share: the environment as the plan
+ * read it (each name read once, `-e NAME=VALUE` first) and the run-wide
+ * `counter.NAME`s.  Owned by the plan.
+ */
+typedef struct _ThrongPlanVars {
+    GHashTable *overrides;      /* name → value, from -e/--env */
+    GHashTable *env;            /* name → value or NULL (unset), as first read */
+    GHashTable *counters;       /* name → guint64* (atomic) */
+    char *builtin_http;         /* ${builtin.http} when `target: builtin`, else NULL */
+    char *builtin_https;
+} ThrongPlanVars;
+
+ThrongPlanVars *throng_plan_vars_new (const char *const *env_overrides);
+void throng_plan_vars_free (ThrongPlanVars *vars);
+/*
+ * The value of the environment variable @name as the plan sees it: the
+ * `-e` override, else the process environment, read once.  NULL when
+ * unset.
+ */
+const char *throng_plan_vars_env (ThrongPlanVars *vars, const char *name);
+
+/* A variable read whose declaration is checked when the scenario has loaded. */
+typedef struct {
+    char *name;                 /* without `vars.` */
+    char *where;                /* "file:line:column" of the read */
+} ThrongScopeRead;
+
+struct _ThrongScope {
+    char *scenario;             /* the scenario's name */
+    ThrongPlanVars *plan;       /* the plan's, borrowed */
+    const ThrongDataSet *data;  /* the scenario's data set, or NULL */
+    GPtrArray *vars;            /* char*: the name of each slot, read or declared */
+    GArray *declared;           /* gboolean per slot: something assigns it */
+    GArray *reads;              /* ThrongScopeRead */
+    GPtrArray *checks;          /* char*: the name of each check */
+};
+
+ThrongScope *throng_scope_new (const char *scenario, ThrongPlanVars *plan,
+                               const ThrongDataSet *data);
+void throng_scope_free (ThrongScope *scope);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongScope, throng_scope_free)
+/*
+ * The slot of `vars.@name` for a template that reads it, taken now even
+ * if nothing declared the name yet; @where (transfer full) is the read's
+ * "file:line:column", for throng_scope_finish().
+ */
+gint throng_scope_read_var (ThrongScope *scope, const char *name, char *where);
+/* Whether @name is a valid variable (or counter) name: a letter or '_', then letters, digits, '_'. */
+gboolean throng_scope_valid_name (const char *name, gsize length);
+/*
+ * Once the scenario has loaded: every variable read has a declaration, or
+ * a located error at the first read that has none.
+ */
+gboolean throng_scope_finish (ThrongScope *scope, GError **error);
+static inline guint
+throng_scope_n_vars (const ThrongScope *scope)
+{
+    return scope->vars->len;
+}
+static inline guint
+throng_scope_n_checks (const ThrongScope *scope)
+{
+    return scope->checks->len;
+}
+
+/* One variable of a user: its value, kept across iterations, storage reused. */
+typedef struct {
+    char *value;                /* NUL-terminated; NULL until first set */
+    guint32 length;
+    guint32 capacity;
+    gboolean set;
+} ThrongVarSlot;
+
+/*
+ * What a template reads of a user besides its iteration: its variables,
+ * its data row, its run-wide id, its worker.  Embedded in ThrongUser.
+ */
+typedef struct {
+    ThrongVarSlot *vars;        /* throng_scope_n_vars() of the scenario */
+    guint n_vars;
+    const ThrongDataSet *data;  /* the scenario's data set, or NULL */
+    gint64 row;                 /* the user's current row, -1: none yet */
+    guint64 run_id;             /* user.id: unique in the run, from 1 */
+    guint worker_id;
+    GRand *rand;                /* the worker's */
+    GString *scratch;           /* the worker's, for `set` */
+} ThrongUserVars;
+
+void throng_user_vars_init (ThrongUserVars *vars, guint n_vars);
+void throng_user_vars_clear (ThrongUserVars *vars);
+
+/* Unsets a variable (a `set` whose template could not expand); keeps its storage. */
+void throng_user_unset_var (ThrongUser *user, gint slot);
+
+/* The user's variables (every ThrongUser has them); defined in user.c. */
+ThrongUserVars *throng_user_get_vars (ThrongUser *user);
