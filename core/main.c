@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `report`, `import`, `plugins`,
- * `--version`.
+ * The `throng` command line: `run`, `validate`, `merge`, `report`, `import`,
+ * `plugins`, `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
