@@ -11,7 +11,8 @@ typedef struct _ThrongArrivals ThrongArrivals;
 
 /*
  * The arrivals of scenario @scenario_index that fall to @worker, whose
- * first user there is @first_user (it owns first_user + n × workers);
+ * first user there is @first_user, a global user number (it owns the
+ * shard's users first_user + n × workers × shards);
  * due from @start_us, none from @end_us on (0: the stages' end).
  */
 ThrongArrivals *throng_arrivals_new (ThrongWorker *worker, guint scenario_index, guint first_user,

@@ -3,9 +3,10 @@
  * Open-model arrivals on one worker: a reactor timer that, at each
  * arrival's due time, takes an idle user from the scenario's pool and
  * begins its iteration, or counts the arrival as dropped when every user
- * is busy.  Arrival k of a scenario belongs to the worker that owns user
- * k mod users, so the workers share a scenario's schedule without
- * talking to each other.
+ * is busy.  Arrival k of a scenario belongs to shard k mod N (shard.h);
+ * the shard's j-th arrival (k = j × N + I) belongs to the worker that owns
+ * the shard's pool slot j mod pool, so shards and workers share one
+ * schedule, the unsharded one, without talking to each other.
  */
 #include "arrivals-private.h"
 
@@ -20,22 +21,25 @@ struct _ThrongArrivals {
     ThrongWorker *worker;
     const ThrongPlanScenario *scenario;
     guint scenario_index;
-    guint first_user;           /* this worker owns users first_user + n * workers */
+    guint first_slot;           /* the worker owns the shard's slots first_slot + n * workers */
     guint n_workers;
+    guint pool;                 /* the shard's users of the scenario's pool */
+    guint shard_index;
+    guint shard_count;
     gint64 start_us;
     gint64 end_us;
-    guint64 next;               /* the next arrival's index, counted over the whole scenario */
+    guint64 next;               /* the next arrival's index j, counted over the shard's arrivals */
     gboolean done;
     GPtrArray *idle;            /* ThrongUser*, not owned */
     ThrongReactorTimer timer;
 };
 
 static gboolean
-arrivals_owns (const ThrongArrivals *arrivals, guint64 k)
+arrivals_owns (const ThrongArrivals *arrivals, guint64 j)
 {
-    guint slot = (guint) (k % arrivals->scenario->users);
+    guint slot = (guint) (j % arrivals->pool);
 
-    return slot >= arrivals->first_user && (slot - arrivals->first_user) % arrivals->n_workers == 0;
+    return slot >= arrivals->first_slot && (slot - arrivals->first_slot) % arrivals->n_workers == 0;
 }
 
 static void
@@ -64,7 +68,9 @@ arrivals_fired (ThrongReactorTimer *timer, gpointer data)
             arrivals_finish (arrivals);
             return;
         }
-        gint64 offset = throng_schedule_arrival_offset (arrivals->scenario, arrivals->next);
+        /* The shard's j-th arrival is arrival j × N + I of the unsharded schedule. */
+        guint64 k = arrivals->next * arrivals->shard_count + arrivals->shard_index;
+        gint64 offset = throng_schedule_arrival_offset (arrivals->scenario, k);
         if (offset < 0 || arrivals->start_us + offset >= arrivals->end_us) {
             arrivals_finish (arrivals);
             return;
@@ -101,11 +107,14 @@ throng_arrivals_new (ThrongWorker *worker, guint scenario_index, guint first_use
     arrivals->worker = worker;
     arrivals->scenario = g_ptr_array_index (worker->setup.plan->scenarios, scenario_index);
     arrivals->scenario_index = scenario_index;
-    arrivals->first_user = first_user;
+    throng_shard_get (&worker->setup.plan->shard, &arrivals->shard_index, &arrivals->shard_count);
+    arrivals->pool = throng_shard_users (&worker->setup.plan->shard, arrivals->scenario->users);
+    /* User ids are global (shard.h): the shard's slot of user u is (u − I) / N. */
+    arrivals->first_slot = (first_user - arrivals->shard_index) / arrivals->shard_count;
     arrivals->n_workers = worker->setup.n_workers;
     arrivals->start_us = start_us;
     arrivals->end_us = end_us;
-    arrivals->next = first_user;
+    arrivals->next = arrivals->first_slot;
     arrivals->idle = g_ptr_array_new ();
     throng_reactor_timer_init (&arrivals->timer, worker->reactor, arrivals_fired, arrivals);
     throng_reactor_timer_arm (&arrivals->timer, start_us);

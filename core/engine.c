@@ -17,6 +17,7 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <stdio.h>
+#include <unistd.h>
 
 
 typedef struct {
@@ -74,6 +75,7 @@ typedef struct {
     guint sigterm_source;
     guint sighup_source;        /* a dropped terminal or ssh session stops the run like SIGTERM */
     guint deadline_source;
+    guint start_at_source;      /* --start-at: the countdown to the start */
 
     ThrongRunInfo run_info;
     GPtrArray *scenario_names;
@@ -82,6 +84,10 @@ typedef struct {
     GPtrArray *step_protocols;
     GPtrArray *scenario_targets; /* char*, owned, NULL where unknown */
     GPtrArray *step_info;       /* const ThrongStepInfo*, the plan's */
+    ThrongShardSummary shard;   /* --shard or --start-at: what the summary states */
+    char *shard_hash;
+    char *shard_clock;
+    GPtrArray *shard_thresholds; /* char*, owned, NULL-terminated */
 } ThrongEngine;
 
 /* --- summaries ------------------------------------------------------------ */
@@ -231,6 +237,37 @@ static void abort_workers (ThrongEngine *engine);
 static gboolean open_reporters (ThrongEngine *engine, GError **error);
 static void engine_go (ThrongEngine *engine);
 
+/*
+ * --start-at: waits on the main loop (signals still stop the run), with a
+ * countdown on a terminal unless --quiet, then starts the load.
+ */
+static gboolean
+on_start_at (gpointer data)
+{
+    ThrongEngine *engine = data;
+    gint64 left = engine->options.start_at_wall_us - g_get_real_time ();
+    gboolean countdown = !engine->options.quiet && isatty (STDERR_FILENO);
+
+    engine->start_at_source = 0;
+    if (engine->interrupted)
+        return G_SOURCE_REMOVE;
+    if (left <= 0) {
+        if (countdown)
+            g_printerr ("\rthrong: starting now%20s\n", "");
+        engine_go (engine);
+        if (engine->live_workers == 0)
+            g_main_loop_quit (engine->loop);
+        return G_SOURCE_REMOVE;
+    }
+    if (countdown)
+        g_printerr ("\rthrong: starting in %" G_GINT64_FORMAT " s ",
+                    (left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
+    /* Wake on each whole second to come, and on the instant itself. */
+    gint64 step = left % G_USEC_PER_SEC != 0 ? left % G_USEC_PER_SEC : G_USEC_PER_SEC;
+    engine->start_at_source = g_timeout_add ((guint) ((step + 999) / 1000), on_start_at, engine);
+    return G_SOURCE_REMOVE;
+}
+
 static void
 on_ready (ThrongEngine *engine, ThrongWorkerReport *report)
 {
@@ -249,6 +286,10 @@ on_ready (ThrongEngine *engine, ThrongWorkerReport *report)
      * cannot start leaves nothing behind but its error. */
     if (!open_reporters (engine, &engine->start_error)) {
         abort_workers (engine);
+        return;
+    }
+    if (engine->options.start_at_wall_us > 0) {
+        on_start_at (engine);
         return;
     }
     engine_go (engine);
@@ -292,7 +333,9 @@ on_report (ThrongWorkerReport *report, gpointer data)
                 emit_snapshot (engine, FALSE);
         }
     }
-    if (engine->live_workers == 0)
+    /* A shard whose workers have no users still waits for --start-at, so
+     * that its summary starts with the others'. */
+    if (engine->live_workers == 0 && (engine->start_at_source == 0 || engine->interrupted))
         g_main_loop_quit (engine->loop);
 }
 
@@ -394,6 +437,18 @@ engine_go (ThrongEngine *engine)
     engine->start_us = g_get_monotonic_time ();
     engine->start_wall_us = g_get_real_time ();
     engine->wall_offset_us = engine->start_wall_us - engine->start_us;
+    if (engine->options.start_at_wall_us > 0) {
+        gint64 late = MAX (0, engine->start_wall_us - engine->options.start_at_wall_us);
+        /* A little late, the schedule still counts from the agreed instant
+         * (its first arrivals catch up), so the shards' schedules stay one;
+         * over a second late, it starts from now and says so. */
+        if (late <= G_USEC_PER_SEC) {
+            engine->start_us -= late;
+            engine->start_wall_us -= late;
+        }
+        engine->shard.late_us = late;
+    }
+    engine->shard.start_wall_us = engine->start_wall_us;
     engine->interval_start_us = engine->start_us;
     engine->interval_cpu_us = 0;
     engine->started = TRUE;
@@ -459,7 +514,7 @@ build_run_info (ThrongEngine *engine)
             protocols[i] = step->protocol_name;
         }
         g_ptr_array_add (engine->scenario_names, scenario->name);
-        engine->scenario_users[s] = scenario->users;
+        engine->scenario_users[s] = throng_shard_users (&plan->shard, scenario->users);
         g_ptr_array_add (engine->step_labels, labels);
         g_ptr_array_add (engine->step_protocols, protocols);
         g_ptr_array_add (engine->scenario_targets, scenario_target (scenario));
@@ -489,6 +544,19 @@ build_run_info (ThrongEngine *engine)
     info->plan_sha256 = throng_tree_sha256 (plan->tree);
     info->scenario_targets = (const char *const *) engine->scenario_targets->pdata;
     info->step_info = (const ThrongStepInfo *const *) engine->step_info->pdata;
+
+    /* A shard, or a run that waited for --start-at, says so in its summary. */
+    if (plan->shard.count > 0 || engine->options.start_at_wall_us > 0) {
+        ThrongShardSummary *shard = &engine->shard;
+        shard->size = sizeof (ThrongShardSummary);
+        throng_shard_get (&plan->shard, &shard->index, &shard->count);
+        engine->shard_hash = throng_shard_plan_hash (throng_tree_root (plan->tree));
+        engine->shard_clock = throng_shard_clock_source ();
+        shard->plan_sha256 = engine->shard_hash;
+        shard->throng_version = THRONG_VERSION_STRING;
+        shard->clock = engine->shard_clock;
+        shard->start_at_wall_us = engine->options.start_at_wall_us;
+    }
 }
 
 /* Which reporters want samples (so workers know whether to collect them); opens none. */
@@ -646,6 +714,9 @@ engine_clear (ThrongEngine *engine)
     g_clear_pointer (&engine->scenario_targets, g_ptr_array_unref);
     g_clear_pointer (&engine->step_info, g_ptr_array_unref);
     g_free (engine->scenario_users);
+    g_clear_pointer (&engine->shard_hash, g_free);
+    g_clear_pointer (&engine->shard_clock, g_free);
+    g_clear_pointer (&engine->shard_thresholds, g_ptr_array_unref);
     g_clear_pointer (&engine->loop, g_main_loop_unref);
 }
 
@@ -663,7 +734,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     engine.options = *options;
     for (guint s = 0; s < n_scenarios; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        total_users += scenario->users;
+        total_users += throng_shard_users (&plan->shard, scenario->users);
     }
     /* More workers than users would only idle. */
     n_workers = (guint) MAX (1, MIN ((guint64) n_workers, total_users));
@@ -700,11 +771,14 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     }
     /* Users of every scenario dealt round-robin, so that the remainder of
      * users / workers is spread too and each worker gets a share of every
-     * scenario. */
+     * scenario.  A shard runs the users u with u mod N == I, under their
+     * global numbers (shard.h). */
     guint next = 0;
+    guint shard_index, shard_count;
+    throng_shard_get (&plan->shard, &shard_index, &shard_count);
     for (guint s = 0; s < n_scenarios; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        for (guint u = 0; u < scenario->users; u++) {
+        for (guint u = shard_index; u < scenario->users; u += shard_count) {
             WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, next);
             throng_worker_add_user (slot->worker, s, u);
             next = (next + 1) % n_workers;
@@ -731,6 +805,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         g_source_remove (engine.tick_source);
     if (engine.deadline_source != 0)
         g_source_remove (engine.deadline_source);
+    if (engine.start_at_source != 0)
+        g_source_remove (engine.start_at_source);
     if (engine.grace_source != 0)
         g_source_remove (engine.grace_source);
 
@@ -759,8 +835,25 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     ThrongSummaryBuffer buffer = { 0 };
     engine_summary (&engine, &buffer, engine.total, NULL, 0);
     add_run_warnings (&engine, &buffer);
+    if (engine.shard.size > 0) {
+        if (engine.shard.late_us > G_USEC_PER_SEC)
+            g_ptr_array_add (buffer.warnings,
+                             g_strdup_printf ("started %.1f s after --start-at: this shard's "
+                                              "schedule counts from when it started",
+                                              (gdouble) engine.shard.late_us / G_USEC_PER_SEC));
+        buffer.summary.shard = &engine.shard;
+    }
     throng_summary_buffer_finish (&buffer);
-    if (options->thresholds != NULL) {
+    if (options->thresholds != NULL && plan->shard.count > 0) {
+        /* A shard's p99 is not the run's: the thresholds go to the merge. */
+        const ThrongThresholdResult *results
+            = throng_thresholds_evaluate (options->thresholds, &buffer.summary);
+        engine.shard_thresholds = g_ptr_array_new_with_free_func (g_free);
+        for (guint i = 0; i < throng_thresholds_count (options->thresholds); i++)
+            g_ptr_array_add (engine.shard_thresholds, g_strdup (results[i].expression));
+        g_ptr_array_add (engine.shard_thresholds, NULL);
+        engine.shard.thresholds = (const char *const *) engine.shard_thresholds->pdata;
+    } else if (options->thresholds != NULL) {
         buffer.summary.thresholds = throng_thresholds_evaluate (options->thresholds,
                                                                 &buffer.summary);
         buffer.summary.n_thresholds = throng_thresholds_count (options->thresholds);

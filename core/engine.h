@@ -18,7 +18,9 @@ typedef struct {
     gboolean overwrite;         /* reporters may overwrite result files */
     gboolean quiet;             /* no live progress: ThrongRunInfo.quiet for the reporters */
     gboolean builtin_target;    /* a target runs inside this process (its CPU is in the figures) */
-    ThrongThresholds *thresholds; /* (nullable) evaluated on the final summary */
+    ThrongThresholds *thresholds; /* (nullable) evaluated on the final summary; with
+                                   * plan->shard set, only written out for the merge */
+    gint64 start_at_wall_us;    /* --start-at: the load starts at this instant; 0: at once */
 } ThrongEngineOptions;
 
 typedef struct {

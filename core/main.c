@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `report`, `import`, `plugins`,
- * `--version`.
+ * The `throng` command line: `run`, `validate`, `merge`, `report`, `import`,
+ * `plugins`, `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "import-har.h"
 #include "limits-private.h"
+#include "merge.h"
 #include "plan.h"
 #include "registry.h"
 #include "report.h"
@@ -47,6 +48,9 @@ typedef struct {
     int workers;
     gboolean quiet;
     gboolean overwrite;
+    char *shard;                /* --shard I/N, or THRONG_SHARD */
+    char *start_at;             /* --start-at TIME */
+    gint64 start_at_wall_us;
     ThrongTarget *target;
 } Cli;
 
@@ -56,6 +60,8 @@ cli_clear (Cli *cli)
     g_strfreev (cli->sets);
     g_strfreev (cli->outs);
     g_strfreev (cli->envs);
+    g_free (cli->shard);
+    g_free (cli->start_at);
     g_clear_pointer (&cli->target, throng_target_stop);
 }
 
@@ -139,6 +145,11 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
           "Let reporters overwrite existing result files", NULL },
         { "http-debug", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, http_debug_option,
           "Print the first N (default 5) requests of each http step and their responses", "N" },
+        { "shard", 0, 0, G_OPTION_ARG_STRING, &cli->shard,
+          "Run shard I of N of the plan (k8s/N: I from JOB_COMPLETION_INDEX; also THRONG_SHARD)",
+          "I/N" },
+        { "start-at", 0, 0, G_OPTION_ARG_STRING, &cli->start_at,
+          "Start the load at TIME (RFC 3339, or +30s from now)", "TIME" },
         { NULL },
     };
     GOptionContext *context
@@ -229,9 +240,18 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
         return EXIT_OK;
     }
 
+    if (cli->shard != NULL) {
+        ThrongShard shard;
+        if (!throng_shard_parse (cli->shard, "--shard", &shard, error)
+            || !throng_plan_set_shard (plan, &shard, error))
+            return EXIT_USAGE;
+    }
+
     guint64 users = 0;
     for (guint s = 0; s < plan->scenarios->len; s++)
-        users += ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users;
+        users += throng_shard_users (
+            &plan->shard,
+            ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
     if (!throng_limits_prepare (users, error))
         return EXIT_NOT_STARTED;
 
@@ -241,6 +261,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
         .quiet = plan->quiet,
         .builtin_target = cli->target != NULL,
         .thresholds = plan->thresholds,
+        .start_at_wall_us = cli->start_at_wall_us,
     };
     ThrongRunResult result;
     if (!throng_engine_run (plan, &options, &result, error))
@@ -266,6 +287,14 @@ command_run (int argc, char **argv, gboolean validate_only)
             = g_strdup_printf ("--workers must be between 1 and 1024, got %d", cli.workers);
         return usage_error (command, message);
     }
+
+    if (cli.shard == NULL && !validate_only && g_getenv ("THRONG_SHARD") != NULL)
+        cli.shard = g_strdup (g_getenv ("THRONG_SHARD"));
+    /* "+30s" counts from the command, not from when the plan finished loading. */
+    if (cli.start_at != NULL
+        && !throng_start_at_parse (cli.start_at, g_get_real_time (), &cli.start_at_wall_us,
+                                   &error))
+        return usage_error (command, error->message);
 
     status = validate_or_run (&cli, argv[1], validate_only, &error);
     /* The one place a failure is printed.  Plan errors begin with their location. */
@@ -330,6 +359,7 @@ print_help (FILE *stream)
              "Commands:\n"
              "  run PLAN           Run a plan and report its results\n"
              "  validate PLAN      Check a plan completely without sending any load\n"
+             "  merge SHARD.json…  Merge the summaries of a run's shards (run --shard I/N)\n"
              "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
              "  import har FILE    Turn a browser's HAR recording into a plan\n"
              "  plugins            List the plugins throng can find\n"
@@ -383,6 +413,8 @@ dispatch (int argc, char **argv)
         return command_run (argc - 1, argv + 1, FALSE);
     if (strcmp (command, "validate") == 0)
         return command_run (argc - 1, argv + 1, TRUE);
+    if (strcmp (command, "merge") == 0)
+        return throng_merge_command (argc - 1, argv + 1);
     if (strcmp (command, "plugins") == 0)
         return command_plugins (argc - 1, argv + 1);
     if (strcmp (command, "report") == 0)

@@ -10,6 +10,7 @@
 #include <throng/throng.h>
 #include "node-private.h"
 #include "registry.h"
+#include "shard.h"
 
 /*
  * A step with a row in the reports: a protocol request or a `group`.
@@ -154,6 +155,7 @@ typedef struct {
     gboolean quiet;                 /* --quiet: no live progress */
     gboolean overwrite;             /* --overwrite: reporters may replace result files */
     ThrongPlanVars *vars;           /* the environment and counters templates share */
+    ThrongShard shard;              /* --shard: the part of the plan this process runs */
 } ThrongPlan;
 
 /* What the command line adds to the plan file; a zeroed struct adds nothing. */
@@ -195,5 +197,11 @@ typedef struct {
 ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
                               const ThrongPlanLoadOptions *options, GError **error);
 void throng_plan_free (ThrongPlan *plan);
+
+/*
+ * Makes @plan run only @shard of itself (shard.c); fails when an
+ * open-model pool (max_users) is smaller than the number of shards.
+ */
+gboolean throng_plan_set_shard (ThrongPlan *plan, const ThrongShard *shard, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongPlan, throng_plan_free)

@@ -215,6 +215,57 @@ report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
 }
 
 int
+throng_report_summary (const char *command, const ThrongRunInfo *run_info,
+                       ThrongReportNext next, gpointer next_data, const ThrongSummary *summary,
+                       const char *const *specs, const char *const *sets, gboolean overwrite)
+{
+    ThrongRunInfo info = *run_info;
+    g_autoptr (ThrongRegistry) registry = throng_registry_new ();
+    g_autoptr (GPtrArray) outs = g_ptr_array_new_with_free_func ((GDestroyNotify) report_out_free);
+    int status = REPORT_OK;
+
+    info.overwrite = overwrite;
+    for (const char *const *spec = specs; spec != NULL && *spec != NULL; spec++) {
+        g_autoptr (GError) error = NULL;
+        ReportOut *out = report_out_new (registry, *spec, sets, &error);
+        if (out == NULL) {
+            g_printerr ("throng %s: %s\n", command, error->message);
+            return REPORT_USAGE;
+        }
+        g_ptr_array_add (outs, out);
+    }
+    for (guint i = 0; i < outs->len; i++) {
+        ReportOut *out = g_ptr_array_index (outs, i);
+        g_autoptr (GError) error = NULL;
+        if (out->reporter->open != NULL && !out->reporter->open (out->data, &info, &error)) {
+            g_printerr ("throng %s: reporter %s: %s\n", command, out->name,
+                        error != NULL ? error->message : "failed to open");
+            report_close_never_started (outs, &info);
+            return REPORT_NOT_STARTED;
+        }
+        out->opened = TRUE;
+    }
+    for (const ThrongSummary *snapshot; next != NULL && (snapshot = next (next_data)) != NULL;) {
+        for (guint i = 0; i < outs->len; i++) {
+            ReportOut *out = g_ptr_array_index (outs, i);
+            if (out->reporter->snapshot != NULL)
+                out->reporter->snapshot (out->data, snapshot);
+        }
+    }
+    for (guint i = 0; i < outs->len; i++) {
+        ReportOut *out = g_ptr_array_index (outs, i);
+        g_autoptr (GError) error = NULL;
+        out->opened = FALSE;
+        if (!out->reporter->close (out->data, summary, &error)) {
+            g_printerr ("throng %s: reporter %s: %s\n", command, out->name,
+                        error != NULL ? error->message : "failed to write its results");
+            status = REPORT_NOT_WRITTEN;
+        }
+    }
+    return status;
+}
+
+int
 throng_report_command (int argc, char **argv)
 {
     g_auto (GStrv) specs = NULL;

@@ -30,6 +30,10 @@ typedef struct {
     GArray *journeys;       /* ThrongScenarioJourney, per scenario */
     GArray *checks;         /* ThrongCheckSummary, every scenario's, in order */
     GArray *step_info;      /* ThrongStepInfo, as @steps */
+    const char *throng_version;
+    ThrongShardSummary shard; /* a shard's "shard" object; size 0 when absent */
+    GPtrArray *shard_thresholds; /* its "thresholds", in @strings, NULL-terminated */
+    GArray *shards;         /* ThrongShardSummary: a merged run's "shards" */
 } RunStore;
 
 struct _ThrongRunFile {
@@ -194,8 +198,69 @@ run_store_clear (RunStore *store)
     g_array_unref (store->journeys);
     g_array_unref (store->checks);
     g_array_unref (store->step_info);
+    g_clear_pointer (&store->shard_thresholds, g_ptr_array_unref);
+    g_clear_pointer (&store->shards, g_array_unref);
     g_string_chunk_free (store->strings);
     memset (store, 0, sizeof *store);
+}
+
+/* A "shard" object, or an element of "shards" (docs/distributed.md). */
+static void
+read_shard (const Reader *r, gint object, ThrongShardSummary *shard)
+{
+    memset (shard, 0, sizeof *shard);
+    shard->size = sizeof (ThrongShardSummary);
+    shard->index = (guint) member_int (r, object, "index");
+    shard->count = (guint) member_int (r, object, "count");
+    shard->plan_sha256 = member_string (r, object, "plan_sha256");
+    shard->throng_version = member_string (r, object, "throng_version");
+    shard->start_wall_us = member_int (r, object, "start_us");
+    shard->start_at_wall_us = member_time (r, object, "start_at");
+    shard->late_us = member_us (r, object, "late_s");
+    shard->clock = member_string (r, object, "clock");
+    shard->file = member_string (r, object, "file");
+    shard->requests = (guint64) member_int (r, object, "requests");
+    shard->workers = (guint) member_int (r, object, "workers");
+    gint cpu = member (r, object, "cpu");
+    shard->cpu_user_us = member_us (r, cpu, "user_s");
+    shard->cpu_system_us = member_us (r, cpu, "system_s");
+    shard->cpu_share = member_double (r, object, "cpu_share");
+    shard->lag_p99_us = member_int (r, object, "lag_p99_us");
+    shard->saturated = member_bool (r, object, "saturated");
+}
+
+/* A summary's "shard", "partial" and "shards", present since 0.3 in distributed runs. */
+static void
+read_shards (const Reader *r, RunStore *store)
+{
+    ThrongSummary *summary = &store->summary;
+    gint shard = member (r, 0, "shard");
+
+    if (shard >= 0 && g_array_index (r->toks->toks, JsonTok, shard).type == JSONTOK_OBJECT) {
+        read_shard (r, shard, &store->shard);
+        store->shard_thresholds = g_ptr_array_new ();
+        gint thresholds = member (r, shard, "thresholds");
+        for (guint i = 0; i < jsontok_length (r->toks, thresholds); i++) {
+            const char *text = jsontok_string (r->toks, jsontok_element (r->toks, thresholds, i),
+                                               store->strings);
+            if (text != NULL)
+                g_ptr_array_add (store->shard_thresholds, (gpointer) text);
+        }
+        g_ptr_array_add (store->shard_thresholds, NULL);
+        store->shard.thresholds = (const char *const *) store->shard_thresholds->pdata;
+        summary->shard = &store->shard;
+    }
+    gint shards = member (r, 0, "shards");
+    if (jsontok_length (r->toks, shards) > 0) {
+        store->shards = g_array_new (FALSE, TRUE, sizeof (ThrongShardSummary));
+        g_array_set_size (store->shards, jsontok_length (r->toks, shards));
+        for (guint i = 0; i < store->shards->len; i++)
+            read_shard (r, jsontok_element (r->toks, shards, i),
+                        &g_array_index (store->shards, ThrongShardSummary, i));
+        summary->shards = (const ThrongShardSummary *) store->shards->data;
+        summary->n_shards = store->shards->len;
+        summary->partial = member_bool (r, 0, "partial");
+    }
 }
 
 /* Fills @store from the summary or interval object @file's tokens hold. */
@@ -237,6 +302,8 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
         summary->plan_name = member_string (r, plan, "name");
         summary->plan_file = member_string (r, plan, "file");
         store->plan_sha256 = member_string (r, plan, "sha256");
+        store->throng_version = member_string (r, root, "throng_version");
+        read_shards (r, store);
         summary->start_wall_us = member_time (r, root, "start");
         summary->end_wall_us = member_time (r, root, "end");
         summary->elapsed_us = member_us (r, root, "duration_s");
@@ -554,6 +621,61 @@ run_file_build_info (ThrongRunFile *file)
     info->scenario_targets = (const char *const *) file->head.targets->pdata;
 }
 
+typedef enum {
+    DOCUMENT_NONE,      /* not one multi-line document: read it as jsonl */
+    DOCUMENT_READ,
+    DOCUMENT_FAILED,
+} DocumentResult;
+
+/*
+ * A file whose first line is "{" alone is the summary document of the
+ * json reporter's `mode: summary`: the whole file is one JSON object.
+ */
+static DocumentResult
+run_file_open_document (ThrongRunFile *file, GError **error)
+{
+    gsize start = 0;
+
+    while (start < file->length && g_ascii_isspace (file->data[start]))
+        start++;
+    if (start >= file->length || file->data[start] != '{')
+        return DOCUMENT_NONE;
+    gsize next;
+    gsize length = line_end (file, start, &next);
+    while (length > 0 && g_ascii_isspace (file->data[start + length - 1]))
+        length--;
+    if (length != 1 || next >= file->length)
+        return DOCUMENT_NONE;
+    if (!jsontok_parse (&file->toks, file->data, file->length)
+        || g_array_index (file->toks.toks, JsonTok, 0).type != JSONTOK_OBJECT) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                     "%s: not a complete JSON document (cut short while it was written, or "
+                     "not JSON): no run to read", file->path);
+        return DOCUMENT_FAILED;
+    }
+    gint64 version;
+    if (jsontok_member (&file->toks, 0, "version") < 0
+        || jsontok_member (&file->toks, 0, "plan") < 0
+        || jsontok_member (&file->toks, 0, "total") < 0
+        || jsontok_member (&file->toks, 0, "scenarios") < 0) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                     "%s: a JSON document, but not a throng summary (no version, plan, total "
+                     "and scenarios)", file->path);
+        return DOCUMENT_FAILED;
+    }
+    if (!known_version (file, &version)) {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                     "%s: written by a newer throng (schema version %" G_GINT64_FORMAT
+                     "; this one reads version %d)", file->path, version,
+                     THRONG_RUN_FILE_VERSION);
+        return DOCUMENT_FAILED;
+    }
+    run_store_read (file, &file->head, FALSE);
+    file->has_summary = TRUE;
+    file->offset = file->length;
+    return DOCUMENT_READ;
+}
+
 ThrongRunFile *
 throng_run_file_open (const char *path, GError **error)
 {
@@ -577,6 +699,17 @@ throng_run_file_open (const char *path, GError **error)
         g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                      "%s: the file is empty: no run to draw", path);
         return NULL;
+    }
+
+    /* A json reporter's `mode: summary` document spans many lines. */
+    switch (run_file_open_document (file, error)) {
+    case DOCUMENT_READ:
+        run_file_build_info (file);
+        return g_steal_pointer (&file);
+    case DOCUMENT_FAILED:
+        return NULL;
+    case DOCUMENT_NONE:
+        break;
     }
 
     /* The first line with anything on it says whether this is a throng file at all. */
@@ -806,6 +939,24 @@ throng_run_file_summary (ThrongRunFile *file)
         if (g_ptr_array_index (file->skipped, i) != NULL)
             run_store_warn (store, g_strdup (g_ptr_array_index (file->skipped, i)));
     return &store->summary;
+}
+
+const ThrongSummary *
+throng_run_file_head (ThrongRunFile *file)
+{
+    return file->has_summary ? &file->head.summary : NULL;
+}
+
+gboolean
+throng_run_file_has_summary (ThrongRunFile *file)
+{
+    return file->has_summary;
+}
+
+const char *
+throng_run_file_throng_version (ThrongRunFile *file)
+{
+    return file->head.throng_version;
 }
 
 const char *const *

@@ -17,6 +17,8 @@ typedef struct _ThrongRunFile ThrongRunFile;
 /*
  * Opens @path and reads what a reporter needs before the first interval
  * (from the summary line, or when the run has none, the last interval).
+ * @path may also be a `mode: summary` document (one JSON object over
+ * many lines): then it holds the summary and no interval.
  * Fails with "PATH:LINE: …" when the file is not a throng jsonl file, or
  * holds no interval and no summary.
  */
@@ -47,6 +49,20 @@ const ThrongSummary *throng_run_file_next (ThrongRunFile *file, const ThrongSamp
  * intervals, and says so in its warnings, as it does for skipped lines.
  */
 const ThrongSummary *throng_run_file_summary (ThrongRunFile *file);
+
+/*
+ * The summary line as read when the file was opened, without reading the
+ * intervals (they stay for throng_run_file_next()); NULL when the file
+ * has no summary.  Unlike throng_run_file_summary(), its warnings do not
+ * include lines skipped later.
+ */
+const ThrongSummary *throng_run_file_head (ThrongRunFile *file);
+
+/* Whether the file holds the run's summary (not only intervals of a run killed before its end). */
+gboolean throng_run_file_has_summary (ThrongRunFile *file);
+
+/* The "throng_version" of the summary, or NULL. */
+const char *throng_run_file_throng_version (ThrongRunFile *file);
 
 /* What was skipped so far, one "PATH:LINE: why" each; NULL-terminated. */
 const char *const *throng_run_file_skipped (ThrongRunFile *file);

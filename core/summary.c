@@ -78,13 +78,16 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
         ThrongScenarioSummary *out = &buffer->scenarios[s];
 
         out->name = scenario->name;
-        out->users = scenario->users;
+        out->users = throng_shard_users (&plan->shard, scenario->users);
         out->active_users = active != NULL ? active[s] : 0;
         out->iterations = metrics->iterations[s];
         out->dropped_iterations = metrics->dropped[s];
         /* What the schedule wants now, at the end of the interval or the run. */
         throng_schedule_wanted (scenario, summary->elapsed_us - scenario->start_after_us,
                                 &out->scheduled_users, &out->scheduled_rate);
+        /* A shard's part: users u < wanted with u mod N == I; a rate's Nth. */
+        out->scheduled_users = throng_shard_users (&plan->shard, out->scheduled_users);
+        out->scheduled_rate /= throng_shard_count (&plan->shard);
         out->has_scheduled = TRUE;
         out->steps = &buffer->steps[metrics->first_step[s]];
         out->n_steps = scenario->steps->len;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "user-private.h"
+#include "worker-private.h"
 
 G_DEFINE_QUARK (throng-template-error-quark, throng_template_error)
 
@@ -778,10 +779,14 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
         case SEG_TIME_ISO:
             length = format_iso (buffer, sizeof buffer);
             break;
-        case SEG_COUNTER:
-            length = format_int (buffer,
-                                 (gint64) __atomic_add_fetch (segment->counter, 1, __ATOMIC_RELAXED));
+        case SEG_COUNTER: {
+            guint64 n = __atomic_add_fetch (segment->counter, 1, __ATOMIC_RELAXED);
+            /* Interleaved over the shards of a run (shard.h): never the same value twice. */
+            if (user->worker != NULL && user->worker->setup.plan != NULL)
+                n = throng_shard_interleave (&user->worker->setup.plan->shard, n - 1) + 1;
+            length = format_int (buffer, (gint64) n);
             break;
+        }
         }
         append_filtered (out, filter, buffer, length);
     }

@@ -13,7 +13,7 @@
 THRONG_PACKAGES=(
     meson ninja-build pkg-config gcc
     libglib2.0-dev libsoup-3.0-dev glib-networking
-    libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev
+    libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev libnghttp2-dev
     nginx-light python3
     chromium
     clang libclang-rt-14-dev
@@ -61,5 +61,13 @@ throng_install_deps () {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -euo pipefail
+    throng_install_deps
+fi
+
+# The reporters' integration tests talk to the real programs (issue 18):
+# Prometheus and InfluxDB 1.x, started by the tests on loopback ports (their
+# services stay stopped, as above), and xmllint for the JUnit schema.
+THRONG_PACKAGES+=(prometheus influxdb libxml2-utils)
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     throng_install_deps
 fi

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct _OutputFile {
     char *tmp_path;     /* the file being written when atomic, else NULL */
     GString *buffer;
     GError *error;      /* the first write error; later writes are dropped */
+    gboolean is_stdout; /* "-": what stdio holds for standard output is written first */
 };
 
 static void
@@ -56,6 +58,24 @@ output_file_open (const char *path, gboolean overwrite, gboolean atomic, GError 
     gboolean regular = TRUE;
 
     g_return_val_if_fail (path != NULL && *path != '\0', NULL);
+    /* "-": standard output as it is (a pod's log, where `kubectl logs`
+     * collects it; or a file the shell redirected it to, appended to,
+     * never replaced). */
+    if (strcmp (path, "-") == 0) {
+        int fd = fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0) {
+            int saved_errno = errno;
+            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                         "cannot write to standard output: %s", g_strerror (saved_errno));
+            return NULL;
+        }
+        OutputFile *file = g_new0 (OutputFile, 1);
+        file->is_stdout = TRUE;
+        file->fd = fd;
+        file->path = g_strdup ("standard output");
+        file->buffer = g_string_sized_new (OUTPUT_FLUSH_BYTES + 4096);
+        return file;
+    }
 
     if (stat (path, &st) == 0) {
         exists = TRUE;
@@ -180,6 +200,8 @@ output_file_close (OutputFile *file, GError **error)
 {
     g_return_val_if_fail (file != NULL, FALSE);
 
+    if (file->is_stdout)
+        fflush (stdout);
     output_file_flush (file);
     /* The rename below promises a complete file; that needs the data on disk first. */
     if (file->tmp_path != NULL && file->error == NULL && fsync (file->fd) != 0)

@@ -132,6 +132,16 @@ http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint stat
 }
 
 void
+http_sample_note_protocol (ThrongSample *sample, const char *protocol)
+{
+    char text[128];
+
+    g_snprintf (text, sizeof text, "%s (%s)", sample->message != NULL ? sample->message : "",
+                protocol);
+    sample_set_message (sample, text);
+}
+
+void
 http_sample_fail (ThrongSample *sample, ThrongErrorClass error_class, const char *message)
 {
     sample->error = error_class;

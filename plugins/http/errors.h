@@ -36,5 +36,12 @@ void http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint
  */
 void http_sample_fail (ThrongSample *sample, ThrongErrorClass error_class, const char *message);
 
+/*
+ * The exchange that set the sample's status went over @protocol ("h2"):
+ * its message, the reason phrase, gets " (h2)" appended, which is how
+ * reporters see the protocol until samples carry it.
+ */
+void http_sample_note_protocol (ThrongSample *sample, const char *protocol);
+
 /* TRUE for the statuses a redirect follows: 301, 302, 303, 307, 308. */
 gboolean http_status_is_redirect (guint status);

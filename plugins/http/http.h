@@ -23,6 +23,13 @@ typedef enum {
     HTTP_SESSION_PER_ITERATION, /* connections closed and session dropped at each iteration */
 } HttpSessionPolicy;
 
+/* The `version` option: which HTTP a step speaks (docs/http.md, "HTTP/2"). */
+typedef enum {
+    HTTP_VERSION_1_1,  /* HTTP/1.1 only (the default) */
+    HTTP_VERSION_2,    /* h2 through ALPN over https://, h2c by prior knowledge over http:// */
+    HTTP_VERSION_AUTO, /* ALPN offers h2 and http/1.1 over https://; HTTP/1.1 over http:// */
+} HttpVersion;
+
 /* The defaults that more than one file reads (options.c sets them all). */
 #define HTTP_DEFAULT_PRIORITY "NORMAL"
 #define HTTP_DEFAULT_CONNECT_TIMEOUT_US (10 * G_USEC_PER_SEC)
@@ -60,6 +67,7 @@ typedef struct {
     char *expect_status;        /* "200", "200-299", "2xx,3xx" (default "2xx,3xx") */
     gboolean follow_redirects;  /* default FALSE */
     guint64 max_redirects;      /* default 10 */
+    int version;                /* HttpVersion; default 1.1 */
     guint64 max_body;           /* default 64 MiB */
     gboolean body_template;     /* `template`: body_file's content has ${...}; default FALSE */
     const ThrongNode *check;    /* sequence of checks (rules.h) */
@@ -100,6 +108,7 @@ typedef struct {
     guint64 max_body;
     gboolean follow_redirects;
     guint max_redirects;
+    int version;                /* HttpVersion */
     guint64 expect[10];         /* bitmap of accepted statuses 100–739: bit (status - 100) */
     gpointer transport_data;    /* from transport->step_new, e.g. a pre-built request head */
 

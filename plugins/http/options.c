@@ -16,6 +16,8 @@
 #define OPT(n, t, field) .name = (n), .type = (t), .offset = offsetof (HttpOptions, field)
 
 static const char *const transport_choices[] = { "fast", "soup", NULL };
+/* In HttpVersion's order. */
+static const char *const version_choices[] = { "1.1", "2", "auto", NULL };
 static const char *const session_choices[] = { "per-thread", "global", "per-iteration", NULL };
 
 /*
@@ -57,6 +59,7 @@ const ThrongOption http_options_table[] = {
     { OPT ("expect_status", THRONG_OPTION_STRING, expect_status) },
     { OPT ("follow_redirects", THRONG_OPTION_BOOL, follow_redirects) },
     { OPT ("max_redirects", THRONG_OPTION_UINT, max_redirects), .min = 0, .max = 100 },
+    { OPT ("version", THRONG_OPTION_ENUM, version), .choices = version_choices },
     { OPT ("max_body", THRONG_OPTION_SIZE, max_body), .min = 0,
       .max = G_GINT64_CONSTANT (1) << 40 },
     { OPT ("template", THRONG_OPTION_BOOL, body_template) },
@@ -82,6 +85,7 @@ http_options_init (HttpOptions *options)
     options->follow_redirects = FALSE;
     options->max_redirects = 10;
     options->max_body = 64 * 1024 * 1024;
+    options->version = HTTP_VERSION_1_1;
 }
 
 void

@@ -183,6 +183,7 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     step->max_body = options.max_body;
     step->follow_redirects = options.follow_redirects;
     step->max_redirects = (guint)options.max_redirects;
+    step->version = options.version;
     base->uses_tls |= step->tls;
 
     if (base->transport->step_new != NULL) {

@@ -255,6 +255,67 @@ json_add_self (JsonBuilder *builder, const ThrongSummary *summary)
     json_builder_add_boolean_value (builder, summary->saturated);
 }
 
+/* One shard's own statement ("shard"), or its line of a merged run's "shards". */
+static void
+json_add_shard_object (JsonBuilder *builder, const ThrongShardSummary *shard, gboolean merged)
+{
+    json_builder_begin_object (builder);
+    json_add_int (builder, "index", shard->index);
+    json_add_int (builder, "count", shard->count);
+    json_add_string (builder, "plan_sha256", shard->plan_sha256);
+    json_add_string (builder, "throng_version", shard->throng_version);
+    json_add_time (builder, "start", shard->start_wall_us);
+    json_add_int (builder, "start_us", shard->start_wall_us);
+    if (shard->start_at_wall_us > 0)
+        json_add_time (builder, "start_at", shard->start_at_wall_us);
+    else
+        json_add_string (builder, "start_at", NULL);
+    json_add_double (builder, "late_s", (gdouble) shard->late_us / G_USEC_PER_SEC);
+    json_add_string (builder, "clock", shard->clock);
+    if (merged) {
+        json_add_string (builder, "file", shard->file);
+        json_add_int (builder, "requests", (gint64) shard->requests);
+        json_add_int (builder, "workers", shard->workers);
+        json_builder_set_member_name (builder, "cpu");
+        json_builder_begin_object (builder);
+        json_add_double (builder, "user_s", (gdouble) shard->cpu_user_us / G_USEC_PER_SEC);
+        json_add_double (builder, "system_s", (gdouble) shard->cpu_system_us / G_USEC_PER_SEC);
+        json_builder_end_object (builder);
+        json_add_double (builder, "cpu_share", shard->cpu_share);
+        json_add_int (builder, "lag_p99_us", shard->lag_p99_us);
+        json_builder_set_member_name (builder, "saturated");
+        json_builder_add_boolean_value (builder, shard->saturated);
+    } else {
+        json_builder_set_member_name (builder, "thresholds");
+        json_builder_begin_array (builder);
+        for (const char *const *t = shard->thresholds; t != NULL && *t != NULL; t++)
+            json_builder_add_string_value (builder, *t);
+        json_builder_end_array (builder);
+    }
+    json_builder_end_object (builder);
+}
+
+/* "shard" in a shard's summary; "partial" and "shards" in a merged one (docs/distributed.md). */
+static void
+json_add_shards (JsonBuilder *builder, const ThrongSummary *summary)
+{
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, partial))
+        return;
+    if (summary->shard != NULL) {
+        json_builder_set_member_name (builder, "shard");
+        json_add_shard_object (builder, summary->shard, FALSE);
+    }
+    if (summary->shards == NULL)
+        return;
+    json_builder_set_member_name (builder, "partial");
+    json_builder_add_boolean_value (builder, summary->partial);
+    json_builder_set_member_name (builder, "shards");
+    json_builder_begin_array (builder);
+    for (guint i = 0; i < summary->n_shards; i++)
+        json_add_shard_object (builder, &summary->shards[i], TRUE);
+    json_builder_end_array (builder);
+}
+
 JsonNode *
 json_document_summary (const ThrongSummary *summary, const char *type,
                        const char *plan_sha256, const char *const *targets)
@@ -333,6 +394,7 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     json_add_int (builder, "samples_dropped",
                   THRONG_STRUCT_HAS (summary, ThrongSummary, samples_dropped)
                       ? (gint64) summary->samples_dropped : 0);
+    json_add_shards (builder, summary);
 
     json_builder_end_object (builder);
     return json_builder_get_root (builder);

@@ -14,6 +14,9 @@
 # (empty): more `location` blocks for nginx's server, set by a benchmark
 # that needs other answers than "ok".
 #
+# NGINX_HTTP2 (empty): when set, both listeners speak HTTP/2 (h2 through
+# ALPN on HTTPS; nginx 1.22's plain listener then speaks h2c only).
+#
 # After bench_setup: THRONG, NGINX, WORK, HTTP_URL, HTTPS_URL (with a
 # trailing slash) and $WORK/ca.pem, the CA a client trusts.
 
@@ -75,6 +78,7 @@ bench_start_nginx() {
     if [[ $hard != unlimited ]] && (( nofile > hard )); then
         nofile=$hard
     fi
+    local h2=${NGINX_HTTP2:+ http2}
     mkdir -p "$WORK/tmp"
     cat > "$WORK/nginx.conf" <<EOF
 daemon off;
@@ -90,8 +94,8 @@ http {
   keepalive_requests 10000000;
   keepalive_timeout 60s;
   server {
-    listen 127.0.0.1:$HTTP_PORT backlog=4096;
-    listen 127.0.0.1:$HTTPS_PORT ssl backlog=4096;
+    listen 127.0.0.1:$HTTP_PORT backlog=4096$h2;
+    listen 127.0.0.1:$HTTPS_PORT ssl backlog=4096$h2;
     ssl_certificate $WORK/server.pem;
     ssl_certificate_key $WORK/server.key;
     ssl_protocols TLSv1.3;

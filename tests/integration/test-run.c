@@ -169,7 +169,7 @@ join_options (GPtrArray *options)
 static void
 test_help_man_page (void)
 {
-    static const char *const commands[] = { "run", "validate", "report", "plugins" };
+    static const char *const commands[] = { "run", "validate", "report", "merge", "plugins" };
     g_autofree char *man_path = throng_test_source_path ("docs/throng.1");
     g_autofree char *man = NULL;
     g_autoptr (GError) error = NULL;

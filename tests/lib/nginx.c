@@ -76,7 +76,7 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             "http {\n"
                             "  default_type text/plain;\n"
                             "  log_format throng '$connection $connection_requests "
-                            "$ssl_session_reused $status $request_method $uri';\n"
+                            "$ssl_session_reused $status $request_method $uri%s';\n"
                             "  access_log %s;\n"
                             "  client_body_temp_path %s/tmp/body;\n"
                             "  proxy_temp_path %s/tmp/proxy;\n"
@@ -87,7 +87,7 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             "  keepalive_timeout %s;\n"
                             "  %s\n"
                             "  server {\n"
-                            "    listen 127.0.0.1:%u%s;\n"
+                            "    listen 127.0.0.1:%u%s%s;\n"
                             "    location / { return 200 \"ok\\n\"; }\n"
                             "    %s\n"
                             "  }\n",
@@ -95,21 +95,22 @@ nginx_config_text (const ThrongTestNginxConfig *config,
                             config->worker_rlimit_nofile ? config->worker_rlimit_nofile : 8192,
                             dir, nginx->error_log,
                             config->worker_connections ? config->worker_connections : 4096,
-                            access_log, dir, dir, dir, dir, dir,
+                            config->http2 ? " $server_protocol" : "", access_log, dir, dir, dir, dir, dir,
                             config->keepalive_requests ? config->keepalive_requests : 100000,
                             config->keepalive_timeout ? config->keepalive_timeout : "60s",
                             config->http_extra ? config->http_extra : "", nginx->http_port,
-                            backlog, locations);
+                            backlog, config->http2 ? " http2" : "", locations);
     if (config->https) {
         g_string_append_printf (conf,
                                 "  server {\n"
-                                "    listen 127.0.0.1:%u ssl;\n"
+                                "    listen 127.0.0.1:%u ssl%s;\n"
                                 "    ssl_certificate %s;\n"
                                 "    ssl_certificate_key %s;\n"
                                 "    ssl_protocols %s;\n"
                                 "    %s\n"
                                 "    ssl_session_tickets %s;\n",
-                                nginx->https_port, cert_file, key_file,
+                                nginx->https_port, config->http2 ? " http2" : "", cert_file,
+                                key_file,
                                 config->ssl_protocols ? config->ssl_protocols : "TLSv1.2 TLSv1.3",
                                 config->no_session_cache ? "ssl_session_cache off;"
                                                          : "ssl_session_cache shared:SSL:1m;",
@@ -387,6 +388,9 @@ nginx_log_parse (ThrongTestNginx *nginx, ThrongTestNginxLog *log)
             log->not_reused++;
         if (fields[3][0] == '2')
             log->status_2xx++;
+        /* With http2, the last field is "$uri $server_protocol". */
+        if (g_str_has_suffix (fields[5], " HTTP/2.0"))
+            log->http2++;
     }
     log->connections = g_hash_table_size (connections);
 }

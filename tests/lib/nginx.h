@@ -47,13 +47,16 @@ gboolean throng_test_require_nginx (void);
  *   (raise both for thousands of connections, and the test's own
  *   RLIMIT_NOFILE, which nginx inherits).
  * @listen_backlog: the plain listener's backlog; 0: nginx's default.
+ * @http2: both listeners speak HTTP/2 ("listen … http2"): the https one
+ *   offers h2 and http/1.1 through ALPN; nginx 1.22's plain one speaks
+ *   h2c by prior knowledge only.
  * @no_access_log: "access_log off" (the log functions below then find
  *   nothing): for long runs where thousands of lines a second cost disk.
  *
  * Always: daemon off, worker_processes 1, error_log and access_log in the
  * directory (access log unbuffered, format
  * `$connection $connection_requests $ssl_session_reused $status
- * $request_method $uri`), `location / { return 200 "ok\n"; }`.
+ * $request_method $uri`, and ` $server_protocol` with @http2), `location / { return 200 "ok\n"; }`.
  */
 typedef struct {
     const char *dir;
@@ -73,6 +76,7 @@ typedef struct {
     guint worker_rlimit_nofile;
     guint listen_backlog;
     gboolean no_access_log;
+    gboolean http2;
 } ThrongTestNginxConfig;
 
 typedef struct _ThrongTestNginx ThrongTestNginx;
@@ -122,7 +126,8 @@ const char *throng_test_nginx_error_log (ThrongTestNginx *nginx);
  * neither); @status_2xx: lines with a 2xx status; @max_connection_requests:
  * the largest $connection_requests seen; @connections_reused /
  * @connections_not_reused: connections whose first line says "r" / ".",
- * that is, TLS connections begun with a resumed / a full handshake.
+ * that is, TLS connections begun with a resumed / a full handshake;
+ * @http2: lines whose $server_protocol is HTTP/2.0.
  */
 typedef struct {
     guint lines;
@@ -133,6 +138,7 @@ typedef struct {
     guint max_connection_requests;
     guint connections_reused;
     guint connections_not_reused;
+    guint http2; /* lines whose $server_protocol is HTTP/2.0 */
 } ThrongTestNginxLog;
 
 /*

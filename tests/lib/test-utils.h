@@ -18,6 +18,7 @@
 
 #include "certs.h"
 #include "fault-fixture.h"
+#include "h2-server.h"
 #include "nginx.h"
 #include "plan-builder.h"
 #include "soup-server.h"

@@ -211,6 +211,59 @@ typedef struct {
 } ThrongThresholdResult;
 
 /**
+ * ThrongShardSummary:
+ * @size: sizeof (ThrongShardSummary) as the core was built
+ * @index: the shard's index I (from 0)
+ * @count: the number of shards N
+ * @plan_sha256: SHA-256 of the normalised plan as it ran (after `--set`
+ *   and variables): equal in every shard of one run
+ * @throng_version: the version of the throng that ran the shard
+ * @start_wall_us: when the shard's load started, µs since the epoch
+ * @start_at_wall_us: the `--start-at` instant, or 0 when none was given
+ * @late_us: how late the shard reached @start_at_wall_us (0 when on time
+ *   or without one); over a second, its schedule starts from when it
+ *   reached it, not from @start_at_wall_us
+ * @clock: the clock @start_wall_us was read from, and its synchronisation
+ * @thresholds: (array zero-terminated=1) (nullable): the plan's thresholds,
+ *   written out with their subjects, left to `throng merge` to judge (a
+ *   shard's p99 is not the run's)
+ * @file: in a merged summary's @shards, the file the shard was read from
+ * @requests: in @shards, the shard's requests
+ * @cpu_user_us: in @shards, the shard's user CPU time
+ * @cpu_system_us: in @shards, its system CPU time
+ * @cpu_share: in @shards, its CPU share (#ThrongSummary.cpu_share)
+ * @lag_p99_us: in @shards, its scheduling lag p99
+ * @saturated: in @shards, whether that shard's generator saturated
+ * @workers: in @shards, its worker threads
+ *
+ * One shard of a distributed run (docs/distributed.md).
+ *
+ * Since: 0.3
+ */
+typedef struct {
+    gsize size;
+    guint index;
+    guint count;
+    const char *plan_sha256;
+    const char *throng_version;
+    gint64 start_wall_us;
+    gint64 start_at_wall_us;
+    gint64 late_us;
+    const char *clock;
+    const char *const *thresholds;
+    const char *file;
+    guint64 requests;
+    gint64 cpu_user_us;
+    gint64 cpu_system_us;
+    gdouble cpu_share;
+    gint64 lag_p99_us;
+    gboolean saturated;
+    guint workers;
+    /*< private >*/
+    gpointer reserved[4];
+} ThrongShardSummary;
+
+/**
  * ThrongSummary:
  * @size: sizeof (ThrongSummary) as the core was built
  * @plan_name: the plan's `name`
@@ -255,6 +308,14 @@ typedef struct {
  *   user, or the run was interrupted first): the figures are empty and a
  *   reporter should write no results, only release what `open` took.
  *   Since 0.2
+ * @shard: (nullable): in the summary of a run given `--shard` or
+ *   `--start-at`, what that shard states about itself; NULL otherwise.
+ *   Appended: read it only when @size covers it.  Since: 0.3
+ * @shards: (array length=n_shards) (nullable): in a summary made by
+ *   `throng merge`, each shard merged, by index.  Since: 0.3
+ * @n_shards: how many
+ * @partial: a merged summary that lacks some shards (`--allow-partial`):
+ *   its figures are not the whole run's.  Since: 0.3
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
  * summary, the run.
@@ -291,6 +352,10 @@ typedef struct {
     gint64 load_us;
     guint64 interrupted_iterations;
     gboolean never_started;
+    const ThrongShardSummary *shard;
+    const ThrongShardSummary *shards;
+    guint n_shards;
+    gboolean partial;
 } ThrongSummary;
 
 G_END_DECLS

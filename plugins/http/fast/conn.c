@@ -9,6 +9,7 @@
  * condition gnutls_record_get_direction() asks for.
  */
 #include "conn.h"
+#include "h2.h"
 #include "../errors.h"
 
 #include <errno.h>
@@ -320,6 +321,8 @@ fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, F
         error->message = gnutls_strerror (r);
         return FALSE;
     }
+    if (setup->n_alpn > 0)
+        gnutls_alpn_set_protocols (conn->tls, setup->alpn, setup->n_alpn, 0);
     if (setup->verify_name != NULL)
         gnutls_session_set_verify_cert (conn->tls, setup->verify_name, 0);
     /* Data that no longer unpacks only costs a full handshake. */
@@ -370,6 +373,14 @@ fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
         }
         if (!gnutls_error_is_fatal (r))
             continue;
+        /* ALPN offered only h2 (version: 2) and the server speaks none of it. */
+        if (r == GNUTLS_E_FATAL_ALERT_RECEIVED
+            && gnutls_alert_get (conn->tls) == GNUTLS_A_NO_APPLICATION_PROTOCOL) {
+            error->error_class = THRONG_ERROR_PROTOCOL;
+            error->message = "the server does not speak h2 (TLS alert no_application_protocol "
+                             "to ALPN h2); version: 2 requires it, version: auto falls back";
+            return FAST_IO_ERROR;
+        }
         error->error_class = http_error_class_from_gnutls (r);
         if (error->error_class == THRONG_ERROR_CERTIFICATE)
             error->message = verify_message (gnutls_session_get_verify_cert_status (conn->tls));
@@ -413,6 +424,7 @@ fast_conn_close (FastConn *conn, gboolean polite)
             gnutls_bye (conn->tls, GNUTLS_SHUT_WR);
         gnutls_deinit (conn->tls);
     }
+    fast_h2_free (conn->h2);
     throng_watch_remove (conn->watch);
     close (conn->fd);
     g_free (conn->ahead);

@@ -45,6 +45,7 @@ struct _FastConn {
     GIOCondition events;
     const FastConnIo *io;
     gnutls_session_t tls; /* NULL for plain HTTP */
+    struct _FastH2 *h2;   /* the HTTP/2 session when the connection speaks h2 (h2.c) */
     FastConnFunc func;
     gpointer func_data;
     /* the origin this connection talks to */
@@ -78,6 +79,8 @@ typedef struct {
     gnutls_priority_t priority;
     const char *server_name; /* SNI; NULL for none */
     const char *verify_name; /* host name checked; NULL: do not verify */
+    const gnutls_datum_t *alpn; /* protocols offered through ALPN (h2.c); none when n_alpn is 0 */
+    guint n_alpn;
 } FastTlsSetup;
 
 /* Wraps the connected socket in a client TLS session offering @offer (nullable). */

@@ -7,6 +7,7 @@
  * and the deadlines of the connect and of the whole step.
  */
 #include "fast.h"
+#include "h2.h"
 
 #include <string.h>
 #include <netinet/in.h>
@@ -48,6 +49,18 @@ fast_lookup_abandon (FastUser *u)
     u->lookup = NULL;
 }
 
+void
+fast_pool_remove (FastUser *u, FastConn *conn)
+{
+    for (guint i = 0; i < u->n_pool; i++) {
+        if (u->pool[i] == conn) {
+            memmove (&u->pool[i], &u->pool[i + 1], (u->n_pool - i - 1) * sizeof u->pool[0]);
+            u->n_pool--;
+            return;
+        }
+    }
+}
+
 static void
 pool_remove_at (FastUser *u, guint i)
 {
@@ -69,7 +82,8 @@ pool_take (FastUser *u)
 {
     for (guint i = u->n_pool; i-- > 0;) {
         FastConn *conn = u->pool[i];
-        if (conn->port == u->port && conn->is_tls == u->tls && strcmp (conn->host, u->host) == 0) {
+        if (conn->port == u->port && conn->is_tls == u->tls && strcmp (conn->host, u->host) == 0
+            && fast_h2_conn_fits (conn, u->step->version)) {
             pool_remove_at (u, i);
             return conn;
         }
@@ -304,6 +318,7 @@ fast_connected (FastUser *u)
         .server_name = tls->server_name != NULL || !u->host_entry->literal ? name : NULL,
         .verify_name = tls->verify ? name : NULL,
     };
+    setup.n_alpn = fast_h2_alpn (u->step->version, &setup.alpn);
     GBytes *offer = fast_sessions_offer (u->fs->sessions, &u->session);
     gboolean ok = fast_conn_start_tls (conn, &setup, offer, &error);
 
@@ -327,6 +342,10 @@ fast_idle_event (FastUser *u, FastConn *conn)
     FastError error;
     gsize n;
 
+    if (conn->h2 != NULL) {
+        fast_h2_idle_event (u, conn);
+        return;
+    }
     if (fast_conn_read (conn, scratch, sizeof scratch, &n, &want, &error) == FAST_IO_AGAIN) {
         if (conn->want_ticket)
             fast_save_ticket (u, conn);

@@ -5,11 +5,12 @@
  * (response.c) within a budget per wakeup, the keep-alive decision, a
  * retry on a kept-alive connection the server had closed, cookies, and
  * the hop that the shared redirect policy (redirect.c) chose.  Every path that ends an exchange
- * goes through step_finish(), which calls throng_user_step_done() last:
+ * goes through fast_step_finish(), which calls throng_user_step_done() last:
  * that call may start the user's next step or free the user, so nothing
  * of the user is touched after it.
  */
 #include "fast.h"
+#include "h2.h"
 #include "../errors.h"
 
 #include <string.h>
@@ -17,8 +18,8 @@
 
 static void read_some (FastUser *u);
 
-static gboolean
-method_is_idempotent (const char *method)
+gboolean
+fast_method_is_idempotent (const char *method)
 {
     static const char *const idempotent[] = { "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" };
 
@@ -29,8 +30,8 @@ method_is_idempotent (const char *method)
 }
 
 /* Ends the exchange; the last thing any path does. */
-static void
-step_finish (FastUser *u)
+void
+fast_step_finish (FastUser *u)
 {
     ThrongUser *user = u->user;
 
@@ -52,7 +53,7 @@ fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message)
         u->conn = NULL;
     }
     http_sample_fail (u->sample, error_class, message);
-    step_finish (u);
+    fast_step_finish (u);
 }
 
 /*
@@ -118,6 +119,8 @@ write_some (FastUser *u)
 void
 fast_request_ready (FastUser *u)
 {
+    if (u->step->version != HTTP_VERSION_1_1 && fast_h2_request_ready (u))
+        return;
     u->state = ST_WRITING;
     u->req_off = 0;
     u->got_bytes = FALSE;
@@ -126,8 +129,8 @@ fast_request_ready (FastUser *u)
 
 /* The response */
 
-static void
-store_cookies (FastUser *u)
+void
+fast_store_cookies (FastUser *u)
 {
     GUri *uri = http_hop_uri (&u->hop, u->step);
     SoupMessageHeadersIter iter;
@@ -161,8 +164,8 @@ fast_append_cookies (FastUser *u, GUri *uri)
 }
 
 /* Sends the hop that http_hop_response() chose, on a connection to its origin. */
-static void
-redirect (FastUser *u)
+void
+fast_redirect (FastUser *u)
 {
     const HttpStep *step = u->step;
     GUri *next = u->hop.uri;
@@ -215,14 +218,22 @@ response_done (FastUser *u, gboolean stray)
     else
         fast_conn_close (conn, FALSE);
 
-    if (http_hop_response (&u->hop, u->step, response->status, response->headers, u->sample)) {
-        redirect (u);
+    fast_hop_done (u, response->status, NULL);
+}
+
+void
+fast_hop_done (FastUser *u, guint status, const char *protocol)
+{
+    if (http_hop_response (&u->hop, u->step, status, u->response.headers, u->sample)) {
+        fast_redirect (u);
         return;
     }
+    if (protocol != NULL)
+        http_sample_note_protocol (u->sample, protocol);
     if (G_UNLIKELY (u->journey.active))
-        http_journey_end (&u->journey, u->step, u->user, response->status, response->headers,
+        http_journey_end (&u->journey, u->step, u->user, status, u->response.headers,
                           http_hop_uri (&u->hop, u->step), u->sample);
-    step_finish (u);
+    fast_step_finish (u);
 }
 
 /*
@@ -251,7 +262,7 @@ deliver (FastUser *u, const guint8 *data, gsize len)
         case FAST_RESPONSE_HEAD:
             u->state = ST_READING_BODY;
             if (soup_message_headers_get_one (u->response.headers, "Set-Cookie") != NULL)
-                store_cookies (u);
+                fast_store_cookies (u);
             data += used;
             len -= used;
             continue; /* even with nothing left: a response without a body ends now */
@@ -272,7 +283,7 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
     /* A kept-alive connection the server closed before answering: send
      * again on a new one, once, when that cannot do anything twice — the
      * request did not all go out, or its method is idempotent. */
-    gboolean safe = u->req_off < u->req_len || method_is_idempotent (u->hop.method);
+    gboolean safe = u->req_off < u->req_len || fast_method_is_idempotent (u->hop.method);
     if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && u->reused && !u->retried && !u->got_bytes
         && safe) {
         retry (u, "closed before the response");
@@ -351,6 +362,10 @@ void
 fast_read_resume (FastUser *u)
 {
     u->read_yielded = FALSE;
+    if (u->conn != NULL && u->conn->h2 != NULL) {
+        fast_h2_event (u);
+        return;
+    }
     if (u->conn != NULL && (u->state == ST_READING_HEAD || u->state == ST_READING_BODY))
         read_some (u);
 }
@@ -362,6 +377,10 @@ fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data)
 
     if (conn != u->conn) {
         fast_idle_event (u, conn);
+        return;
+    }
+    if (conn->h2 != NULL) {
+        fast_h2_event (u);
         return;
     }
     switch (u->state) {

@@ -4,8 +4,8 @@
  * per-step and per-user state, and the calls between the user's life
  * (transport.c), getting a connection for an exchange (connect.c) and the
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
- * HTTP/1.1 framing (parse.c) and the TLS session store (session.c).  A
- * user runs one exchange at a time.
+ * HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
+ * session store (session.c).  A user runs one exchange at a time.
  */
 #pragma once
 
@@ -132,6 +132,8 @@ void fast_timer_need (FastUser *u, gint64 when);
 void fast_timer_fired (ThrongTimer *timer, gpointer data);
 void fast_lookup_abandon (FastUser *u);
 void fast_pool_put (FastUser *u, FastConn *conn);
+/* Takes @conn out of the pool if it is there. */
+void fast_pool_remove (FastUser *u, FastConn *conn);
 void fast_pool_close_all (FastUser *u);
 void fast_save_ticket (FastUser *u, FastConn *conn);
 void fast_host_free (gpointer data);
@@ -151,5 +153,21 @@ void fast_read_resume (FastUser *u);
 void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
 /* The FastConnFunc of every connection of the user. */
 void fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data);
+/* GET, HEAD, PUT, DELETE, OPTIONS, TRACE: a request that may be sent twice. */
+gboolean fast_method_is_idempotent (const char *method);
+/* Ends the exchange (the user's next step may run, or the user be freed): the last call. */
+void fast_step_finish (FastUser *u);
+/* Keeps the response's Set-Cookie headers (u->response.headers) in the user's jar. */
+void fast_store_cookies (FastUser *u);
+/* Sends the next hop that http_hop_response() chose. */
+void fast_redirect (FastUser *u);
+/*
+ * A complete response of @status (headers in u->response.headers) ended
+ * the current hop over HTTP/1.1 (@protocol NULL) or HTTP/2 ("h2"), its
+ * connection already released: follows the redirect or ends the step.
+ * The one place both versions end a hop, so what ends a step (the
+ * success rule, the protocol note) is written once.
+ */
+void fast_hop_done (FastUser *u, guint status, const char *protocol);
 /* Appends the user's cookies for @uri to u->out as a Cookie line; FALSE when there are none. */
 gboolean fast_append_cookies (FastUser *u, GUri *uri);

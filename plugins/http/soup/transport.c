@@ -548,6 +548,60 @@ step_fail_error (SoupUser *user, const GError *error)
 static void hop_send (SoupUser *user);
 static void body_read (SoupUser *user);
 
+/*
+ * Which HTTP versions libsoup may use in this process.  libsoup 3.2
+ * offers h2 through ALPN on every https connection unless
+ * SOUP_FORCE_HTTP1 is set, and reads that once per process: a message
+ * cannot choose.  So the first https step decides for the whole plan and
+ * a step asking for the other is refused at load.
+ */
+typedef enum {
+    SOUP_VERSIONS_UNDECIDED,
+    SOUP_VERSIONS_HTTP1, /* SOUP_FORCE_HTTP1: version 1.1 */
+    SOUP_VERSIONS_ALPN,  /* h2 and http/1.1 offered: version 2 and auto */
+} SoupVersions;
+
+static SoupVersions soup_versions;
+
+static gpointer
+soup_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
+{
+    SoupVersions wanted
+        = step->version == HTTP_VERSION_1_1 ? SOUP_VERSIONS_HTTP1 : SOUP_VERSIONS_ALPN;
+
+    if (step->version == HTTP_VERSION_2 && !step->tls) {
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                     "version: 2 over http:// is h2c, which libsoup does not speak; "
+                     "use transport: fast");
+        return NULL;
+    }
+    if (!step->tls)
+        return NULL;
+    if (soup_versions == SOUP_VERSIONS_UNDECIDED) {
+        gboolean forced = g_getenv ("SOUP_FORCE_HTTP1") != NULL;
+        if (wanted == SOUP_VERSIONS_HTTP1 && !forced)
+            /* At plan load, before any connection: libsoup has not read it yet. */
+            g_setenv ("SOUP_FORCE_HTTP1", "1", TRUE);
+        soup_versions = forced ? SOUP_VERSIONS_HTTP1 : wanted;
+    }
+    if (soup_versions != wanted) {
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                     wanted == SOUP_VERSIONS_ALPN && g_getenv ("SOUP_FORCE_HTTP1") != NULL
+                             && soup_versions == SOUP_VERSIONS_HTTP1
+                         ? "version: %s over https:// on the soup transport, but HTTP/1.1 is "
+                           "forced for the whole process (SOUP_FORCE_HTTP1, or a version 1.1 "
+                           "step); use transport: fast"
+                         : "version: %s over https:// on the soup transport, but another step "
+                           "asked for HTTP/2, which libsoup enables for the whole process; use "
+                           "transport: fast",
+                     step->version == HTTP_VERSION_1_1 ? "1.1"
+                     : step->version == HTTP_VERSION_2 ? "2"
+                                                       : "auto");
+        return NULL;
+    }
+    return NULL;
+}
+
 /* The body of the current hop was read to its end. */
 static void
 hop_complete (SoupUser *user)
@@ -555,6 +609,8 @@ hop_complete (SoupUser *user)
     guint status = soup_message_get_status (user->message);
     SoupMessageHeaders *headers = soup_message_get_response_headers (user->message);
     gboolean follow;
+
+    gboolean h2 = soup_message_get_http_version (user->message) == SOUP_HTTP_2_0;
 
     g_input_stream_close (user->stream, NULL, NULL);
     g_clear_object (&user->stream);
@@ -564,10 +620,13 @@ hop_complete (SoupUser *user)
         http_journey_end (&user->journey, user->step, user->user, status, headers,
                           http_hop_uri (&user->hop, user->step), user->sample);
     release_hop (user, TRUE);
-    if (follow)
+    if (follow) {
         hop_send (user);
-    else
-        step_finish (user);
+        return;
+    }
+    if (h2)
+        http_sample_note_protocol (user->sample, "h2");
+    step_finish (user);
 }
 
 static void
@@ -668,6 +727,13 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     user->connecting = FALSE;
+    if (user->step->version == HTTP_VERSION_2
+        && soup_message_get_http_version (user->message) != SOUP_HTTP_2_0) {
+        step_fail (user, THRONG_ERROR_PROTOCOL,
+                   "the server did not select h2 through ALPN (version: 2 requires it; "
+                   "version: auto falls back to HTTP/1.1)");
+        return;
+    }
     if (!framing_agrees (user))
         return;
     timer_arm (user);
@@ -763,7 +829,7 @@ const HttpTransport http_soup_transport = {
     .scenario_new = soup_scenario_new,
     .scenario_free = soup_scenario_free,
     .scenario_notes = soup_scenario_notes,
-    .step_new = NULL,
+    .step_new = soup_step_new,
     .step_free = NULL,
     .user_new = soup_user_new,
     .user_free = soup_user_free,

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sender: a thread with its own main context and SoupSession that
+ * posts queued batches one at a time, oldest first.  The main thread only
+ * appends to the queue under a mutex and wakes the thread, so a slow or
+ * dead database never slows the run.  The queue is bounded in points:
+ * past the bound the oldest batches are dropped and counted.  A write that
+ * fails for the network, a 5xx or a 429 goes back to the head of the
+ * queue and is retried after a backoff; one the database refuses (another
+ * 4xx: a bad database name, a bad token) is dropped at once, since
+ * sending it again cannot help.
+ */
+#include <libsoup/soup.h>
+
+#include "influxdb.h"
+
+#define BACKOFF_FIRST_US (250 * G_TIME_SPAN_MILLISECOND)
+
+typedef struct {
+    GBytes *lines;
+    guint points;
+    guint64 requests;
+} Batch;
+
+struct _InfluxSender {
+    char *url;
+    char *authorization;
+    gint64 timeout_us;
+    guint64 max_points;
+    gint64 backoff_max_us;
+
+    GThread *thread;
+    GMainContext *context;
+    GMainLoop *loop;
+
+    /* The sender thread's own. */
+    SoupSession *session;
+    GCancellable *cancellable;
+    GSource *retry;             /* the backoff's timer, while one runs */
+    gint64 backoff_us;
+    gboolean flushing;          /* the run has ended: retry soon, the deadline bounds it */
+
+    /* Shared, under @lock. */
+    GMutex lock;
+    GCond idle;                 /* signalled when the queue empties and nothing is in flight */
+    GQueue queue;               /* of Batch, oldest at the head */
+    guint64 queued_points;
+    gboolean busy;              /* a batch is in flight */
+    gboolean stopping;
+    InfluxSenderReport report;
+};
+
+static void
+batch_free (Batch *batch)
+{
+    g_bytes_unref (batch->lines);
+    g_free (batch);
+}
+
+/* Counts @batch as lost and frees it; with the lock held. */
+static void
+drop_locked (InfluxSender *sender, Batch *batch)
+{
+    sender->report.dropped_points += batch->points;
+    sender->report.dropped_requests += batch->requests;
+    batch_free (batch);
+}
+
+/*
+ * Drops the oldest batches until the queue is within its bound, keeping
+ * the newest batch even when it alone is larger; with the lock held.
+ */
+static void
+bound_locked (InfluxSender *sender)
+{
+    while (sender->queued_points > sender->max_points && g_queue_get_length (&sender->queue) > 1) {
+        Batch *oldest = g_queue_pop_head (&sender->queue);
+
+        sender->queued_points -= oldest->points;
+        drop_locked (sender, oldest);
+    }
+}
+
+static void send_next (InfluxSender *sender);
+
+static gboolean
+on_retry (gpointer data)
+{
+    InfluxSender *sender = data;
+
+    g_clear_pointer (&sender->retry, g_source_unref);
+    send_next (sender);
+    return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_retry (InfluxSender *sender)
+{
+    sender->backoff_us = sender->backoff_us == 0 || sender->flushing
+                             ? BACKOFF_FIRST_US
+                             : MIN (sender->backoff_us * 2, sender->backoff_max_us);
+    g_debug ("retrying in %" G_GINT64_FORMAT " ms", sender->backoff_us / 1000);
+    sender->retry = g_timeout_source_new ((guint) (sender->backoff_us / 1000));
+    g_source_set_callback (sender->retry, on_retry, sender, NULL);
+    g_source_attach (sender->retry, sender->context);
+}
+
+static void
+set_error_locked (InfluxSender *sender, char *message)
+{
+    g_free (sender->report.last_error);
+    sender->report.last_error = message;
+    sender->report.failed_writes++;
+}
+
+static void
+on_sent (GObject *source, GAsyncResult *result, gpointer data)
+{
+    Batch *batch = data;
+    SoupMessage *message = soup_session_get_async_result_message (SOUP_SESSION (source), result);
+    InfluxSender *sender = g_object_get_data (G_OBJECT (message), "throng-sender");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GBytes) answer = soup_session_send_and_read_finish (SOUP_SESSION (source), result,
+                                                                   &error);
+    guint status = answer != NULL ? soup_message_get_status (message) : 0;
+    gboolean retry = FALSE;
+
+    g_mutex_lock (&sender->lock);
+    sender->busy = FALSE;
+    if (answer != NULL && SOUP_STATUS_IS_SUCCESSFUL (status)) {
+        sender->report.sent_points += batch->points;
+        sender->backoff_us = 0;
+        batch_free (batch);
+    } else {
+        if (answer == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            /* Stopped at the end: why the earlier attempts failed says more. */
+            set_error_locked (sender, sender->report.last_error != NULL
+                                          ? g_strdup (sender->report.last_error)
+                                          : g_strdup ("unanswered when flush_timeout ran out"));
+        else if (answer == NULL)
+            set_error_locked (sender, g_strdup (error->message));
+        else
+            set_error_locked (sender,
+                              g_strdup_printf ("HTTP %u %s: %.*s", status,
+                                               soup_message_get_reason_phrase (message),
+                                               (int) MIN (g_bytes_get_size (answer), 200),
+                                               (const char *) g_bytes_get_data (answer, NULL)));
+        retry = !sender->stopping
+                && (answer == NULL || status >= 500 || status == 429 /* Too Many Requests */);
+        if (retry) {
+            g_queue_push_head (&sender->queue, batch);
+            sender->queued_points += batch->points;
+            bound_locked (sender);
+        } else
+            drop_locked (sender, batch);
+    }
+    if (g_queue_is_empty (&sender->queue))
+        g_cond_broadcast (&sender->idle);
+    gboolean stopping = sender->stopping;
+    g_mutex_unlock (&sender->lock);
+    g_object_unref (message);
+
+    if (stopping)
+        g_main_loop_quit (sender->loop);
+    else if (retry)
+        schedule_retry (sender);
+    else
+        send_next (sender);
+}
+
+/* Posts the oldest batch, unless one is in flight or a backoff runs.  On the sender's thread. */
+static void
+send_next (InfluxSender *sender)
+{
+    Batch *batch;
+
+    g_mutex_lock (&sender->lock);
+    if (sender->busy || sender->retry != NULL || sender->stopping) {
+        g_mutex_unlock (&sender->lock);
+        return;
+    }
+    batch = g_queue_pop_head (&sender->queue);
+    if (batch == NULL) {
+        g_cond_broadcast (&sender->idle);
+        g_mutex_unlock (&sender->lock);
+        return;
+    }
+    sender->queued_points -= batch->points;
+    sender->busy = TRUE;
+    g_mutex_unlock (&sender->lock);
+
+    SoupMessage *message = soup_message_new ("POST", sender->url);
+    soup_message_set_request_body_from_bytes (message, "text/plain; charset=utf-8", batch->lines);
+    if (sender->authorization != NULL)
+        soup_message_headers_replace (soup_message_get_request_headers (message), "Authorization",
+                                      sender->authorization);
+    g_object_set_data (G_OBJECT (message), "throng-sender", sender);
+    soup_session_send_and_read_async (sender->session, message, G_PRIORITY_DEFAULT,
+                                      sender->cancellable, on_sent, batch);
+}
+
+static gboolean
+on_wake (gpointer data)
+{
+    send_next (data);
+    return G_SOURCE_REMOVE;
+}
+
+/* The run has ended: a backoff in progress is cut short. */
+static gboolean
+on_flush (gpointer data)
+{
+    InfluxSender *sender = data;
+
+    sender->flushing = TRUE;
+    if (sender->retry != NULL) {
+        g_source_destroy (sender->retry);
+        g_clear_pointer (&sender->retry, g_source_unref);
+    }
+    send_next (sender);
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * Runs @fn on the sender's thread.  Not g_main_context_invoke(), which
+ * runs it on the caller's thread when the context happens to be free (the
+ * thread not yet in its loop, say).
+ */
+static void
+run_on_sender (InfluxSender *sender, GSourceFunc fn)
+{
+    GSource *source = g_idle_source_new ();
+
+    g_source_set_callback (source, fn, sender, NULL);
+    g_source_attach (source, sender->context);
+    g_source_unref (source);
+}
+
+/* Stops sending: cancels what is in flight, and quits now or when its callback has run. */
+static gboolean
+on_stop (gpointer data)
+{
+    InfluxSender *sender = data;
+    gboolean busy;
+
+    g_mutex_lock (&sender->lock);
+    sender->stopping = TRUE;
+    busy = sender->busy;
+    g_mutex_unlock (&sender->lock);
+    if (sender->retry != NULL) {
+        g_source_destroy (sender->retry);
+        g_clear_pointer (&sender->retry, g_source_unref);
+    }
+    g_cancellable_cancel (sender->cancellable);
+    if (!busy)
+        g_main_loop_quit (sender->loop);
+    return G_SOURCE_REMOVE;
+}
+
+static gpointer
+sender_main (gpointer data)
+{
+    InfluxSender *sender = data;
+
+    g_main_context_push_thread_default (sender->context);
+    sender->session = soup_session_new_with_options (
+        "timeout", (guint) MAX (1, sender->timeout_us / G_USEC_PER_SEC), "user-agent",
+        "throng/" THRONG_VERSION_STRING, NULL);
+    g_main_loop_run (sender->loop);
+    g_clear_object (&sender->session);
+    g_main_context_pop_thread_default (sender->context);
+    return NULL;
+}
+
+InfluxSender *
+influx_sender_start (const InfluxSenderOptions *options)
+{
+    InfluxSender *sender = g_new0 (InfluxSender, 1);
+
+    sender->url = g_strdup (options->url);
+    sender->authorization = g_strdup (options->authorization);
+    sender->timeout_us = options->timeout_us;
+    sender->max_points = options->max_points;
+    sender->backoff_max_us = MAX (options->backoff_max_us, BACKOFF_FIRST_US);
+    g_mutex_init (&sender->lock);
+    g_cond_init (&sender->idle);
+    g_queue_init (&sender->queue);
+    sender->cancellable = g_cancellable_new ();
+    sender->context = g_main_context_new ();
+    sender->loop = g_main_loop_new (sender->context, FALSE);
+    sender->thread = g_thread_new ("throng-influxdb", sender_main, sender);
+    return sender;
+}
+
+void
+influx_sender_push (InfluxSender *sender, GBytes *lines, guint n_points, guint64 requests)
+{
+    Batch *batch = g_new0 (Batch, 1);
+
+    batch->lines = lines;
+    batch->points = n_points;
+    batch->requests = requests;
+    g_mutex_lock (&sender->lock);
+    g_queue_push_tail (&sender->queue, batch);
+    sender->queued_points += n_points;
+    bound_locked (sender);
+    g_mutex_unlock (&sender->lock);
+    run_on_sender (sender, on_wake);
+}
+
+void
+influx_sender_finish (InfluxSender *sender, gint64 timeout_us, InfluxSenderReport *report)
+{
+    gint64 deadline = g_get_monotonic_time () + timeout_us;
+
+    run_on_sender (sender, on_flush);
+    g_mutex_lock (&sender->lock);
+    while ((sender->busy || !g_queue_is_empty (&sender->queue))
+           && g_cond_wait_until (&sender->idle, &sender->lock, deadline))
+        ;
+    g_mutex_unlock (&sender->lock);
+
+    run_on_sender (sender, on_stop);
+    g_thread_join (sender->thread);
+
+    /* Whatever is still queued was never written. */
+    Batch *batch;
+    while ((batch = g_queue_pop_head (&sender->queue)) != NULL)
+        drop_locked (sender, batch);
+    *report = sender->report;
+
+    g_main_loop_unref (sender->loop);
+    g_main_context_unref (sender->context);
+    g_object_unref (sender->cancellable);
+    g_mutex_clear (&sender->lock);
+    g_cond_clear (&sender->idle);
+    g_free (sender->url);
+    g_free (sender->authorization);
+    g_free (sender);
+}

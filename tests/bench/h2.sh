@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# throng's HTTP/2 (`fast`, `version: 2`) against h2load, on one nginx with
+# http2 on, on loopback.  Not a test: a measurement, printed as a table.
+#
+#   tests/bench/h2.sh [BUILD_DIR]        (default: build)
+#
+# CONNS connections (default 50), HTTPS (h2 through ALPN, TLS 1.3) and h2c
+# (prior knowledge), each run bounded to DURATION seconds (default 5, at
+# most 10), each figure the median of RUNS runs (default 3): client CPU µs
+# per request (user + system of the client process) and requests/s, as
+# ratios to h2load's with one stream per connection (-m1).  throng runs
+# CONNS users, each with its one connection and one stream in flight.
+#
+# The "10 streams" row is h2load -m10 alone: a throng user has one
+# request in flight until the `parallel` step lands, so throng has no
+# figure to put beside it yet.  The client is pinned to CLIENT_CPU and
+# nginx to SERVER_CPU (lib.sh); on a shared machine CPU per request is the
+# figure to compare.
+set -euo pipefail
+
+BUILD_DIR=${1:-build}
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-3}
+CONNS=${CONNS:-50}
+
+if (( DURATION > 10 )); then
+    echo "DURATION is capped at 10 s" >&2
+    DURATION=10
+fi
+
+NGINX_HTTP2=1
+. "$(dirname "$0")/lib.sh"
+bench_setup h2load
+
+throng_plan() { # URL
+    cat > "$WORK/h2.yaml" <<PLAN
+name: h2
+scenarios:
+  - name: h2
+    users: $CONNS
+    duration: ${DURATION}s
+    http:
+      base_url: $1
+      transport: fast
+      version: 2
+      tls: { ca_file: '$WORK/ca.pem' }
+    steps:
+      - http: { url: / }
+PLAN
+    echo "$WORK/h2.yaml"
+}
+
+# One measurement: prints "REQUESTS CPU_S" for TOOL (throng, h2load-m1, h2load-m10) against URL.
+measure() { # TOOL URL
+    local tool=$1 url=$2 out=$WORK/out.txt cpu requests plan errors
+    case $tool in
+    h2load-m*)
+        cpu=$(run_timed "$out" h2load -t1 -c"$CONNS" -m"${tool#h2load-m}" -D"$DURATION" "$url")
+        requests=$(awk '/^requests:/ { print $8 }' "$out") ;;
+    throng)
+        plan=$(throng_plan "${url%/}")
+        rm -f "$WORK/h2.json"
+        cpu=$(run_timed "$out" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/h2.json")
+        read -r requests errors < <(json "$WORK/h2.json" total.requests total.errors)
+        (( errors == 0 )) || echo "throng: $errors errors" >&2 ;;
+    esac
+    echo "$requests $(awk '{ print $1 + $2 }' <<<"$cpu")"
+}
+
+bench_header "throng h2 bench: $DURATION s runs, median of $RUNS, $CONNS connections"
+echo "# $(uptime)"
+printf '%-6s %-11s %12s %10s %12s %10s\n' proto tool 'cpu us/req' 'x h2load' 'req/s' 'x h2load'
+declare -A CPU_US RPS
+for proto in https h2c; do
+    url=$HTTPS_URL
+    [[ $proto == h2c ]] && url=$HTTP_URL
+    for tool in h2load-m1 throng h2load-m10; do
+        cpus=() rpss=()
+        for _ in $(seq "$RUNS"); do
+            read -r requests cpu < <(measure "$tool" "$url")
+            cpus+=("$(awk -v c="$cpu" -v r="$requests" 'BEGIN { printf "%.2f", (r > 0 ? c * 1e6 / r : 0) }')")
+            rpss+=("$(awk -v d="$DURATION" -v r="$requests" 'BEGIN { printf "%.0f", r / d }')")
+        done
+        CPU_US[$proto.$tool]=$(printf '%s\n' "${cpus[@]}" | median)
+        RPS[$proto.$tool]=$(printf '%s\n' "${rpss[@]}" | median)
+        printf '%-6s %-11s %12s %10s %12s %10s   (runs: %s us; %s req/s)\n' "$proto" "$tool" \
+            "${CPU_US[$proto.$tool]}" \
+            "$(awk -v a="${CPU_US[$proto.$tool]}" -v b="${CPU_US[$proto.h2load-m1]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "${RPS[$proto.$tool]}" \
+            "$(awk -v a="${RPS[$proto.$tool]}" -v b="${RPS[$proto.h2load-m1]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "${cpus[*]}" "${rpss[*]}"
+    done
+done
+echo "# throng with 10 streams per connection: needs the parallel step (issue 15), not measured"
+echo "# $(uptime)"

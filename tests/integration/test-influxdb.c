@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The influxdb reporter against a real InfluxDB 1.x: the test starts
+ * influxd from a generated configuration (its own directories, loopback
+ * ports, no systemd), runs throng with the reporter and queries what was
+ * stored.  The counts stored equal throng's JSON summary; when the
+ * database is stopped mid-run and started again, what throng reports as
+ * dropped plus what was stored is exactly the run's count, and what was
+ * dropped is bounded by what the outage produced.  Skipped with a message
+ * (failed under CI) when influxd is not installed.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http-client.h"
+#include "test-utils.h"
+
+typedef struct {
+    char *dir;
+    char *program;
+    char *config;
+    guint16 port;               /* HTTP */
+    guint16 rpc_port;           /* the backup/restore service, which influxd always opens */
+    ThrongTestProcess *influxd;
+} Fixture;
+
+static void
+fixture_setup (Fixture *fixture, gconstpointer data)
+{
+    fixture->dir = throng_test_tmpdir_new ();
+}
+
+static void
+stop_influxd (Fixture *fixture)
+{
+    if (fixture->influxd == NULL)
+        return;
+    /* It may have been stopped (SIGSTOP) by /influxdb/hung. */
+    throng_test_process_signal (fixture->influxd, SIGCONT);
+    throng_test_process_stop (fixture->influxd, SIGTERM, 10000);
+    g_clear_pointer (&fixture->influxd, throng_test_process_free);
+}
+
+static void
+fixture_teardown (Fixture *fixture, gconstpointer data)
+{
+    stop_influxd (fixture);
+    g_free (fixture->program);
+    g_free (fixture->config);
+    throng_test_tmpdir_free (fixture->dir);
+}
+
+/* Starts influxd on the fixture's ports and directories (again, after a stop); TRUE when it answers. */
+static gboolean
+spawn_influxd (Fixture *fixture)
+{
+    g_autofree char *log = g_build_filename (fixture->dir, "influxd.log", NULL);
+    g_autofree char *ping = g_strdup_printf ("http://127.0.0.1:%u/ping", fixture->port);
+    const char *argv[] = { fixture->program, "run", "-config", fixture->config, NULL };
+    g_autoptr (GError) error = NULL;
+
+    fixture->influxd = throng_test_process_spawn (
+        argv, &(ThrongTestSpawnOptions) { .output_path = log, .death_signal = SIGTERM }, &error);
+    g_assert_no_error (error);
+    g_test_message ("influxd pid %s on port %u", throng_test_process_pid (fixture->influxd),
+                    fixture->port);
+    return throng_test_http_wait_ok (ping, 30000);
+}
+
+static gboolean
+start_influxd (Fixture *fixture)
+{
+    fixture->program = throng_test_require_program ("influxd");
+    if (fixture->program == NULL)
+        return FALSE;
+
+    for (guint attempt = 0; attempt < 3; attempt++) {
+        fixture->port = throng_test_free_port ();
+        fixture->rpc_port = throng_test_free_port ();
+        g_autofree char *text = g_strdup_printf (
+            "reporting-disabled = true\n"
+            "bind-address = \"127.0.0.1:%u\"\n"
+            "[meta]\n  dir = \"%s/meta\"\n"
+            "[data]\n  dir = \"%s/data\"\n  wal-dir = \"%s/wal\"\n  query-log-enabled = false\n"
+            "[monitor]\n  store-enabled = false\n"
+            "[http]\n  bind-address = \"127.0.0.1:%u\"\n  log-enabled = false\n"
+            "[continuous_queries]\n  enabled = false\n"
+            "[logging]\n  level = \"warn\"\n",
+            fixture->rpc_port, fixture->dir, fixture->dir, fixture->dir, fixture->port);
+        g_free (fixture->config);
+        fixture->config = throng_test_write_file (fixture->dir, "influxdb.conf", text);
+        if (spawn_influxd (fixture))
+            break;
+        stop_influxd (fixture);
+    }
+    g_assert_nonnull (fixture->influxd);
+
+    guint status = 0;
+    g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/query", fixture->port);
+    g_autoptr (GError) error = NULL;
+    g_autofree char *answer = throng_test_http_request (
+        "POST", url, "application/x-www-form-urlencoded", "q=CREATE%20DATABASE%20throng", &status,
+        &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (status, ==, 200);
+    return TRUE;
+}
+
+/* The number a query yields (its first series' first value), 0 when it yields no series. */
+static gint64
+query_int (Fixture *fixture, const char *influxql)
+{
+    g_autofree char *escaped = throng_test_http_escape (influxql);
+    g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/query?db=throng&q=%s",
+                                            fixture->port, escaped);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) answer = throng_test_http_get_json (url, &error);
+
+    g_assert_no_error (error);
+    g_assert_false (throng_test_json_has (answer, "results.0.error"));
+    if (!throng_test_json_has (answer, "results.0.series"))
+        return 0;
+    gint64 value = throng_test_json_int (answer, "results.0.series.0.values.0.1");
+    g_test_message ("%s = %" G_GINT64_FORMAT, influxql, value);
+    return value;
+}
+
+static char *
+plan_yaml (Fixture *fixture, const char *duration, guint buffer)
+{
+    return g_strdup_printf ("name: stored\n"
+                            "target: builtin\n"
+                            "defaults:\n"
+                            "  http: { base_url: \"${builtin.http}\", transport: soup }\n"
+                            "scenarios:\n"
+                            "  - name: browse\n"
+                            "    users: 2\n"
+                            "    duration: %s\n"
+                            "    think_time: 2ms\n"
+                            "    steps:\n"
+                            "      - name: \"home, page\"\n"
+                            "        http: { url: / }\n"
+                            "      - http: { url: /status/404 }\n"
+                            "reporters:\n"
+                            "  - influxdb:\n"
+                            "      url: \"http://127.0.0.1:%u\"\n"
+                            "      database: throng\n"
+                            "      tags: { env: \"test run\" }\n"
+                            "      buffer: %u\n"
+                            "      backoff_max: 1s\n"
+                            "      flush_timeout: 10s\n",
+                            duration, fixture->port, buffer);
+}
+
+static void
+test_stored (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = plan_yaml (fixture, "3s", 10000);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_null (strstr (err, "influxdb"));
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
+    g_assert_cmpint (query_int (fixture, "SELECT sum(requests) FROM throng_step"), ==,
+                     throng_test_json_int (summary, "total.requests"));
+    g_assert_cmpint (query_int (fixture, "SELECT sum(errors_status) FROM throng_step"), ==,
+                     throng_test_json_int (summary, "total.errors_by_class.status"));
+    g_assert_cmpint (query_int (fixture,
+                                "SELECT sum(requests) FROM throng_step WHERE step = 'home, page' "
+                                "AND env = 'test run' AND scenario = 'browse'"),
+                     ==, throng_test_json_int (summary, "scenarios.0.steps.0.stats.requests"));
+    g_assert_cmpint (query_int (fixture, "SELECT sum(iterations) FROM throng_scenario"), ==,
+                     throng_test_json_int (summary, "scenarios.0.iterations"));
+    /* A point per interval for the run: about one a second. */
+    gint64 intervals = query_int (fixture, "SELECT count(requests) FROM throng_run");
+    g_assert_cmpint (intervals, >=, 2);
+    g_assert_cmpint (intervals, <=, 5);
+}
+
+/*
+ * The database stops for about four seconds of a ten-second run, then
+ * comes back.  Batches of four points (two steps, the scenario, the run)
+ * pile up against a buffer of eight points: the oldest are dropped and
+ * counted, the rest written when it returns.
+ */
+static void
+test_outage (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = plan_yaml (fixture, "10s", 8);
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *json = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_auto (GStrv) args = throng_test_run_args (plan, json);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *) args, NULL);
+    /* Under way (later in a sanitized build), and a batch or two written. */
+    throng_test_wait_started ();
+    g_usleep (1000 * 1000);
+    gint64 outage_start = g_get_monotonic_time ();
+    stop_influxd (fixture);
+    g_usleep (4000 * 1000);
+    g_assert_true (spawn_influxd (fixture));
+    gint64 outage_s = (g_get_monotonic_time () - outage_start + G_USEC_PER_SEC - 1)
+                      / G_USEC_PER_SEC;
+    g_assert_true (throng_test_process_wait (throng, 60, &status, &out, &err));
+    g_test_message ("outage %" G_GINT64_FORMAT " s; stderr:\n%s", outage_s, err);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+
+    /* "throng: warning: influxdb: D of N points (R requests) were not stored; the buffer holds 8 points; …" */
+    g_autoptr (GRegex) regex = g_regex_new (
+        "influxdb: (\\d+) of (\\d+) points \\((\\d+) requests\\) were not stored; the buffer "
+        "holds 8 points",
+        0, 0, NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+    g_assert_true (g_regex_match (regex, err, 0, &match));
+    g_autofree char *dropped_text = g_match_info_fetch (match, 1);
+    g_autofree char *requests_text = g_match_info_fetch (match, 3);
+    gint64 dropped = g_ascii_strtoll (dropped_text, NULL, 10);
+    gint64 dropped_requests = g_ascii_strtoll (requests_text, NULL, 10);
+
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) summary = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    gint64 total = throng_test_json_int (summary, "total.requests");
+    gint64 stored = query_int (fixture, "SELECT sum(requests) FROM throng_step");
+
+    /* Nothing unaccounted for: stored and dropped make the run. */
+    g_assert_cmpint (stored + dropped_requests, ==, total);
+    /* The outage outgrew the buffer, so something was dropped, but only what it produced:
+     * four points a second, less the eight the buffer kept. */
+    g_assert_cmpint (dropped, >=, 4);
+    g_assert_cmpint (dropped, <=, 4 * (outage_s + 1));
+    g_assert_cmpint (dropped_requests, <, total);
+    /* Points from before and after the outage are there. */
+    g_assert_cmpint (query_int (fixture, "SELECT count(requests) FROM throng_run"), >=, 4);
+}
+
+/* A database that refuses the writes (no such database): the points are dropped at once, counted. */
+static void
+test_refused (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = plan_yaml (fixture, "2s", 10000);
+    char *db = strstr (yaml, "database: throng");
+    g_assert_nonnull (db);
+    memcpy (db, "database: nosuch", strlen ("database: nosuch"));
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
+
+    g_test_message ("%s", err);
+    g_autofree char *expected = g_strdup_printf (
+        "points (%" G_GINT64_FORMAT " requests) were not stored",
+        throng_test_json_int (summary, "total.requests"));
+    g_assert_nonnull (strstr (err, expected));
+    g_assert_nonnull (strstr (err, "HTTP 404"));
+    g_assert_nonnull (strstr (err, "database not found"));
+}
+
+/*
+ * A database that accepts connections and never answers (influxd stopped
+ * with SIGSTOP): the run is not slowed, every write times out, and the
+ * end of the run waits only its flush_timeout before counting every
+ * point as lost.
+ */
+static void
+test_hung (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = plan_yaml (fixture, "3s", 10000);
+    char *flush = strstr (yaml, "flush_timeout: 10s");
+    g_assert_nonnull (flush);
+    memcpy (flush, "flush_timeout: 2s ", strlen ("flush_timeout: 10s"));
+    g_autofree char *with_timeout = g_strconcat (yaml, "      timeout: 1s\n", NULL);
+    g_autofree char *err = NULL;
+
+    throng_test_process_signal (fixture->influxd, SIGSTOP);
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (JsonNode) summary
+        = throng_test_run_summary (fixture->dir, with_timeout, NULL, 60, 0, &err);
+    gint64 took_ms = (g_get_monotonic_time () - start) / 1000;
+    throng_test_process_signal (fixture->influxd, SIGCONT);
+
+    g_test_message ("took %" G_GINT64_FORMAT " ms; %s", took_ms, err);
+    /* The run's 3 s, start-up (longer in a sanitized build), and the 2 s flush: never the
+     * writes' own timeouts piling up. */
+    gint64 start_up_ms = g_getenv ("THRONG_SANITIZED") != NULL ? 12000 : 4000;
+    g_assert_cmpint (took_ms, <, 3000 + 2000 + start_up_ms);
+    g_assert_cmpfloat (throng_test_json_double (summary, "duration_s"), <, 3.5);
+    g_autofree char *expected = g_strdup_printf (
+        "points (%" G_GINT64_FORMAT " requests) were not stored",
+        throng_test_json_int (summary, "total.requests"));
+    g_assert_nonnull (strstr (err, expected));
+}
+
+/* Options are checked at plan load, located, without a database. */
+typedef struct {
+    const char *options;
+    const char *message;
+} BadOptions;
+
+static const BadOptions bad_options[] = {
+    { "{ url: \"ftp://127.0.0.1:8086\" }", "is not an http:// or https:// URL" },
+    { "{ tags: { step: x } }", "tags: 'step' is a tag of throng's own" },
+    { "{ tags: [ a, b ] }", "tags: expected a map" },
+    { "{ api: v3 }", "v3" },
+    { "{ buffer: 0 }", "buffer" },
+};
+
+static void
+test_options_invalid (Fixture *fixture, gconstpointer data)
+{
+    for (guint i = 0; i < G_N_ELEMENTS (bad_options); i++) {
+        g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                                 "  - name: s\n"
+                                                 "    users: 1\n"
+                                                 "    steps:\n"
+                                                 "      - http: { url: \"http://127.0.0.1:1/\" }\n"
+                                                 "reporters:\n"
+                                                 "  - influxdb: %s\n",
+                                                 bad_options[i].options);
+        g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        int status = throng_test_runv (30, &out, &err, "validate", plan, NULL);
+
+        g_test_message ("%s: %s", bad_options[i].options, err);
+        g_assert_cmpint (status, ==, 2);
+        g_assert_nonnull (strstr (err, "plan.yaml:7:"));
+        g_assert_nonnull (strstr (err, bad_options[i].message));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    g_test_add ("/influxdb/stored", Fixture, NULL, fixture_setup, test_stored, fixture_teardown);
+    g_test_add ("/influxdb/outage", Fixture, NULL, fixture_setup, test_outage, fixture_teardown);
+    g_test_add ("/influxdb/refused", Fixture, NULL, fixture_setup, test_refused,
+                fixture_teardown);
+    g_test_add ("/influxdb/options-invalid", Fixture, NULL, fixture_setup, test_options_invalid,
+                fixture_teardown);
+    g_test_add ("/influxdb/hung", Fixture, NULL, fixture_setup, test_hung, fixture_teardown);
+    return g_test_run ();
+}

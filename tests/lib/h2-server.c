@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hostile HTTP/2 server (h2-server.h).  nghttp2's server session
+ * parses and answers; what it refuses to send (a PUSH_PROMISE to a
+ * client that disabled push, a DATA frame cut short) is written as raw
+ * frame bytes after its output.  Blocking sockets (under GnuTLS for the
+ * TLS server), one thread per connection, each polling with a short timeout so that free() stops
+ * them promptly.
+ */
+#include "h2-server.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <gnutls/gnutls.h>
+#include <netinet/in.h>
+#include <nghttp2/nghttp2.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define FLOOD_FRAMES 5000
+
+struct _ThrongTestH2Server {
+    int fd;
+    gnutls_certificate_credentials_t credentials; /* NULL: h2c */
+    char *url;
+    gint stopping;
+    guint connections;
+    GThread *acceptor;
+    GMutex lock;
+    GPtrArray *threads;
+};
+
+typedef enum {
+    ACT_NONE,
+    ACT_OK,
+    ACT_RST,
+    ACT_GOAWAY,
+    ACT_WINDOW,
+    ACT_HUGE_HEADERS,
+    ACT_PUSH,
+    ACT_PING_FLOOD,
+    ACT_SETTINGS_FLOOD,
+    ACT_CUT,
+    ACT_H1_REPLY,
+    ACT_TLS_CUT,
+} Action;
+
+static const struct {
+    const char *path;
+    Action action;
+} routes[] = {
+    { "/ok", ACT_OK },
+    { "/rst", ACT_RST },
+    { "/goaway", ACT_GOAWAY },
+    { "/window", ACT_WINDOW },
+    { "/huge-headers", ACT_HUGE_HEADERS },
+    { "/push", ACT_PUSH },
+    { "/ping-flood", ACT_PING_FLOOD },
+    { "/settings-flood", ACT_SETTINGS_FLOOD },
+    { "/cut", ACT_CUT },
+    { "/h1-reply", ACT_H1_REPLY },
+    { "/tls-cut", ACT_TLS_CUT },
+};
+
+typedef struct {
+    ThrongTestH2Server *server;
+    int fd;
+    gnutls_session_t tls; /* NULL: h2c */
+    nghttp2_session *session;
+    Action path_action; /* of the request whose head is being read */
+    Action pending;     /* to do once mem_recv returned */
+    gint32 pending_stream;
+    gboolean close_after;
+    gboolean discard; /* no longer HTTP/2: read and drop until the peer goes */
+} Conn;
+
+static gboolean
+send_all (Conn *c, const guint8 *data, gsize len)
+{
+    while (len > 0) {
+        gssize n = c->tls != NULL ? gnutls_record_send (c->tls, data, len)
+                                  : send (c->fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EINTR || n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED))
+            continue;
+        if (n <= 0)
+            return FALSE;
+        data += n;
+        len -= (gsize)n;
+    }
+    return TRUE;
+}
+
+static gboolean
+drain (Conn *c)
+{
+    for (;;) {
+        const uint8_t *data;
+        ssize_t n = nghttp2_session_mem_send (c->session, &data);
+        if (n < 0)
+            return FALSE;
+        if (n == 0)
+            return TRUE;
+        if (!send_all (c, data, (gsize)n))
+            return FALSE;
+    }
+}
+
+static void
+frame_header (guint8 *out, guint32 length, guint8 type, guint8 flags, gint32 stream)
+{
+    out[0] = (guint8)(length >> 16);
+    out[1] = (guint8)(length >> 8);
+    out[2] = (guint8)length;
+    out[3] = type;
+    out[4] = flags;
+    out[5] = (guint8)((guint32)stream >> 24) & 0x7f;
+    out[6] = (guint8)((guint32)stream >> 16);
+    out[7] = (guint8)((guint32)stream >> 8);
+    out[8] = (guint8)stream;
+}
+
+static ssize_t
+read_ok (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length, uint32_t *flags,
+         nghttp2_data_source *source, void *data)
+{
+    memcpy (buf, "ok", 2);
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return 2;
+}
+
+static ssize_t
+read_never (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
+            uint32_t *flags, nghttp2_data_source *source, void *data)
+{
+    return NGHTTP2_ERR_DEFERRED;
+}
+
+static void
+respond (Conn *c, gint32 stream, const nghttp2_nv *extra, gsize n_extra, gboolean body)
+{
+    nghttp2_nv nva[1 + 200];
+    nghttp2_data_provider provider = { .read_callback = body ? read_ok : read_never };
+
+    nva[0] = (nghttp2_nv){ (uint8_t *)":status", (uint8_t *)"200", 7, 3, NGHTTP2_NV_FLAG_NONE };
+    for (gsize i = 0; i < n_extra; i++)
+        nva[1 + i] = extra[i];
+    nghttp2_submit_response (c->session, stream, nva, 1 + n_extra, &provider);
+}
+
+static void
+act (Conn *c)
+{
+    gint32 stream = c->pending_stream;
+    Action action = c->pending;
+    guint8 raw[64];
+
+    c->pending = ACT_NONE;
+    switch (action) {
+    case ACT_OK:
+        respond (c, stream, NULL, 0, TRUE);
+        break;
+    case ACT_RST:
+        nghttp2_submit_rst_stream (c->session, NGHTTP2_FLAG_NONE, stream, NGHTTP2_INTERNAL_ERROR);
+        break;
+    case ACT_GOAWAY:
+        if (stream == 1) {
+            respond (c, stream, NULL, 0, TRUE);
+            break;
+        }
+        nghttp2_submit_goaway (c->session, NGHTTP2_FLAG_NONE, stream - 2, NGHTTP2_NO_ERROR, NULL,
+                               0);
+        c->close_after = TRUE;
+        break;
+    case ACT_WINDOW:
+        break;
+    case ACT_HUGE_HEADERS: {
+        static char value[1001];
+        static char names[200][8];
+        nghttp2_nv extra[200];
+        memset (value, 'a', 1000);
+        for (guint i = 0; i < 200; i++) {
+            g_snprintf (names[i], sizeof names[i], "x-h%03u", i);
+            extra[i] = (nghttp2_nv){ (uint8_t *)names[i], (uint8_t *)value, 6, 1000,
+                                     NGHTTP2_NV_FLAG_NO_INDEX };
+        }
+        respond (c, stream, extra, 200, TRUE);
+        break;
+    }
+    case ACT_PUSH: {
+        /* Promised stream 2: :method GET, :scheme http, :path / (static table 2, 6, 4),
+         * :authority "a" (a literal with name index 1). */
+        static const guint8 block[] = { 0x82, 0x86, 0x84, 0x41, 0x01, 'a' };
+        drain (c);
+        frame_header (raw, 4 + sizeof block, NGHTTP2_PUSH_PROMISE, NGHTTP2_FLAG_END_HEADERS,
+                      stream);
+        raw[9] = 0, raw[10] = 0, raw[11] = 0, raw[12] = 2;
+        memcpy (raw + 13, block, sizeof block);
+        send_all (c, raw, 13 + sizeof block);
+        respond (c, stream, NULL, 0, TRUE);
+        break;
+    }
+    case ACT_PING_FLOOD:
+        drain (c);
+        for (guint i = 0; i < FLOOD_FRAMES; i++) {
+            frame_header (raw, 8, NGHTTP2_PING, 0, 0);
+            memset (raw + 9, 0, 8);
+            if (!send_all (c, raw, 17))
+                break;
+        }
+        respond (c, stream, NULL, 0, TRUE);
+        break;
+    case ACT_SETTINGS_FLOOD:
+        drain (c);
+        for (guint i = 0; i < FLOOD_FRAMES; i++) {
+            frame_header (raw, 0, NGHTTP2_SETTINGS, 0, 0);
+            if (!send_all (c, raw, 9))
+                break;
+        }
+        respond (c, stream, NULL, 0, TRUE);
+        break;
+    case ACT_CUT:
+        respond (c, stream, NULL, 0, FALSE);
+        drain (c);
+        frame_header (raw, 100, NGHTTP2_DATA, 0, stream);
+        memset (raw + 9, 'x', 10);
+        send_all (c, raw, 19);
+        c->close_after = TRUE;
+        break;
+    case ACT_H1_REPLY: {
+        static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        drain (c);
+        send_all (c, (const guint8 *)reply, sizeof reply - 1);
+        /* Kept open: a close with unread bytes would be a reset, racing the reply. */
+        c->discard = TRUE;
+        break;
+    }
+    case ACT_TLS_CUT:
+        respond (c, stream, NULL, 0, FALSE);
+        drain (c);
+        frame_header (raw, 100, NGHTTP2_DATA, 0, stream);
+        memset (raw + 9, 'x', 10);
+        send_all (c, raw, 19);
+        if (c->tls != NULL)
+            gnutls_bye (c->tls, GNUTLS_SHUT_WR);
+        c->discard = TRUE;
+        break;
+    case ACT_NONE:
+    default:
+        break;
+    }
+}
+
+static int
+on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
+           size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *data)
+{
+    Conn *c = data;
+
+    if (namelen != 5 || memcmp (name, ":path", 5) != 0)
+        return 0;
+    c->path_action = ACT_NONE;
+    for (guint i = 0; i < G_N_ELEMENTS (routes); i++)
+        if (strlen (routes[i].path) == valuelen && memcmp (routes[i].path, value, valuelen) == 0)
+            c->path_action = routes[i].action;
+    return 0;
+}
+
+static int
+on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
+{
+    Conn *c = data;
+
+    /* Acts once the head is in; a request body is never waited for. */
+    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+        c->pending = c->path_action != ACT_NONE ? c->path_action : ACT_OK;
+        c->pending_stream = frame->hd.stream_id;
+    }
+    return 0;
+}
+
+/* The blocking TLS handshake, offering ALPN h2 only. */
+static gboolean
+tls_start (Conn *c)
+{
+    static const gnutls_datum_t h2 = { (unsigned char *)"h2", 2 };
+    int r;
+
+    gnutls_init (&c->tls, GNUTLS_SERVER);
+    gnutls_set_default_priority (c->tls);
+    gnutls_credentials_set (c->tls, GNUTLS_CRD_CERTIFICATE, c->server->credentials);
+    gnutls_alpn_set_protocols (c->tls, &h2, 1, 0);
+    gnutls_transport_set_int (c->tls, c->fd);
+    gnutls_handshake_set_timeout (c->tls, 5000);
+    do
+        r = gnutls_handshake (c->tls);
+    while (r < 0 && !gnutls_error_is_fatal (r));
+    return r == GNUTLS_E_SUCCESS;
+}
+
+static gpointer
+conn_thread (gpointer data)
+{
+    Conn *c = data;
+    nghttp2_session_callbacks *callbacks;
+    nghttp2_option *option;
+    guint8 buf[16384];
+    gboolean ok;
+
+    nghttp2_session_callbacks_new (&callbacks);
+    nghttp2_session_callbacks_set_on_header_callback (callbacks, on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback (callbacks, on_frame_recv);
+    nghttp2_option_new (&option);
+    /* Request bodies are never consumed: no WINDOW_UPDATE ever goes out. */
+    nghttp2_option_set_no_auto_window_update (option, 1);
+    nghttp2_option_set_max_send_header_block_length (option, 1 << 20);
+    nghttp2_session_server_new2 (&c->session, callbacks, c, option);
+    nghttp2_session_callbacks_del (callbacks);
+    nghttp2_option_del (option);
+    nghttp2_submit_settings (c->session, NGHTTP2_FLAG_NONE, NULL, 0);
+    ok = c->server->credentials == NULL || tls_start (c);
+
+    while (ok && !g_atomic_int_get (&c->server->stopping)) {
+        struct pollfd pfd = { c->fd, POLLIN, 0 };
+        gssize n;
+
+        if ((!c->discard && !drain (c)) || c->close_after)
+            break;
+        if ((c->tls == NULL || gnutls_record_check_pending (c->tls) == 0)
+            && poll (&pfd, 1, 50) <= 0)
+            continue;
+        if (c->tls != NULL) {
+            do
+                n = gnutls_record_recv (c->tls, buf, sizeof buf);
+            while (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED);
+        } else {
+            n = recv (c->fd, buf, sizeof buf, 0);
+        }
+        if (n <= 0)
+            break;
+        if (c->discard)
+            continue;
+        if (nghttp2_session_mem_recv (c->session, buf, (gsize)n) < 0)
+            break;
+        if (c->pending != ACT_NONE)
+            act (c);
+        if (!nghttp2_session_want_read (c->session) && !nghttp2_session_want_write (c->session))
+            break;
+    }
+    if (ok && !c->discard)
+        drain (c);
+    nghttp2_session_del (c->session);
+    if (c->tls != NULL)
+        gnutls_deinit (c->tls);
+    close (c->fd);
+    g_free (c);
+    return NULL;
+}
+
+static gpointer
+accept_thread (gpointer data)
+{
+    ThrongTestH2Server *server = data;
+
+    while (!g_atomic_int_get (&server->stopping)) {
+        struct pollfd pfd = { server->fd, POLLIN, 0 };
+        int fd;
+
+        if (poll (&pfd, 1, 50) <= 0)
+            continue;
+        fd = accept (server->fd, NULL, NULL);
+        if (fd < 0)
+            continue;
+        Conn *c = g_new0 (Conn, 1);
+        c->server = server;
+        c->fd = fd;
+        g_mutex_lock (&server->lock);
+        server->connections++;
+        g_ptr_array_add (server->threads, g_thread_new ("h2-conn", conn_thread, c));
+        g_mutex_unlock (&server->lock);
+    }
+    return NULL;
+}
+
+static ThrongTestH2Server *
+server_new (gnutls_certificate_credentials_t credentials, GError **error)
+{
+    ThrongTestH2Server *server;
+    struct sockaddr_in addr = { .sin_family = AF_INET };
+    socklen_t len = sizeof addr;
+    int one = 1;
+    int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind (fd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen (fd, 64) < 0
+        || getsockname (fd, (struct sockaddr *)&addr, &len) < 0) {
+        int saved = errno;
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "h2 server: %s",
+                     g_strerror (saved));
+        if (fd >= 0)
+            close (fd);
+        if (credentials != NULL)
+            gnutls_certificate_free_credentials (credentials);
+        return NULL;
+    }
+    server = g_new0 (ThrongTestH2Server, 1);
+    server->fd = fd;
+    server->credentials = credentials;
+    server->url = g_strdup_printf ("%s://127.0.0.1:%u", credentials != NULL ? "https" : "http",
+                                   ntohs (addr.sin_port));
+    server->threads = g_ptr_array_new ();
+    g_mutex_init (&server->lock);
+    server->acceptor = g_thread_new ("h2-accept", accept_thread, server);
+    return server;
+}
+
+ThrongTestH2Server *
+throng_test_h2_server_new (GError **error)
+{
+    return server_new (NULL, error);
+}
+
+ThrongTestH2Server *
+throng_test_h2_server_new_tls (const char *cert_file, const char *key_file, GError **error)
+{
+    gnutls_certificate_credentials_t credentials;
+    int r = gnutls_certificate_allocate_credentials (&credentials);
+
+    if (r == 0)
+        r = gnutls_certificate_set_x509_key_file (credentials, cert_file, key_file,
+                                                  GNUTLS_X509_FMT_PEM);
+    if (r < 0) {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "h2 server: %s", gnutls_strerror (r));
+        gnutls_certificate_free_credentials (credentials);
+        return NULL;
+    }
+    return server_new (credentials, error);
+}
+
+const char *
+throng_test_h2_server_url (ThrongTestH2Server *server)
+{
+    return server->url;
+}
+
+guint
+throng_test_h2_server_connections (ThrongTestH2Server *server)
+{
+    guint n;
+
+    g_mutex_lock (&server->lock);
+    n = server->connections;
+    g_mutex_unlock (&server->lock);
+    return n;
+}
+
+void
+throng_test_h2_server_free (ThrongTestH2Server *server)
+{
+    if (server == NULL)
+        return;
+    g_atomic_int_set (&server->stopping, 1);
+    g_thread_join (server->acceptor);
+    for (guint i = 0; i < server->threads->len; i++)
+        g_thread_join (g_ptr_array_index (server->threads, i));
+    g_ptr_array_unref (server->threads);
+    g_mutex_clear (&server->lock);
+    close (server->fd);
+    if (server->credentials != NULL)
+        gnutls_certificate_free_credentials (server->credentials);
+    g_free (server->url);
+    g_free (server);
+}
