@@ -526,6 +526,61 @@ test_report_back (Fixture *f, gconstpointer data)
                      throng_test_json_int (reread, "scenarios.0.checks.fails"));
 }
 
+/*
+ * A journey over HTTP/2 (fast's nghttp2 path, soup's ALPN): nginx hands
+ * out a token and refuses the item page without it, so a passing status
+ * check means the extracted token went out in the templated header; the
+ * JSON checks read bodies kept from DATA frames.
+ */
+static void
+test_h2 (Fixture *f, gconstpointer data)
+{
+    static const char locations[]
+        = "location = /login { default_type application/json;"
+          " return 200 '{\"token\": \"t-$request_id\"}'; }\n"
+          "location = /items { default_type application/json;"
+          " if ($http_authorization !~ \"^Bearer t-[0-9a-f]{32}$\") { return 401; }"
+          " return 200 '{\"items\": [{\"id\": 7}], \"in_stock\": true}'; }\n";
+    static const char steps[] = "      - once: true\n"
+                                "        http:\n"
+                                "          method: POST\n"
+                                "          url: /login\n"
+                                "          extract: { token: { json: $.token } }\n"
+                                "      - http:\n"
+                                "          url: /items\n"
+                                "          headers: { Authorization: \"Bearer ${vars.token}\" }\n"
+                                "          check:\n"
+                                "            - status: 200\n"
+                                "            - json: $.items[0].id\n"
+                                "              equals: 7\n";
+    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE, .locations = locations };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    gint64 passes, fails;
+
+    if (nginx == NULL)
+        return;
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = "version: 2, tls: { verify: false }",
+        .users = 5,
+        .iterations = 4,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+
+    root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 5 + 5 * 4);
+    check_counts (root, "status is 200", &passes, &fails);
+    g_assert_cmpint (passes, ==, 20);
+    check_counts (root, "$.items[0].id equals 7", &passes, &fails);
+    g_assert_cmpint (passes, ==, 20);
+    g_assert_cmpint (fails, ==, 0);
+}
+
 /* `unique` rows: each goes to exactly one user, for all of that user's iterations. */
 static void
 test_unique_rows (Fixture *f, gconstpointer data)
@@ -782,6 +837,7 @@ main (int argc, char **argv)
         { "functions", test_functions, TRUE },
         { "body-file", test_body_file, TRUE },
         { "report-back", test_report_back, FALSE },
+        { "h2", test_h2, TRUE },
         { "unique-rows", test_unique_rows, TRUE },
         { "choose", test_choose, TRUE },
         { "group-timing", test_group_timing, TRUE },
