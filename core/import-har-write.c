@@ -42,7 +42,7 @@ append_quoted (GString *out, const char *text)
 
         if (c == '"' || c == '\\') {
             g_string_append_c (out, '\\');
-            g_string_append_c (out, (char)c);
+            g_string_append_c (out, (char) c);
         } else if (c == '$' && p[1] == '{') {
             /* A recorded `${` is text: `$${` writes it in a plan (docs/journeys.md). */
             g_string_append (out, "$$");
@@ -67,12 +67,12 @@ append_comment (GString *out, const char *indent, const char *text)
 {
     g_string_append_printf (out, "%s# ", indent);
     for (const char *p = text; *p != '\0'; p++)
-        g_string_append_c (out, (guchar)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+        g_string_append_c (out, (guchar) *p < 0x20 || *p == 0x7f ? ' ' : *p);
     g_string_append_c (out, '\n');
 }
 
 static void G_GNUC_PRINTF (3, 4)
-    append_commentf (GString *out, const char *indent, const char *format, ...)
+append_commentf (GString *out, const char *indent, const char *format, ...)
 {
     va_list args;
     va_start (args, format);
@@ -122,16 +122,14 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
                      import->entries == 1 ? "y" : "ies", import->requests->len,
                      import->requests->len == 1 ? "" : "s");
     if (import->excluded_host + import->excluded_regex + import->excluded_static > 0)
-        append_commentf (out, "",
-                         "Left out: %u by --include-host, %u by --exclude, %u by "
+        append_commentf (out, "", "Left out: %u by --include-host, %u by --exclude, %u by "
                          "--no-static.",
                          import->excluded_host, import->excluded_regex, import->excluded_static);
     for (guint i = 0; i < import->skipped->len; i++)
         append_commentf (out, "", "Skipped %s",
-                         (const char *)g_ptr_array_index (import->skipped, i));
-    append_comment (out, "",
-                    "One user replays the recording once: raise users and iterations, "
-                    "or set a duration,");
+                         (const char *) g_ptr_array_index (import->skipped, i));
+    append_comment (out, "", "One user replays the recording once: raise users and iterations, "
+                             "or set a duration,");
     append_comment (out, "", "to make it a load test.  Read it first: what it sends, and where.");
     for (guint o = 0; o < origins->len; o++) {
         const char *origin = g_ptr_array_index (origins, o);
@@ -146,9 +144,8 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
                              : "; NOT a loopback host: running this plan sends load there");
     }
     if (!HAR_WRITE_CHECKS)
-        append_comment (out, "",
-                        "Each step's recorded status is written as a commented-out "
-                        "`check`, for when the http plugin has checks.");
+        append_comment (out, "", "Each step's recorded status is written as a commented-out "
+                                 "`check`, for when the http plugin has checks.");
 }
 
 static const HarHeader *
@@ -179,7 +176,7 @@ common_headers (const HarImport *import)
             everywhere = other != NULL && strcmp (other->value, header->value) == 0;
         }
         if (everywhere)
-            g_ptr_array_add (common, (gpointer)header);
+            g_ptr_array_add (common, (gpointer) header);
     }
     return common;
 }
@@ -261,7 +258,7 @@ har_write_plan (const HarImport *import, const char *name)
     count_origins (import, origins, counts);
     write_header (out, import, origins, counts);
     for (guint i = 0; i < import->requests->len; i++)
-        paused_us += ((const HarRequest *)g_ptr_array_index (import->requests, i))->pause_us;
+        paused_us += ((const HarRequest *) g_ptr_array_index (import->requests, i))->pause_us;
 
     g_string_append (out, "name: ");
     append_quoted (out, name);
@@ -277,12 +274,10 @@ har_write_plan (const HarImport *import, const char *name)
         g_autofree char *total = format_duration (paused_us);
         g_autofree char *mean = format_duration (mean_us);
 
-        append_commentf (out, "    ",
-                         "The recording paused %s in all with no request in flight; a "
+        append_commentf (out, "    ", "The recording paused %s in all with no request in flight; a "
                          "plan has one",
                          total);
-        append_commentf (out, "    ",
-                         "think time, after every step, so each step pauses the mean "
+        append_commentf (out, "    ", "think time, after every step, so each step pauses the mean "
                          "(each pause is above its step).");
         g_string_append_printf (out, "    think_time: %s\n", mean);
     }

@@ -356,9 +356,9 @@ expand_lookup (const char *name, gpointer data, const ThrongNode *where, gsize o
 static void
 test_tree_expand (void)
 {
-    g_autoptr (ThrongTree) tree = load (
-        "a: ${builtin.http}/x\nb: ['pre ${builtin.http} ${user.id} ${builtin.http}']\n"
-        "c: {d: '${unterminated'}\n${builtin.http}: key\ne: '$${builtin.http} ${builtin.http}'\n");
+    g_autoptr (ThrongTree) tree
+        = load ("a: ${builtin.http}/x\nb: ['pre ${builtin.http} ${user.id} ${builtin.http}']\n"
+                "c: {d: '${unterminated'}\n${builtin.http}: key\ne: '$${builtin.http} ${builtin.http}'\n");
     g_autoptr (GError) error = NULL;
     const ThrongNode *root = throng_tree_root (tree);
     guint calls = 0;
