@@ -15,36 +15,36 @@
 #include "journey.h"
 #include "svg.h"
 
-static const char html_style[]
-    = "body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;"
-      "max-width:1000px;padding:1em 1.5em}\n"
-      "h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin:1.6em 0 .5em;"
-      "border-bottom:1px solid #767676}\n"
-      "dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:.5em 0}"
-      "dl.run dt{font-weight:600}dl.run dd{margin:0}\n"
-      "table{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}"
-      "th,td{border:1px solid #767676;padding:.2em .5em;text-align:right}"
-      "th:first-child,td.name{text-align:left}thead th{background:#eee}\n"
-      "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}"
-      "tr.group td.name{font-style:italic}tr.depth1 td.name{padding-left:3.2em}"
-      "tr.depth2 td.name{padding-left:4.8em}tr.depth3 td.name,tr.depth4 td.name{padding-left:6.4em}"
-      "tr.failed td{color:#b00}"
-      ".pass{color:#1b6e20;font-weight:700}"
-      ".fail{color:#b3261e;font-weight:700}\n"
-      ".banner{border:2px solid #8a4b00;background:#fdf0e0;padding:.5em 1em;margin:1em 0}\n"
-      ".note,.generated{color:#4d4d4d;font-size:.9em}.empty{color:#4d4d4d;font-style:italic}\n"
-      "figure.chart{margin:1em 0;break-inside:avoid}figcaption{font-weight:600}\n"
-      "svg.plot{width:100%;height:auto;font-size:12px}svg.plot text{fill:#1a1a1a}\n"
-      ".grid{stroke:#d9d9d9}.tick{stroke:#1a1a1a}.frame{fill:none;stroke:#1a1a1a}"
-      ".series{stroke-width:2}.ytick{text-anchor:end}.xtick,.xlabel,.ylabel{text-anchor:middle}"
-      ".wall{fill:#4d4d4d}.sat{fill:#e8a33d;fill-opacity:.28}\n"
-      "ul.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.3em 1em;padding:0;margin:.2em 0}"
-      "ul.legend button{font:inherit;background:none;border:1px solid #bbb;border-radius:3px;"
-      "cursor:pointer;display:flex;align-items:center;gap:.3em}"
-      "ul.legend button.off{opacity:.45;text-decoration:line-through}.off{display:none}\n"
-      ".readout{position:absolute;display:none;white-space:pre;background:#fff;"
-      "border:1px solid #1a1a1a;padding:.3em .5em;font-size:.85em;pointer-events:none}\n"
-      "@media print{body{max-width:none}ul.legend button{border:none}.readout{display:none}}\n";
+static const char html_style[] =
+    "body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;"
+    "max-width:1000px;padding:1em 1.5em}\n"
+    "h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin:1.6em 0 .5em;"
+    "border-bottom:1px solid #767676}\n"
+    "dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:.5em 0}"
+    "dl.run dt{font-weight:600}dl.run dd{margin:0}\n"
+    "table{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}"
+    "th,td{border:1px solid #767676;padding:.2em .5em;text-align:right}"
+    "th:first-child,td.name{text-align:left}thead th{background:#eee}\n"
+    "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}"
+    "tr.group td.name{font-style:italic}tr.depth1 td.name{padding-left:3.2em}"
+    "tr.depth2 td.name{padding-left:4.8em}tr.depth3 td.name,tr.depth4 td.name{padding-left:6.4em}"
+    "tr.failed td{color:#b00}"
+    ".pass{color:#1b6e20;font-weight:700}"
+    ".fail{color:#b3261e;font-weight:700}\n"
+    ".banner{border:2px solid #8a4b00;background:#fdf0e0;padding:.5em 1em;margin:1em 0}\n"
+    ".note,.generated{color:#4d4d4d;font-size:.9em}.empty{color:#4d4d4d;font-style:italic}\n"
+    "figure.chart{margin:1em 0;break-inside:avoid}figcaption{font-weight:600}\n"
+    "svg.plot{width:100%;height:auto;font-size:12px}svg.plot text{fill:#1a1a1a}\n"
+    ".grid{stroke:#d9d9d9}.tick{stroke:#1a1a1a}.frame{fill:none;stroke:#1a1a1a}"
+    ".series{stroke-width:2}.ytick{text-anchor:end}.xtick,.xlabel,.ylabel{text-anchor:middle}"
+    ".wall{fill:#4d4d4d}.sat{fill:#e8a33d;fill-opacity:.28}\n"
+    "ul.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.3em 1em;padding:0;margin:.2em 0}"
+    "ul.legend button{font:inherit;background:none;border:1px solid #bbb;border-radius:3px;"
+    "cursor:pointer;display:flex;align-items:center;gap:.3em}"
+    "ul.legend button.off{opacity:.45;text-decoration:line-through}.off{display:none}\n"
+    ".readout{position:absolute;display:none;white-space:pre;background:#fff;"
+    "border:1px solid #1a1a1a;padding:.3em .5em;font-size:.85em;pointer-events:none}\n"
+    "@media print{body{max-width:none}ul.legend button{border:none}.readout{display:none}}\n";
 
 /*
  * Legend buttons hide and show their series, and hovering a chart shows
@@ -303,7 +303,8 @@ html_summary_table (GString *out, const ThrongSummary *summary)
                 = group || depth > 0
                       ? g_strdup_printf ("step%s depth%u", group ? " group" : "", depth)
                       : g_strdup ("step");
-            html_stats_row (out, css, scenario->steps[i].label, &scenario->steps[i].stats, seconds);
+            html_stats_row (out, css, scenario->steps[i].label, &scenario->steps[i].stats,
+                            seconds);
         }
     }
     html_stats_row (out, "total", "total", &summary->total, seconds);
