@@ -151,6 +151,12 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     }
     step->method = g_ascii_strup (options.method, -1);
 
+    if (options.body_template && options.body_file == NULL) {
+        const ThrongNode *node = map != NULL ? throng_node_lookup (map, "template") : NULL;
+        step_error (node, where, error, THRONG_PLAN_ERROR_INVALID,
+                    "template: true goes with body_file (a body is a template already)");
+        goto out;
+    }
     written_url = g_strdup (options.url);
     if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body, error)
         || !resolve_url (step, &options, &nodes, where, error)

@@ -793,6 +793,8 @@ test_bad_plans (void)
           "8:57: a header check takes exists, equals or contains" },
         { "check: [ { json: $.a, equals: 1, matches: x } ]",
           "8:35: a json check takes one of exists, equals or matches" },
+        { "template: true", "8:36: template: true goes with body_file (a body is a template "
+                            "already)" },
         { "check: [ { body_regex: 'a[' } ]",
           "8:49: invalid regex 'a[' at character 2: missing terminating ] for character class" },
     };
