@@ -43,6 +43,9 @@ append_quoted (GString *out, const char *text)
         if (c == '"' || c == '\\') {
             g_string_append_c (out, '\\');
             g_string_append_c (out, (char) c);
+        } else if (c == '$' && p[1] == '{') {
+            /* A recorded `${` is text: `$${` writes it in a plan (docs/journeys.md). */
+            g_string_append (out, "$$");
         } else if (c == '\n') {
             g_string_append (out, "\\n");
         } else if (c == '\r') {
@@ -220,9 +223,6 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
                      pause != NULL ? pause : "");
     for (guint n = 0; n < request->notes->len; n++)
         append_comment (out, indent, g_ptr_array_index (request->notes, n));
-    if (body != NULL && strstr (body, "${") != NULL)
-        append_comment (out, indent, "the body holds '${': plans with templates read it as a "
-                                     "variable; write '$${' for the text");
     g_string_append (out, "      - http:\n          method: ");
     append_quoted (out, request->method);
     g_string_append (out, "\n          url: ");

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "../http.h"
+#include "../journey.h"
 #include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
@@ -108,12 +109,14 @@ struct _FastUser {
     gboolean read_yielded; /* the read budget ran out with bytes still waiting */
 
     FastResponse response;
+    HttpJourney journey; /* ../journey.h: templates, kept body, extractors and checks */
 };
 
 /* transport.c */
 
 /* The Content-Length a request of @step with @method sends: -1 for none. */
-gssize fast_body_length (const HttpStep *step, const char *method, gboolean with_body);
+gssize fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
+                         gboolean with_body);
 
 /* connect.c: a connection for the exchange in flight */
 
