@@ -92,6 +92,8 @@ fast_pool_put (FastUser *u, FastConn *conn)
      * would take them for its response. */
     if (fast_conn_pending (conn))
         fast_idle_event (u, conn);
+    else
+        fast_conn_idle (conn);
 }
 
 void

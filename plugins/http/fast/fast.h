@@ -80,7 +80,6 @@ struct _FastUser {
     GResolver *resolver;
     FastLookup *lookup;
     SoupCookieJar *jar; /* made by the first Set-Cookie */
-    guint8 *in;   /* IN_SIZE bytes: what one read brings */
     GString *out; /* a request assembled per exchange (cookies, redirects) */
 
     /* the exchange in flight */
