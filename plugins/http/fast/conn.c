@@ -477,13 +477,27 @@ fast_conn_idle (FastConn *conn)
     conn->ahead_start = conn->ahead_end = 0;
 }
 
+gboolean
+fast_tracing (void)
+{
+    static gsize once = 0;
+    static gboolean wanted;
+
+    if (g_once_init_enter (&once)) {
+        wanted = !g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
+        g_once_init_leave (&once, 1);
+    }
+    return wanted;
+}
+
 void
 fast_conn_close (FastConn *conn, gboolean polite)
 {
     if (conn == NULL)
         return;
-    g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host, conn->port,
-             conn->exchanges, polite ? "" : " (abortive)");
+    if (G_UNLIKELY (fast_tracing ()))
+        g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host,
+                 conn->port, conn->exchanges, polite ? "" : " (abortive)");
     if (conn->tls != NULL) {
         /* One try, never a wait: the peer may already be gone. */
         if (polite)

@@ -120,6 +120,13 @@ fast_conn_pending (FastConn *conn)
            && (conn->ahead_start < conn->ahead_end || gnutls_record_check_pending (conn->tls) > 0);
 }
 
+/*
+ * TRUE when this module's g_debug() lines are wanted (G_MESSAGES_DEBUG),
+ * decided once.  g_debug() formats its message before it asks, so a line
+ * written per request or per connection asks this first.
+ */
+gboolean fast_tracing (void);
+
 /* The connection goes idle: what only a busy connection needs is given back. */
 void fast_conn_idle (FastConn *conn);
 

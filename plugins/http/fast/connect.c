@@ -379,8 +379,9 @@ fast_exchange_start (FastUser *u, gboolean fresh)
     if (!fresh) {
         FastConn *conn = pool_take (u);
         if (conn != NULL) {
-            g_debug ("fast: reusing connection to %s:%u (%u exchanges)", conn->host, conn->port,
-                     conn->exchanges);
+            if (G_UNLIKELY (fast_tracing ()))
+                g_debug ("fast: reusing connection to %s:%u (%u exchanges)", conn->host,
+                         conn->port, conn->exchanges);
             u->conn = conn;
             u->reused = TRUE;
             fast_request_ready (u);
