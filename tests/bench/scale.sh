@@ -38,7 +38,7 @@ set -euo pipefail
 BUILD_DIR=${1:-build}
 DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
-ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https h2load-8000"}
+ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https wrk-http-2000 h2load-8000"}
 # nginx holds every connection of the largest row, and h2load's 8,000.
 NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-16384}
 
@@ -150,16 +150,18 @@ median_run() {
     printf '%s\n' "${rows[@]}" | sort -k1 -g | sed -n "$(( (RUNS + 1) / 2 ))p"
 }
 
-# wrk, 50 connections, one thread: a row like throng_once's (its own p50/p99).
-wrk_once() {
-    local url=$1 out=$WORK/wrk.txt
-    read -r user sys rss < <(run_timed_rss "$out" wrk -t1 -c50 -d"${DURATION}s" --latency "$url")
+# wrk, CONNS connections (default 50), one thread: a row like throng_once's (its own p50/p99).
+wrk_once() { # URL [CONNS]
+    local url=$1 conns=${2:-50} out=$WORK/wrk.txt
+    read -r user sys rss < <(run_timed_rss "$out" bash -c \
+        'ulimit -n "$(ulimit -Hn)"; exec wrk -t1 -c"$1" -d"$2" --latency "$3"' \
+        wrk "$conns" "${DURATION}s" "$url")
     local requests p50 p99
     requests=$(awk '/requests in/ { print $1 }' "$out")
     p50=$(awk '$1 == "50%" { print $2 }' "$out")
     p99=$(awk '$1 == "99%" { print $2 }' "$out")
     awk -v u="$user" -v s="$sys" -v r="$requests" -v a="$(to_ms "$p50")" -v b="$(to_ms "$p99")" \
-        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f - %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0), a, b, m, r }'
+        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f - %d %d - -\n", (r > 0 ? (u + s) * 1e6 / r : 0), a, b, m, r }'
 }
 
 # wrk's "123.45us" / "1.20ms" / "2.00s" in ms.
@@ -241,6 +243,8 @@ want https-think-5000 && closed_row https-think-5000 https-ref "$HTTPS_URL" 5000
 if command -v wrk >/dev/null; then
     want wrk-http && print_row wrk-http ref - < <(median_run wrk_once "$HTTP_URL")
     want wrk-https && print_row wrk-https https-ref - < <(median_run wrk_once "$HTTPS_URL")
+    # what 2000 busy connections cost a client that is not throng (the kernel's share)
+    want wrk-http-2000 && print_row wrk-http-2000 wrk-http - < <(median_run wrk_once "$HTTP_URL" 2000)
 fi
 if command -v h2load >/dev/null && want h2load-8000; then
     print_row h2load-8000 ref - < <(median_run h2load_once "$HTTP_URL" 8000)
@@ -249,5 +253,7 @@ fi
 echo
 ratio() { awk -v a="${CPU[$1]:-}" -v b="${CPU[$2]:-}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
 printf 'throng / wrk, keep-alive: HTTP %s, HTTPS %s\n' "$(ratio ref wrk-http)" "$(ratio https-ref wrk-https)"
+printf '2000 busy connections over 50: throng %s, wrk %s\n' "$(ratio closed-2000 ref)" \
+    "$(ratio wrk-http-2000 wrk-http)"
 printf 'throng / h2load at 8000 idle connections (1 request/s each): %s\n' "$(ratio think-8000 h2load-8000)"
 printf '# load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
