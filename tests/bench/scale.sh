@@ -39,6 +39,8 @@ BUILD_DIR=${1:-build}
 DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
 ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https wrk-http-2000 h2load-8000"}
+# Thousands of arrivals per second, for the arrival-NNk rows (add a rate here and its row to ROWS).
+ARRIVAL_RATES=${ARRIVAL_RATES:-"10 20 50"}
 # nginx holds every connection of the largest row, and h2load's 8,000.
 NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-16384}
 
@@ -230,7 +232,7 @@ want closed-2000 && closed_row closed-2000 ref "$HTTP_URL" 2000 0 1s
 want think-500 && closed_row think-500 ref "$HTTP_URL" 500 1s 1s
 want think-8000 && closed_row think-8000 ref "$HTTP_URL" 8000 1s 2s
 want think-15000 && closed_row think-15000 ref "$HTTP_URL" 15000 1s 3s
-for rate in 10 20 50; do
+for rate in $ARRIVAL_RATES; do
     want "arrival-${rate}k" || continue
     plan=$(arrival_plan "arrival-${rate}k" "${HTTP_URL%/}" "$(( rate * 1000 ))" 1000)
     print_row "arrival-${rate}k" ref - < <(median_run throng_once "$plan")
