@@ -247,12 +247,14 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
             return EXIT_USAGE;
     }
 
-    guint64 users = 0;
+    ThrongLimitsRun needs = {
+        .workers = plan->workers > 0 ? plan->workers : (guint) g_get_num_processors (),
+        .builtin_target = cli->target != NULL,
+    };
     for (guint s = 0; s < plan->scenarios->len; s++)
-        users += throng_shard_users (
-            &plan->shard,
-            ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
-    if (!throng_limits_prepare (users, error))
+        needs.users += throng_shard_users (
+            &plan->shard, ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
+    if (!throng_limits_prepare (&needs, error))
         return EXIT_NOT_STARTED;
 
     ThrongEngineOptions options = {

@@ -301,6 +301,19 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
 }
 
 /*
+ * What one read brings: the worker thread's, not the user's, since every
+ * byte is parsed (the head copied, the body counted) before the read
+ * returns, and most users are idle (docs/memory.md).
+ */
+static _Thread_local guint8 in_buffer[IN_SIZE];
+
+guint8 *
+fast_in_buffer (void)
+{
+    return in_buffer;
+}
+
+/*
  * Reads and parses until the socket has nothing more, within a budget:
  * a server that sends faster than this reads must not hold the worker
  * (its other users, its timers) in this loop, nor outlive the step's
@@ -317,7 +330,7 @@ read_some (FastUser *u)
 
     u->read_yielded = FALSE;
     for (;;) {
-        FastIo r = fast_conn_read (conn, u->in, IN_SIZE, &n, &want, &error);
+        FastIo r = fast_conn_read (conn, in_buffer, IN_SIZE, &n, &want, &error);
 
         switch (r) {
         case FAST_IO_OK:
@@ -329,7 +342,7 @@ read_some (FastUser *u)
             u->sample->bytes_received += n;
             if (G_UNLIKELY (conn->want_ticket))
                 fast_save_ticket (u, conn);
-            if (!deliver (u, u->in, n))
+            if (!deliver (u, in_buffer, n))
                 return;
             if (n < IN_SIZE && !fast_conn_pending (conn))
                 return;

@@ -562,7 +562,8 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
 
     for (;;) {
         gsize n;
-        FastIo r = fast_conn_read (conn, u->in, IN_SIZE, &n, want, error);
+        guint8 *in = fast_in_buffer ();
+        FastIo r = fast_conn_read (conn, in, IN_SIZE, &n, want, error);
         ssize_t used;
 
         if (r != FAST_IO_OK)
@@ -571,7 +572,7 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
             u->sample->bytes_received += n;
         if (G_UNLIKELY (conn->want_ticket))
             fast_save_ticket (u, conn);
-        used = nghttp2_session_mem_recv (h2->session, u->in, n);
+        used = nghttp2_session_mem_recv (h2->session, in, n);
         if (used == NGHTTP2_ERR_FLOODED) {
             /* nghttp2's own bound: more ACKs owed than it queues. */
             h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s flood: %s",

@@ -172,7 +172,6 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->timer_at = -1;
     u->hosts = g_ptr_array_new_with_free_func (fast_host_free);
     fast_response_init (&u->response);
-    u->in = g_malloc (IN_SIZE);
     u->out = g_string_sized_new (512);
     http_journey_init (&u->journey);
     return u;
@@ -195,7 +194,6 @@ fast_user_free (gpointer data)
     http_hop_clear (&u->hop);
     g_ptr_array_unref (u->hosts);
     fast_response_clear (&u->response);
-    g_free (u->in);
     g_string_free (u->out, TRUE);
     http_journey_clear (&u->journey);
     g_free (u);
