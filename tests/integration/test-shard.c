@@ -383,6 +383,124 @@ test_unique_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (iterations, ==, 4);
 }
 
+/* --- journeys: checks and groups through the merge ------------------------------------------- */
+
+/*
+ * 6 users × 2 iterations over 3 shards, a group of two requests: `/`
+ * passes both checks, `/missing` (404 from nginx) fails "status is 200",
+ * which the two steps share as one check.  The merge sums each check by
+ * name over the shards, keeps the group's place in the step tree, and
+ * judges `checks.rate`, which the shards carried without judging: 36 of
+ * 48 checks pass, 0.75, so "checks.rate > 0.8" fails the merge with 99.
+ */
+static void
+test_journey (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    const ThrongTestNginxConfig config = { .locations = "location /missing { return 404; }" };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
+        return;
+    g_autofree char *yaml = g_strdup_printf (
+        "name: shard-journey\n"
+        "scenarios:\n"
+        "  - name: j\n"
+        "    users: 6\n"
+        "    iterations: 2\n"
+        "    http: { base_url: \"%s\" }\n"
+        "    steps:\n"
+        "      - group: browse\n"
+        "        steps:\n"
+        "          - name: home\n"
+        "            http:\n"
+        "              url: /\n"
+        "              check: [ { status: 200 }, { header: Content-Type, exists: true } ]\n"
+        "          - name: missing\n"
+        "            http: { url: /missing, check: [ { status: 200 } ] }\n"
+        "    thresholds: [\"checks.rate > 0.8\"]\n",
+        throng_test_nginx_http_url (nginx));
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "journey.yaml", yaml);
+    g_autofree char *at = start_at_in (2);
+    const guint n = 3;
+
+    run_shards (plan, n, at, FALSE, fixture->dir, "journey");
+    g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+    gint64 passes[2] = { 0 }, fails[2] = { 0 };
+    for (guint i = 0; i < n; i++) {
+        char *path = g_strdup_printf ("%s/journey-%u.json", fixture->dir, i);
+        g_ptr_array_add (files, path);
+        g_autoptr (JsonNode) shard = throng_test_json_load (path, NULL);
+        g_assert_cmpuint (throng_test_json_length (shard, "scenarios.0.checks.list"), ==, 2);
+        for (guint c = 0; c < 2; c++) {
+            g_autofree char *p = g_strdup_printf ("scenarios.0.checks.list.%u.passes", c);
+            g_autofree char *f = g_strdup_printf ("scenarios.0.checks.list.%u.fails", c);
+            passes[c] += throng_test_json_int (shard, p);
+            fails[c] += throng_test_json_int (shard, f);
+        }
+    }
+    /* Two iterations of each of 6 users, one request of each step per iteration. */
+    g_assert_cmpint (passes[0], ==, 12);
+    g_assert_cmpint (fails[0], ==, 12);
+    g_assert_cmpint (passes[1] + fails[1], ==, 12);
+
+    g_ptr_array_add (files, NULL);
+    g_autofree char *merged_path = g_strdup_printf ("%s/journey-merged.json", fixture->dir);
+    g_autofree char *out_arg = throng_test_out_arg ("json", merged_path);
+    const char *const args[] = { "--out", out_arg, NULL };
+    g_autofree char *err = NULL;
+    g_assert_cmpint (merge ((const char *const *) files->pdata, args, NULL, &err), ==, 99);
+    g_assert_nonnull (strstr (err, "checks.rate > 0.8"));
+
+    g_autoptr (JsonNode) merged = throng_test_json_load (merged_path, NULL);
+    g_assert_cmpuint (throng_test_json_length (merged, "scenarios.0.checks.list"), ==, 2);
+    g_assert_cmpstr (throng_test_json_string (merged, "scenarios.0.checks.list.0.name"), ==,
+                     "status is 200");
+    for (guint c = 0; c < 2; c++) {
+        g_autofree char *p = g_strdup_printf ("scenarios.0.checks.list.%u.passes", c);
+        g_autofree char *f = g_strdup_printf ("scenarios.0.checks.list.%u.fails", c);
+        g_assert_cmpint (throng_test_json_int (merged, p), ==, passes[c]);
+        g_assert_cmpint (throng_test_json_int (merged, f), ==, fails[c]);
+    }
+    g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.checks.passes"), ==,
+                     passes[0] + passes[1]);
+    g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.checks.fails"), ==,
+                     fails[0] + fails[1]);
+    g_assert_false (throng_test_json_bool (merged, "thresholds.0.passed"));
+    g_assert_false (throng_test_json_bool (merged, "scenarios.0.data_exhausted"));
+    /* The group and its two children keep their places. */
+    g_assert_cmpstr (throng_test_json_string (merged, "scenarios.0.steps.0.kind"), ==, "group");
+    g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.steps.0.depth"), ==, 0);
+    for (guint s = 1; s <= 2; s++) {
+        g_autofree char *kind = g_strdup_printf ("scenarios.0.steps.%u.kind", s);
+        g_autofree char *parent = g_strdup_printf ("scenarios.0.steps.%u.parent", s);
+        g_autofree char *depth = g_strdup_printf ("scenarios.0.steps.%u.depth", s);
+        g_assert_cmpstr (throng_test_json_string (merged, kind), ==, "request");
+        g_assert_cmpint (throng_test_json_int (merged, parent), ==, 0);
+        g_assert_cmpint (throng_test_json_int (merged, depth), ==, 1);
+    }
+    /* The HTML report of the merge lists the checks as a run's does. */
+    g_autofree char *html = g_build_filename (fixture->dir, "journey.html", NULL);
+    g_autofree char *html_arg = throng_test_out_arg ("html", html);
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", merged_path, "--out", html_arg,
+                                       NULL),
+                     ==, 0);
+    g_autofree char *page = NULL;
+    g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+    g_assert_nonnull (strstr (page, "status is 200"));
+
+    /* A shard whose step tree differs (its "home" outside the group) is refused. */
+    const char *moved = g_ptr_array_index (files, 1);
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+    char *parent = strstr (text, "\"parent\": 0,");
+    g_assert_nonnull (parent);
+    memcpy (parent, "\"parent\":-1,", strlen ("\"parent\":-1,"));
+    g_assert_true (g_file_set_contents (moved, text, -1, NULL));
+    g_autofree char *refused = NULL;
+    g_assert_cmpint (merge ((const char *const *) files->pdata, NULL, NULL, &refused), ==, 2);
+    g_assert_nonnull (strstr (refused, "disagree on the place of step \"home\""));
+}
+
 /* --- synthetic shards: exact figures and refusals --------------------------------------------- */
 
 static char *
@@ -769,5 +887,6 @@ main (int argc, char **argv)
     ADD ("/shard/closed", test_closed);
     ADD ("/shard/unique-rows", test_unique_rows);
     ADD ("/shard/open", test_open);
+    ADD ("/shard/journey", test_journey);
     return g_test_run ();
 }
