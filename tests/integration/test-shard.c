@@ -383,6 +383,96 @@ test_unique_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (iterations, ==, 4);
 }
 
+/* --- ${arrival}: the unsharded schedule's number, whichever shard runs it ---------------------- */
+
+/*
+ * 100/s for 3 s over 3 shards: 300 arrivals, each sending `/a/${arrival}`.
+ * nginx's log (`$connection … $uri`) must hold each number 1…300 at most
+ * once, every one that was not dropped; a connection belongs to one shard
+ * process, so the numbers on one connection share (arrival − 1) mod 3.
+ * A closed model has no arrivals: a plan reading ${arrival} is refused.
+ */
+static void
+test_arrival (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (NULL);
+    if (nginx == NULL)
+        return;
+    g_autofree char *yaml = g_strdup_printf (
+        "name: shard-arrival\n"
+        "scenarios:\n"
+        "  - name: o\n"
+        "    executor: constant-arrival-rate\n"
+        "    rate: 100/s\n"
+        "    duration: 3s\n"
+        "    max_users: 30\n"
+        "    http: { base_url: \"%s\" }\n"
+        "    steps:\n"
+        "      - http: { url: \"/a/${arrival}\" }\n",
+        throng_test_nginx_http_url (nginx));
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "arrival.yaml", yaml);
+    g_autofree char *at = start_at_in (2);
+    const guint n = 3, arrivals = 300;
+
+    throng_test_nginx_log_clear (nginx);
+    run_shards (plan, n, at, FALSE, fixture->dir, "arrival");
+    gint64 requests = 0, dropped = 0;
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *path = g_strdup_printf ("%s/arrival-%u.json", fixture->dir, i);
+        g_autoptr (JsonNode) summary = throng_test_json_load (path, NULL);
+        requests += throng_test_json_int (summary, "total.requests");
+        dropped += throng_test_json_int (summary, "scenarios.0.dropped_iterations");
+    }
+    g_assert_cmpint (requests + dropped, ==, arrivals);
+
+    ThrongTestNginxLog log;
+    g_assert_true (throng_test_nginx_log_wait (nginx, (guint) requests, 5000, &log));
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (throng_test_nginx_access_log (nginx), &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autofree guint8 *seen = g_new0 (guint8, arrivals + 1);
+    g_autoptr (GHashTable) shard_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    guint logged = 0;
+    for (char **line = lines; *line != NULL; line++) {
+        if (**line == '\0')
+            continue;
+        g_auto (GStrv) fields = g_strsplit (*line, " ", -1);
+        g_assert_cmpuint (g_strv_length (fields), >=, 6);
+        g_assert_true (g_str_has_prefix (fields[5], "/a/"));
+        guint64 arrival = g_ascii_strtoull (fields[5] + 3, NULL, 10);
+        g_assert_cmpuint (arrival, >=, 1);
+        g_assert_cmpuint (arrival, <=, arrivals);
+        g_assert_cmpuint (seen[arrival], ==, 0);
+        seen[arrival] = 1;
+        logged++;
+        /* One connection, one shard: arrival k + 1 runs on shard k mod N. */
+        gpointer shard = GUINT_TO_POINTER ((guint) ((arrival - 1) % n) + 1);
+        gpointer known = g_hash_table_lookup (shard_of, fields[0]);
+        if (known != NULL)
+            g_assert_cmpuint (GPOINTER_TO_UINT (known), ==, GPOINTER_TO_UINT (shard));
+        else
+            g_hash_table_insert (shard_of, g_strdup (fields[0]), shard);
+    }
+    g_assert_cmpuint (logged, ==, requests);
+    g_test_message ("%u arrivals logged, %" G_GINT64_FORMAT " dropped", logged, dropped);
+
+    g_autofree char *closed = throng_test_write_plan (
+        fixture->dir, "closed-arrival.yaml",
+        "scenarios:\n"
+        "  - name: c\n"
+        "    users: 2\n"
+        "    steps:\n"
+        "      - http: { url: \"http://127.0.0.1:1/a/${arrival}\" }\n");
+    int status;
+    g_autofree char *err = NULL;
+    g_assert_true (throng_test_run ((const char *const[]) { "validate", closed, NULL }, NULL, 30,
+                                    &status, NULL, &err));
+    g_assert_cmpint (status, ==, 2);
+    g_assert_nonnull (strstr (err, "closed-arrival.yaml:5:"));
+    g_assert_nonnull (strstr (err, "${arrival} numbers the arrivals of an arrival-rate scenario"));
+}
+
 /* --- journeys: checks and groups through the merge ------------------------------------------- */
 
 /*
@@ -888,5 +978,6 @@ main (int argc, char **argv)
     ADD ("/shard/unique-rows", test_unique_rows);
     ADD ("/shard/open", test_open);
     ADD ("/shard/journey", test_journey);
+    ADD ("/shard/arrival", test_arrival);
     return g_test_run ();
 }
