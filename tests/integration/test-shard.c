@@ -336,7 +336,7 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.users"), ==, 60);
 }
 
-/* --- data sets with mode: unique --------------------------------------------------------------- */
+/* --- data sets with mode: unique -------------------------------------------------------------- */
 
 /*
  * 6 users share 4 unique rows, one each: unsharded, 4 users run an
@@ -383,7 +383,7 @@ test_unique_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (iterations, ==, 4);
 }
 
-/* --- ${arrival}: the unsharded schedule's number, whichever shard runs it ---------------------- */
+/* --- ${arrival}: the unsharded schedule's number, whichever shard runs it --------------------- */
 
 /*
  * 100/s for 3 s over 3 shards: 300 arrivals, each sending `/a/${arrival}`.
