@@ -129,7 +129,7 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
 
     for (guint i = 0; i < scenario->steps->len; i++) {
         ThrongPlanStep *step = scenario->steps->pdata[i];
-        if (step->kind == THRONG_STEP_GROUP)
+        if (step->kind != THRONG_STEP_REQUEST)
             continue;
         ThrongPlanProtocol *entry = throng_plan_scenario_protocol (scenario, step->protocol);
         const ThrongNode *options = throng_node_lookup (step->node, step->protocol_name);
