@@ -69,6 +69,8 @@ typedef struct {
     guint64 max_redirects;      /* default 10 */
     int version;                /* HttpVersion; default 1.1 */
     guint64 max_body;           /* default 64 MiB */
+    /* scenario-wide, appended */
+    guint64 connections_per_user; /* HTTP/1.1 connections a `parallel` may use at once; default 6 */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;
@@ -134,7 +136,28 @@ struct _HttpTransport {
     void (*user_free) (gpointer user);
     void (*iteration_begin) (gpointer user);
     void (*run) (gpointer user, const HttpStep *step, ThrongSample *sample);
+    /* Appended; optional.  TRUE while @user has a step in flight (run called, not yet done). */
+    gboolean (*busy) (gpointer user);
+    /*
+     * Optional: another state of the same virtual user, for a concurrent
+     * HTTP/1.1 step (lanes.c): its own connections, the main state's
+     * cookies and TLS session.  Freed with user_free before @main.
+     * Without it the transport runs one step of a user at a time.
+     */
+    gpointer (*lane_new) (gpointer main);
 };
+
+/*
+ * lanes.c: a concurrent step (a child of `parallel`) on the user's
+ * transport state @main when it is free, else on a lane (HTTP/1.1 only, at
+ * most connections_per_user states in all).  FALSE, having started
+ * nothing, when every state the step may use is busy.
+ */
+typedef struct _HttpLanes HttpLanes;
+gboolean http_lanes_run (HttpLanes **lanes, const HttpScenario *scenario, gpointer main,
+                         const HttpStep *step, ThrongSample *sample);
+void http_lanes_iteration_begin (HttpLanes *lanes);
+void http_lanes_free (HttpLanes *lanes);
 
 extern const HttpTransport http_fast_transport;
 extern const HttpTransport http_soup_transport;

@@ -62,6 +62,8 @@ const ThrongOption http_options_table[] = {
     { OPT ("version", THRONG_OPTION_ENUM, version), .choices = version_choices },
     { OPT ("max_body", THRONG_OPTION_SIZE, max_body), .min = 0,
       .max = G_GINT64_CONSTANT (1) << 40 },
+    { OPT ("connections_per_user", THRONG_OPTION_UINT, connections_per_user), .min = 1,
+      .max = 100, .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
     { NULL },
 };
 
@@ -83,6 +85,7 @@ http_options_init (HttpOptions *options)
     options->max_redirects = 10;
     options->max_body = 64 * 1024 * 1024;
     options->version = HTTP_VERSION_1_1;
+    options->connections_per_user = 6;
 }
 
 void

@@ -116,7 +116,7 @@ fast_save_ticket (FastUser *u, FastConn *conn)
     if (data == NULL)
         return;
     conn->want_ticket = FALSE;
-    fast_sessions_save (u->fs->sessions, &u->session, data);
+    fast_sessions_save (u->fs->sessions, u->slot, data);
 }
 
 static FastHost *
@@ -319,7 +319,7 @@ fast_connected (FastUser *u)
         .verify_name = tls->verify ? name : NULL,
     };
     setup.n_alpn = fast_h2_alpn (u->step->version, &setup.alpn);
-    GBytes *offer = fast_sessions_offer (u->fs->sessions, &u->session);
+    GBytes *offer = fast_sessions_offer (u->fs->sessions, u->slot);
     gboolean ok = fast_conn_start_tls (conn, &setup, offer, &error);
 
     if (offer != NULL)

@@ -34,12 +34,13 @@ void
 fast_step_finish (FastUser *u)
 {
     ThrongUser *user = u->user;
+    ThrongSample *sample = u->sample;
 
     u->state = ST_IDLE;
     u->step = NULL;
     u->sample = NULL;
     u->read_yielded = FALSE;
-    throng_user_step_done (user);
+    throng_user_step_done_sample (user, sample);
 }
 
 void

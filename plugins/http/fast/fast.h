@@ -5,7 +5,9 @@
  * (transport.c), getting a connection for an exchange (connect.c) and the
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
  * HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
- * session store (session.c).  A user runs one exchange at a time.
+ * session store (session.c).  A FastUser runs one exchange at a time; a
+ * virtual user running concurrent HTTP/1.1 steps has several (lanes,
+ * ../lanes.c), sharing its cookie jar and TLS session.
  */
 #pragma once
 
@@ -74,6 +76,7 @@ struct _FastUser {
     GMainContext *context;
     ThrongTimer *timer; /* the step's (or the connect's) deadline */
     FastSessionSlot session;
+    FastSessionSlot *slot; /* the session this user's connections offer and save: its own, or a lane's main's */
     FastConn *pool[POOL_MAX];
     guint n_pool;
     GPtrArray *hosts; /* FastHost: resolved once per user */

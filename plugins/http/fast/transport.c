@@ -157,13 +157,14 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
 
 /* User */
 
-static gpointer
-fast_user_new (HttpScenario *scenario, ThrongUser *user)
+static FastUser *
+user_alloc (FastScenario *fs, ThrongUser *user)
 {
     FastUser *u = g_new0 (FastUser, 1);
 
-    u->fs = scenario->transport_data;
+    u->fs = fs;
     u->user = user;
+    u->slot = &u->session;
     u->context = throng_user_get_context (user);
     u->timer = throng_user_add_timer (user, -1, fast_timer_fired, u);
     u->timer_at = -1;
@@ -172,6 +173,38 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->in = g_malloc (IN_SIZE);
     u->out = g_string_sized_new (512);
     return u;
+}
+
+static gpointer
+fast_user_new (HttpScenario *scenario, ThrongUser *user)
+{
+    return user_alloc (scenario->transport_data, user);
+}
+
+/*
+ * A lane of @data's user (../lanes.c): its own connections, the user's
+ * TLS session and cookie jar (made now if the user has none yet, so that
+ * both see the same cookies from then on).
+ */
+static gpointer
+fast_lane_new (gpointer data)
+{
+    FastUser *main = data;
+    FastUser *u = user_alloc (main->fs, main->user);
+
+    if (main->jar == NULL)
+        main->jar = http_cookie_jar_new ();
+    u->jar = g_object_ref (main->jar);
+    u->slot = main->slot;
+    return u;
+}
+
+static gboolean
+fast_busy (gpointer data)
+{
+    FastUser *u = data;
+
+    return u->step != NULL;
 }
 
 static void
@@ -253,4 +286,6 @@ const HttpTransport http_fast_transport = {
     .user_free = fast_user_free,
     .iteration_begin = fast_iteration_begin,
     .run = fast_run,
+    .busy = fast_busy,
+    .lane_new = fast_lane_new,
 };

@@ -451,6 +451,7 @@ static void
 step_finish (SoupUser *user)
 {
     ThrongUser *throng_user = user->user;
+    ThrongSample *sample = user->sample;
     gboolean freed = user->freed;
 
     http_hop_clear (&user->hop);
@@ -461,7 +462,7 @@ step_finish (SoupUser *user)
         g_source_set_ready_time (user->timer, -1);
     user_unref (user);
     if (!freed)
-        throng_user_step_done (throng_user);
+        throng_user_step_done_sample (throng_user, sample);
 }
 
 /* Ends the step with @error_class; @message (static) NULL for the class's description. */
@@ -794,6 +795,15 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     hop_send (user);
 }
 
+/* A SoupUser runs one step at a time: the children of a `parallel` run one after another. */
+static gboolean
+soup_busy (gpointer data)
+{
+    SoupUser *user = data;
+
+    return user->step != NULL;
+}
+
 const HttpTransport http_soup_transport = {
     .name = "soup",
     .scenario_new = soup_scenario_new,
@@ -805,4 +815,5 @@ const HttpTransport http_soup_transport = {
     .user_free = soup_user_free,
     .iteration_begin = soup_iteration_begin,
     .run = soup_run,
+    .busy = soup_busy,
 };
