@@ -120,6 +120,7 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
             .users = scenario->users,
             .validate_only = loader->validate_only,
             .scope = scenario->scope,
+            .max_parallel = scenario->max_parallel,
         };
 
         entry->data = entry->protocol->scenario_new (&setup, error);

@@ -82,6 +82,7 @@ typedef struct {
     char *name;                 /* the scenario's name */
     guint users;
     gboolean uses_tls;          /* some step is https: the transport's TLS notes apply */
+    guint max_parallel;         /* ThrongScenarioSetup.max_parallel: 0 without a `parallel` */
 } HttpScenario;
 
 typedef struct {

@@ -101,6 +101,8 @@ scenario_new (const ThrongScenarioSetup *setup, GError **error)
 
     scenario->base.name = g_strdup (setup->name);
     scenario->base.users = setup->users;
+    if (THRONG_STRUCT_HAS (setup, ThrongScenarioSetup, max_parallel))
+        scenario->base.max_parallel = setup->max_parallel;
     scenario->headers = http_headers_new ();
     http_options_init (&scenario->base.options);
 

@@ -164,6 +164,34 @@ test_sequential (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (step_int (null, 0, "stats.latency_us.min"), >=, 150000);
 }
 
+/* `throng validate` says that soup runs a parallel's requests one after another. */
+static void
+test_soup_note (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *yaml
+        = throng_test_plan_yaml (&(ThrongTestPlan){ .transport = "soup",
+                                                    .base_url = "http://127.0.0.1:9",
+                                                    .steps = three_slow });
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "validate", plan, NULL), ==, 0);
+    g_assert_nonnull (strstr (out, "transport soup runs the requests of a parallel step one "
+                                   "after another"));
+    g_free (g_steal_pointer (&out));
+    g_free (g_steal_pointer (&err));
+    g_free (g_steal_pointer (&yaml));
+    g_free (g_steal_pointer (&plan));
+    /* not for a soup scenario without one */
+    yaml = throng_test_plan_yaml (&(ThrongTestPlan){ .transport = "soup",
+                                                     .base_url = "http://127.0.0.1:9",
+                                                     .steps = "      - http: { url: / }\n" });
+    plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_assert_cmpint (throng_test_runv (30, &out, &err, "validate", plan, NULL), ==, 0);
+    g_assert_null (strstr (out, "parallel"));
+}
+
 /*
  * Inside a group: the group spans the parallel (about one child's time,
  * not three), and a failing child fails the parallel and the group once
@@ -287,6 +315,7 @@ main (int argc, char **argv)
     ADD ("/parallel/elapsed/fast", test_elapsed_fast);
     ADD ("/parallel/max", test_max);
     ADD ("/parallel/sequential", test_sequential);
+    ADD ("/parallel/soup-note", test_soup_note);
     ADD ("/parallel/in-group", test_in_group);
     ADD ("/parallel/nginx/http1", test_nginx_http1);
     ADD ("/parallel/nginx/h2", test_nginx_h2);

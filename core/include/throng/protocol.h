@@ -31,6 +31,9 @@ G_BEGIN_DECLS
  * @scope: the scenario's #ThrongScope, for templates, variables and checks
  *   (read it only when THRONG_STRUCT_HAS (setup, ThrongScenarioSetup,
  *   scope): a core older than 0.3 does not have it).  Since 0.3
+ * @max_parallel: the most steps of one user that the scenario's `parallel`
+ *   steps may run at once through `step_run_concurrent`; 0 when it has no
+ *   `parallel` (read it only when THRONG_STRUCT_HAS says so).  Since 0.3
  *
  * What a protocol learns about a scenario when it is set up.  The struct
  * is valid only during `scenario_new`; the nodes it points to live as
@@ -46,6 +49,7 @@ typedef struct {
     guint users;
     gboolean validate_only;
     ThrongScope *scope;
+    guint max_parallel;
 } ThrongScenarioSetup;
 
 /**

@@ -166,11 +166,17 @@ static const char note_server_name[]
 static const char note_priority[]
     = "tls.priority is ignored by transport soup: glib-networking chooses the ciphers";
 
+static const char note_parallel[]
+    = "transport soup runs the requests of a parallel step one after another; "
+      "transport fast runs them at once";
+
 static void
 soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
 {
     const HttpTlsOptions *tls = &scenario->options.tls;
 
+    if (scenario->max_parallel > 1)
+        g_ptr_array_add (notes, g_strdup (note_parallel));
     /* Every caveat is about TLS: a plain-HTTP scenario has none to read. */
     if (!scenario->uses_tls)
         return;
