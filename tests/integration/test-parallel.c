@@ -270,6 +270,43 @@ test_nginx_http1 (ThrongTestTmpdir *fixture, gconstpointer data)
 }
 
 /*
+ * HTTPS: a user's lanes offer the user's own session, so under
+ * `per-thread` each user makes one full handshake and every further
+ * connection of its resumes; under `per-iteration` every iteration closes
+ * them all and begins with a full handshake (nginx's $ssl_session_reused
+ * on each connection's first line).
+ */
+static void
+test_nginx_tls (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *policy = data;
+    guint full = strcmp (policy, "per-iteration") == 0 ? USERS * ITERATIONS : USERS;
+    ThrongTestNginxConfig config = { .https = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *http = NULL;
+    ThrongTestNginxLog log;
+
+    if (nginx == NULL)
+        return;
+    http = g_strdup_printf ("tls: { ca_file: '%s', session: %s }",
+                            throng_test_nginx_certs (nginx)->ca_cert, policy);
+    root = run_plan (fixture, &(ThrongTestPlan){ .transport = "fast",
+                                                 .base_url = throng_test_nginx_https_url (nginx),
+                                                 .http = http,
+                                                 .users = USERS,
+                                                 .iterations = ITERATIONS,
+                                                 .steps = nginx_steps });
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_true (throng_test_nginx_log_wait (nginx, USERS * ITERATIONS * 4, 5000, &log));
+    g_test_message ("%u connections, %u full, %u resumed", log.connections,
+                    log.connections_not_reused, log.connections_reused);
+    g_assert_cmpuint (log.connections_not_reused, ==, full);
+    g_assert_cmpuint (log.connections_reused, ==, log.connections - full);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, log.connections);
+}
+
+/*
  * h2: the children are streams on the user's one connection, the page's
  * (nginx: one $connection per user, ITERATIONS * 4 requests on each).
  * Not yet at once: that one connection carries one stream at a time.
@@ -318,6 +355,10 @@ main (int argc, char **argv)
     ADD ("/parallel/soup-note", test_soup_note);
     ADD ("/parallel/in-group", test_in_group);
     ADD ("/parallel/nginx/http1", test_nginx_http1);
+    g_test_add ("/parallel/nginx/tls/per-thread", ThrongTestTmpdir, "per-thread",
+                throng_test_tmpdir_setup, test_nginx_tls, throng_test_tmpdir_teardown);
+    g_test_add ("/parallel/nginx/tls/per-iteration", ThrongTestTmpdir, "per-iteration",
+                throng_test_tmpdir_setup, test_nginx_tls, throng_test_tmpdir_teardown);
     ADD ("/parallel/nginx/h2", test_nginx_h2);
 #undef ADD
     return g_test_run ();
