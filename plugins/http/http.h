@@ -146,6 +146,15 @@ struct _HttpTransport {
      * Without it the transport runs one step of a user at a time.
      */
     gpointer (*lane_new) (gpointer main);
+    /*
+     * Optional: runs an HTTP/2 step on @lane as one more stream on the
+     * connection of @main's exchange in flight; FALSE, having started
+     * nothing, when that connection cannot take it (none, HTTP/1.1, its
+     * streams at the server's limit).  Without it h2 steps of a user run
+     * one at a time.
+     */
+    gboolean (*run_joined) (gpointer lane, gpointer main, const HttpStep *step,
+                            ThrongSample *sample);
 };
 
 /*

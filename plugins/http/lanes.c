@@ -6,9 +6,12 @@
  * (transport->lane_new: its own connections, the user's cookies and TLS
  * session), made on first need and kept until the user goes, so an
  * HTTP/1.1 user holds at most `connections_per_user` connections busy at
- * once, as a browser does.  HTTP/2 steps (version 2 or auto) and
- * transports without lanes (soup) run on the user's own state only: one
- * at a time, one after another (docs/http.md, "parallel").
+ * once, as a browser does.  An HTTP/2 step on a lane is one more stream
+ * on the connection of the user's own exchange in flight
+ * (transport->run_joined), up to the server's concurrent streams; until
+ * there is one (the user's own exchange still connecting) it waits.
+ * Transports without lanes (soup) run one step of a user at a time
+ * (docs/http.md, "parallel").
  */
 #include "http.h"
 
@@ -24,36 +27,63 @@ busy (const HttpTransport *transport, gpointer data)
     return transport->busy (data);
 }
 
+/* A free lane, made when all are busy and there is room for one more; NULL otherwise. */
+static gpointer
+free_lane (HttpLanes **lanes, const HttpScenario *scenario, gpointer main)
+{
+    const HttpTransport *transport = scenario->transport;
+    /* HTTP/1.1 lanes stop at connections_per_user; h2 ones (streams) at the parallel's max. */
+    guint size = MAX ((guint)scenario->options.connections_per_user, scenario->max_parallel);
+    HttpLanes *l = *lanes;
+
+    for (guint i = 0; l != NULL && i < l->n; i++) {
+        if (!busy (transport, l->data[i]))
+            return l->data[i];
+    }
+    if (size < 2 || (l != NULL && l->n + 1 >= size))
+        return NULL;
+    if (l == NULL) {
+        l = g_malloc0 (sizeof (HttpLanes) + (size - 1) * sizeof (gpointer));
+        l->transport = transport;
+        *lanes = l;
+    }
+    l->data[l->n] = transport->lane_new (main);
+    return l->data[l->n++];
+}
+
 gboolean
 http_lanes_run (HttpLanes **lanes, const HttpScenario *scenario, gpointer main,
                 const HttpStep *step, ThrongSample *sample)
 {
     const HttpTransport *transport = scenario->transport;
-    guint most = (guint)scenario->options.connections_per_user;
-    HttpLanes *l = *lanes;
+    /* `auto` over http:// is HTTP/1.1 */
+    gboolean h1 = step->version == HTTP_VERSION_1_1
+                  || (step->version == HTTP_VERSION_AUTO && !step->tls);
+    gpointer lane;
 
     if (!busy (transport, main)) {
         transport->run (main, step, sample);
         return TRUE;
     }
-    if (transport->lane_new == NULL || step->version != HTTP_VERSION_1_1 || most < 2)
+    if (transport->lane_new == NULL)
         return FALSE;
-    for (guint i = 0; l != NULL && i < l->n; i++) {
-        if (!busy (transport, l->data[i])) {
-            transport->run (l->data[i], step, sample);
-            return TRUE;
-        }
+    if (h1) {
+        guint in_flight = 1;
+        for (guint i = 0; *lanes != NULL && i < (*lanes)->n; i++)
+            in_flight += busy (transport, (*lanes)->data[i]);
+        if (in_flight >= scenario->options.connections_per_user)
+            return FALSE;
+        lane = free_lane (lanes, scenario, main);
+        if (lane == NULL)
+            return FALSE;
+        transport->run (lane, step, sample);
+        return TRUE;
     }
-    if (l != NULL && l->n + 1 >= most)
+    /* h2: one more stream on the connection of the user's own exchange, or wait */
+    if (transport->run_joined == NULL)
         return FALSE;
-    if (l == NULL) {
-        l = g_malloc0 (sizeof (HttpLanes) + (most - 1) * sizeof (gpointer));
-        l->transport = transport;
-        *lanes = l;
-    }
-    l->data[l->n] = transport->lane_new (main);
-    transport->run (l->data[l->n++], step, sample);
-    return TRUE;
+    lane = free_lane (lanes, scenario, main);
+    return lane != NULL && transport->run_joined (lane, main, step, sample);
 }
 
 void

@@ -8,10 +8,10 @@
  * too; the soup transport and a protocol without step_run_concurrent
  * (the `null` test protocol) run them one after another.  Against nginx:
  * over HTTP/1.1 a user uses one connection per concurrent child, kept
- * across iterations; over h2 the children go as streams on the user's
- * one connection ($connection, $connection_requests) -- one after
- * another for now: the fast transport does not multiplex them yet
- * (docs/http.md, "parallel").  Load errors are
+ * across iterations; over h2 the children go as concurrent streams on
+ * the user's one connection ($connection, $connection_requests), within
+ * the server's SETTINGS_MAX_CONCURRENT_STREAMS, and three children of
+ * 200 ms on the h2 test server take less than 400 ms.  Load errors are
  * in tests/plans/bad/parallel-*.yaml.
  */
 #include "test-utils.h"
@@ -89,6 +89,37 @@ test_elapsed_fast (ThrongTestTmpdir *fixture, gconstpointer data)
     }
     /* one connection per concurrent child, kept across the iterations */
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 3);
+}
+
+/*
+ * h2: three children of 200 ms as three streams at once on the user's one
+ * connection take less than 400 ms (the h2 test server's /slow).
+ */
+static void
+test_elapsed_h2 (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+
+    g_assert_no_error (error);
+    root = run_plan (fixture, &(ThrongTestPlan){ .transport = "fast",
+                                                 .base_url = throng_test_h2_server_url (server),
+                                                 .http = "version: 2",
+                                                 .users = 1,
+                                                 .iterations = 3,
+                                                 .steps = "      - http: { url: /ok }\n"
+                                                          "      - parallel:\n"
+                                                          "          steps:\n"
+                                                          "            - http: { url: /slow }\n"
+                                                          "            - http: { url: /slow }\n"
+                                                          "            - http: { url: /slow }\n" });
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 12);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (step_int (root, 1, "stats.latency_us.min"), >=, DELAY_MS * 1000);
+    g_assert_cmpint (step_int (root, 1, "stats.latency_us.max"), <, 2 * DELAY_MS * 1000);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
 }
 
 /* `max: 2` over four children: two rounds; `connections_per_user: 2` bounds it the same way. */
@@ -309,12 +340,19 @@ test_nginx_tls (ThrongTestTmpdir *fixture, gconstpointer data)
 /*
  * h2: the children are streams on the user's one connection, the page's
  * (nginx: one $connection per user, ITERATIONS * 4 requests on each).
- * Not yet at once: that one connection carries one stream at a time.
+ * With nginx's http2_max_concurrent_streams at 2, the third child waits
+ * for a stream to end instead of being refused (REFUSED_STREAM would be
+ * retried on a new connection, counted in retries).
  */
 static void
 test_nginx_h2 (ThrongTestTmpdir *fixture, gconstpointer data)
 {
-    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE };
+    gboolean limited = GPOINTER_TO_INT (data);
+    ThrongTestNginxConfig config = {
+        .https = TRUE,
+        .http2 = TRUE,
+        .http_extra = limited ? "  http2_max_concurrent_streams 2;\n" : NULL,
+    };
     g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
     g_autoptr (JsonNode) root = NULL;
     g_autofree char *http = NULL;
@@ -337,6 +375,7 @@ test_nginx_h2 (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (log.connections, ==, USERS);
     g_assert_cmpuint (log.max_connection_requests, ==, ITERATIONS * 4);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, USERS);
+    g_assert_cmpint (throng_test_json_int (root, "total.retries"), ==, 0);
 }
 
 int
@@ -350,6 +389,7 @@ main (int argc, char **argv)
     g_test_add (path, ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, func,                      \
                 throng_test_tmpdir_teardown)
     ADD ("/parallel/elapsed/fast", test_elapsed_fast);
+    ADD ("/parallel/elapsed/h2", test_elapsed_h2);
     ADD ("/parallel/max", test_max);
     ADD ("/parallel/sequential", test_sequential);
     ADD ("/parallel/soup-note", test_soup_note);
@@ -359,7 +399,10 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_nginx_tls, throng_test_tmpdir_teardown);
     g_test_add ("/parallel/nginx/tls/per-iteration", ThrongTestTmpdir, "per-iteration",
                 throng_test_tmpdir_setup, test_nginx_tls, throng_test_tmpdir_teardown);
-    ADD ("/parallel/nginx/h2", test_nginx_h2);
+    g_test_add ("/parallel/nginx/h2", ThrongTestTmpdir, GINT_TO_POINTER (FALSE),
+                throng_test_tmpdir_setup, test_nginx_h2, throng_test_tmpdir_teardown);
+    g_test_add ("/parallel/nginx/h2-max-streams", ThrongTestTmpdir, GINT_TO_POINTER (TRUE),
+                throng_test_tmpdir_setup, test_nginx_h2, throng_test_tmpdir_teardown);
 #undef ADD
     return g_test_run ();
 }

@@ -47,10 +47,9 @@ void
 fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message)
 {
     fast_lookup_abandon (u);
-    if (u->conn != NULL) {
+    if (u->conn != NULL && !fast_h2_abandon (u))
         fast_conn_close (u->conn, FALSE);
-        u->conn = NULL;
-    }
+    u->conn = NULL;
     http_sample_fail (u->sample, error_class, message);
     fast_step_finish (u);
 }
@@ -363,12 +362,13 @@ fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data)
 {
     FastUser *u = data;
 
-    if (conn != u->conn) {
-        fast_idle_event (u, conn);
+    if (conn->h2 != NULL) {
+        /* streams of several exchanges may share it: the connection decides */
+        fast_h2_conn_event (conn);
         return;
     }
-    if (conn->h2 != NULL) {
-        fast_h2_event (u);
+    if (conn != u->conn) {
+        fast_idle_event (u, conn);
         return;
     }
     switch (u->state) {

@@ -111,6 +111,7 @@ struct _FastUser {
     gboolean read_yielded; /* the read budget ran out with bytes still waiting */
 
     FastResponse response;
+    struct _FastH2Stream *h2s; /* h2.c: the stream of this exchange, made on first use */
 };
 
 /* transport.c */
@@ -149,7 +150,7 @@ void fast_idle_event (FastUser *u, FastConn *conn);
 void fast_request_ready (FastUser *u);
 /* The read budget ran out with TLS bytes waiting that no poll announces: go on reading. */
 void fast_read_resume (FastUser *u);
-/* Ends the exchange with @error_class and its static @message. */
+/* Ends the exchange with @error_class and its static @message (its stream only, on a shared h2 connection). */
 void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
 /* The FastConnFunc of every connection of the user. */
 void fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data);

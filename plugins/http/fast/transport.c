@@ -7,6 +7,7 @@
  * the user's life (fast.h lists the other files).
  */
 #include "fast.h"
+#include "h2.h"
 
 #include <string.h>
 #include <gnutls/gnutls.h>
@@ -215,8 +216,10 @@ fast_user_free (gpointer data)
     if (u == NULL)
         return;
     fast_lookup_abandon (u);
-    fast_conn_close (u->conn, FALSE);
+    if (u->conn != NULL && !fast_h2_abandon (u))
+        fast_conn_close (u->conn, FALSE);
     fast_pool_close_all (u);
+    fast_h2_stream_free (u->h2s);
     throng_timer_cancel (u->timer);
     fast_session_slot_clear (&u->session);
     g_clear_object (&u->resolver);
@@ -240,10 +243,10 @@ fast_iteration_begin (gpointer data)
     fast_sessions_iteration_begin (u->fs->sessions, &u->session);
 }
 
+/* The exchange of @step begins: its request, its deadline. */
 static void
-fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
+run_setup (FastUser *u, const HttpStep *step, ThrongSample *sample)
 {
-    FastUser *u = data;
     const FastStep *fstep = step->transport_data;
 
     u->step = step;
@@ -272,7 +275,28 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     }
     u->deadline = g_get_monotonic_time () + step->timeout_us;
     fast_timer_need (u, u->deadline);
+}
+
+static void
+fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
+{
+    FastUser *u = data;
+
+    run_setup (u, step, sample);
     fast_exchange_start (u, FALSE);
+}
+
+/* A lane's h2 exchange as one more stream on its user's connection in flight (../lanes.c). */
+static gboolean
+fast_run_joined (gpointer data, gpointer main, const HttpStep *step, ThrongSample *sample)
+{
+    FastUser *u = data;
+
+    if (!fast_h2_joinable (main, step->host, step->port, step->tls))
+        return FALSE;
+    run_setup (u, step, sample);
+    fast_h2_join (u, main);
+    return TRUE;
 }
 
 const HttpTransport http_fast_transport = {
@@ -288,4 +312,5 @@ const HttpTransport http_fast_transport = {
     .run = fast_run,
     .busy = fast_busy,
     .lane_new = fast_lane_new,
+    .run_joined = fast_run_joined,
 };
