@@ -14,11 +14,10 @@
 # CONNS users, each with its one connection and one stream in flight.
 #
 # The "10 streams" rows: h2load -m10, and throng with each user running a
-# `parallel` of 10 requests (`throng-p10`), as a ratio to h2load -m10.
-# The fast transport does not multiplex a user's streams yet: its 10
-# requests go one after another on the user's connection, so throng-p10
-# has one stream in flight per connection where h2load has 10 (compare
-# CPU per request, not req/s).  The client is pinned to CLIENT_CPU and
+# `parallel` of 10 requests (`throng-p10`: 10 streams at once on the
+# user's connection), as a ratio to h2load -m10.  Unlike h2load, which
+# keeps 10 in flight all the time, a throng user starts its next 10 when
+# the last of the previous 10 has ended.  The client is pinned to CLIENT_CPU and
 # nginx to SERVER_CPU (lib.sh); on a shared machine CPU per request is the
 # figure to compare.
 set -euo pipefail
@@ -110,5 +109,5 @@ for proto in https h2c; do
             "${cpus[*]}" "${rpss[*]}"
     done
 done
-echo "# throng-p10: a parallel of 10 per user, its requests one after another on the user's h2 connection (no multiplexing yet); ratio to h2load -m10"
+echo "# throng-p10: a parallel of 10 per user, 10 streams at once on its h2 connection; ratio to h2load -m10"
 echo "# $(uptime)"

@@ -6,8 +6,9 @@
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
  * HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
  * session store (session.c).  A FastUser runs one exchange at a time; a
- * virtual user running concurrent HTTP/1.1 steps has several (lanes,
- * ../lanes.c), sharing its cookie jar and TLS session.
+ * virtual user running concurrent steps has several (lanes, ../lanes.c),
+ * sharing its cookie jar and TLS session: over HTTP/1.1 each with its own
+ * connections, over h2 as streams on the user's one connection (h2.c).
  */
 #pragma once
 
