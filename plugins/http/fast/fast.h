@@ -134,6 +134,8 @@ void fast_timer_need (FastUser *u, gint64 when);
 void fast_timer_fired (ThrongTimer *timer, gpointer data);
 void fast_lookup_abandon (FastUser *u);
 void fast_pool_put (FastUser *u, FastConn *conn);
+/* TRUE when @conn is in u's pool. */
+gboolean fast_pool_holds (const FastUser *u, const FastConn *conn);
 /* Takes @conn out of the pool if it is there. */
 void fast_pool_remove (FastUser *u, FastConn *conn);
 void fast_pool_close_all (FastUser *u);

@@ -780,7 +780,9 @@ h2_settle (FastConn *conn, gboolean gone, ThrongErrorClass lost_class, const cha
 
     close = gone || h2->broken
             || (h2->n_active == 0
-                && (!owner->fs->keep_alive || h2->goaway || h2_session_over (h2)));
+                && (!owner->fs->keep_alive || h2->goaway || h2_session_over (h2)
+                    /* its owner's full pool did not keep it while lanes used it */
+                    || (!owner_ended && owner->conn != conn && !fast_pool_holds (owner, conn))));
     if (close) {
         gboolean polite = !gone && !h2->broken;
         fast_pool_remove (owner, conn);
@@ -1020,6 +1022,12 @@ fast_h2_abandon (FastUser *u)
         && h2_flush (conn, h2, NULL, &want_out, &error) == FAST_IO_AGAIN)
         fast_conn_watch (conn, G_IO_IN | want_out);
     return TRUE;
+}
+
+gboolean
+fast_h2_in_use (const FastConn *conn)
+{
+    return conn->h2 != NULL && conn->h2->n_active > 0;
 }
 
 void

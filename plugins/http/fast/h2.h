@@ -56,6 +56,9 @@ void fast_h2_join (FastUser *u, FastUser *owner);
  */
 gboolean fast_h2_abandon (FastUser *u);
 
+/* TRUE while streams of lanes are in flight on @conn (its owner must not close it). */
+gboolean fast_h2_in_use (const FastConn *conn);
+
 /* Frees u->h2s (NULL is fine). */
 void fast_h2_stream_free (FastH2Stream *stream);
 
