@@ -120,6 +120,7 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
             .users = scenario->users,
             .validate_only = loader->validate_only,
             .scope = scenario->scope,
+            .max_parallel = scenario->max_parallel,
         };
 
         entry->data = entry->protocol->scenario_new (&setup, error);
@@ -129,7 +130,7 @@ build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **er
 
     for (guint i = 0; i < scenario->steps->len; i++) {
         ThrongPlanStep *step = scenario->steps->pdata[i];
-        if (step->kind == THRONG_STEP_GROUP)
+        if (step->kind != THRONG_STEP_REQUEST)
             continue;
         ThrongPlanProtocol *entry = throng_plan_scenario_protocol (scenario, step->protocol);
         const ThrongNode *options = throng_node_lookup (step->node, step->protocol_name);

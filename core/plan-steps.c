@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A scenario's `steps:` as a tree: protocol requests and the control
- * steps around them (`once`, `group`, `choose`, `repeat`, `set`), read
+ * steps around them (`once`, `group`, `choose`, `repeat`, `set`,
+ * `parallel`), read
  * into the program user.c walks and the flat list of steps that have a
  * row in the reports (requests and groups, in plan order).  Nesting is
  * bounded; every key is checked, with suggestions.
@@ -15,14 +16,17 @@
 /* Bounds (docs/plan-reference.md). */
 #define MAX_REPEAT 1000000
 #define MAX_WEIGHT 1000000
+#define MAX_PARALLEL 100
+#define DEFAULT_PARALLEL 6
 
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
-    "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", NULL,
+    "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
-static const char *const control_keys[] = { "group", "choose", "repeat", "set", NULL };
+static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", NULL };
 static const char *const branch_keys[] = { "weight", "steps", NULL };
+static const char *const parallel_keys[] = { "name", "max", "steps", NULL };
 
 typedef struct {
     ThrongPlanLoader *loader;
@@ -201,7 +205,7 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
         }
         if (g_strv_contains (control_keys, text)) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a step is one of a request, group, choose, repeat or set; "
+                                   "a step is one of a request, group, choose, repeat, set or parallel; "
                                    "this one has '%s' and '%s'",
                                    control, text);
             return FALSE;
@@ -352,6 +356,92 @@ read_set (StepReader *reader, const ThrongNode *node, ThrongAction *action, GErr
     return TRUE;
 }
 
+/*
+ * `parallel: {name, max, steps}`: its children are protocol requests (a
+ * control step inside is refused where it stands), run at most `max` at
+ * once; the parallel has its own row, like a group, with its children
+ * under it.
+ */
+static gboolean
+read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
+               ThrongAction *action, GError **error)
+{
+    const ThrongNode *map = throng_node_lookup (node, "parallel");
+    const ThrongNode *max_node, *body, *name_node;
+    const char *name = "parallel";
+    guint64 max = DEFAULT_PARALLEL;
+
+    if (!throng_node_expect_kind (map, THRONG_NODE_MAP,
+                                  "a map for parallel, such as '{max: 6, steps: [...]}'", error)
+        || !throng_node_check_keys (map, parallel_keys, "parallel", error))
+        return FALSE;
+    name_node = throng_node_lookup (map, "name");
+    if (name_node != NULL && !throng_node_get_string (name_node, &name, error))
+        return FALSE;
+    max_node = throng_node_lookup (map, "max");
+    if (max_node != NULL) {
+        if (!throng_node_get_uint (max_node, &max, error))
+            return FALSE;
+        if (max < 1 || max > MAX_PARALLEL) {
+            throng_node_set_error (max_node, error, THRONG_PLAN_ERROR_RANGE,
+                                   "parallel's max must be between 1 and %d, got %s", MAX_PARALLEL,
+                                   throng_node_scalar (max_node));
+            return FALSE;
+        }
+    }
+    body = body_of (map, "parallel", error);
+    if (body == NULL
+        || !throng_node_expect_kind (body, THRONG_NODE_SEQUENCE, "a list of steps", error))
+        return FALSE;
+    if (throng_node_n_children (body) == 0) {
+        throng_node_set_error (body, error, THRONG_PLAN_ERROR_MISSING, "the list of steps is empty");
+        return FALSE;
+    }
+
+    ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_PARALLEL, parent, groups);
+    step->label = g_strdup (name);
+    step->protocol_name = "parallel";
+    action->kind = THRONG_ACTION_PARALLEL;
+    action->step = reader->scenario->steps->len - 1;
+    action->count = max;
+    action->concurrent = TRUE;
+
+    for (guint i = 0; i < throng_node_n_children (body); i++) {
+        const ThrongNode *child = throng_node_child (body, i);
+
+        if (!throng_node_expect_kind (child, THRONG_NODE_MAP,
+                                      "a map for step, such as 'http: {url: /app.js}'", error))
+            return FALSE;
+        for (guint k = 0; k < throng_node_n_children (child); k++) {
+            const ThrongNode *key = throng_node_key (child, k);
+            const char *text = throng_node_scalar (key);
+
+            if (g_strv_contains (control_keys, text) || strcmp (text, "once") == 0
+                || strcmp (text, "steps") == 0) {
+                throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                       "'%s' cannot go in parallel: its steps are protocol "
+                                       "requests, such as 'http: {url: /app.js}'",
+                                       text);
+                return FALSE;
+            }
+        }
+        ThrongAction *request = g_new0 (ThrongAction, 1);
+        add_child (action, request);
+        if (!read_request (reader, child, (gint) action->step, groups + 1, request, error))
+            return FALSE;
+        const ThrongPlanStep *read = g_ptr_array_index (reader->scenario->steps, request->step);
+        if (read->protocol->size < G_STRUCT_OFFSET (ThrongProtocol, step_run_concurrent)
+                                       + sizeof read->protocol->step_run_concurrent
+            || read->protocol->step_run_concurrent == NULL)
+            action->concurrent = FALSE;
+    }
+    guint most = (guint) MIN (max, (guint64) action->n_children);
+    if (!action->concurrent)
+        most = 1;
+    reader->scenario->max_parallel = MAX (reader->scenario->max_parallel, most);
+    return TRUE;
+}
+
 static gboolean
 read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
           ThrongAction *action, GError **error)
@@ -375,6 +465,8 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
         return FALSE;
     if (strcmp (control, "set") == 0)
         return read_set (reader, node, action, error);
+    if (strcmp (control, "parallel") == 0 && nesting < THRONG_PLAN_MAX_NESTING)
+        return read_parallel (reader, node, parent, groups, action, error);
     /* containers: a new level */
     if (nesting >= THRONG_PLAN_MAX_NESTING) {
         const ThrongNode *at = node;
@@ -383,8 +475,8 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
                 at = throng_node_key (node, i);
         }
         throng_node_set_error (at, error, THRONG_PLAN_ERROR_LIMIT,
-                               "steps nest more than %d levels deep (group, choose and repeat "
-                               "each open a level)",
+                               "steps nest more than %d levels deep (group, choose, repeat and "
+                               "parallel each open a level)",
                                THRONG_PLAN_MAX_NESTING);
         return FALSE;
     }

@@ -39,6 +39,7 @@ typedef enum {
     THRONG_ACTION_CHOOSE,           /* run one child, drawn by weight */
     THRONG_ACTION_REPEAT,           /* run the children `count` times */
     THRONG_ACTION_SET,              /* assign variables */
+    THRONG_ACTION_PARALLEL,         /* run the children (requests) at most `count` at once, then record steps[step] */
 } ThrongActionKind;
 
 /*
@@ -52,7 +53,8 @@ struct _ThrongAction {
     guint step;                     /* request, group: the index in the scenario's steps */
     ThrongAction **children;        /* group, sequence, repeat: the body; choose: the branches */
     guint n_children;
-    guint64 count;                  /* repeat */
+    guint64 count;                  /* repeat; parallel: its `max` */
+    gboolean concurrent;            /* parallel: every child's protocol has step_run_concurrent */
     guint *cumulative;              /* choose: running sums of the branches' weights */
     guint total_weight;
     gint *slots;                    /* set: the variables, … */
@@ -118,6 +120,7 @@ typedef struct {
     ThrongDataSet *data;            /* `data:`, or NULL */
     guint64 first_user_id;          /* user.id of the scenario's user 0, minus one */
     guint n_groups;                 /* steps of kind group */
+    guint max_parallel;             /* the most children any `parallel` runs at once; 0: none */
     ThrongStepInfo *step_info;      /* per step: kind, parent, depth (the summaries' journey) */
 } ThrongPlanScenario;
 

@@ -78,7 +78,7 @@ throng_sample_set_message (ThrongSample *sample, const char *message)
         sample->message = NULL;
         return;
     }
-    char *buffer = throng_user_message_buffer (sample->owner);
+    char *buffer = throng_user_message_buffer_for (sample->owner, sample);
     throng_sample_copy_message (buffer, message);
     sample->message = buffer;
 }

@@ -37,6 +37,29 @@ typedef struct {
     guint64 bytes_received;
 } ThrongUserFrame;
 
+/* One child of a `parallel` in flight: its sample and that sample's message. */
+typedef struct {
+    ThrongSample sample;
+    char *message;              /* made on first use */
+    gboolean busy;
+} ThrongUserSlot;
+
+/* The `parallel` a user runs (user-parallel.c): its children and their transaction. */
+typedef struct {
+    const ThrongAction *action; /* NULL when none is in flight */
+    ThrongUserSlot *slots;      /* scenario->max_parallel */
+    guint next;                 /* the child to start next */
+    guint running;
+    gboolean filling;           /* starting children: a completion does not start more */
+    gboolean ran;
+    gint64 first_start_us;
+    gint64 last_end_us;
+    ThrongErrorClass error;
+    guint failed_step;
+    guint64 bytes_sent;
+    guint64 bytes_received;
+} ThrongUserParallel;
+
 struct _ThrongUser {
     ThrongWorker *worker;
     const ThrongPlanScenario *scenario;
@@ -64,6 +87,7 @@ struct _ThrongUser {
     guint depth;                /* the innermost open frame */
     guint open_groups;          /* frames of groups among them */
     gboolean ran_request;       /* the iteration ran a request */
+    ThrongUserParallel parallel;
 };
 
 /* A user of scenario @scenario_index, waiting; nothing is created for it yet. */
@@ -98,3 +122,18 @@ void throng_user_finish (ThrongUser *user, gboolean now);
 
 /* The buffer (THRONG_SAMPLE_MESSAGE_MAX + 1 bytes) that holds the message of @user's step. */
 char *throng_user_message_buffer (ThrongUser *user);
+/* The same for @sample, one of @user's: a child of a `parallel` has its own. */
+char *throng_user_message_buffer_for (ThrongUser *user, const ThrongSample *sample);
+
+/* Counts @sample of @user and hands it to the reporters (user.c). */
+void throng_user_record (ThrongUser *user, ThrongSample *sample);
+/* The step in flight (a request or a whole parallel) completed, outside step_run (user.c). */
+void throng_user_step_completed (ThrongUser *user);
+
+/* user-parallel.c */
+
+/* Starts the children of user->parallel.action, the first one due at @start_us. */
+void throng_user_parallel_start (ThrongUser *user, gint64 start_us);
+/* A child of the parallel completed with @sample (NULL: the one in flight, run by step_run). */
+void throng_user_parallel_child_done (ThrongUser *user, ThrongSample *sample);
+void throng_user_parallel_clear (ThrongUser *user);

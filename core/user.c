@@ -168,11 +168,12 @@ user_note_in_groups (ThrongUser *user, const ThrongSample *sample)
 
         if (frame->action->kind != THRONG_ACTION_GROUP)
             continue;
-        if (!frame->ran) {
-            frame->ran = TRUE;
+        /* min and max: the children of a `parallel` complete in any order */
+        if (!frame->ran || sample->start_us < frame->start_us)
             frame->start_us = sample->start_us;
-        }
-        frame->end_us = sample->start_us + sample->elapsed_us;
+        if (!frame->ran || sample->start_us + sample->elapsed_us > frame->end_us)
+            frame->end_us = sample->start_us + sample->elapsed_us;
+        frame->ran = TRUE;
         if (sample->error != THRONG_ERROR_NONE && frame->error == THRONG_ERROR_NONE) {
             frame->error = sample->error;
             frame->failed_step = sample->step;
@@ -182,20 +183,29 @@ user_note_in_groups (ThrongUser *user, const ThrongSample *sample)
     }
 }
 
-/* Counts @user's sample (a request's or a group's) and hands it to the reporters. */
-static void
-user_record (ThrongUser *user)
+void
+throng_user_record (ThrongUser *user, ThrongSample *sample)
 {
     ThrongWorker *worker = user->worker;
-    ThrongSample *sample = &user->sample;
+    gboolean parallel = user->scenario->step_info[sample->step].kind == THRONG_STEP_PARALLEL;
 
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
     if (worker->setup.want_samples)
         throng_worker_keep_sample (worker, sample,
-                                   sample->message != NULL && sample->message == user->message);
-    if (user->open_groups > 0)
+                                   sample->message != NULL
+                                       && sample->message
+                                              == throng_user_message_buffer_for (user, sample));
+    /* A parallel's children were noted in the groups already. */
+    if (user->open_groups > 0 && !parallel)
         user_note_in_groups (user, sample);
+}
+
+/* Counts @user's sample (a request's, a group's or a parallel's) and hands it to the reporters. */
+static void
+user_record (ThrongUser *user)
+{
+    throng_user_record (user, &user->sample);
 }
 
 /*
@@ -297,6 +307,10 @@ user_next_request (ThrongUser *user)
         case THRONG_ACTION_REQUEST:
             user->step = child->step;
             return TRUE;
+        case THRONG_ACTION_PARALLEL:
+            user->step = child->step;
+            user->parallel.action = child;
+            return TRUE;
         case THRONG_ACTION_SET:
             user_set (user, child);
             break;
@@ -344,6 +358,7 @@ user_begin_iteration (ThrongUser *user)
         = user->scheduled_us > 0 ? user->scheduled_us : g_get_monotonic_time ();
     user->depth = 0;
     user->open_groups = 0;
+    user->parallel.action = NULL;
     user->ran_request = FALSE;
     memset (&user->frames[0], 0, sizeof user->frames[0]);
     user->frames[0].action = scenario->program;
@@ -359,17 +374,19 @@ user_run_step (ThrongUser *user)
 {
     const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, user->step);
     ThrongSample *sample = &user->sample;
+    gint64 start_us;
 
     memset (sample, 0, sizeof *sample);
     /* An arrival's first step counts from when it was due, so that a slow
      * target or a late generator shows in the latency (no coordinated
      * omission). */
     if (user->scheduled_us > 0) {
-        sample->start_us = user->scheduled_us;
+        start_us = user->scheduled_us;
         user->scheduled_us = 0;
     } else {
-        sample->start_us = g_get_monotonic_time ();
+        start_us = g_get_monotonic_time ();
     }
+    sample->start_us = start_us;
     sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
     sample->scenario = user->scenario_index;
     sample->step = user->step;
@@ -387,7 +404,10 @@ user_run_step (ThrongUser *user)
         user_wait_until (user, user->hard_deadline_us);
     user->in_step_run = TRUE;
     user->completed_in_run = FALSE;
-    step->protocol->step_run (user->step_user_data[user->step], step->data, sample);
+    if (user->parallel.action != NULL)
+        throng_user_parallel_start (user, start_us);
+    else
+        step->protocol->step_run (user->step_user_data[user->step], step->data, sample);
     user->in_step_run = FALSE;
 }
 
@@ -417,7 +437,9 @@ user_after_step (ThrongUser *user)
     ThrongSample *sample = &user->sample;
     gint64 now = g_get_monotonic_time ();
 
-    sample->elapsed_us = now - sample->start_us;
+    /* A parallel's sample spans its children already (user-parallel.c). */
+    if (user->scenario->step_info[sample->step].kind != THRONG_STEP_PARALLEL)
+        sample->elapsed_us = now - sample->start_us;
     worker->metrics->last_done_us = now;
     user_record (user);
     user->ran_request = TRUE;
@@ -544,6 +566,8 @@ throng_user_create (ThrongUser *user, GError **error)
     user->vars.scratch = user->worker->scratch;
     user->frames = g_new0 (ThrongUserFrame, MAX (scenario->max_frames, 1));
 
+    if (scenario->max_parallel > 0)
+        user->parallel.slots = g_new0 (ThrongUserSlot, scenario->max_parallel);
     user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
     for (guint i = 0; i < scenario->protocols->len; i++) {
         const ThrongPlanProtocol *plan_protocol = g_ptr_array_index (scenario->protocols, i);
@@ -566,7 +590,7 @@ throng_user_create (ThrongUser *user, GError **error)
     user->step_user_data = g_new0 (gpointer, MAX (scenario->steps->len, 1));
     for (guint s = 0; s < scenario->steps->len; s++) {
         const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, s);
-        if (step->kind == THRONG_STEP_GROUP)
+        if (step->kind != THRONG_STEP_REQUEST)
             continue;
         for (guint i = 0; i < scenario->protocols->len; i++) {
             const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);
@@ -614,6 +638,7 @@ throng_user_free (gpointer data)
     g_free (user->message);
     throng_user_vars_clear (&user->vars);
     g_free (user->frames);
+    throng_user_parallel_clear (user);
     g_free (user);
 }
 
@@ -623,6 +648,21 @@ throng_user_message_buffer (ThrongUser *user)
     if (user->message == NULL)
         user->message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
     return user->message;
+}
+
+char *
+throng_user_message_buffer_for (ThrongUser *user, const ThrongSample *sample)
+{
+    ThrongUserParallel *p = &user->parallel;
+
+    for (guint i = 0; p->slots != NULL && i < user->scenario->max_parallel; i++) {
+        if (sample == &p->slots[i].sample) {
+            if (p->slots[i].message == NULL)
+                p->slots[i].message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
+            return p->slots[i].message;
+        }
+    }
+    return throng_user_message_buffer (user);
 }
 
 /* --- the SDK's view of a user ------------------------------------------------ */
@@ -663,10 +703,36 @@ throng_user_step_done (ThrongUser *user)
         return; /* aborted while the step was in flight: not measured */
     g_return_if_fail (user->state == THRONG_USER_RUNNING);
 
+    if (user->parallel.action != NULL) {
+        throng_user_parallel_child_done (user, NULL);
+        return;
+    }
     if (user->in_step_run) {
         user->completed_in_run = TRUE;
         return;
     }
+    throng_user_step_completed (user);
+}
+
+void
+throng_user_step_done_sample (ThrongUser *user, ThrongSample *sample)
+{
+    g_return_if_fail (user != NULL);
+    g_return_if_fail (sample != NULL);
+    if (user->state == THRONG_USER_DONE)
+        return;
+    g_return_if_fail (user->state == THRONG_USER_RUNNING);
+
+    if (sample == &user->sample) {
+        throng_user_step_done (user);
+        return;
+    }
+    throng_user_parallel_child_done (user, sample);
+}
+
+void
+throng_user_step_completed (ThrongUser *user)
+{
     if (user_after_step (user))
         user_advance (user);
 }

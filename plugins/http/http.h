@@ -72,6 +72,8 @@ typedef struct {
     gboolean body_template;     /* `template`: body_file's content has ${...}; default FALSE */
     const ThrongNode *check;    /* sequence of checks (rules.h) */
     const ThrongNode *extract;  /* map of variable → extractor (rules.h) */
+    /* scenario-wide, appended */
+    guint64 connections_per_user; /* HTTP/1.1 connections a `parallel` may use at once; default 6 */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;
@@ -83,6 +85,7 @@ typedef struct {
     char *name;                 /* the scenario's name */
     guint users;
     gboolean uses_tls;          /* some step is https: the transport's TLS notes apply */
+    guint max_parallel;         /* ThrongScenarioSetup.max_parallel: 0 without a `parallel` */
 } HttpScenario;
 
 typedef struct {
@@ -150,7 +153,37 @@ struct _HttpTransport {
     void (*user_free) (gpointer user);
     void (*iteration_begin) (gpointer user);
     void (*run) (gpointer user, const HttpStep *step, ThrongSample *sample);
+    /* Appended; optional.  TRUE while @user has a step in flight (run called, not yet done). */
+    gboolean (*busy) (gpointer user);
+    /*
+     * Optional: another state of the same virtual user, for a concurrent
+     * HTTP/1.1 step (lanes.c): its own connections, the main state's
+     * cookies and TLS session.  Freed with user_free before @main.
+     * Without it the transport runs one step of a user at a time.
+     */
+    gpointer (*lane_new) (gpointer main);
+    /*
+     * Optional: runs an HTTP/2 step on @lane as one more stream on the
+     * connection of @main's exchange in flight; FALSE, having started
+     * nothing, when that connection cannot take it (none, HTTP/1.1, its
+     * streams at the server's limit).  Without it h2 steps of a user run
+     * one at a time.
+     */
+    gboolean (*run_joined) (gpointer lane, gpointer main, const HttpStep *step,
+                            ThrongSample *sample);
 };
+
+/*
+ * lanes.c: a concurrent step (a child of `parallel`) on the user's
+ * transport state @main when it is free, else on a lane (HTTP/1.1 only, at
+ * most connections_per_user states in all).  FALSE, having started
+ * nothing, when every state the step may use is busy.
+ */
+typedef struct _HttpLanes HttpLanes;
+gboolean http_lanes_run (HttpLanes **lanes, const HttpScenario *scenario, gpointer main,
+                         const HttpStep *step, ThrongSample *sample);
+void http_lanes_iteration_begin (HttpLanes *lanes);
+void http_lanes_free (HttpLanes *lanes);
 
 extern const HttpTransport http_fast_transport;
 extern const HttpTransport http_soup_transport;

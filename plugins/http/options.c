@@ -65,6 +65,8 @@ const ThrongOption http_options_table[] = {
     { OPT ("template", THRONG_OPTION_BOOL, body_template) },
     { OPT ("check", THRONG_OPTION_NODE, check) },
     { OPT ("extract", THRONG_OPTION_NODE, extract) },
+    { OPT ("connections_per_user", THRONG_OPTION_UINT, connections_per_user), .min = 1,
+      .max = 100, .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
     { NULL },
 };
 
@@ -86,6 +88,7 @@ http_options_init (HttpOptions *options)
     options->max_redirects = 10;
     options->max_body = 64 * 1024 * 1024;
     options->version = HTTP_VERSION_1_1;
+    options->connections_per_user = 6;
 }
 
 void

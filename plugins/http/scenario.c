@@ -17,10 +17,12 @@ static const HttpTransport *const transports[] = {
     [HTTP_TRANSPORT_SOUP] = &http_soup_transport,
 };
 
-/* The per-user handle: which transport, and that transport's user state. */
+/* The per-user handle: which transport, that transport's user state, and its lanes (lanes.c). */
 typedef struct {
     const HttpTransport *transport;
     gpointer data;
+    const HttpScenario *scenario;
+    HttpLanes *lanes;
 } HttpUser;
 
 static const ThrongNode *
@@ -101,6 +103,8 @@ scenario_new (const ThrongScenarioSetup *setup, GError **error)
     scenario->base.users = setup->users;
     if (THRONG_STRUCT_HAS (setup, ThrongScenarioSetup, scope))
         scenario->scope = setup->scope;
+    if (THRONG_STRUCT_HAS (setup, ThrongScenarioSetup, max_parallel))
+        scenario->base.max_parallel = setup->max_parallel;
     scenario->headers = http_headers_new ();
     http_options_init (&scenario->base.options);
 
@@ -169,6 +173,7 @@ user_new (gpointer data, ThrongUser *throng_user)
     HttpUser *user = g_new0 (HttpUser, 1);
 
     user->transport = scenario->transport;
+    user->scenario = scenario;
     user->data = scenario->transport->user_new (scenario, throng_user);
     return user;
 }
@@ -180,6 +185,7 @@ user_free (gpointer data)
 
     if (user == NULL)
         return;
+    http_lanes_free (user->lanes);
     user->transport->user_free (user->data);
     g_free (user);
 }
@@ -191,6 +197,7 @@ iteration_begin (gpointer data)
 
     if (user->transport->iteration_begin != NULL)
         user->transport->iteration_begin (user->data);
+    http_lanes_iteration_begin (user->lanes);
 }
 
 static void
@@ -199,6 +206,14 @@ step_run (gpointer data, gpointer step, ThrongSample *sample)
     HttpUser *user = data;
 
     user->transport->run (user->data, step, sample);
+}
+
+static gboolean
+step_run_concurrent (gpointer data, gpointer step, ThrongSample *sample)
+{
+    HttpUser *user = data;
+
+    return http_lanes_run (&user->lanes, user->scenario, user->data, step, sample);
 }
 
 /* The step's origin, "https://host:port": where the load goes, with no path, query or password. */
@@ -224,4 +239,5 @@ const ThrongProtocol http_protocol = {
     .iteration_begin = iteration_begin,
     .step_run = step_run,
     .step_target = step_target,
+    .step_run_concurrent = step_run_concurrent,
 };

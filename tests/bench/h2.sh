@@ -13,9 +13,11 @@
 # ratios to h2load's with one stream per connection (-m1).  throng runs
 # CONNS users, each with its one connection and one stream in flight.
 #
-# The "10 streams" row is h2load -m10 alone: a throng user has one
-# request in flight until the `parallel` step lands, so throng has no
-# figure to put beside it yet.  The client is pinned to CLIENT_CPU and
+# The "10 streams" rows: h2load -m10, and throng with each user running a
+# `parallel` of 10 requests (`throng-p10`: 10 streams at once on the
+# user's connection), as a ratio to h2load -m10.  Unlike h2load, which
+# keeps 10 in flight all the time, a throng user starts its next 10 when
+# the last of the previous 10 has ended.  The client is pinned to CLIENT_CPU and
 # nginx to SERVER_CPU (lib.sh); on a shared machine CPU per request is the
 # figure to compare.
 set -euo pipefail
@@ -34,7 +36,17 @@ NGINX_HTTP2=1
 . "$(dirname "$0")/lib.sh"
 bench_setup h2load
 
-throng_plan() { # URL
+throng_plan() { # URL [STREAMS]
+    local streams=${2:-1} steps="      - http: { url: / }"
+    if (( streams > 1 )); then
+        steps="      - parallel:
+          max: $streams
+          steps:"
+        for _ in $(seq "$streams"); do
+            steps+="
+            - http: { url: / }"
+        done
+    fi
     cat > "$WORK/h2.yaml" <<PLAN
 name: h2
 scenarios:
@@ -47,20 +59,22 @@ scenarios:
       version: 2
       tls: { ca_file: '$WORK/ca.pem' }
     steps:
-      - http: { url: / }
+$steps
 PLAN
     echo "$WORK/h2.yaml"
 }
 
-# One measurement: prints "REQUESTS CPU_S" for TOOL (throng, h2load-m1, h2load-m10) against URL.
+# One measurement: prints "REQUESTS CPU_S" for TOOL (throng, throng-p10, h2load-m1, h2load-m10) against URL.
 measure() { # TOOL URL
     local tool=$1 url=$2 out=$WORK/out.txt cpu requests plan errors
     case $tool in
     h2load-m*)
         cpu=$(run_timed "$out" h2load -t1 -c"$CONNS" -m"${tool#h2load-m}" -D"$DURATION" "$url")
         requests=$(awk '/^requests:/ { print $8 }' "$out") ;;
-    throng)
-        plan=$(throng_plan "${url%/}")
+    throng*)
+        local streams=1
+        [[ $tool == throng-p* ]] && streams=${tool#throng-p}
+        plan=$(throng_plan "${url%/}" "$streams")
         rm -f "$WORK/h2.json"
         cpu=$(run_timed "$out" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/h2.json")
         read -r requests errors < <(json "$WORK/h2.json" total.requests total.errors)
@@ -76,7 +90,9 @@ declare -A CPU_US RPS
 for proto in https h2c; do
     url=$HTTPS_URL
     [[ $proto == h2c ]] && url=$HTTP_URL
-    for tool in h2load-m1 throng h2load-m10; do
+    for tool in h2load-m1 throng h2load-m10 throng-p10; do
+        base=h2load-m1
+        [[ $tool == *10 ]] && base=h2load-m10
         cpus=() rpss=()
         for _ in $(seq "$RUNS"); do
             read -r requests cpu < <(measure "$tool" "$url")
@@ -87,11 +103,11 @@ for proto in https h2c; do
         RPS[$proto.$tool]=$(printf '%s\n' "${rpss[@]}" | median)
         printf '%-6s %-11s %12s %10s %12s %10s   (runs: %s us; %s req/s)\n' "$proto" "$tool" \
             "${CPU_US[$proto.$tool]}" \
-            "$(awk -v a="${CPU_US[$proto.$tool]}" -v b="${CPU_US[$proto.h2load-m1]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "$(awk -v a="${CPU_US[$proto.$tool]}" -v b="${CPU_US[$proto.$base]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
             "${RPS[$proto.$tool]}" \
-            "$(awk -v a="${RPS[$proto.$tool]}" -v b="${RPS[$proto.h2load-m1]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "$(awk -v a="${RPS[$proto.$tool]}" -v b="${RPS[$proto.$base]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
             "${cpus[*]}" "${rpss[*]}"
     done
 done
-echo "# throng with 10 streams per connection: needs the parallel step (issue 15), not measured"
+echo "# throng-p10: a parallel of 10 per user, 10 streams at once on its h2 connection; ratio to h2load -m10"
 echo "# $(uptime)"

@@ -45,7 +45,11 @@ typedef enum {
     ACT_CUT,
     ACT_H1_REPLY,
     ACT_TLS_CUT,
+    ACT_SLOW,
 } Action;
+
+#define QUEUE_MAX 64
+#define SLOW_US (200 * 1000)
 
 static const struct {
     const char *path;
@@ -62,6 +66,7 @@ static const struct {
     { "/cut", ACT_CUT },
     { "/h1-reply", ACT_H1_REPLY },
     { "/tls-cut", ACT_TLS_CUT },
+    { "/slow", ACT_SLOW },
 };
 
 typedef struct {
@@ -72,6 +77,12 @@ typedef struct {
     Action path_action; /* of the request whose head is being read */
     Action pending;     /* to do once mem_recv returned */
     gint32 pending_stream;
+    Action queue[QUEUE_MAX]; /* requests whose heads one read brought, in order */
+    gint32 queue_stream[QUEUE_MAX];
+    guint n_queue;
+    gint32 slow[QUEUE_MAX]; /* /slow streams, answered at slow_due */
+    gint64 slow_due[QUEUE_MAX];
+    guint n_slow;
     gboolean close_after;
     gboolean discard; /* no longer HTTP/2: read and drop until the peer goes */
 } Conn;
@@ -160,6 +171,12 @@ act (Conn *c)
     switch (action) {
     case ACT_OK:
         respond (c, stream, NULL, 0, TRUE);
+        break;
+    case ACT_SLOW:
+        if (c->n_slow < QUEUE_MAX) {
+            c->slow[c->n_slow] = stream;
+            c->slow_due[c->n_slow++] = g_get_monotonic_time () + SLOW_US;
+        }
         break;
     case ACT_RST:
         nghttp2_submit_rst_stream (c->session, NGHTTP2_FLAG_NONE, stream, NGHTTP2_INTERNAL_ERROR);
@@ -273,9 +290,10 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     Conn *c = data;
 
     /* Acts once the head is in; a request body is never waited for. */
-    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-        c->pending = c->path_action != ACT_NONE ? c->path_action : ACT_OK;
-        c->pending_stream = frame->hd.stream_id;
+    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST
+        && c->n_queue < QUEUE_MAX) {
+        c->queue[c->n_queue] = c->path_action != ACT_NONE ? c->path_action : ACT_OK;
+        c->queue_stream[c->n_queue++] = frame->hd.stream_id;
     }
     return 0;
 }
@@ -325,6 +343,15 @@ conn_thread (gpointer data)
         struct pollfd pfd = { c->fd, POLLIN, 0 };
         gssize n;
 
+        for (guint i = 0; i < c->n_slow;) {
+            if (g_get_monotonic_time () < c->slow_due[i]) {
+                i++;
+                continue;
+            }
+            respond (c, c->slow[i], NULL, 0, TRUE);
+            c->slow[i] = c->slow[--c->n_slow];
+            c->slow_due[i] = c->slow_due[c->n_slow];
+        }
         if ((!c->discard && !drain (c)) || c->close_after)
             break;
         if ((c->tls == NULL || gnutls_record_check_pending (c->tls) == 0)
@@ -343,8 +370,12 @@ conn_thread (gpointer data)
             continue;
         if (nghttp2_session_mem_recv (c->session, buf, (gsize)n) < 0)
             break;
-        if (c->pending != ACT_NONE)
+        for (guint i = 0; i < c->n_queue && !c->close_after && !c->discard; i++) {
+            c->pending = c->queue[i];
+            c->pending_stream = c->queue_stream[i];
             act (c);
+        }
+        c->n_queue = 0;
         if (!nghttp2_session_want_read (c->session) && !nghttp2_session_want_write (c->session))
             break;
     }

@@ -22,6 +22,7 @@
  *                  everything until the client closes
  *   /tls-cut       (TLS) HEADERS, then a DATA frame header announcing 100 bytes and
  *                  10 of them, then a TLS close_notify and the close
+ *   /slow          200 "ok" 200 ms later (the connection's other streams served meanwhile)
  */
 #pragma once
 

@@ -31,6 +31,9 @@ G_BEGIN_DECLS
  * @scope: the scenario's #ThrongScope, for templates, variables and checks
  *   (read it only when THRONG_STRUCT_HAS (setup, ThrongScenarioSetup,
  *   scope): a core older than 0.3 does not have it).  Since 0.3
+ * @max_parallel: the most steps of one user that the scenario's `parallel`
+ *   steps may run at once through `step_run_concurrent`; 0 when it has no
+ *   `parallel` (read it only when THRONG_STRUCT_HAS says so).  Since 0.3
  *
  * What a protocol learns about a scenario when it is set up.  The struct
  * is valid only during `scenario_new`; the nodes it points to live as
@@ -46,6 +49,7 @@ typedef struct {
     guint users;
     gboolean validate_only;
     ThrongScope *scope;
+    guint max_parallel;
 } ThrongScenarioSetup;
 
 /**
@@ -79,6 +83,18 @@ typedef struct {
  *   `https://shop.example:8443`, never a path, query or password); transfer
  *   full, or NULL when it cannot tell.  Called on the main thread after the
  *   plan has loaded; the core joins a scenario's distinct answers.  Since 0.2
+ * @step_run_concurrent: (optional): like @step_run, but the core may call
+ *   it again for the same user while earlier steps are still in flight:
+ *   the children of a `parallel` step, at most its `max` at once, each
+ *   with its own @sample.  Returns FALSE, having started nothing and
+ *   touched nothing, when the user cannot take one more step now (every
+ *   connection it may open is busy, or the transport runs one at a time);
+ *   the core then waits for one of the user's steps to complete and asks
+ *   again.  With none in flight it must start the step.  Each step started
+ *   this way completes with throng_user_step_done_sample() naming its
+ *   @sample.  Without this hook the children of a `parallel` run one after
+ *   another through @step_run.  The core never calls @step_run while
+ *   concurrent steps of the user are in flight.  Since 0.3
  *
  * Append-only: new hooks go at the end and the core calls them only when
  * @size covers them.  The table is a `static const` that outlives the
@@ -109,6 +125,8 @@ struct _ThrongProtocol {
 
     gpointer (*user_new_checked) (gpointer scenario, ThrongUser *user, GError **error);
     char *(*step_target) (gpointer step);
+
+    gboolean (*step_run_concurrent) (gpointer user_data, gpointer step, ThrongSample *sample);
 };
 
 G_END_DECLS

@@ -96,6 +96,11 @@ typedef struct {
  *   elapsed from its first child's start to its last child's end, failed
  *   when a child failed.  Its samples are not requests: the scenario's and
  *   the run's stats leave them out
+ * @THRONG_STEP_PARALLEL: a `parallel` step: its children (requests) run
+ *   concurrently; one sample per execution, from its first child's start
+ *   to its last child's end, failed when a child failed.  Like a group's,
+ *   its samples are not requests.  A reporter that does not know this
+ *   value shows it as a group.  Since 0.3
  *
  * Values are only ever appended.
  *
@@ -104,6 +109,7 @@ typedef struct {
 typedef enum {
     THRONG_STEP_REQUEST,
     THRONG_STEP_GROUP,
+    THRONG_STEP_PARALLEL,
 } ThrongStepKind;
 
 /**

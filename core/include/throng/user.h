@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib.h>
+#include <throng/sample.h>
 #include <throng/version.h>
 
 G_BEGIN_DECLS
@@ -88,5 +89,21 @@ THRONG_API guint throng_user_get_worker (ThrongUser *user);
  * Since: 0.1
  */
 THRONG_API void throng_user_step_done (ThrongUser *user);
+
+/**
+ * throng_user_step_done_sample:
+ * @user: the user whose step completed
+ * @sample: the sample the step was started with
+ *
+ * Completes the step that owns @sample: the one way to complete a step
+ * started by the protocol's `step_run_concurrent`, where several steps of
+ * @user may be in flight; for a step started by `step_run` it is the same
+ * as throng_user_step_done().  The same rules hold: exactly once per step,
+ * never after `user_free`, called last (the core may start further steps,
+ * concurrent or not, or free the user before it returns).
+ *
+ * Since: 0.3
+ */
+THRONG_API void throng_user_step_done_sample (ThrongUser *user, ThrongSample *sample);
 
 G_END_DECLS

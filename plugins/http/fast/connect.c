@@ -91,12 +91,32 @@ pool_take (FastUser *u)
     return NULL;
 }
 
+gboolean
+fast_pool_holds (const FastUser *u, const FastConn *conn)
+{
+    for (guint i = 0; i < u->n_pool; i++) {
+        if (u->pool[i] == conn)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 void
 fast_pool_put (FastUser *u, FastConn *conn)
 {
     if (u->n_pool == POOL_MAX) {
-        fast_conn_close (u->pool[0], TRUE);
-        pool_remove_at (u, 0);
+        /* the oldest that no lane's stream still uses (h2.c) */
+        guint i = 0;
+        while (i < u->n_pool && fast_h2_in_use (u->pool[i]))
+            i++;
+        if (i == u->n_pool) {
+            /* every one carries streams: @conn is not kept (h2.c closes it after its last) */
+            if (!fast_h2_in_use (conn))
+                fast_conn_close (conn, TRUE);
+            return;
+        }
+        fast_conn_close (u->pool[i], TRUE);
+        pool_remove_at (u, i);
     }
     u->pool[u->n_pool++] = conn;
     /* Watched while idle so that a server's close is seen before reuse. */
@@ -118,7 +138,7 @@ fast_save_ticket (FastUser *u, FastConn *conn)
     if (data == NULL)
         return;
     conn->want_ticket = FALSE;
-    fast_sessions_save (u->fs->sessions, &u->session, data);
+    fast_sessions_save (u->fs->sessions, u->slot, data);
 }
 
 static FastHost *
@@ -321,7 +341,7 @@ fast_connected (FastUser *u)
         .verify_name = tls->verify ? name : NULL,
     };
     setup.n_alpn = fast_h2_alpn (u->step->version, &setup.alpn);
-    GBytes *offer = fast_sessions_offer (u->fs->sessions, &u->session);
+    GBytes *offer = fast_sessions_offer (u->fs->sessions, u->slot);
     gboolean ok = fast_conn_start_tls (conn, &setup, offer, &error);
 
     if (offer != NULL)

@@ -34,6 +34,7 @@ void
 fast_step_finish (FastUser *u)
 {
     ThrongUser *user = u->user;
+    ThrongSample *sample = u->sample;
 
     if (G_UNLIKELY (u->journey.active))
         http_journey_abort (&u->journey, u->step, u->sample);
@@ -41,17 +42,16 @@ fast_step_finish (FastUser *u)
     u->step = NULL;
     u->sample = NULL;
     u->read_yielded = FALSE;
-    throng_user_step_done (user);
+    throng_user_step_done_sample (user, sample);
 }
 
 void
 fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message)
 {
     fast_lookup_abandon (u);
-    if (u->conn != NULL) {
+    if (u->conn != NULL && !fast_h2_abandon (u))
         fast_conn_close (u->conn, FALSE);
-        u->conn = NULL;
-    }
+    u->conn = NULL;
     http_sample_fail (u->sample, error_class, message);
     fast_step_finish (u);
 }
@@ -388,12 +388,13 @@ fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data)
 {
     FastUser *u = data;
 
-    if (conn != u->conn) {
-        fast_idle_event (u, conn);
+    if (conn->h2 != NULL) {
+        /* streams of several exchanges may share it: the connection decides */
+        fast_h2_conn_event (conn);
         return;
     }
-    if (conn->h2 != NULL) {
-        fast_h2_event (u);
+    if (conn != u->conn) {
+        fast_idle_event (u, conn);
         return;
     }
     switch (u->state) {

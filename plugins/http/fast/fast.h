@@ -5,7 +5,10 @@
  * (transport.c), getting a connection for an exchange (connect.c) and the
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
  * HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
- * session store (session.c).  A user runs one exchange at a time.
+ * session store (session.c).  A FastUser runs one exchange at a time; a
+ * virtual user running concurrent steps has several (lanes, ../lanes.c),
+ * sharing its cookie jar and TLS session: over HTTP/1.1 each with its own
+ * connections, over h2 as streams on the user's one connection (h2.c).
  */
 #pragma once
 
@@ -82,6 +85,7 @@ struct _FastUser {
     GMainContext *context;
     ThrongTimer *timer; /* the step's (or the connect's) deadline */
     FastSessionSlot session;
+    FastSessionSlot *slot; /* the session this user's connections offer and save: its own, or a lane's main's */
     FastConn *pool[POOL_MAX];
     guint n_pool;
     GPtrArray *hosts; /* FastHost: resolved once per user */
@@ -116,6 +120,7 @@ struct _FastUser {
 
     FastResponse response;
     HttpJourney journey; /* ../journey.h: templates, kept body, extractors and checks */
+    struct _FastH2Stream *h2s; /* h2.c: the stream of this exchange, made on first use */
 };
 
 /* transport.c */
@@ -138,6 +143,8 @@ void fast_timer_need (FastUser *u, gint64 when);
 void fast_timer_fired (ThrongTimer *timer, gpointer data);
 void fast_lookup_abandon (FastUser *u);
 void fast_pool_put (FastUser *u, FastConn *conn);
+/* TRUE when @conn is in u's pool. */
+gboolean fast_pool_holds (const FastUser *u, const FastConn *conn);
 /* Takes @conn out of the pool if it is there. */
 void fast_pool_remove (FastUser *u, FastConn *conn);
 void fast_pool_close_all (FastUser *u);
@@ -155,7 +162,7 @@ void fast_idle_event (FastUser *u, FastConn *conn);
 void fast_request_ready (FastUser *u);
 /* The read budget ran out with TLS bytes waiting that no poll announces: go on reading. */
 void fast_read_resume (FastUser *u);
-/* Ends the exchange with @error_class and its static @message. */
+/* Ends the exchange with @error_class and its static @message (its stream only, on a shared h2 connection). */
 void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
 /* The FastConnFunc of every connection of the user. */
 void fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data);

@@ -11,9 +11,16 @@
  * h2_settle() acts on it once the library call returned.  A stream
  * failure (RST_STREAM, a refused head) fails the step and keeps the
  * connection; a connection failure (a GOAWAY with an error, a frame the
- * library refuses, a flood) fails it and closes the connection.  A user
- * runs one exchange at a time, so at most one stream is open and the
- * server's SETTINGS_MAX_CONCURRENT_STREAMS cannot be exceeded.
+ * library refuses, a flood) fails it and closes the connection, and
+ * every stream on it.
+ *
+ * Several streams at once: the exchanges of a user's lanes (../lanes.c,
+ * a `parallel` step) join the connection of the user's own exchange
+ * (fast_h2_join), up to the server's SETTINGS_MAX_CONCURRENT_STREAMS.
+ * The connection stays its owner's (in the owner's hands or pool); each
+ * stream keeps its state in its exchange's FastUser (u->h2s); whichever
+ * event comes, one pump reads for all, and h2_settle() ends each stream
+ * that has an outcome, after detaching it.
  */
 #include "fast.h"
 #include "h2.h"
@@ -35,16 +42,12 @@ typedef enum {
     H2_BROKEN,  /* the connection failed */
 } H2Outcome;
 
-struct _FastH2 {
-    nghttp2_session *session;
-    FastUser *user;    /* the connection's owner */
-    const guint8 *out; /* what mem_send returned and the socket has not taken */
-    gsize out_len;
-    gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
-    GArray *nva;     /* nghttp2_nv, reused per request */
-    GString *text;   /* the request's :authority and lower-case names, reused */
+/* H2_OPEN … H2_REFUSED: a stream's; H2_BROKEN: the connection's, shared by its streams. */
+#define H2_STREAMS_MAX 128
 
-    /* the stream in flight */
+/* One stream: the exchange of the FastUser that holds it (u->h2s). */
+struct _FastH2Stream {
+    FastUser *user;
     gint32 stream_id;
     H2Outcome outcome;
     guint status;
@@ -55,10 +58,27 @@ struct _FastH2 {
     const guint8 *body;
     gsize body_len;
     gsize body_off;
-    guint control_frames;
-    guint8 last_control; /* the type of the last PING or SETTINGS frame */
     ThrongErrorClass error_class;
     char message[160]; /* why it failed, naming the frame or error code */
+};
+typedef struct _FastH2Stream H2Stream;
+
+struct _FastH2 {
+    nghttp2_session *session;
+    FastUser *owner;   /* whose hands or pool hold the connection; its buffer reads */
+    const guint8 *out; /* what mem_send returned and the socket has not taken */
+    gsize out_len;
+    gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
+    GArray *nva;     /* nghttp2_nv, reused per request */
+    GString *text;   /* the request's :authority and lower-case names, reused */
+    H2Stream *active[H2_STREAMS_MAX]; /* the streams in flight */
+    guint n_active;
+    /* the connection's failure, which ends every stream on it */
+    gboolean broken;
+    ThrongErrorClass error_class;
+    char message[160];
+    guint control_frames;
+    guint8 last_control; /* the type of the last PING or SETTINGS frame */
 };
 
 static const gnutls_datum_t alpn_h2[] = { { (unsigned char *)"h2", 2 } };
@@ -81,62 +101,124 @@ fast_h2_alpn (int version, const gnutls_datum_t **protocols)
     }
 }
 
+static gboolean h2_has_room (const FastConn *conn);
+
 gboolean
 fast_h2_conn_fits (const FastConn *conn, int version)
 {
     switch (version) {
     case HTTP_VERSION_2:
-        return conn->h2 != NULL && !conn->h2->goaway;
+        return conn->h2 != NULL && h2_has_room (conn);
     case HTTP_VERSION_AUTO:
         /* Whatever the connection speaks; a new one over http:// is HTTP/1.1. */
-        return conn->h2 == NULL || !conn->h2->goaway;
+        return conn->h2 == NULL || h2_has_room (conn);
     default:
         return conn->h2 == NULL;
     }
 }
 
-/*
- * Records the stream's end; the first outcome stands (a connection that
- * breaks after a stream failed is not reused: h2_release() sees it).
- */
-static void h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char *format,
-                    ...) G_GNUC_PRINTF (4, 5);
+/* The stream in flight with @stream_id, or NULL. */
+static H2Stream *
+stream_of (FastH2 *h2, gint32 stream_id)
+{
+    for (guint i = 0; i < h2->n_active; i++) {
+        if (h2->active[i]->stream_id == stream_id)
+            return h2->active[i];
+    }
+    return NULL;
+}
+
+/* Records a stream's end; the first outcome stands. */
+static void h2_end (H2Stream *s, H2Outcome outcome, ThrongErrorClass error_class,
+                    const char *format, ...) G_GNUC_PRINTF (4, 5);
 
 static void
-h2_end (FastH2 *h2, H2Outcome outcome, ThrongErrorClass error_class, const char *format, ...)
+h2_end (H2Stream *s, H2Outcome outcome, ThrongErrorClass error_class, const char *format, ...)
 {
     va_list args;
 
-    if (h2->outcome != H2_OPEN)
+    if (s == NULL || s->outcome != H2_OPEN)
         return;
-    h2->outcome = outcome;
-    h2->error_class = error_class;
+    s->outcome = outcome;
+    s->error_class = error_class;
     if (format == NULL) {
-        h2->message[0] = '\0';
+        s->message[0] = '\0';
         return;
     }
+    va_start (args, format);
+    g_vsnprintf (s->message, sizeof s->message, format, args);
+    va_end (args);
+}
+
+/*
+ * Records the connection's failure, which every stream on it shares
+ * (a stream that already has an outcome keeps it); the first stands.
+ */
+static void h2_break (FastH2 *h2, ThrongErrorClass error_class, const char *format, ...)
+    G_GNUC_PRINTF (3, 4);
+
+static void
+h2_break (FastH2 *h2, ThrongErrorClass error_class, const char *format, ...)
+{
+    va_list args;
+
+    if (h2->broken)
+        return;
+    h2->broken = TRUE;
+    h2->error_class = error_class;
     va_start (args, format);
     g_vsnprintf (h2->message, sizeof h2->message, format, args);
     va_end (args);
 }
 
-/* Callbacks: they record, never end the exchange (see the top of the file). */
+/*
+ * TRUE when every stream in flight has an outcome, or the connection has:
+ * reading on could only be for streams that are over.  (Stopping at the
+ * first stream's end would leave the others' bytes in TLS buffers that no
+ * poll announces.)
+ */
+static gboolean
+h2_all_ended (const FastH2 *h2)
+{
+    if (h2->broken)
+        return TRUE;
+    for (guint i = 0; i < h2->n_active; i++) {
+        if (h2->active[i]->outcome == H2_OPEN)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* TRUE when a stream or the connection has an outcome to act on. */
+static gboolean
+h2_has_outcome (const FastH2 *h2)
+{
+    if (h2->broken)
+        return TRUE;
+    for (guint i = 0; i < h2->n_active; i++) {
+        if (h2->active[i]->outcome != H2_OPEN)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* Callbacks: they record, never end an exchange (see the top of the file). */
 
 /* Refuses the rest of the response: the stream ends, the connection goes on. */
 static void
-h2_cancel (FastH2 *h2)
+h2_cancel (FastH2 *h2, H2Stream *s)
 {
-    nghttp2_submit_rst_stream (h2->session, NGHTTP2_FLAG_NONE, h2->stream_id, NGHTTP2_CANCEL);
+    nghttp2_submit_rst_stream (h2->session, NGHTTP2_FLAG_NONE, s->stream_id, NGHTTP2_CANCEL);
 }
 
 static int
 on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *data)
 {
-    FastH2 *h2 = data;
+    H2Stream *s = stream_of (data, frame->hd.stream_id);
 
-    if (frame->hd.type == NGHTTP2_HEADERS && frame->hd.stream_id == h2->stream_id) {
-        soup_message_headers_clear (h2->user->response.headers);
-        h2->header_bytes = 0;
+    if (frame->hd.type == NGHTTP2_HEADERS && s != NULL) {
+        soup_message_headers_clear (s->user->response.headers);
+        s->header_bytes = 0;
     }
     return 0;
 }
@@ -145,25 +227,25 @@ static int
 on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
            size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *data)
 {
-    FastH2 *h2 = data;
-    FastUser *u = h2->user;
+    H2Stream *s = stream_of (data, frame->hd.stream_id);
 
-    if (frame->hd.stream_id != h2->stream_id || h2->outcome != H2_OPEN)
+    if (s == NULL || s->outcome != H2_OPEN)
         return 0;
     /* RFC 9113 §6.5.2: each field counts its name, its value and 32. */
-    h2->header_bytes += namelen + valuelen + 32;
-    if (h2->header_bytes > HTTP_MAX_HEAD) {
-        h2_end (h2, H2_FAILED, THRONG_ERROR_PROTOCOL,
+    s->header_bytes += namelen + valuelen + 32;
+    if (s->header_bytes > HTTP_MAX_HEAD) {
+        h2_end (s, H2_FAILED, THRONG_ERROR_PROTOCOL,
                 "HEADERS: header block over %d bytes (RST_STREAM sent)", HTTP_MAX_HEAD);
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     }
     if (namelen == 7 && memcmp (name, ":status", 7) == 0) {
-        h2->status = valuelen == 3 ? (guint)g_ascii_strtoull ((const char *)value, NULL, 10) : 0;
+        s->status = valuelen == 3 ? (guint)g_ascii_strtoull ((const char *)value, NULL, 10) : 0;
         return 0;
     }
     if (namelen > 0 && name[0] == ':')
         return 0;
-    soup_message_headers_append (u->response.headers, (const char *)name, (const char *)value);
+    soup_message_headers_append (s->user->response.headers, (const char *)name,
+                                 (const char *)value);
     return 0;
 }
 
@@ -171,76 +253,81 @@ static int
 on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
 {
     FastH2 *h2 = data;
-    FastUser *u = h2->user;
+    H2Stream *s = frame->hd.stream_id != 0 ? stream_of (h2, frame->hd.stream_id) : NULL;
+    FastUser *u = s != NULL ? s->user : NULL;
 
-    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA)
-        && frame->hd.stream_id == h2->stream_id && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
-        h2->remote_ended = TRUE;
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) && s != NULL
+        && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+        s->remote_ended = TRUE;
     switch (frame->hd.type) {
     case NGHTTP2_PING:
     case NGHTTP2_SETTINGS:
         h2->last_control = frame->hd.type;
         if (++h2->control_frames > H2_CONTROL_MAX)
-            h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL,
-                    "%s flood: over %d control frames during one request",
-                    frame->hd.type == NGHTTP2_PING ? "PING" : "SETTINGS", H2_CONTROL_MAX);
+            h2_break (h2, THRONG_ERROR_PROTOCOL,
+                      "%s flood: over %d control frames during one request",
+                      frame->hd.type == NGHTTP2_PING ? "PING" : "SETTINGS", H2_CONTROL_MAX);
         return 0;
     case NGHTTP2_GOAWAY:
         h2->goaway = TRUE;
-        g_debug ("fast: GOAWAY from %s:%u (last stream %d, %s)", u->host, u->port,
-                 frame->goaway.last_stream_id, nghttp2_http2_strerror (frame->goaway.error_code));
-        if (h2->stream_id > frame->goaway.last_stream_id)
-            h2_end (h2, H2_REFUSED, THRONG_ERROR_PROTOCOL,
-                    "GOAWAY (%s): stream %d above the last stream id %d",
-                    nghttp2_http2_strerror (frame->goaway.error_code), h2->stream_id,
-                    frame->goaway.last_stream_id);
-        else if (frame->goaway.error_code != NGHTTP2_NO_ERROR)
-            h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "GOAWAY from the server: %s",
-                    nghttp2_http2_strerror (frame->goaway.error_code));
+        g_debug ("fast: GOAWAY from %s:%u (last stream %d, %s)", h2->owner->host,
+                 h2->owner->port, frame->goaway.last_stream_id,
+                 nghttp2_http2_strerror (frame->goaway.error_code));
+        for (guint i = 0; i < h2->n_active; i++) {
+            H2Stream *each = h2->active[i];
+            if (each->stream_id > frame->goaway.last_stream_id)
+                h2_end (each, H2_REFUSED, THRONG_ERROR_PROTOCOL,
+                        "GOAWAY (%s): stream %d above the last stream id %d",
+                        nghttp2_http2_strerror (frame->goaway.error_code), each->stream_id,
+                        frame->goaway.last_stream_id);
+        }
+        if (frame->goaway.error_code != NGHTTP2_NO_ERROR)
+            h2_break (h2, THRONG_ERROR_PROTOCOL, "GOAWAY from the server: %s",
+                      nghttp2_http2_strerror (frame->goaway.error_code));
         return 0;
     case NGHTTP2_RST_STREAM:
-        if (frame->hd.stream_id == h2->stream_id) {
+        if (s != NULL) {
             /* RFC 9113 §8.1: a complete response, then "stop sending the request". */
-            if (frame->rst_stream.error_code == NGHTTP2_NO_ERROR && h2->got_head
-                && h2->remote_ended)
-                h2_end (h2, H2_DONE, THRONG_ERROR_NONE, NULL);
+            if (frame->rst_stream.error_code == NGHTTP2_NO_ERROR && s->got_head
+                && s->remote_ended)
+                h2_end (s, H2_DONE, THRONG_ERROR_NONE, NULL);
             else if (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM)
-                h2_end (h2, H2_REFUSED, THRONG_ERROR_PROTOCOL,
+                h2_end (s, H2_REFUSED, THRONG_ERROR_PROTOCOL,
                         "RST_STREAM (REFUSED_STREAM) from the server");
             else
-                h2_end (h2, H2_FAILED, THRONG_ERROR_PROTOCOL, "RST_STREAM (%s) from the server",
+                h2_end (s, H2_FAILED, THRONG_ERROR_PROTOCOL, "RST_STREAM (%s) from the server",
                         nghttp2_http2_strerror (frame->rst_stream.error_code));
         }
         return 0;
     case NGHTTP2_HEADERS:
-        if (frame->hd.stream_id != h2->stream_id || h2->outcome != H2_OPEN)
+        if (s == NULL || s->outcome != H2_OPEN)
             return 0;
         h2->control_frames = 0;
         if (u->sample->latency_us == 0)
             u->sample->latency_us = g_get_monotonic_time () - u->sample->start_us;
         /* 1xx other than 101: interim, the final head follows (nghttp2 bounds them). */
-        if (h2->status >= 100 && h2->status < 200)
+        if (s->status >= 100 && s->status < 200)
             return 0;
-        if (h2->status < 200 || h2->status > 599) {
-            h2_end (h2, H2_FAILED, THRONG_ERROR_PROTOCOL, "HEADERS: status %u out of range",
-                    h2->status);
-            h2_cancel (h2);
+        if (s->status < 200 || s->status > 599) {
+            h2_end (s, H2_FAILED, THRONG_ERROR_PROTOCOL, "HEADERS: status %u out of range",
+                    s->status);
+            h2_cancel (h2, s);
             return 0;
         }
-        h2->got_head = TRUE;
+        s->got_head = TRUE;
         u->state = ST_READING_BODY;
         /* As over HTTP/1.1: a declared length over max_body fails at the head. */
         if ((guint64)soup_message_headers_get_content_length (u->response.headers)
             > u->step->max_body) {
-            h2_end (h2, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-            h2_cancel (h2);
+            h2_end (s, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+            h2_cancel (h2, s);
             return 0;
         }
         if (soup_message_headers_get_one (u->response.headers, "Set-Cookie") != NULL)
             fast_store_cookies (u);
         return 0;
     case NGHTTP2_DATA:
-        if (frame->hd.stream_id == h2->stream_id)
+        if (s != NULL)
             h2->control_frames = 0;
         return 0;
     default:
@@ -253,16 +340,17 @@ on_data_chunk (nghttp2_session *session, uint8_t flags, int32_t stream_id, const
                size_t len, void *user_data)
 {
     FastH2 *h2 = user_data;
+    H2Stream *s = stream_of (h2, stream_id);
 
-    if (stream_id != h2->stream_id || h2->outcome != H2_OPEN)
+    if (s == NULL || s->outcome != H2_OPEN)
         return 0;
-    h2->body_bytes += len;
-    if (G_UNLIKELY (h2->user->journey.active && h2->user->journey.keep)
-        && h2->body_bytes <= h2->user->step->max_body)
-        g_string_append_len (h2->user->journey.body, (const char *)data, (gssize)len);
-    if (h2->body_bytes > h2->user->step->max_body) {
-        h2_end (h2, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-        h2_cancel (h2);
+    s->body_bytes += len;
+    if (G_UNLIKELY (s->user->journey.active && s->user->journey.keep)
+        && s->body_bytes <= s->user->step->max_body)
+        g_string_append_len (s->user->journey.body, (const char *)data, (gssize)len);
+    if (s->body_bytes > s->user->step->max_body) {
+        h2_end (s, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
+        h2_cancel (h2, s);
     }
     return 0;
 }
@@ -270,20 +358,20 @@ on_data_chunk (nghttp2_session *session, uint8_t flags, int32_t stream_id, const
 static int
 on_stream_close (nghttp2_session *session, int32_t stream_id, uint32_t error_code, void *data)
 {
-    FastH2 *h2 = data;
+    H2Stream *s = stream_of (data, stream_id);
 
-    if (stream_id != h2->stream_id)
+    if (s == NULL)
         return 0;
     if (error_code == NGHTTP2_REFUSED_STREAM)
-        h2_end (h2, H2_REFUSED, THRONG_ERROR_PROTOCOL, "stream %d refused (REFUSED_STREAM)",
+        h2_end (s, H2_REFUSED, THRONG_ERROR_PROTOCOL, "stream %d refused (REFUSED_STREAM)",
                 stream_id);
     else if (error_code != NGHTTP2_NO_ERROR)
-        h2_end (h2, H2_FAILED, THRONG_ERROR_PROTOCOL, "stream closed with %s",
+        h2_end (s, H2_FAILED, THRONG_ERROR_PROTOCOL, "stream closed with %s",
                 nghttp2_http2_strerror (error_code));
-    else if (!h2->got_head)
-        h2_end (h2, H2_FAILED, THRONG_ERROR_PROTOCOL, "stream ended without a final response");
+    else if (!s->got_head)
+        h2_end (s, H2_FAILED, THRONG_ERROR_PROTOCOL, "stream ended without a final response");
     else
-        h2_end (h2, H2_DONE, THRONG_ERROR_NONE, NULL);
+        h2_end (s, H2_DONE, THRONG_ERROR_NONE, NULL);
     return 0;
 }
 
@@ -292,6 +380,7 @@ on_invalid_frame (nghttp2_session *session, const nghttp2_frame *frame, int lib_
                   void *data)
 {
     FastH2 *h2 = data;
+    H2Stream *s = frame->hd.stream_id != 0 ? stream_of (h2, frame->hd.stream_id) : NULL;
     static const char *const names[]
         = { "DATA",         "HEADERS", "PRIORITY", "RST_STREAM",    "SETTINGS",
             "PUSH_PROMISE", "PING",    "GOAWAY",   "WINDOW_UPDATE", "CONTINUATION" };
@@ -299,13 +388,16 @@ on_invalid_frame (nghttp2_session *session, const nghttp2_frame *frame, int lib_
 
     /* Our SETTINGS said ENABLE_PUSH 0: nghttp2 refuses any promise as a connection error. */
     if (frame->hd.type == NGHTTP2_PUSH_PROMISE) {
-        h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL,
-                "PUSH_PROMISE although push is disabled (PROTOCOL_ERROR)");
+        h2_break (h2, THRONG_ERROR_PROTOCOL,
+                  "PUSH_PROMISE although push is disabled (PROTOCOL_ERROR)");
         return 0;
     }
-
-    h2_end (h2, frame->hd.stream_id == h2->stream_id ? H2_FAILED : H2_BROKEN, THRONG_ERROR_PROTOCOL,
-            "invalid %s frame: %s", name, nghttp2_strerror (lib_error_code));
+    if (s != NULL)
+        h2_end (s, H2_FAILED, THRONG_ERROR_PROTOCOL, "invalid %s frame: %s", name,
+                nghttp2_strerror (lib_error_code));
+    else
+        h2_break (h2, THRONG_ERROR_PROTOCOL, "invalid %s frame: %s", name,
+                  nghttp2_strerror (lib_error_code));
     return 0;
 }
 
@@ -315,7 +407,7 @@ on_error (nghttp2_session *session, int lib_error_code, const char *msg, size_t 
     FastH2 *h2 = data;
 
     /* The library's own words for a connection error it answers with GOAWAY. */
-    if (h2->outcome == H2_OPEN)
+    if (!h2->broken)
         g_snprintf (h2->message, sizeof h2->message, "%.*s", (int)len, msg);
     return 0;
 }
@@ -329,9 +421,9 @@ on_frame_send (nghttp2_session *session, const nghttp2_frame *frame, void *data)
 
     if (frame->hd.type != NGHTTP2_GOAWAY || goaway->error_code == NGHTTP2_NO_ERROR)
         return 0;
-    h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "the server broke HTTP/2: GOAWAY (%s) sent%s%.*s",
-            nghttp2_http2_strerror (goaway->error_code), goaway->opaque_data_len > 0 ? ", " : "",
-            (int)MIN (goaway->opaque_data_len, 80), (const char *)goaway->opaque_data);
+    h2_break (h2, THRONG_ERROR_PROTOCOL, "the server broke HTTP/2: GOAWAY (%s) sent%s%.*s",
+              nghttp2_http2_strerror (goaway->error_code), goaway->opaque_data_len > 0 ? ", " : "",
+              (int)MIN (goaway->opaque_data_len, 80), (const char *)goaway->opaque_data);
     return 0;
 }
 
@@ -339,12 +431,15 @@ static ssize_t
 read_body (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
            uint32_t *flags, nghttp2_data_source *source, void *data)
 {
-    FastH2 *h2 = data;
-    gsize n = MIN (length, h2->body_len - h2->body_off);
+    H2Stream *s = stream_of (data, stream_id);
+    gsize n;
 
-    memcpy (buf, h2->body + h2->body_off, n);
-    h2->body_off += n;
-    if (h2->body_off == h2->body_len)
+    if (s == NULL)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    n = MIN (length, s->body_len - s->body_off);
+    memcpy (buf, s->body + s->body_off, n);
+    s->body_off += n;
+    if (s->body_off == s->body_len)
         *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
@@ -383,7 +478,7 @@ h2_new (FastUser *u)
     };
 
     g_once (&once, callbacks_once, NULL);
-    h2->user = u;
+    h2->owner = u;
     h2->nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     h2->text = g_string_sized_new (256);
     nghttp2_session_client_new2 (&h2->session, callbacks, h2, options);
@@ -433,7 +528,7 @@ header_dropped (const char *name)
  * the HTTP/1.1 request a retry on another connection may still send.
  */
 static gboolean
-h2_submit (FastUser *u, FastH2 *h2)
+h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
 {
     const HttpStep *step = u->step;
     const HttpRequestText *request = &u->journey.request;
@@ -494,26 +589,28 @@ h2_submit (FastUser *u, FastH2 *h2)
     if (body_len >= 0)
         nv_add (h2->nva, "content-length", 14, number, length);
 
-    h2->body = body_len > 0 ? (const guint8 *)body : NULL;
-    h2->body_len = body_len > 0 ? (gsize)body_len : 0;
-    h2->body_off = 0;
+    memset (st, 0, sizeof *st);
+    st->user = u;
+    st->outcome = H2_OPEN;
+    st->body = body_len > 0 ? (const guint8 *)body : NULL;
+    st->body_len = body_len > 0 ? (gsize)body_len : 0;
     id = nghttp2_submit_request (h2->session, NULL, (const nghttp2_nv *)h2->nva->data, h2->nva->len,
                                  body_len > 0 ? &provider : NULL, NULL);
     if (id < 0) {
+        if (h2->n_active > 0) {
+            /* others are in flight on it: the connection stays, in its owner's pool */
+            if (h2->owner == u)
+                fast_pool_put (u, u->conn);
+            u->conn = NULL;
+        }
         fast_fail (u, THRONG_ERROR_PROTOCOL, nghttp2_strerror (id));
         return FALSE;
     }
-    h2->stream_id = id;
-    h2->outcome = H2_OPEN;
-    h2->status = 0;
-    h2->got_head = FALSE;
-    h2->remote_ended = FALSE;
-    h2->header_bytes = 0;
-    h2->body_bytes = 0;
+    st->stream_id = id;
+    h2->active[h2->n_active++] = st;
     if (G_UNLIKELY (u->journey.active && u->journey.keep))
         http_journey_hop (&u->journey);
     h2->control_frames = 0;
-    h2->message[0] = '\0';
     return TRUE;
 }
 
@@ -551,13 +648,14 @@ h2_flush (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, 
 }
 
 /*
- * Reads within the budget and feeds nghttp2.  Returns OK when it stopped
- * for the budget or an outcome, AGAIN with *@want, or how the connection
- * ended.
+ * Reads within the budget and feeds nghttp2, counting what it reads to
+ * @sample (nullable).  Returns OK when it stopped for the budget or an
+ * outcome, AGAIN with *@want, or how the connection ended.
  */
 static FastIo
-h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
+h2_read (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, FastError *error)
 {
+    FastUser *owner = h2->owner;
     gsize budget = READ_BUDGET;
 
     for (;;) {
@@ -568,24 +666,24 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
 
         if (r != FAST_IO_OK)
             return r;
-        if (u->sample != NULL)
-            u->sample->bytes_received += n;
+        if (sample != NULL)
+            sample->bytes_received += n;
         if (G_UNLIKELY (conn->want_ticket))
-            fast_save_ticket (u, conn);
+            fast_save_ticket (owner, conn);
         used = nghttp2_session_mem_recv (h2->session, in, n);
         if (used == NGHTTP2_ERR_FLOODED) {
             /* nghttp2's own bound: more ACKs owed than it queues. */
-            h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s flood: %s",
-                    h2->last_control == NGHTTP2_PING ? "PING" : "SETTINGS",
-                    nghttp2_strerror ((int)used));
+            h2_break (h2, THRONG_ERROR_PROTOCOL, "%s flood: %s",
+                      h2->last_control == NGHTTP2_PING ? "PING" : "SETTINGS",
+                      nghttp2_strerror ((int)used));
             return FAST_IO_OK;
         }
         if (used < 0) {
-            h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s", nghttp2_strerror ((int)used));
+            h2_break (h2, THRONG_ERROR_PROTOCOL, "%s", nghttp2_strerror ((int)used));
             return FAST_IO_OK;
         }
-        /* An outcome, or nghttp2 gave up the session: its GOAWAY goes out next. */
-        if (h2->outcome != H2_OPEN || !nghttp2_session_want_read (h2->session))
+        /* Every outcome, or nghttp2 gave up the session: its GOAWAY goes out next. */
+        if (h2_all_ended (h2) || !nghttp2_session_want_read (h2->session))
             return FAST_IO_OK;
         if (n < IN_SIZE && !fast_conn_pending (conn)) {
             *want = G_IO_IN;
@@ -593,7 +691,8 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
         }
         budget = budget > n ? budget - n : 0;
         if (budget == 0) {
-            if (fast_conn_pending (conn)) {
+            if (fast_conn_pending (conn) && h2->n_active > 0) {
+                FastUser *u = h2->active[0]->user;
                 u->read_yielded = TRUE;
                 fast_timer_need (u, g_get_monotonic_time ());
             }
@@ -610,107 +709,161 @@ h2_session_over (FastH2 *h2)
     return !nghttp2_session_want_read (h2->session) && !nghttp2_session_want_write (h2->session);
 }
 
-/* Gives back u->conn after a stream ended: to the pool when it can carry more, else closed. */
 static void
-h2_release (FastUser *u)
+remove_active (FastH2 *h2, guint i)
 {
-    FastConn *conn = u->conn;
-
-    u->conn = NULL;
-    conn->exchanges++;
-    if (u->fs->keep_alive && !conn->h2->goaway && !h2_session_over (conn->h2))
-        fast_pool_put (u, conn);
-    else
-        fast_conn_close (conn, TRUE);
+    h2->active[i] = h2->active[--h2->n_active];
 }
 
-/* Acts on the stream's outcome, outside any nghttp2 call. */
-static void
-h2_settle (FastUser *u, FastH2 *h2)
-{
-    char message[sizeof h2->message];
-    ThrongErrorClass error_class = h2->error_class;
-    guint status = h2->status;
+/* What a stream ended with, copied out before its user may start the next one. */
+typedef struct {
+    FastUser *user;
+    H2Outcome outcome;
+    ThrongErrorClass error_class;
+    guint status;
+    gboolean got_head;
+    gboolean retry_safe; /* a lost connection: sent again when that cannot do anything twice */
+    char message[160];
+} H2Ending;
 
-    g_strlcpy (message, h2->message, sizeof message);
-    switch (h2->outcome) {
-    case H2_OPEN:
-        return;
-    case H2_DONE:
-        h2_release (u);
-        fast_hop_done (u, status, "h2");
-        return;
-    case H2_FAILED:
-        if (h2->got_head)
-            u->sample->status = (gint32)status;
-        h2_release (u);
-        fast_fail (u, error_class, message[0] != '\0' ? message : NULL);
-        return;
-    case H2_REFUSED:
-        if (!u->retried) {
-            g_debug ("fast: %s; retrying on a new connection", message);
-            h2_release (u);
-            u->retried = TRUE;
-            u->sample->retries++;
-            fast_exchange_start (u, TRUE);
-            return;
+/*
+ * Ends the streams that have an outcome, all of them when the
+ * connection is @gone (closed under them, @lost_class and @lost_message
+ * saying how) or broken: detaches them, gives the connection back to its
+ * owner (or closes it once), and only then completes each exchange, since
+ * a completion may start new streams, on this connection or another.
+ * Nothing of the connection is touched after the completions.
+ */
+static void
+h2_settle (FastConn *conn, gboolean gone, ThrongErrorClass lost_class, const char *lost_message)
+{
+    FastH2 *h2 = conn->h2;
+    FastUser *owner = h2->owner;
+    H2Ending endings[H2_STREAMS_MAX];
+    guint n = 0;
+    gboolean close, owner_ended = FALSE;
+
+    if (!gone && !h2->broken && h2->n_active > 0 && h2_session_over (h2))
+        h2_break (h2, THRONG_ERROR_PROTOCOL, "%s",
+                  h2->message[0] != '\0' ? h2->message : "HTTP/2 session ended by a GOAWAY");
+    for (guint i = h2->n_active; i-- > 0;) {
+        H2Stream *st = h2->active[i];
+        H2Ending *e;
+
+        if (!gone && !h2->broken && st->outcome == H2_OPEN)
+            continue;
+        e = &endings[n++];
+        e->user = st->user;
+        e->outcome = st->outcome;
+        e->error_class = st->error_class;
+        e->status = st->status;
+        e->got_head = st->got_head;
+        e->retry_safe = FALSE;
+        g_strlcpy (e->message, st->message, sizeof e->message);
+        if (st->outcome == H2_OPEN || (gone && st->outcome == H2_DONE && !h2->broken)) {
+            /* the connection's end is the stream's */
+            if (gone) {
+                e->retry_safe = st->user->reused && !st->user->retried && !st->got_head
+                                && st->outcome == H2_OPEN
+                                && fast_method_is_idempotent (st->user->hop.method);
+                if (st->outcome == H2_OPEN) {
+                    e->outcome = H2_BROKEN;
+                    e->error_class = lost_class;
+                    g_strlcpy (e->message, lost_message, sizeof e->message);
+                }
+            } else {
+                e->outcome = H2_BROKEN;
+                e->error_class = h2->error_class;
+                g_strlcpy (e->message,
+                           h2->message[0] != '\0' ? h2->message : "HTTP/2 connection error",
+                           sizeof e->message);
+            }
         }
-        h2_release (u);
-        fast_fail (u, error_class, message);
+        if (st->outcome == H2_DONE || st->outcome == H2_FAILED || st->outcome == H2_REFUSED)
+            conn->exchanges++;
+        owner_ended |= st->user == owner;
+        st->user->conn = NULL;
+        remove_active (h2, i);
+    }
+    if (n == 0)
         return;
-    case H2_BROKEN:
-    default:
-        fast_fail (u, error_class, message[0] != '\0' ? message : "HTTP/2 connection error");
-        return;
+
+    close = gone || h2->broken
+            || (h2->n_active == 0
+                && (!owner->fs->keep_alive || h2->goaway || h2_session_over (h2)
+                    /* its owner's full pool did not keep it while lanes used it */
+                    || (!owner_ended && owner->conn != conn && !fast_pool_holds (owner, conn))));
+    if (close) {
+        gboolean polite = !gone && !h2->broken;
+        fast_pool_remove (owner, conn);
+        if (owner->conn == conn)
+            owner->conn = NULL;
+        fast_conn_close (conn, polite);
+    } else if (owner_ended) {
+        fast_pool_put (owner, conn);
+    }
+
+    for (guint i = 0; i < n; i++) {
+        H2Ending *e = &endings[i];
+        FastUser *u = e->user;
+
+        switch (e->outcome) {
+        case H2_DONE:
+            fast_hop_done (u, e->status, "h2");
+            break;
+        case H2_FAILED:
+            if (e->got_head)
+                u->sample->status = (gint32)e->status;
+            fast_fail (u, e->error_class, e->message[0] != '\0' ? e->message : NULL);
+            break;
+        case H2_REFUSED:
+        case H2_BROKEN:
+        default:
+            if ((e->outcome == H2_REFUSED || e->retry_safe) && !u->retried) {
+                g_debug ("fast: %s; retrying on a new connection", e->message);
+                u->retried = TRUE;
+                u->sample->retries++;
+                fast_exchange_start (u, TRUE);
+                break;
+            }
+            fast_fail (u, e->error_class,
+                       e->message[0] != '\0' ? e->message : "HTTP/2 connection error");
+            break;
+        }
     }
 }
 
-/* Reads, writes, and settles: the one loop of an HTTP/2 exchange. */
+/* Reads, writes, and settles: the one loop of an HTTP/2 connection with streams in flight. */
 static void
-h2_pump (FastUser *u)
+h2_pump (FastConn *conn)
 {
-    FastConn *conn = u->conn;
     FastH2 *h2 = conn->h2;
+    ThrongSample *sample = h2->n_active > 0 ? h2->active[0]->user->sample : NULL;
     GIOCondition want_in = G_IO_IN, want_out = 0;
     FastError error;
     FastIo r;
 
-    u->read_yielded = FALSE;
-    r = h2_read (u, conn, h2, &want_in, &error);
+    for (guint i = 0; i < h2->n_active; i++)
+        h2->active[i]->user->read_yielded = FALSE;
+    r = h2_read (conn, h2, sample, &want_in, &error);
     if (r == FAST_IO_EOF || r == FAST_IO_RESET || r == FAST_IO_ERROR) {
-        /* As over HTTP/1.1: sent again only when that cannot do anything twice. */
-        gboolean safe = u->reused && !u->retried && !h2->got_head && h2->outcome == H2_OPEN
-                        && fast_method_is_idempotent (u->hop.method);
-        if ((r == FAST_IO_EOF || r == FAST_IO_RESET) && safe) {
-            g_debug ("fast: kept-alive h2 connection to %s:%u closed; retrying", u->host, u->port);
-            fast_conn_close (conn, FALSE);
-            u->conn = NULL;
-            u->retried = TRUE;
-            u->sample->retries++;
-            fast_exchange_start (u, TRUE);
-            return;
-        }
-        if (h2->outcome == H2_OPEN || h2->outcome == H2_DONE) {
-            if (h2->outcome == H2_OPEN)
-                fast_fail (u, r == FAST_IO_ERROR ? error.error_class : THRONG_ERROR_RESET,
-                           r == FAST_IO_ERROR ? error.message
-                           : h2->message[0] != '\0'
-                               ? h2->message
-                               : "HTTP/2 connection closed before the response was complete");
-            else
-                h2_settle (u, h2);
-            return;
-        }
-        /* The outcome was recorded before the close: it stands. */
-        h2_settle (u, h2);
+        h2_settle (conn, TRUE, r == FAST_IO_ERROR ? error.error_class : THRONG_ERROR_RESET,
+                   r == FAST_IO_ERROR     ? error.message
+                   : h2->message[0] != '\0' ? h2->message
+                                            : "HTTP/2 connection closed before the response was "
+                                              "complete");
         return;
     }
-    if (h2->outcome == H2_OPEN || h2->outcome == H2_FAILED || h2->outcome == H2_DONE) {
-        /* Even a finished stream's WINDOW_UPDATE and SETTINGS ACK go out now. */
-        r = h2_flush (conn, h2, u->sample, &want_out, &error);
+    /* Even a finished stream's WINDOW_UPDATE and SETTINGS ACK go out now. */
+    if (!h2->broken) {
+        r = h2_flush (conn, h2, sample, &want_out, &error);
         if (r == FAST_IO_ERROR || r == FAST_IO_RESET || r == FAST_IO_EOF) {
-            if (h2->outcome == H2_OPEN) {
-                fast_fail (u, r == FAST_IO_ERROR ? error.error_class : THRONG_ERROR_RESET,
+            gboolean open = FALSE;
+            for (guint i = 0; i < h2->n_active; i++)
+                open |= h2->active[i]->outcome == H2_OPEN;
+            if (open) {
+                h2_settle (conn, TRUE,
+                           r == FAST_IO_ERROR ? error.error_class : THRONG_ERROR_RESET,
                            r == FAST_IO_ERROR ? error.message
                                               : "connection closed while sending the request");
                 return;
@@ -718,14 +871,34 @@ h2_pump (FastUser *u)
             h2->goaway = TRUE;
         }
     }
-    if (h2->outcome == H2_OPEN && h2_session_over (h2))
-        h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s",
-                h2->message[0] != '\0' ? h2->message : "HTTP/2 session ended by a GOAWAY");
-    if (h2->outcome != H2_OPEN) {
-        h2_settle (u, h2);
+    if (h2_has_outcome (h2) || h2_session_over (h2)) {
+        h2_settle (conn, FALSE, THRONG_ERROR_NONE, NULL);
         return;
     }
     fast_conn_watch (conn, want_in | (r == FAST_IO_AGAIN ? want_out : 0));
+}
+
+/* Starts u's exchange as a stream on u->conn, an HTTP/2 connection. */
+static void
+h2_start (FastUser *u)
+{
+    FastConn *conn = u->conn;
+    FastH2 *h2 = conn->h2;
+    GIOCondition want_out = 0;
+    FastError error;
+
+    if (u->h2s == NULL)
+        u->h2s = g_new0 (H2Stream, 1);
+    u->state = ST_READING_HEAD;
+    if (!h2_submit (u, h2, u->h2s))
+        return;
+    if (h2->n_active == 1) {
+        h2_pump (conn);
+        return;
+    }
+    /* Others are in flight: send it, and let the connection's events read for all. */
+    if (h2_flush (conn, h2, u->sample, &want_out, &error) == FAST_IO_AGAIN)
+        fast_conn_watch (conn, G_IO_IN | want_out);
 }
 
 gboolean
@@ -755,19 +928,24 @@ fast_h2_request_ready (FastUser *u)
         g_debug ("fast: %s on %s:%u", conn->is_tls ? "h2 (ALPN)" : "h2c (prior knowledge)", u->host,
                  u->port);
     }
-    conn->h2->user = u;
-    u->state = ST_READING_HEAD;
-    if (!h2_submit (u, conn->h2))
-        return TRUE;
-    h2_pump (u);
+    h2_start (u);
     return TRUE;
 }
 
 void
 fast_h2_event (FastUser *u)
 {
-    if (u->state == ST_READING_HEAD || u->state == ST_READING_BODY)
-        h2_pump (u);
+    if (u->conn != NULL && u->conn->h2 != NULL && u->conn->h2->n_active > 0)
+        h2_pump (u->conn);
+}
+
+void
+fast_h2_conn_event (FastConn *conn)
+{
+    if (conn->h2->n_active > 0)
+        h2_pump (conn);
+    else
+        fast_h2_idle_event (conn->h2->owner, conn);
 }
 
 void
@@ -778,17 +956,92 @@ fast_h2_idle_event (FastUser *u, FastConn *conn)
     FastError error;
     FastIo r;
 
+    if (h2->n_active > 0) {
+        h2_pump (conn);
+        return;
+    }
     /* No stream is open: anything recorded is about the connection. */
-    h2->stream_id = -1;
-    h2->outcome = H2_OPEN;
-    r = h2_read (u, conn, h2, &want, &error);
+    r = h2_read (conn, h2, NULL, &want, &error);
     if (r == FAST_IO_OK || r == FAST_IO_AGAIN)
         r = h2_flush (conn, h2, NULL, &want_out, &error);
-    if ((r == FAST_IO_OK || r == FAST_IO_AGAIN) && h2->outcome == H2_OPEN && !h2->goaway
+    if ((r == FAST_IO_OK || r == FAST_IO_AGAIN) && !h2->broken && !h2->goaway
         && !h2_session_over (h2)) {
         fast_conn_watch (conn, want | (r == FAST_IO_AGAIN ? want_out : 0));
         return;
     }
     fast_pool_remove (u, conn);
     fast_conn_close (conn, FALSE);
+}
+
+/* Streams the connection may still open: the server's limit, ours, and a GOAWAY. */
+static gboolean
+h2_has_room (const FastConn *conn)
+{
+    const FastH2 *h2 = conn->h2;
+    guint32 limit = nghttp2_session_get_remote_settings (h2->session,
+                                                         NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+
+    return !h2->goaway && !h2->broken && h2->n_active < MIN (limit, H2_STREAMS_MAX);
+}
+
+gboolean
+fast_h2_joinable (const FastUser *owner, const char *host, guint16 port, gboolean tls)
+{
+    const FastConn *conn = owner->conn;
+
+    return conn != NULL && conn->h2 != NULL && conn->h2->n_active > 0
+           && (owner->state == ST_READING_HEAD || owner->state == ST_READING_BODY)
+           && h2_has_room (conn) && conn->port == port && conn->is_tls == tls
+           && strcmp (conn->host, host) == 0;
+}
+
+void
+fast_h2_join (FastUser *u, FastUser *owner)
+{
+    FastConn *conn = owner->conn;
+
+    g_debug ("fast: stream %u on the connection to %s:%u", conn->h2->n_active + 1, conn->host,
+             conn->port);
+    u->conn = conn;
+    u->reused = TRUE;
+    h2_start (u);
+}
+
+gboolean
+fast_h2_abandon (FastUser *u)
+{
+    FastConn *conn = u->conn;
+    FastH2 *h2 = conn != NULL ? conn->h2 : NULL;
+    GIOCondition want_out = 0;
+    FastError error;
+
+    if (h2 == NULL || u->h2s == NULL || (h2->n_active <= 1 && h2->owner == u))
+        return FALSE;
+    for (guint i = 0; i < h2->n_active; i++) {
+        if (h2->active[i] == u->h2s) {
+            nghttp2_submit_rst_stream (h2->session, NGHTTP2_FLAG_NONE, u->h2s->stream_id,
+                                       NGHTTP2_CANCEL);
+            remove_active (h2, i);
+            break;
+        }
+    }
+    u->conn = NULL;
+    if (h2->owner == u)
+        fast_pool_put (u, conn);
+    if (h2->n_active > 0 && !h2->broken
+        && h2_flush (conn, h2, NULL, &want_out, &error) == FAST_IO_AGAIN)
+        fast_conn_watch (conn, G_IO_IN | want_out);
+    return TRUE;
+}
+
+gboolean
+fast_h2_in_use (const FastConn *conn)
+{
+    return conn->h2 != NULL && conn->h2->n_active > 0;
+}
+
+void
+fast_h2_stream_free (FastH2Stream *stream)
+{
+    g_free (stream);
 }

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 typedef struct _FastH2 FastH2;
+typedef struct _FastH2Stream FastH2Stream;
 typedef struct _FastUser FastUser;
 typedef struct _FastConn FastConn;
 
@@ -32,6 +33,34 @@ gboolean fast_h2_request_ready (FastUser *u);
 
 /* u->conn, an HTTP/2 connection, is ready for @condition, or a yielded read goes on. */
 void fast_h2_event (FastUser *u);
+
+/* An event on @conn, an HTTP/2 connection, with streams in flight or none. */
+void fast_h2_conn_event (FastConn *conn);
+
+/*
+ * TRUE when @owner's exchange in flight is a stream on an HTTP/2
+ * connection to @host:@port that may take one more (the server's
+ * SETTINGS_MAX_CONCURRENT_STREAMS, no GOAWAY).
+ */
+gboolean fast_h2_joinable (const FastUser *owner, const char *host, guint16 port, gboolean tls);
+
+/* Sends u's exchange as one more stream on @owner's connection (fast_h2_joinable said yes). */
+void fast_h2_join (FastUser *u, FastUser *owner);
+
+/*
+ * u's exchange is ending early (its deadline, a failure of its own)
+ * while other streams share its connection: resets its stream, detaches
+ * it and leaves the connection to them (in its owner's pool).  FALSE when
+ * u's stream is the connection's only one, or u->conn is not HTTP/2: the
+ * caller closes the connection as before.
+ */
+gboolean fast_h2_abandon (FastUser *u);
+
+/* TRUE while streams of lanes are in flight on @conn (its owner must not close it). */
+gboolean fast_h2_in_use (const FastConn *conn);
+
+/* Frees u->h2s (NULL is fine). */
+void fast_h2_stream_free (FastH2Stream *stream);
 
 /* A pooled HTTP/2 connection stirred: PING, SETTINGS, GOAWAY, a ticket, or the close. */
 void fast_h2_idle_event (FastUser *u, FastConn *conn);

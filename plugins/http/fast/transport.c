@@ -7,6 +7,7 @@
  * the user's life (fast.h lists the other files).
  */
 #include "fast.h"
+#include "h2.h"
 
 #include <string.h>
 #include <gnutls/gnutls.h>
@@ -160,13 +161,14 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
 
 /* User */
 
-static gpointer
-fast_user_new (HttpScenario *scenario, ThrongUser *user)
+static FastUser *
+user_alloc (FastScenario *fs, ThrongUser *user)
 {
     FastUser *u = g_new0 (FastUser, 1);
 
-    u->fs = scenario->transport_data;
+    u->fs = fs;
     u->user = user;
+    u->slot = &u->session;
     u->context = throng_user_get_context (user);
     u->timer = throng_user_add_timer (user, -1, fast_timer_fired, u);
     u->timer_at = -1;
@@ -177,6 +179,38 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     return u;
 }
 
+static gpointer
+fast_user_new (HttpScenario *scenario, ThrongUser *user)
+{
+    return user_alloc (scenario->transport_data, user);
+}
+
+/*
+ * A lane of @data's user (../lanes.c): its own connections, the user's
+ * TLS session and cookie jar (made now if the user has none yet, so that
+ * both see the same cookies from then on).
+ */
+static gpointer
+fast_lane_new (gpointer data)
+{
+    FastUser *main = data;
+    FastUser *u = user_alloc (main->fs, main->user);
+
+    if (main->jar == NULL)
+        main->jar = http_cookie_jar_new ();
+    u->jar = g_object_ref (main->jar);
+    u->slot = main->slot;
+    return u;
+}
+
+static gboolean
+fast_busy (gpointer data)
+{
+    FastUser *u = data;
+
+    return u->step != NULL;
+}
+
 static void
 fast_user_free (gpointer data)
 {
@@ -185,8 +219,10 @@ fast_user_free (gpointer data)
     if (u == NULL)
         return;
     fast_lookup_abandon (u);
-    fast_conn_close (u->conn, FALSE);
+    if (u->conn != NULL && !fast_h2_abandon (u))
+        fast_conn_close (u->conn, FALSE);
     fast_pool_close_all (u);
+    fast_h2_stream_free (u->h2s);
     throng_timer_cancel (u->timer);
     fast_session_slot_clear (&u->session);
     g_clear_object (&u->resolver);
@@ -232,10 +268,13 @@ build_templated (FastUser *u, const HttpStep *step)
     u->req_len = u->out->len;
 }
 
-static void
-fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
+/*
+ * The exchange of @step begins: its request, its deadline.  FALSE when the
+ * step already ended (a variable it needs is unset: nothing is sent).
+ */
+static gboolean
+run_setup (FastUser *u, const HttpStep *step, ThrongSample *sample)
 {
-    FastUser *u = data;
     const FastStep *fstep = step->transport_data;
 
     u->step = step;
@@ -254,8 +293,8 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
         if (!http_journey_begin (&u->journey, (HttpStep *)step, u->user, sample)) {
             u->step = NULL;
             u->sample = NULL;
-            throng_user_step_done (u->user);
-            return;
+            throng_user_step_done_sample (u->user, sample);
+            return FALSE;
         }
         if (step->templated) {
             build_templated (u, step);
@@ -278,7 +317,29 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
 send:
     u->deadline = g_get_monotonic_time () + step->timeout_us;
     fast_timer_need (u, u->deadline);
-    fast_exchange_start (u, FALSE);
+    return TRUE;
+}
+
+static void
+fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
+{
+    FastUser *u = data;
+
+    if (run_setup (u, step, sample))
+        fast_exchange_start (u, FALSE);
+}
+
+/* A lane's h2 exchange as one more stream on its user's connection in flight (../lanes.c). */
+static gboolean
+fast_run_joined (gpointer data, gpointer main, const HttpStep *step, ThrongSample *sample)
+{
+    FastUser *u = data;
+
+    if (!fast_h2_joinable (main, step->host, step->port, step->tls))
+        return FALSE;
+    if (run_setup (u, step, sample))
+        fast_h2_join (u, main);
+    return TRUE;
 }
 
 const HttpTransport http_fast_transport = {
@@ -292,4 +353,7 @@ const HttpTransport http_fast_transport = {
     .user_free = fast_user_free,
     .iteration_begin = fast_iteration_begin,
     .run = fast_run,
+    .busy = fast_busy,
+    .lane_new = fast_lane_new,
+    .run_joined = fast_run_joined,
 };

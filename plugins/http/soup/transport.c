@@ -168,11 +168,17 @@ static const char note_server_name[]
 static const char note_priority[]
     = "tls.priority is ignored by transport soup: glib-networking chooses the ciphers";
 
+static const char note_parallel[]
+    = "transport soup runs the requests of a parallel step one after another; "
+      "transport fast runs them at once";
+
 static void
 soup_scenario_notes (HttpScenario *scenario, GPtrArray *notes)
 {
     const HttpTlsOptions *tls = &scenario->options.tls;
 
+    if (scenario->max_parallel > 1)
+        g_ptr_array_add (notes, g_strdup (note_parallel));
     /* Every caveat is about TLS: a plain-HTTP scenario has none to read. */
     if (!scenario->uses_tls)
         return;
@@ -455,6 +461,7 @@ static void
 step_finish (SoupUser *user)
 {
     ThrongUser *throng_user = user->user;
+    ThrongSample *sample = user->sample;
     gboolean freed = user->freed;
 
     if (G_UNLIKELY (user->journey.active) && !freed)
@@ -468,7 +475,7 @@ step_finish (SoupUser *user)
         g_source_set_ready_time (user->timer, -1);
     user_unref (user);
     if (!freed)
-        throng_user_step_done (throng_user);
+        throng_user_step_done_sample (throng_user, sample);
 }
 
 /* Ends the step with @error_class; @message (static) NULL for the class's description. */
@@ -799,7 +806,7 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     if (G_UNLIKELY (http_journey_needed (step))
         && !http_journey_begin (&user->journey, (HttpStep *)step, user->user, sample)) {
         sample->resource = step->url;
-        throng_user_step_done (user->user);
+        throng_user_step_done_sample (user->user, sample);
         return;
     }
 
@@ -824,6 +831,15 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     hop_send (user);
 }
 
+/* A SoupUser runs one step at a time: the children of a `parallel` run one after another. */
+static gboolean
+soup_busy (gpointer data)
+{
+    SoupUser *user = data;
+
+    return user->step != NULL;
+}
+
 const HttpTransport http_soup_transport = {
     .name = "soup",
     .scenario_new = soup_scenario_new,
@@ -835,4 +851,5 @@ const HttpTransport http_soup_transport = {
     .user_free = soup_user_free,
     .iteration_begin = soup_iteration_begin,
     .run = soup_run,
+    .busy = soup_busy,
 };
