@@ -365,7 +365,9 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
             /* Since 0.3; a step of an older file is a request at the top level. */
             const char *kind = member_string (r, step_in, "kind");
             ThrongStepInfo info = {
-                .kind = g_strcmp0 (kind, "group") == 0 ? THRONG_STEP_GROUP : THRONG_STEP_REQUEST,
+                .kind = g_strcmp0 (kind, "group") == 0      ? THRONG_STEP_GROUP
+                        : g_strcmp0 (kind, "parallel") == 0 ? THRONG_STEP_PARALLEL
+                                                            : THRONG_STEP_REQUEST,
                 .parent = member (r, step_in, "parent") >= 0
                               ? (gint) member_int (r, step_in, "parent") : -1,
                 .depth = (guint) member_int (r, step_in, "depth"),

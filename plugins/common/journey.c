@@ -76,7 +76,20 @@ journey_data_exhausted (const ThrongScenarioSummary *scenario)
 const char *
 journey_step_kind_name (ThrongStepKind kind)
 {
-    return kind == THRONG_STEP_GROUP ? "group" : "request";
+    switch (kind) {
+    case THRONG_STEP_GROUP:
+        return "group";
+    case THRONG_STEP_PARALLEL:
+        return "parallel";
+    default:
+        return "request";
+    }
+}
+
+gboolean
+journey_kind_is_transaction (ThrongStepKind kind)
+{
+    return kind == THRONG_STEP_GROUP || kind == THRONG_STEP_PARALLEL;
 }
 
 gboolean

@@ -28,6 +28,9 @@ gboolean journey_data_exhausted (const ThrongScenarioSummary *scenario);
 /* A step kind's name in result files: "request" or "group". */
 const char *journey_step_kind_name (ThrongStepKind kind);
 
+/* A group or a parallel: a sample that spans its children's, not a request. */
+gboolean journey_kind_is_transaction (ThrongStepKind kind);
+
 /*
  * Whether a step the run info gives @protocol for is a group: control
  * steps have no protocol (NULL) or the pseudo-protocol "group".

@@ -236,9 +236,10 @@ step_label (const ThrongScenarioSummary *scenario, guint index)
     g_autofree char *label = shorten (scenario->steps[index].label);
     g_autofree char *indent = g_strnfill (2 * journey_step_depth (scenario, index), ' ');
 
-    return g_strconcat (indent,
-                        journey_step_kind (scenario, index) == THRONG_STEP_GROUP ? "group " : "",
-                        label, NULL);
+    ThrongStepKind kind = journey_step_kind (scenario, index);
+
+    return g_strconcat (indent, journey_kind_is_transaction (kind) ? journey_step_kind_name (kind) : "",
+                        journey_kind_is_transaction (kind) ? " " : "", label, NULL);
 }
 
 /*

@@ -179,14 +179,14 @@ csv_transaction (Csv *csv, const ThrongSample *sample, const ThrongStepInfo *inf
     guint32 *tally;
     char *message = NULL;
 
-    if (step->kind != THRONG_STEP_GROUP && step->parent < 0)
+    if (!journey_kind_is_transaction (step->kind) && step->parent < 0)
         return NULL;
     tally = g_hash_table_lookup (csv->tallies, &key);
     if (tally == NULL) {
         tally = g_new0 (guint32, 2 * n_steps);
         g_hash_table_insert (csv->tallies, g_memdup2 (&key, sizeof key), tally);
     }
-    if (step->kind == THRONG_STEP_GROUP) {
+    if (journey_kind_is_transaction (step->kind)) {
         message = g_strdup_printf ("Number of samples in transaction : %u, number of failing "
                                    "samples : %u",
                                    tally[2 * sample->step], tally[2 * sample->step + 1]);
@@ -212,7 +212,7 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
         guint n_steps = labels != NULL ? g_strv_length (labels) : 0;
         if (sample->step < n_steps) {
             label = labels[sample->step];
-            transaction = info[sample->step].kind == THRONG_STEP_GROUP;
+            transaction = journey_kind_is_transaction (info[sample->step].kind);
             transaction_message = csv_transaction (csv, sample, info, n_steps);
         }
     }

@@ -297,7 +297,7 @@ html_summary_table (GString *out, const ThrongSummary *summary)
         html_stats_row (out, "scenario", scenario->name, &scenario->stats, seconds);
         for (guint i = 0; i < scenario->n_steps; i++) {
             /* A group is a transaction; a step inside one is indented under it. */
-            gboolean group = journey_step_kind (scenario, i) == THRONG_STEP_GROUP;
+            gboolean group = journey_kind_is_transaction (journey_step_kind (scenario, i));
             guint depth = MIN (journey_step_depth (scenario, i), 4);
             g_autofree char *css
                 = group || depth > 0
