@@ -187,7 +187,7 @@ void
 throng_user_record (ThrongUser *user, ThrongSample *sample)
 {
     ThrongWorker *worker = user->worker;
-    gboolean parallel = user->scenario->step_info[sample->step].kind == THRONG_STEP_PARALLEL;
+    ThrongStepKind kind = user->scenario->step_info[sample->step].kind;
 
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
@@ -196,8 +196,11 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
                                    sample->message != NULL
                                        && sample->message
                                               == throng_user_message_buffer_for (user, sample));
-    /* A parallel's children were noted in the groups already. */
-    if (user->open_groups > 0 && !parallel)
+    /*
+     * A group's or a parallel's children were noted in every open group
+     * already: noting the transaction too would count their bytes twice.
+     */
+    if (user->open_groups > 0 && kind == THRONG_STEP_REQUEST)
         user_note_in_groups (user, sample);
 }
 

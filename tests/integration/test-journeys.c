@@ -717,6 +717,59 @@ test_group_timing (Fixture *f, gconstpointer data)
     g_assert_cmpuint (groups, ==, 5);
 }
 
+/*
+ * Nested groups: each transaction spans the same one request, so each
+ * carries its bytes once (an inner group's sample is not noted again in
+ * the outer one, which counted the request already).
+ */
+static void
+test_group_nested_bytes (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - group: outer\n"
+                                "        steps:\n"
+                                "          - group: inner\n"
+                                "            steps:\n"
+                                "              - http: { url: /slow/1 }\n";
+    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
+    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 2,
+        .steps = steps,
+        .plan_extra = out,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autofree char *text = NULL;
+    g_auto (GStrv) lines = NULL;
+    guint rows = 0;
+    const char *request_bytes = NULL;
+    GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify)g_ptr_array_unref);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+    lines = g_strsplit (text, "\n", -1);
+    for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
+        GPtrArray *fields = csv_fields (lines[i]);
+        const char *label = g_ptr_array_index (fields, 2);
+        const char *bytes = g_ptr_array_index (fields, 9);
+
+        g_ptr_array_add (kept, fields);
+        rows++;
+        if (strcmp (label, "inner") != 0 && strcmp (label, "outer") != 0) {
+            request_bytes = bytes;
+            continue;
+        }
+        g_assert_nonnull (request_bytes);
+        g_assert_cmpstr (bytes, ==, request_bytes);
+    }
+    g_assert_cmpuint (rows, ==, 6);
+    g_ptr_array_unref (kept);
+}
+
 /* THRONG_DEBUG=http prints the first requests of each step, expanded, and their responses. */
 static void
 test_debug (Fixture *f, gconstpointer data)
@@ -843,6 +896,7 @@ main (int argc, char **argv)
         { "unique-rows", test_unique_rows, TRUE },
         { "choose", test_choose, TRUE },
         { "group-timing", test_group_timing, TRUE },
+        { "group-nested-bytes", test_group_nested_bytes, TRUE },
         { "debug", test_debug, TRUE },
     };
 
