@@ -14,6 +14,7 @@
 /* The parser is compiled into this test as it is into the plugin. */
 #include "../../plugins/http/framing.c"
 #include "../../plugins/http/fast/parse.c"
+#include "../../plugins/http/fast/head.c"
 #include "../../plugins/http/fast/response.c"
 
 #define MAX_BODY (64 * 1024)

@@ -15,6 +15,7 @@
 #include <throng/sample.h>
 
 #include "../framing.h"
+#include "head.h"
 #include "parse.h"
 
 typedef enum {
@@ -35,7 +36,14 @@ typedef struct {
     gsize head_len;
     gsize head_scanned;
     guint interim;
+    /*
+     * The final head's fields.  A simple head (head.h) is not parsed into
+     * them until fast_response_headers() asks; h2.c fills them itself.
+     */
     SoupMessageHeaders *headers;
+    gboolean headers_pending; /* TRUE: built from head[0..head_len) on demand */
+    gboolean set_cookie;      /* the final head has a Set-Cookie field */
+    gboolean soup_only;       /* tests: every head through libsoup, as before head.c */
 
     /* the final head's */
     SoupHTTPVersion version;
@@ -71,6 +79,13 @@ FastResponseResult fast_response_feed (FastResponse *r, const guint8 *data, gsiz
 
 /* The server closed: DONE when that ends the body, else ERROR. */
 FastResponseResult fast_response_eof (FastResponse *r);
+
+/*
+ * The final head's fields (transfer none), parsed by libsoup on the
+ * first call after a simple head: for cookies, redirects, extractors,
+ * checks and --http-debug, not for every response.
+ */
+SoupMessageHeaders *fast_response_headers (FastResponse *r);
 
 /* TRUE once the head was seen and before the response ended. */
 static inline gboolean
