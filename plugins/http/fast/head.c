@@ -32,10 +32,20 @@ classes_init (void)
     byte_class[' '] = byte_class['\t'] = C_BLANK;
 }
 
+/*
+ * @name (tchars only) is @lower whatever its case.  Setting bit 5 lowers
+ * a letter and leaves every other tchar, and no tchar but a letter's
+ * capital becomes a lower-case letter, so no library call per field.
+ */
 static gboolean
-name_is (const guint8 *name, gsize len, const char *want, gsize want_len)
+name_is (const guint8 *name, gsize len, const char *lower, gsize lower_len)
 {
-    return len == want_len && g_ascii_strncasecmp ((const char *)name, want, len) == 0;
+    if (len != lower_len)
+        return FALSE;
+    for (gsize i = 0; i < len; i++)
+        if ((name[i] | 0x20) != (guint8)lower[i])
+            return FALSE;
+    return TRUE;
 }
 
 /* Notes one of the framing fields; FALSE when it was already seen (libsoup joins repeats). */
@@ -106,19 +116,19 @@ fast_head_scan (const guint8 *head, gsize len, FastHead *out)
 
         switch (name_len) {
         case 10:
-            if (name_is (name, name_len, "Connection", 10)
+            if (name_is (name, name_len, "connection", 10)
                 && !note (&out->connection, value - head, value_end - value))
                 return FALSE;
-            if (name_is (name, name_len, "Set-Cookie", 10))
+            if (name_is (name, name_len, "set-cookie", 10))
                 out->set_cookie = TRUE;
             break;
         case 14:
-            if (name_is (name, name_len, "Content-Length", 14)
+            if (name_is (name, name_len, "content-length", 14)
                 && !note (&out->content_length, value - head, value_end - value))
                 return FALSE;
             break;
         case 17:
-            if (name_is (name, name_len, "Transfer-Encoding", 17)
+            if (name_is (name, name_len, "transfer-encoding", 17)
                 && !note (&out->transfer_encoding, value - head, value_end - value))
                 return FALSE;
             break;
