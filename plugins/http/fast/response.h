@@ -2,7 +2,8 @@
 /*
  * The fast transport's response parser: bytes in, one response out —
  * interim 1xx heads skipped (at most HTTP_MAX_INTERIM), the final head
- * parsed by libsoup, its framing decided by framing.c, and the body
+ * read by head.c (or libsoup, when it is not simple), its framing decided
+ * by framing.c, and the body
  * counted, never kept.  It does no I/O and reads no clock, so that the
  * fuzzer (tests/fuzz/fuzz-response.c) and the parser's table
  * (tests/unit/test-http-parse.c) drive it as the exchange does, and the
