@@ -337,6 +337,13 @@ test_lazy_headers (void)
     g_assert_cmpuint (r.status, ==, 200);
     g_assert_cmpuint (r.framing.length, ==, 2);
 
+    /* The same user's next answer over HTTP/2, whose reader fills the headers itself. */
+    fast_response_start (&r, FALSE, MAX_BODY);
+    g_assert_cmpint (fast_response_feed (&r, (const guint8 *)simple, sizeof simple - 1, &used), ==,
+                     FAST_RESPONSE_HEAD);
+    soup_message_headers_append (fast_response_headers_reset (&r), "X-Id", "h2");
+    g_assert_cmpstr (soup_message_headers_get_one (fast_response_headers (&r), "X-Id"), ==, "h2");
+
     fast_response_start (&r, FALSE, MAX_BODY);
     g_assert_cmpint (fast_response_feed (&r, (const guint8 *)folded, sizeof folded - 1, &used), ==,
                      FAST_RESPONSE_HEAD);

@@ -135,7 +135,7 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
     FastH2 *h2 = data;
 
     if (frame->hd.type == NGHTTP2_HEADERS && frame->hd.stream_id == h2->stream_id) {
-        soup_message_headers_clear (h2->user->response.headers);
+        fast_response_headers_reset (&h2->user->response);
         h2->header_bytes = 0;
     }
     return 0;

@@ -73,6 +73,14 @@ fast_response_headers (FastResponse *r)
     return r->headers;
 }
 
+SoupMessageHeaders *
+fast_response_headers_reset (FastResponse *r)
+{
+    r->headers_pending = FALSE;
+    soup_message_headers_clear (r->headers);
+    return r->headers;
+}
+
 /* A field's value as framing.c reads it: NULL when absent; in @buf, NUL-ended. */
 static const char *
 field_value (const FastResponse *r, FastHeadField field, char *buf, gsize size)

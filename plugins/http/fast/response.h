@@ -88,6 +88,13 @@ FastResponseResult fast_response_eof (FastResponse *r);
  */
 SoupMessageHeaders *fast_response_headers (FastResponse *r);
 
+/*
+ * Empties the headers for a head that another reader fills (h2.c), so
+ * that fast_response_headers() returns what it put there and not an
+ * earlier HTTP/1.1 head of the same user.
+ */
+SoupMessageHeaders *fast_response_headers_reset (FastResponse *r);
+
 /* TRUE once the head was seen and before the response ended. */
 static inline gboolean
 fast_response_in_body (const FastResponse *r)
