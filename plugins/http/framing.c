@@ -106,7 +106,17 @@ const char *
 http_framing_from_head (SoupMessageHeaders *headers, SoupHTTPVersion version, guint status,
                         gboolean head_only, HttpFraming *framing)
 {
-    const char *te, *cl;
+    return http_framing_from_fields (soup_message_headers_get_list (headers, "Connection"),
+                                     soup_message_headers_get_list (headers, "Transfer-Encoding"),
+                                     soup_message_headers_get_list (headers, "Content-Length"),
+                                     version, status, head_only, framing);
+}
+
+const char *
+http_framing_from_fields (const char *connection, const char *te, const char *cl,
+                          SoupHTTPVersion version, guint status, gboolean head_only,
+                          HttpFraming *framing)
+{
     HttpFraming f = { HTTP_FRAMING_NONE, 0, TRUE };
 
     if (status < 100 || status > 599)
@@ -115,13 +125,12 @@ http_framing_from_head (SoupMessageHeaders *headers, SoupHTTPVersion version, gu
     if (status == 101)
         return "101 Switching Protocols without an upgrade request";
 
-    if (soup_message_headers_header_contains (headers, "Connection", "close")
+    /* As soup_message_headers_header_contains() reads the joined list. */
+    if ((connection != NULL && soup_header_contains (connection, "close"))
         || (version == SOUP_HTTP_1_0
-            && !soup_message_headers_header_contains (headers, "Connection", "keep-alive")))
+            && (connection == NULL || !soup_header_contains (connection, "keep-alive"))))
         f.keep_alive = FALSE;
 
-    te = soup_message_headers_get_list (headers, "Transfer-Encoding");
-    cl = soup_message_headers_get_list (headers, "Content-Length");
     /* Both: the signature of request smuggling or response splitting (RFC 9112 §6.3). */
     if (te != NULL && cl != NULL)
         return "both Transfer-Encoding and Content-Length";

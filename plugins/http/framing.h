@@ -43,5 +43,14 @@ typedef struct {
 const char *http_framing_from_head (SoupMessageHeaders *headers, SoupHTTPVersion version,
                                     guint status, gboolean head_only, HttpFraming *framing);
 
+/*
+ * The same decision from the field values themselves, each every line of
+ * its field joined with ", " (NULL when absent): for a parser that reads
+ * these fields without filling a SoupMessageHeaders.
+ */
+const char *http_framing_from_fields (const char *connection, const char *transfer_encoding,
+                                      const char *content_length, SoupHTTPVersion version,
+                                      guint status, gboolean head_only, HttpFraming *framing);
+
 /* A Content-Length value, possibly a list ("2, 2"): all elements decimal and equal. */
 gboolean http_content_length_parse (const char *value, guint64 *out);

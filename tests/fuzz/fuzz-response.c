@@ -9,8 +9,11 @@
  * 64 bytes, sometimes larger), then one byte at a time (short inputs):
  * each way must give the same outcomes — how each response ended, its
  * class, message, status, body bytes, framing and, unless it was refused,
- * where it ended (a refusal ends the connection wherever it stopped).  A
- * difference, a crash, a sanitizer report or a GLib warning is a bug.
+ * where it ended (a refusal ends the connection wherever it stopped).
+ * The whole stream is also parsed with every head read by libsoup alone
+ * (FastResponse.soup_only), as before head.c: the strict reader must give
+ * the same outcomes, cookies included, and whatever head it accepts
+ * libsoup must parse when the headers are asked for.  A difference, a crash, a sanitizer report or a GLib warning is a bug.
  *
  * Flags: bit 0 the requests are HEAD; bit 1 max_body is 100 bytes (else
  * 64 MiB); bit 2 the server closes after the stream.
@@ -21,6 +24,7 @@
 
 #include "../../plugins/http/framing.c"
 #include "../../plugins/http/fast/parse.c"
+#include "../../plugins/http/fast/head.c"
 #include "../../plugins/http/fast/response.c"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
@@ -38,6 +42,7 @@ typedef struct {
     guint64 body;
     int framing; /* HttpFramingKind, once a head was read; -1 before */
     gboolean keep_alive;
+    gboolean set_cookie;
     gsize end; /* offset in the stream where it ended; not compared after a refusal */
 } Outcome;
 
@@ -60,6 +65,7 @@ record (Run *run, FastResponseResult result, gsize end)
     o->body = parser.body_bytes;
     o->framing = parser.status != 0 ? (int)parser.framing.kind : -1;
     o->keep_alive = parser.status != 0 && parser.framing.keep_alive;
+    o->set_cookie = parser.status != 0 && parser.set_cookie;
     o->end = end;
 }
 
@@ -86,6 +92,11 @@ run_stream (const guint8 *stream, gsize len, const gsize *cuts, gsize n_cuts, gb
             left -= used;
             if (result == FAST_RESPONSE_HEAD) {
                 g_assert (parser.status >= 100 && parser.status <= 599);
+                /* The headers head.c left to libsoup parse, and agree on cookies. */
+                g_assert (parser.set_cookie
+                          == (soup_message_headers_get_one (fast_response_headers (&parser),
+                                                            "Set-Cookie")
+                              != NULL));
                 continue;
             }
             if (result == FAST_RESPONSE_MORE) {
@@ -124,7 +135,7 @@ assert_same (const Run *a, const Run *b, const char *how)
         const Outcome *x = &a->outcomes[i], *y = &b->outcomes[i];
         if (x->result != y->result || x->klass != y->klass || x->message != y->message
             || x->status != y->status || x->body != y->body || x->framing != y->framing
-            || x->keep_alive != y->keep_alive
+            || x->keep_alive != y->keep_alive || x->set_cookie != y->set_cookie
             || (x->result != FAST_RESPONSE_ERROR && x->end != y->end))
             g_error ("%s: response %u differs: result %d/%d class %d/%d message %s/%s status "
                      "%u/%u body %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " end %zu/%zu",
@@ -144,7 +155,7 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    static Run whole, pieces;
+    static Run whole, pieces, soup;
     const guint8 *stream;
     gsize len;
     gboolean head_only, eof;
@@ -163,6 +174,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     len = size - 1;
 
     run_stream (stream, len, &len, 1, head_only, max_body, eof, &whole);
+
+    /* head.c's simple heads against libsoup's reading of the same bytes. */
+    parser.soup_only = TRUE;
+    run_stream (stream, len, &len, 1, head_only, max_body, eof, &soup);
+    parser.soup_only = FALSE;
+    assert_same (&soup, &whole, "head.c against libsoup");
 
     /* FNV-1a of the input: the same input is always chunked the same way. */
     for (gsize i = 0; i < size; i++)

@@ -14,6 +14,7 @@
 /* The parser is compiled into this test as it is into the plugin. */
 #include "../../plugins/http/framing.c"
 #include "../../plugins/http/fast/parse.c"
+#include "../../plugins/http/fast/head.c"
 #include "../../plugins/http/fast/response.c"
 
 #define MAX_BODY (64 * 1024)
@@ -43,6 +44,16 @@ typedef struct {
 #define NUL_NAME H200 "X\0A: b\r\nContent-Length: 2\r\n\r\nok"
 
 static const Case cases[] = {
+    /* Fields fast/head.c reads itself: repeats and cases of their names. */
+    { "simple/connection-twice", H200 "Connection: keep-alive\r\nconnection: close\r\n"
+      "Content-Length: 2\r\n\r\nok", 0, FALSE, FALSE, OK, 0, 200, 2, FALSE },
+    { "simple/names-any-case", H200 "CONTENT-length: 2\r\nCONNECTION: Close\r\n\r\nok", 0,
+      FALSE, FALSE, OK, 0, 200, 2, FALSE },
+    { "simple/1.0-keep-alive", "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\n"
+      "Content-Length: 2\r\n\r\nok", 0, FALSE, FALSE, OK, 0, 200, 2, TRUE },
+    { "simple/te-twice", H200 "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"
+      CHUNKED_OK, 0, FALSE, FALSE, OK, 0, 200, 2, TRUE },
+    { "simple/empty-reason", "HTTP/1.1 204 \r\n\r\n", 0, FALSE, FALSE, OK, 0, 204, 0, TRUE },
     /* Content-Length (RFC 9112 §6.3 items 5-6, RFC 9110 §8.6). */
     { "cl/basic", H200 "Content-Length: 2\r\n\r\nok", 0, FALSE, FALSE, OK, 0, 200, 2, TRUE },
     { "cl/zero", H200 "Content-Length: 0\r\n\r\n", 0, FALSE, FALSE, OK, 0, 200, 0, TRUE },
@@ -202,6 +213,9 @@ typedef struct {
     gboolean reuse;
 } Outcome;
 
+/* Every head through libsoup, as before fast/head.c: the second reading of each case. */
+static gboolean soup_only;
+
 /*
  * Feeds @data to a fresh parser in the pieces that end at @cuts (the
  * last cut is @len), then the server's close when @eof.
@@ -216,6 +230,7 @@ run (const guint8 *data, gsize len, const gsize *cuts, gsize n_cuts, gboolean he
     FastResponseResult result = FAST_RESPONSE_MORE;
 
     fast_response_init (&r);
+    r.soup_only = soup_only;
     fast_response_start (&r, head_only, MAX_BODY);
     for (gsize i = 0; i < n_cuts && result == FAST_RESPONSE_MORE; i++) {
         const guint8 *p = data + from;
@@ -287,6 +302,55 @@ test_case (gconstpointer data)
         o = run (bytes, len, each, len, c->head_only, c->eof);
         assert_outcome (c, &o, "byte by byte");
     }
+    soup_only = TRUE;
+    o = run (bytes, len, &len, 1, c->head_only, c->eof);
+    soup_only = FALSE;
+    assert_outcome (c, &o, "libsoup alone");
+}
+
+/*
+ * A simple head fills no SoupMessageHeaders until asked; then it holds
+ * every field as libsoup reads it.  A head with obs-fold goes to libsoup
+ * at once.
+ */
+static void
+test_lazy_headers (void)
+{
+    static const char simple[] = H200 "Set-Cookie: a=1\r\nX-Id:  r-1 \r\nSet-Cookie: b=2\r\n"
+                                      "Content-Length: 2\r\n\r\nok";
+    static const char folded[] = H200 "X-Id: r-1\r\n 2\r\nContent-Length: 2\r\n\r\nok";
+    FastResponse r;
+    SoupMessageHeaders *headers;
+    gsize used;
+
+    fast_response_init (&r);
+    fast_response_start (&r, FALSE, MAX_BODY);
+    g_assert_cmpint (fast_response_feed (&r, (const guint8 *)simple, sizeof simple - 1, &used), ==,
+                     FAST_RESPONSE_HEAD);
+    g_assert_true (r.headers_pending);
+    g_assert_true (r.set_cookie);
+    g_assert_null (soup_message_headers_get_one (r.headers, "X-Id"));
+    headers = fast_response_headers (&r);
+    g_assert_false (r.headers_pending);
+    g_assert_cmpstr (soup_message_headers_get_one (headers, "X-Id"), ==, "r-1");
+    g_assert_cmpstr (soup_message_headers_get_list (headers, "Set-Cookie"), ==, "a=1, b=2");
+    g_assert_cmpuint (r.status, ==, 200);
+    g_assert_cmpuint (r.framing.length, ==, 2);
+
+    /* The same user's next answer over HTTP/2, whose reader fills the headers itself. */
+    fast_response_start (&r, FALSE, MAX_BODY);
+    g_assert_cmpint (fast_response_feed (&r, (const guint8 *)simple, sizeof simple - 1, &used), ==,
+                     FAST_RESPONSE_HEAD);
+    soup_message_headers_append (fast_response_headers_reset (&r), "X-Id", "h2");
+    g_assert_cmpstr (soup_message_headers_get_one (fast_response_headers (&r), "X-Id"), ==, "h2");
+
+    fast_response_start (&r, FALSE, MAX_BODY);
+    g_assert_cmpint (fast_response_feed (&r, (const guint8 *)folded, sizeof folded - 1, &used), ==,
+                     FAST_RESPONSE_HEAD);
+    g_assert_false (r.headers_pending);
+    g_assert_false (r.set_cookie);
+    g_assert_cmpstr (soup_message_headers_get_one (r.headers, "X-Id"), ==, "r-1 2");
+    fast_response_clear (&r);
 }
 
 /* A stream built from @unit repeated @n times between @before and @after. */
@@ -382,6 +446,7 @@ main (int argc, char **argv)
         g_test_add_data_func (path, &cases[i], test_case);
     }
     g_test_add_func ("/http-parse/bounds", test_bounds);
+    g_test_add_func ("/http-parse/lazy-headers", test_lazy_headers);
     g_test_add_func ("/http-parse/content-length", test_content_length);
     return g_test_run ();
 }

@@ -138,7 +138,7 @@ fast_store_cookies (FastUser *u)
 
     if (u->jar == NULL)
         u->jar = http_cookie_jar_new ();
-    soup_message_headers_iter_init (&iter, u->response.headers);
+    soup_message_headers_iter_init (&iter, fast_response_headers (&u->response));
     while (soup_message_headers_iter_next (&iter, &name, &value)) {
         if (g_ascii_strcasecmp (name, "Set-Cookie") == 0)
             soup_cookie_jar_set_cookie (u->jar, uri, value);
@@ -224,14 +224,19 @@ response_done (FastUser *u, gboolean stray)
 void
 fast_hop_done (FastUser *u, guint status, const char *protocol)
 {
-    if (http_hop_response (&u->hop, u->step, status, u->response.headers, u->sample)) {
+    /* Only a redirect's Location is read here: other answers do not build the headers. */
+    SoupMessageHeaders *headers
+        = http_status_is_redirect (status) ? fast_response_headers (&u->response) : NULL;
+
+    if (http_hop_response (&u->hop, u->step, status, headers, u->sample)) {
         fast_redirect (u);
         return;
     }
     if (protocol != NULL)
         http_sample_note_protocol (u->sample, protocol);
     if (G_UNLIKELY (u->journey.active))
-        http_journey_end (&u->journey, u->step, u->user, status, u->response.headers,
+        http_journey_end (&u->journey, u->step, u->user, status,
+                          fast_response_headers (&u->response),
                           http_hop_uri (&u->hop, u->step), u->sample);
     fast_step_finish (u);
 }
@@ -261,7 +266,7 @@ deliver (FastUser *u, const guint8 *data, gsize len)
             return TRUE;
         case FAST_RESPONSE_HEAD:
             u->state = ST_READING_BODY;
-            if (soup_message_headers_get_one (u->response.headers, "Set-Cookie") != NULL)
+            if (u->response.set_cookie)
                 fast_store_cookies (u);
             data += used;
             len -= used;

@@ -217,7 +217,7 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
     H2Stream *s = stream_of (data, frame->hd.stream_id);
 
     if (frame->hd.type == NGHTTP2_HEADERS && s != NULL) {
-        soup_message_headers_clear (s->user->response.headers);
+        fast_response_headers_reset (&s->user->response);
         s->header_bytes = 0;
     }
     return 0;

@@ -3,7 +3,8 @@
  * HTTP/1.1 framing for the fast transport: building a request head once,
  * finding where a response head ends, and decoding a chunked body without
  * keeping it.  The response parser (response.c) puts these together with
- * libsoup's header parser and the framing rule of ../framing.c.
+ * the head reader (head.c, libsoup's for the rest) and the framing rule
+ * of ../framing.c.
  */
 #pragma once
 

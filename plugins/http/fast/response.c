@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fast transport's response parser (response.h).  The head is
- * collected in its own buffer, up to FAST_MAX_HEAD bytes, and handed to
- * libsoup's header parser once its empty line arrived; body bytes are
+ * collected in its own buffer, up to FAST_MAX_HEAD bytes, and once its
+ * empty line arrived read by head.c when it is simple (nearly every
+ * response: no SoupMessageHeaders is filled then) or else by libsoup's
+ * header parser, as every head was before head.c; body bytes are
  * counted where they lie.  Every refusal is decided on bytes alone, at
  * the byte that decides it, so any split of the input gives the same
  * outcome (the fuzzer checks exactly that).
@@ -51,6 +53,71 @@ fast_response_start (FastResponse *r, gboolean head_only, guint64 max_body)
     r->error_class = THRONG_ERROR_NONE;
     r->message = NULL;
     r->body = NULL;
+    r->headers_pending = FALSE;
+    r->set_cookie = FALSE;
+}
+
+SoupMessageHeaders *
+fast_response_headers (FastResponse *r)
+{
+    if (r->headers_pending) {
+        gboolean parsed;
+
+        r->headers_pending = FALSE;
+        soup_message_headers_clear (r->headers);
+        /* head.c accepted these bytes, so libsoup does too (the fuzzer compares them). */
+        parsed = soup_headers_parse_response ((const char *)r->head, r->head_len, r->headers,
+                                              NULL, NULL, NULL);
+        g_assert (parsed);
+    }
+    return r->headers;
+}
+
+SoupMessageHeaders *
+fast_response_headers_reset (FastResponse *r)
+{
+    r->headers_pending = FALSE;
+    soup_message_headers_clear (r->headers);
+    return r->headers;
+}
+
+/* A field's value as framing.c reads it: NULL when absent; in @buf, NUL-ended. */
+static const char *
+field_value (const FastResponse *r, FastHeadField field, char *buf, gsize size)
+{
+    if (field.offset == 0)
+        return NULL;
+    if (field.length >= size)
+        return NULL;
+    memcpy (buf, r->head + field.offset, field.length);
+    buf[field.length] = '\0';
+    return buf;
+}
+
+/*
+ * A simple head: status, version and framing from head.c's notes.  FALSE
+ * when a framing value is too long for the stack (the caller asks libsoup).
+ */
+static gboolean
+head_simple (FastResponse *r, const FastHead *head, const char **refused)
+{
+    char connection[256], te[256], cl[256];
+    const char *values[3];
+
+    values[0] = field_value (r, head->connection, connection, sizeof connection);
+    values[1] = field_value (r, head->transfer_encoding, te, sizeof te);
+    values[2] = field_value (r, head->content_length, cl, sizeof cl);
+    if ((values[0] == NULL && head->connection.offset != 0)
+        || (values[1] == NULL && head->transfer_encoding.offset != 0)
+        || (values[2] == NULL && head->content_length.offset != 0))
+        return FALSE;
+    r->status = head->status;
+    r->version = head->version;
+    r->set_cookie = head->set_cookie;
+    r->headers_pending = TRUE;
+    *refused = http_framing_from_fields (values[0], values[1], values[2], head->version,
+                                         head->status, r->head_only, &r->framing);
+    return TRUE;
 }
 
 static FastResponseResult
@@ -72,14 +139,30 @@ head_parsed (FastResponse *r, gsize end)
     SoupHTTPVersion version;
     guint status;
     gboolean parsed;
-    const char *refused;
+    const char *refused = NULL;
+    FastHead simple;
 
     /* libsoup would end the head at a NUL and read no further. */
     if (memchr (r->head, '\0', end) != NULL)
         return fail (r, THRONG_ERROR_PROTOCOL, "NUL byte in the response head");
-    soup_message_headers_clear (r->headers);
     /* libsoup reads the status code with strtoul, which wants a string that ends. */
     r->head[end] = '\0';
+    if (!r->soup_only && fast_head_scan (r->head, end, &simple)) {
+        if (simple.status < 200) {
+            /* 100-199 but 101: interim, as below. */
+            if (simple.status != 101) {
+                if (++r->interim > HTTP_MAX_INTERIM)
+                    return fail (r, THRONG_ERROR_PROTOCOL, "too many interim responses");
+                r->head_len = 0;
+                r->head_scanned = 0;
+                return FAST_RESPONSE_MORE;
+            }
+        }
+        if (head_simple (r, &simple, &refused))
+            goto framed;
+    }
+    r->headers_pending = FALSE;
+    soup_message_headers_clear (r->headers);
     parsed = soup_headers_parse_response ((const char *)r->head, end, r->headers, &version,
                                           &status, NULL);
     if (!parsed)
@@ -94,7 +177,9 @@ head_parsed (FastResponse *r, gsize end)
     }
     r->status = status;
     r->version = version;
+    r->set_cookie = soup_message_headers_get_one (r->headers, "Set-Cookie") != NULL;
     refused = http_framing_from_head (r->headers, version, status, r->head_only, &r->framing);
+framed:
     if (refused != NULL)
         return fail (r, THRONG_ERROR_PROTOCOL, refused);
     if (r->framing.kind == HTTP_FRAMING_LENGTH) {

@@ -2,7 +2,8 @@
 /*
  * The fast transport's response parser: bytes in, one response out —
  * interim 1xx heads skipped (at most HTTP_MAX_INTERIM), the final head
- * parsed by libsoup, its framing decided by framing.c, and the body
+ * read by head.c (or libsoup, when it is not simple), its framing decided
+ * by framing.c, and the body
  * counted, never kept.  It does no I/O and reads no clock, so that the
  * fuzzer (tests/fuzz/fuzz-response.c) and the parser's table
  * (tests/unit/test-http-parse.c) drive it as the exchange does, and the
@@ -15,6 +16,7 @@
 #include <throng/sample.h>
 
 #include "../framing.h"
+#include "head.h"
 #include "parse.h"
 
 typedef enum {
@@ -35,7 +37,14 @@ typedef struct {
     gsize head_len;
     gsize head_scanned;
     guint interim;
+    /*
+     * The final head's fields.  A simple head (head.h) is not parsed into
+     * them until fast_response_headers() asks; h2.c fills them itself.
+     */
     SoupMessageHeaders *headers;
+    gboolean headers_pending; /* TRUE: built from head[0..head_len) on demand */
+    gboolean set_cookie;      /* the final head has a Set-Cookie field */
+    gboolean soup_only;       /* tests: every head through libsoup, as before head.c */
 
     /* the final head's */
     SoupHTTPVersion version;
@@ -71,6 +80,20 @@ FastResponseResult fast_response_feed (FastResponse *r, const guint8 *data, gsiz
 
 /* The server closed: DONE when that ends the body, else ERROR. */
 FastResponseResult fast_response_eof (FastResponse *r);
+
+/*
+ * The final head's fields (transfer none), parsed by libsoup on the
+ * first call after a simple head: for cookies, redirects, extractors,
+ * checks and --http-debug, not for every response.
+ */
+SoupMessageHeaders *fast_response_headers (FastResponse *r);
+
+/*
+ * Empties the headers for a head that another reader fills (h2.c), so
+ * that fast_response_headers() returns what it put there and not an
+ * earlier HTTP/1.1 head of the same user.
+ */
+SoupMessageHeaders *fast_response_headers_reset (FastResponse *r);
 
 /* TRUE once the head was seen and before the response ended. */
 static inline gboolean

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Keep-alive client CPU per request of two throng builds and wrk,
+# interleaved run by run against one nginx (tests/bench/lib.sh): 50
+# connections, one worker, median of RUNS (default 3) runs of DURATION s
+# (default 3).
+#
+#   BEFORE_DIR=/tmp/before/build BUILD_DIR=build tests/bench/ab.sh
+#
+# BEFORE_DIR is a build of the baseline (git archive REV | tar -x -C DIR,
+# meson setup, compile core/throng and the plugins).  Prints each median,
+# its ratio to wrk's, and the runs; on a shared machine report the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD_DIR=${BUILD_DIR:-build}
+: "${BEFORE_DIR:?BEFORE_DIR: the build directory of the baseline}"
+DURATION=${DURATION:-3}; RUNS=${RUNS:-3}; CONNS=${CONNS:-50}
+. tests/bench/lib.sh
+bench_setup wrk
+plan() { cat > "$WORK/ka.yaml" <<P
+name: ka
+scenarios:
+  - name: ka
+    users: $CONNS
+    duration: ${DURATION}s
+    http:
+      base_url: ${1%/}
+      transport: fast
+      keep_alive: true
+      tls: { ca_file: '$WORK/ca.pem', session: per-thread, resumption: true }
+    steps:
+      - http: { url: / }
+      - http: { url: /second }
+P
+echo "$WORK/ka.yaml"; }
+measure() { local tool=$1 url=$2 out=$WORK/out.txt cpu requests p
+  case $tool in
+  wrk) cpu=$(run_timed "$out" wrk -t1 -c"$CONNS" -d"${DURATION}s" "$url"); requests=$(awk '/requests in/ { print $1 }' "$out");;
+  before|after) local bin=$BEFORE_DIR/core/throng; [[ $tool == after ]] && bin=$BUILD_DIR/core/throng
+     p=$(plan "$url"); rm -f "$WORK/ka.json"
+     cpu=$(run_timed "$out" "$bin" run "$p" --workers 1 --quiet --out "json=$WORK/ka.json"); requests=$(json "$WORK/ka.json" total.requests);;
+  esac
+  awk -v c="$(awk '{print $1+$2}' <<<"$cpu")" -v r="$requests" 'BEGIN { printf "%.2f\n", c*1e6/r }'; }
+uptime
+for proto in http https; do
+  url=$HTTP_URL; [[ $proto == https ]] && url=$HTTPS_URL
+  declare -A all=()
+  for i in $(seq "$RUNS"); do
+    for tool in wrk before after; do all[$tool]+="$(measure $tool "$url") "; done
+  done
+  for tool in wrk before after; do
+    m=$(tr ' ' '\n' <<<"${all[$tool]}" | grep . | median)
+    w=$(tr ' ' '\n' <<<"${all[wrk]}" | grep . | median)
+    printf '%-5s %-6s median %7s us/req  x wrk %s   (runs: %s)\n' $proto $tool "$m" "$(awk -v a=$m -v b=$w 'BEGIN{printf "%.2f", a/b}')" "${all[$tool]}"
+  done
+  unset all
+done
+uptime
