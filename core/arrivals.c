@@ -11,6 +11,7 @@
 #include "arrivals-private.h"
 
 #include "schedule.h"
+#include "template-private.h"
 #include "user-private.h"
 #include "worker-private.h"
 
@@ -91,8 +92,10 @@ arrivals_fired (ThrongReactorTimer *timer, gpointer data)
             worker->metrics->dropped[arrivals->scenario_index]++;
             continue;
         }
-        throng_user_arrive (g_ptr_array_steal_index_fast (arrivals->idle, arrivals->idle->len - 1),
-                            due);
+        ThrongUser *user = g_ptr_array_steal_index_fast (arrivals->idle, arrivals->idle->len - 1);
+        /* ${arrival}: k from 1, the same number whichever shard runs it. */
+        throng_user_get_vars (user)->arrival = k + 1;
+        throng_user_arrive (user, due);
     }
     /* The budget is spent: the rest after the loop's other work. */
     throng_reactor_timer_arm (timer, 0);

@@ -663,6 +663,20 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
                                           summary->interrupted_iterations == 1 ? "its" : "their"));
 }
 
+/* The reporters' `drain`: what they send in the background finished, its trouble in @buffer. */
+static void
+drain_reporters (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
+{
+    for (guint r = 0; r < engine->reporters->len; r++) {
+        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
+        const ThrongReporter *reporter = slot->plan_reporter->reporter;
+
+        if (slot->opened && reporter->drain != NULL)
+            throng_summary_buffer_add_warnings (
+                buffer, reporter->drain (slot->plan_reporter->data, &buffer->summary));
+    }
+}
+
 static gboolean
 close_reporters (ThrongEngine *engine, const ThrongSummary *summary)
 {
@@ -871,6 +885,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     result->requests = buffer.summary.total.requests;
     result->errors = buffer.summary.total.errors;
     result->samples_dropped = engine.total->samples_dropped;
+    drain_reporters (&engine, &buffer);
     result->reporter_failed = !close_reporters (&engine, &buffer.summary);
 
     throng_summary_buffer_clear (&buffer);

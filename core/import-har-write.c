@@ -6,20 +6,14 @@
  * `defaults.http.base_url` (requests to other origins keep absolute
  * URLs) and the headers every request sends as `defaults.http.headers`,
  * the recorded pauses as the scenario's think time, and one http
- * step per request with a comment on its entry.  Every string is written
+ * step per request with a comment on its entry and a check of its
+ * recorded status.  Every string is written
  * double-quoted, so no recorded text can change the plan's structure.
  */
 #include "import-har-private.h"
 
 #include <string.h>
 #include <throng/version.h>
-
-/*
- * The status checks of the journeys work (`check: [ { status: N } ]` in
- * an http step) are not in this tree's http plugin yet: until they are,
- * each step's check is written as a comment.  Flip this when they land.
- */
-#define HAR_WRITE_CHECKS FALSE
 
 /* The longest think time a plan accepts (docs/plan-reference.md). */
 #define THINK_TIME_MAX_US (G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC)
@@ -43,6 +37,9 @@ append_quoted (GString *out, const char *text)
         if (c == '"' || c == '\\') {
             g_string_append_c (out, '\\');
             g_string_append_c (out, (char) c);
+        } else if (c == '$' && p[1] == '{') {
+            /* A recorded `${` is text: `$${` writes it in a plan (docs/journeys.md). */
+            g_string_append (out, "$$");
         } else if (c == '\n') {
             g_string_append (out, "\\n");
         } else if (c == '\r') {
@@ -140,9 +137,6 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
                              ? ""
                              : "; NOT a loopback host: running this plan sends load there");
     }
-    if (!HAR_WRITE_CHECKS)
-        append_comment (out, "", "Each step's recorded status is written as a commented-out "
-                                 "`check`, for when the http plugin has checks.");
 }
 
 static const HarHeader *
@@ -220,9 +214,6 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
                      pause != NULL ? pause : "");
     for (guint n = 0; n < request->notes->len; n++)
         append_comment (out, indent, g_ptr_array_index (request->notes, n));
-    if (body != NULL && strstr (body, "${") != NULL)
-        append_comment (out, indent, "the body holds '${': plans with templates read it as a "
-                                     "variable; write '$${' for the text");
     g_string_append (out, "      - http:\n          method: ");
     append_quoted (out, request->method);
     g_string_append (out, "\n          url: ");
@@ -242,8 +233,8 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
     /* What the recording got counts as success, as the browser took it. */
     if (request->expect < 200 || request->expect > 399)
         g_string_append_printf (out, "          expect_status: \"%d\"\n", request->expect);
-    g_string_append_printf (out, "          %scheck: [ { status: %d } ]\n",
-                            HAR_WRITE_CHECKS ? "" : "# ", request->expect);
+    /* The recorded status as a check: a replay that gets another fails it (docs/journeys.md). */
+    g_string_append_printf (out, "          check: [ { status: %d } ]\n", request->expect);
 }
 
 char *

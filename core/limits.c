@@ -12,12 +12,20 @@
 
 #include <gio/gio.h>
 
-guint64
-throng_limits_fds_needed (guint64 users)
+static guint64
+fds_per_user (const ThrongLimitsRun *run)
 {
-    if (users > (G_MAXUINT64 - THRONG_LIMITS_FDS_MARGIN) / THRONG_LIMITS_FDS_PER_USER)
+    return THRONG_LIMITS_FDS_PER_USER + (run->builtin_target ? 1 : 0);
+}
+
+guint64
+throng_limits_fds_needed (const ThrongLimitsRun *run)
+{
+    guint64 fixed = THRONG_LIMITS_FDS_MARGIN + (guint64)run->workers * THRONG_LIMITS_FDS_PER_WORKER;
+
+    if (run->users > (G_MAXUINT64 - fixed) / fds_per_user (run))
         return G_MAXUINT64;
-    return users * THRONG_LIMITS_FDS_PER_USER + THRONG_LIMITS_FDS_MARGIN;
+    return run->users * fds_per_user (run) + fixed;
 }
 
 /*
@@ -39,13 +47,15 @@ ceiling (rlim_t hard)
 }
 
 gboolean
-throng_limits_prepare (guint64 users_needed, GError **error)
+throng_limits_prepare (const ThrongLimitsRun *run, GError **error)
 {
     struct rlimit limit;
-    guint64 needed = throng_limits_fds_needed (users_needed);
+    guint64 needed;
     int saved;
 
+    g_return_val_if_fail (run != NULL, FALSE);
     g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+    needed = throng_limits_fds_needed (run);
 
     if (getrlimit (RLIMIT_NOFILE, &limit) != 0) {
         saved = errno;
@@ -63,15 +73,22 @@ throng_limits_prepare (guint64 users_needed, GError **error)
             limit.rlim_cur = most;
     }
 
-    if (limit.rlim_cur != RLIM_INFINITY && (guint64) limit.rlim_cur < needed) {
+    if (limit.rlim_cur != RLIM_INFINITY && (guint64)limit.rlim_cur < needed) {
+        g_autofree char *hard = limit.rlim_max == RLIM_INFINITY
+                                    ? g_strdup ("unlimited")
+                                    : g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64)limit.rlim_max);
+
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES,
-                     "the open-file limit (RLIMIT_NOFILE, 'ulimit -n') is %" G_GUINT64_FORMAT
-                     " and its hard limit allows no more, but %" G_GUINT64_FORMAT
+                     "the open-file limit (RLIMIT_NOFILE) is %" G_GUINT64_FORMAT
+                     " (hard limit %s), but %" G_GUINT64_FORMAT
                      " users need about %" G_GUINT64_FORMAT
-                     " file descriptors (%d per user plus %d): raise the hard limit "
-                     "(ulimit -Hn, limits.conf or LimitNOFILE=) or run fewer users",
-                     (guint64) limit.rlim_cur, users_needed, needed, THRONG_LIMITS_FDS_PER_USER,
-                     THRONG_LIMITS_FDS_MARGIN);
+                     " file descriptors (%" G_GUINT64_FORMAT " per user%s, %d per worker"
+                     " and %d more): raise the hard limit ('ulimit -Hn %" G_GUINT64_FORMAT
+                     "' as root, nofile in /etc/security/limits.conf, or LimitNOFILE= for a"
+                     " service) or run fewer users",
+                     (guint64)limit.rlim_cur, hard, run->users, needed, fds_per_user (run),
+                     run->builtin_target ? " with the built-in target in this process" : "",
+                     THRONG_LIMITS_FDS_PER_WORKER, THRONG_LIMITS_FDS_MARGIN, needed);
         return FALSE;
     }
     return TRUE;

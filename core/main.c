@@ -108,6 +108,23 @@ start_builtin_target (gpointer data, char **http_url, char **https_url, GError *
     return TRUE;
 }
 
+/*
+ * --http-debug[=N]: the http plugin prints the first N requests of each
+ * step (docs/journeys.md); it reads THRONG_DEBUG, which this sets before
+ * the plan loads.
+ */
+static gboolean
+http_debug_option (const char *name, const char *value, gpointer data, GError **error)
+{
+    const char *old = g_getenv ("THRONG_DEBUG");
+    g_autofree char *item = value != NULL ? g_strdup_printf ("http=%s", value) : g_strdup ("http");
+    g_autofree char *all = old != NULL && *old != '\0' ? g_strconcat (old, ",", item, NULL)
+                                                       : g_strdup (item);
+
+    g_setenv ("THRONG_DEBUG", all, TRUE);
+    return TRUE;
+}
+
 static GOptionContext *
 plan_command_context (const char *command, Cli *cli, gboolean run)
 {
@@ -126,6 +143,8 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
           "Add a reporter writing PATH, e.g. csv=results.csv (repeatable)", "NAME=PATH" },
         { "overwrite", 0, 0, G_OPTION_ARG_NONE, &cli->overwrite,
           "Let reporters overwrite existing result files", NULL },
+        { "http-debug", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, http_debug_option,
+          "Print the first N (default 5) requests of each http step and their responses", "N" },
         { "shard", 0, 0, G_OPTION_ARG_STRING, &cli->shard,
           "Run shard I of N of the plan (k8s/N: I from JOB_COMPLETION_INDEX; also THRONG_SHARD)",
           "I/N" },
@@ -228,12 +247,14 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
             return EXIT_USAGE;
     }
 
-    guint64 users = 0;
+    ThrongLimitsRun needs = {
+        .workers = plan->workers > 0 ? plan->workers : (guint) g_get_num_processors (),
+        .builtin_target = cli->target != NULL,
+    };
     for (guint s = 0; s < plan->scenarios->len; s++)
-        users += throng_shard_users (
-            &plan->shard,
-            ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
-    if (!throng_limits_prepare (users, error))
+        needs.users += throng_shard_users (
+            &plan->shard, ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
+    if (!throng_limits_prepare (&needs, error))
         return EXIT_NOT_STARTED;
 
     ThrongEngineOptions options = {

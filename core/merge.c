@@ -38,11 +38,23 @@ typedef struct {
     gboolean intervals_started;
 } MergeInput;
 
+/*
+ * The scenarios' journeys, merged: checks summed by name, in the order
+ * the shards list them; `data_exhausted` true when any shard's data set
+ * ran out; the step tree (kind, parent, depth) is the first shard's, the
+ * others agreeing with it (merge_check).
+ */
+typedef struct {
+    GArray *journeys;           /* ThrongScenarioJourney, per scenario */
+    GPtrArray *checks;          /* per scenario, a GArray of ThrongCheckSummary */
+} MergeJourneys;
+
 /* One merged interval: every shard's interval that ended in the same second of the run. */
 typedef struct {
     ThrongSummary summary;
     GArray *scenarios;          /* ThrongScenarioSummary */
     GArray *steps;              /* ThrongStepSummary */
+    MergeJourneys journeys;
     const char *no_warnings[1];
 } MergeInterval;
 
@@ -54,6 +66,7 @@ typedef struct {
     ThrongSummary summary;
     GArray *scenarios;          /* ThrongScenarioSummary */
     GArray *steps;              /* ThrongStepSummary */
+    MergeJourneys journeys;
     GPtrArray *warnings;        /* char*, owned, NULL-terminated at the end */
     GArray *shards;             /* ThrongShardSummary */
     ThrongRunInfo info;
@@ -95,6 +108,75 @@ plan_scenario_free (gpointer data)
     g_free (scenario);
 }
 
+/* --- journeys ------------------------------------------------------------------------------ */
+
+static void
+journeys_init (MergeJourneys *journeys, const ThrongSummary *shape)
+{
+    journeys->journeys = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioJourney));
+    journeys->checks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+    for (guint s = 0; s < shape->n_scenarios; s++) {
+        const ThrongScenarioJourney *from = shape->scenarios[s].journey;
+        ThrongScenarioJourney journey = {
+            .size = sizeof (ThrongScenarioJourney),
+            .step_info = from != NULL ? from->step_info : NULL,
+        };
+        g_array_append_val (journeys->journeys, journey);
+        g_ptr_array_add (journeys->checks, g_array_new (FALSE, TRUE, sizeof (ThrongCheckSummary)));
+    }
+}
+
+static void
+journeys_clear (MergeJourneys *journeys)
+{
+    g_clear_pointer (&journeys->journeys, g_array_unref);
+    g_clear_pointer (&journeys->checks, g_ptr_array_unref);
+}
+
+/* Adds one shard's journey of scenario @s: a check is found by its name. */
+static void
+journeys_add (MergeJourneys *journeys, guint s, const ThrongScenarioJourney *from)
+{
+    if (from == NULL || s >= journeys->journeys->len)
+        return;
+    ThrongScenarioJourney *into = &g_array_index (journeys->journeys, ThrongScenarioJourney, s);
+    GArray *checks = g_ptr_array_index (journeys->checks, s);
+
+    into->data_exhausted |= from->data_exhausted;
+    for (guint c = 0; c < from->n_checks; c++) {
+        const ThrongCheckSummary *add = &from->checks[c];
+        ThrongCheckSummary *sum = NULL;
+        /* The shards list the same checks in the same order: look at the same place first. */
+        if (c < checks->len && g_strcmp0 (g_array_index (checks, ThrongCheckSummary, c).name,
+                                          add->name) == 0)
+            sum = &g_array_index (checks, ThrongCheckSummary, c);
+        for (guint k = 0; sum == NULL && k < checks->len; k++)
+            if (g_strcmp0 (g_array_index (checks, ThrongCheckSummary, k).name, add->name) == 0)
+                sum = &g_array_index (checks, ThrongCheckSummary, k);
+        if (sum == NULL) {
+            ThrongCheckSummary check = { .name = add->name };
+            g_array_append_val (checks, check);
+            sum = &g_array_index (checks, ThrongCheckSummary, checks->len - 1);
+        }
+        sum->passes += add->passes;
+        sum->fails += add->fails;
+    }
+}
+
+/* Hangs the journeys on @scenarios, once the checks stop growing. */
+static void
+journeys_finish (MergeJourneys *journeys, GArray *scenarios)
+{
+    for (guint s = 0; s < MIN (scenarios->len, journeys->journeys->len); s++) {
+        ThrongScenarioJourney *journey = &g_array_index (journeys->journeys,
+                                                         ThrongScenarioJourney, s);
+        GArray *checks = g_ptr_array_index (journeys->checks, s);
+        journey->checks = (const ThrongCheckSummary *) checks->data;
+        journey->n_checks = checks->len;
+        g_array_index (scenarios, ThrongScenarioSummary, s).journey = journey;
+    }
+}
+
 static void
 interval_clear (MergeInterval *interval)
 {
@@ -107,6 +189,7 @@ interval_clear (MergeInterval *interval)
     throng_stats_clear (&interval->summary.total);
     g_array_unref (interval->scenarios);
     g_array_unref (interval->steps);
+    journeys_clear (&interval->journeys);
     memset (interval, 0, sizeof *interval);
 }
 
@@ -126,6 +209,7 @@ merge_clear (Merge *merge)
     }
     if (merge->summary.total.latency != NULL)
         throng_stats_clear (&merge->summary.total);
+    journeys_clear (&merge->journeys);
     g_clear_pointer (&merge->warnings, g_ptr_array_unref);
     g_clear_pointer (&merge->shards, g_array_unref);
     g_clear_pointer (&merge->names, g_ptr_array_unref);
@@ -222,6 +306,27 @@ same_shape (const ThrongSummary *a, const ThrongSummary *b)
 }
 
 /*
+ * The index of the first step of @a's scenario @s whose kind, parent or
+ * depth differs in @b, or -1 when the step trees agree (a file without
+ * them reads as requests at the top level).
+ */
+static gint
+step_tree_differs (const ThrongSummary *a, const ThrongSummary *b, guint s)
+{
+    const ThrongScenarioJourney *ja = a->scenarios[s].journey;
+    const ThrongScenarioJourney *jb = b->scenarios[s].journey;
+
+    for (guint i = 0; i < a->scenarios[s].n_steps; i++) {
+        ThrongStepInfo top = { .kind = THRONG_STEP_REQUEST, .parent = -1 };
+        const ThrongStepInfo *x = ja != NULL && ja->step_info != NULL ? &ja->step_info[i] : &top;
+        const ThrongStepInfo *y = jb != NULL && jb->step_info != NULL ? &jb->step_info[i] : &top;
+        if (x->kind != y->kind || x->parent != y->parent || x->depth != y->depth)
+            return (gint) i;
+    }
+    return -1;
+}
+
+/*
  * Checks that @inputs are shards of one run, and orders them by index:
  * one throng version, one plan, one N, each index once, none missing
  * unless @allow_partial.
@@ -249,6 +354,16 @@ merge_check (Merge *merge, GPtrArray *inputs, gboolean allow_partial, GError **e
                            input->path, first->path,
                            input->shard.plan_sha256 != NULL ? input->shard.plan_sha256 : "none",
                            first->shard.plan_sha256 != NULL ? first->shard.plan_sha256 : "none");
+        for (guint s = 0; s < first->summary->n_scenarios; s++) {
+            gint step = step_tree_differs (first->summary, input->summary, s);
+            if (step >= 0)
+                return refuse (error, "%s and %s disagree on the place of step \"%s\" of "
+                                      "scenario \"%s\" (a group or a request, and which group "
+                                      "holds it): the shards of one run run the same plan",
+                               input->path, first->path,
+                               first->summary->scenarios[s].steps[step].label,
+                               first->summary->scenarios[s].name);
+        }
         if (input->shard.count != count)
             return refuse (error, "%s is shard %u/%u but %s is shard %u/%u: mixed shard counts",
                            input->path, input->shard.index, input->shard.count, first->path,
@@ -319,6 +434,8 @@ merge_figures (Merge *merge)
         }
     }
 
+    journeys_init (&merge->journeys, shape);
+
     sum->size = sizeof (ThrongSummary);
     sum->plan_name = shape->plan_name;
     sum->plan_file = shape->plan_file;
@@ -359,6 +476,7 @@ merge_figures (Merge *merge)
             into->iterations += from->iterations;
             into->dropped_iterations += from->dropped_iterations;
             throng_stats_merge (&into->stats, &from->stats);
+            journeys_add (&merge->journeys, s, from->journey);
             for (guint i = 0; i < from->n_steps; i++)
                 throng_stats_merge (&g_array_index (merge->steps, ThrongStepSummary,
                                                     step_base + i).stats,
@@ -388,6 +506,7 @@ merge_figures (Merge *merge)
         scenario->steps = &g_array_index (merge->steps, ThrongStepSummary, step_base);
         step_base += scenario->n_steps;
     }
+    journeys_finish (&merge->journeys, merge->scenarios);
     sum->scenarios = (const ThrongScenarioSummary *) merge->scenarios->data;
     sum->n_scenarios = merge->scenarios->len;
     sum->shards = (const ThrongShardSummary *) merge->shards->data;
@@ -479,6 +598,7 @@ interval_reset (Merge *merge)
         scenario->steps = &g_array_index (interval->steps, ThrongStepSummary, base);
         base += scenario->n_steps;
     }
+    journeys_init (&interval->journeys, shape);
     ThrongSummary *sum = &interval->summary;
     sum->size = sizeof (ThrongSummary);
     sum->plan_name = shape->plan_name;
@@ -519,6 +639,7 @@ interval_add (MergeInterval *interval, const ThrongSummary *add)
         into->scheduled_rate += from->scheduled_rate;
         into->has_scheduled &= from->has_scheduled;
         throng_stats_merge (&into->stats, &from->stats);
+        journeys_add (&interval->journeys, s, from->journey);
         for (guint i = 0; i < MIN (from->n_steps, into->n_steps); i++)
             throng_stats_merge (&g_array_index (interval->steps, ThrongStepSummary,
                                                 base + i).stats,
@@ -555,6 +676,7 @@ merge_next_interval (gpointer data)
             input->interval = input_next_interval (input);
         }
     }
+    journeys_finish (&merge->interval.journeys, merge->interval.scenarios);
     ThrongSummary *sum = &merge->interval.summary;
     sum->elapsed_us = second * G_USEC_PER_SEC;
     sum->end_wall_us = sum->start_wall_us + sum->elapsed_us;

@@ -321,6 +321,7 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
             return FALSE;
     }
     scenario->scope = throng_scope_new (scenario->name, loader->plan->vars, scenario->data);
+    scenario->scope->open_model = throng_schedule_is_open (scenario);
     if (!throng_plan_read_steps (loader, scenario, fields.steps, error)
         || !build_steps (loader, scenario, error))
         return FALSE;

@@ -27,6 +27,9 @@ typedef struct {
     GArray *thresholds;     /* ThrongThresholdResult */
     const char *plan_sha256;
     GPtrArray *targets;     /* per scenario, its "target" (in @strings) or NULL */
+    GArray *journeys;       /* ThrongScenarioJourney, per scenario */
+    GArray *checks;         /* ThrongCheckSummary, every scenario's, in order */
+    GArray *step_info;      /* ThrongStepInfo, as @steps */
     const char *throng_version;
     ThrongShardSummary shard; /* a shard's "shard" object; size 0 when absent */
     GPtrArray *shard_thresholds; /* its "thresholds", in @strings, NULL-terminated */
@@ -192,6 +195,9 @@ run_store_clear (RunStore *store)
     g_ptr_array_unref (store->warnings);
     g_array_unref (store->thresholds);
     g_ptr_array_unref (store->targets);
+    g_array_unref (store->journeys);
+    g_array_unref (store->checks);
+    g_array_unref (store->step_info);
     g_clear_pointer (&store->shard_thresholds, g_ptr_array_unref);
     g_clear_pointer (&store->shards, g_array_unref);
     g_string_chunk_free (store->strings);
@@ -270,6 +276,9 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     store->warnings = g_ptr_array_new_with_free_func (g_free);
     store->thresholds = g_array_new (FALSE, TRUE, sizeof (ThrongThresholdResult));
     store->targets = g_ptr_array_new ();
+    store->journeys = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioJourney));
+    store->checks = g_array_new (FALSE, TRUE, sizeof (ThrongCheckSummary));
+    store->step_info = g_array_new (FALSE, TRUE, sizeof (ThrongStepInfo));
     Reader reader = { .toks = &file->toks, .strings = store->strings, .scratch = file->scratch };
     const Reader *r = &reader;
     const gint root = 0;
@@ -353,10 +362,38 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
             };
             read_stats (r, member (r, step_in, "stats"), &step.stats);
             g_array_append_val (store->steps, step);
+            /* Since 0.3; a step of an older file is a request at the top level. */
+            const char *kind = member_string (r, step_in, "kind");
+            ThrongStepInfo info = {
+                .kind = g_strcmp0 (kind, "group") == 0 ? THRONG_STEP_GROUP : THRONG_STEP_REQUEST,
+                .parent = member (r, step_in, "parent") >= 0
+                              ? (gint) member_int (r, step_in, "parent") : -1,
+                .depth = (guint) member_int (r, step_in, "depth"),
+            };
+            g_array_append_val (store->step_info, info);
         }
         scenario.n_steps = store->steps->len - first;
         g_array_append_val (store->scenarios, scenario);
         g_array_append_val (first_step, first);
+
+        /* The scenario's checks (since 0.3): pointers are set once @checks stops growing. */
+        gint checks = member (r, in, "checks");
+        gint list = checks >= 0 ? member (r, checks, "list") : -1;
+        ThrongScenarioJourney journey = {
+            .size = sizeof (ThrongScenarioJourney),
+            .n_checks = (guint) store->checks->len, /* the first check's index, until below */
+            .data_exhausted = member_bool (r, in, "data_exhausted"),
+        };
+        for (guint c = 0; list >= 0 && c < jsontok_length (r->toks, list); c++) {
+            gint check_in = jsontok_element (r->toks, list, c);
+            ThrongCheckSummary check = {
+                .name = member_string (r, check_in, "name"),
+                .passes = (guint64) member_int (r, check_in, "passes"),
+                .fails = (guint64) member_int (r, check_in, "fails"),
+            };
+            g_array_append_val (store->checks, check);
+        }
+        g_array_append_val (store->journeys, journey);
     }
     /* Pointers into @steps only once it stops growing. */
     for (guint s = 0; s < n_scenarios; s++) {
@@ -364,6 +401,16 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
             &g_array_index (store->scenarios, ThrongScenarioSummary, s);
         scenario->steps = &g_array_index (store->steps, ThrongStepSummary,
                                           g_array_index (first_step, guint, s));
+        ThrongScenarioJourney *journey = &g_array_index (store->journeys, ThrongScenarioJourney, s);
+        guint first_check = journey->n_checks;
+        guint end_check = s + 1 < n_scenarios
+                              ? g_array_index (store->journeys, ThrongScenarioJourney, s + 1).n_checks
+                              : store->checks->len;
+        journey->checks = &g_array_index (store->checks, ThrongCheckSummary, first_check);
+        journey->n_checks = end_check - first_check;
+        journey->step_info = &g_array_index (store->step_info, ThrongStepInfo,
+                                             g_array_index (first_step, guint, s));
+        scenario->journey = journey;
     }
     summary->scenarios = (const ThrongScenarioSummary *) store->scenarios->data;
     summary->n_scenarios = store->scenarios->len;
@@ -401,6 +448,14 @@ run_store_merge (RunStore *into, const RunStore *from)
         throng_stats_merge (&a->stats, &b->stats);
         for (guint i = 0; i < MIN (a->n_steps, b->n_steps); i++)
             throng_stats_merge (&((ThrongStepSummary *) a->steps)[i].stats, &b->steps[i].stats);
+        if (a->journey != NULL && b->journey != NULL) {
+            ThrongScenarioJourney *journey = (ThrongScenarioJourney *) a->journey;
+            for (guint c = 0; c < MIN (journey->n_checks, b->journey->n_checks); c++) {
+                ((ThrongCheckSummary *) journey->checks)[c].passes += b->journey->checks[c].passes;
+                ((ThrongCheckSummary *) journey->checks)[c].fails += b->journey->checks[c].fails;
+            }
+            journey->data_exhausted |= b->journey->data_exhausted;
+        }
     }
 }
 

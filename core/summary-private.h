@@ -43,5 +43,7 @@ void throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummar
 
 /* Terminates the warnings and points the summary at them; call last. */
 void throng_summary_buffer_finish (ThrongSummaryBuffer *buffer);
+/* Appends @warnings (transfer full, NULL-terminated; may be NULL) to a finished summary. */
+void throng_summary_buffer_add_warnings (ThrongSummaryBuffer *buffer, char **warnings);
 
 void throng_summary_buffer_clear (ThrongSummaryBuffer *buffer);

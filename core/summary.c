@@ -130,6 +130,19 @@ throng_summary_buffer_finish (ThrongSummaryBuffer *buffer)
 }
 
 void
+throng_summary_buffer_add_warnings (ThrongSummaryBuffer *buffer, char **warnings)
+{
+    if (warnings == NULL)
+        return;
+    /* Before the terminator that throng_summary_buffer_finish() added. */
+    g_ptr_array_set_size (buffer->warnings, buffer->warnings->len - 1);
+    for (char **w = warnings; *w != NULL; w++)
+        g_ptr_array_add (buffer->warnings, *w);
+    g_free (warnings);
+    throng_summary_buffer_finish (buffer);
+}
+
+void
 throng_summary_buffer_clear (ThrongSummaryBuffer *buffer)
 {
     for (guint i = 0; i < buffer->summary.n_scenarios; i++)

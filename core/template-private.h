@@ -47,6 +47,7 @@ struct _ThrongScope {
     GArray *declared;           /* gboolean per slot: something assigns it */
     GArray *reads;              /* ThrongScopeRead */
     GPtrArray *checks;          /* char*: the name of each check */
+    gboolean open_model;        /* an arrival-rate scenario: `${arrival}` has a value */
 };
 
 ThrongScope *throng_scope_new (const char *scenario, ThrongPlanVars *plan,
@@ -95,6 +96,8 @@ typedef struct {
     const ThrongDataSet *data;  /* the scenario's data set, or NULL */
     gint64 row;                 /* the user's current row, -1: none yet */
     guint64 run_id;             /* user.id: unique in the run, from 1 */
+    guint64 arrival;            /* arrival: the iteration's arrival k + 1 in the unsharded
+                                 * schedule (open model); 0 in a closed model */
     guint worker_id;
     GRand *rand;                /* the worker's */
     GString *scratch;           /* the worker's, for `set` */

@@ -27,6 +27,7 @@ typedef enum {
     SEG_DATA,
     SEG_USER_ID,
     SEG_ITERATION,
+    SEG_ARRIVAL,
     SEG_WORKER_ID,
     SEG_RANDOM_INT,
     SEG_RANDOM_STRING,
@@ -178,7 +179,7 @@ static const char *const namespaces[] = {
     "vars", "data", "env", "user", "scenario", "worker", "random", "time", "counter", "builtin",
     NULL,
 };
-static const char *const bare_names[] = { "iteration", "uuid", NULL };
+static const char *const bare_names[] = { "iteration", "arrival", "uuid", NULL };
 static const char *const user_members[] = { "id", NULL };
 static const char *const scenario_members[] = { "name", NULL };
 static const char *const worker_members[] = { "id", NULL };
@@ -337,7 +338,7 @@ unknown_name (Compiler *c, gsize offset, const char *expr, GError **error)
                                better);
     return compiler_error (c, offset, error,
                            "unknown variable '%s'; a template reads vars.NAME, data.COLUMN, "
-                           "env.NAME, user.id, iteration, scenario.name, worker.id, "
+                           "env.NAME, user.id, iteration, arrival, scenario.name, worker.id, "
                            "random.int(A, B), random.string(N), uuid, time.unix, time.unix_ms, "
                            "time.iso or counter.NAME",
                            expr);
@@ -522,10 +523,18 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
         SegmentKind kind;
     } simple[] = {
         { "user.id", SEG_USER_ID },     { "iteration", SEG_ITERATION },
+        { "arrival", SEG_ARRIVAL },
         { "worker.id", SEG_WORKER_ID }, { "uuid", SEG_UUID },
         { "time.unix", SEG_TIME_UNIX }, { "time.unix_ms", SEG_TIME_UNIX_MS },
         { "time.iso", SEG_TIME_ISO },
     };
+    /* Arrivals number the iterations of an open model only: a closed model has none. */
+    if (strcmp (expr, "arrival") == 0 && !c->scope->open_model)
+        return compiler_error (c, start, error,
+                               "${arrival} numbers the arrivals of an arrival-rate scenario; "
+                               "scenario '%s' has users that loop (use ${user.id} and "
+                               "${iteration})",
+                               c->scope->scenario);
     for (guint i = 0; i < G_N_ELEMENTS (simple); i++) {
         if (strcmp (expr, simple[i].name) == 0) {
             segment.kind = (guint8) simple[i].kind;
@@ -754,6 +763,9 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             break;
         case SEG_ITERATION:
             length = format_int (buffer, (gint64) user->iteration + 1);
+            break;
+        case SEG_ARRIVAL:
+            length = format_int (buffer, (gint64) vars->arrival);
             break;
         case SEG_WORKER_ID:
             length = format_int (buffer, vars->worker_id);

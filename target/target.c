@@ -10,6 +10,7 @@
  * request counter (atomic).
  */
 #include "target.h"
+#include "shop.h"
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
@@ -22,6 +23,7 @@
 #define TARGET_MAX_DELAY_MS 60000u
 #define TARGET_MAX_REDIRECTS 1000u
 #define TARGET_CHUNK_SIZE (64u * 1024)
+#define TARGET_LISTEN_BACKLOG 4096
 
 struct _ThrongTarget {
     GThread *thread;
@@ -342,7 +344,7 @@ on_request (SoupServer *server,
         route_cookie (msg);
     else if (g_str_has_prefix (path, "/redirect/"))
         route_redirect (msg, path + strlen ("/redirect/"));
-    else
+    else if (!throng_target_shop_route (msg, path, query))
         respond_text (msg, SOUP_STATUS_NOT_FOUND, "not found\n");
 }
 
@@ -358,7 +360,20 @@ listen_on_loopback (SoupServer *server, SoupServerListenOptions options, GError 
     GSList *uris;
     char *url = NULL;
 
-    if (!soup_server_listen (server, address, options, error))
+    g_autoptr (GSocket) socket
+        = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+
+    /*
+     * Our own socket, for its backlog: GSocket's default of 10 drops the
+     * SYNs of a burst of new connections (a journey's users logging in at
+     * once), which the clients then retry after 1, 3 and 7 s — latency
+     * that is the target's accept queue, not its work.
+     */
+    if (socket == NULL)
+        return NULL;
+    g_socket_set_listen_backlog (socket, TARGET_LISTEN_BACKLOG);
+    if (!g_socket_bind (socket, address, TRUE, error) || !g_socket_listen (socket, error)
+        || !soup_server_listen_socket (server, socket, options, error))
         return NULL;
     /* The server lists every listener; ours is the one with this scheme. */
     uris = soup_server_get_uris (server);

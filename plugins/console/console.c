@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "journey.h"
 #include "summary.h"
 
 typedef enum {
@@ -44,6 +45,9 @@ typedef struct {
     guint64 handshakes;
     gdouble cpu_share_us;       /* the CPU share of each snapshot times its length */
     ThrongHistogram *latency;
+    gboolean has_checks;        /* a scenario has checks: the line shows their rate */
+    guint64 check_passes;
+    guint64 check_fails;
 } ConsoleWindow;
 
 typedef struct {
@@ -168,6 +172,9 @@ console_window_reset (ConsoleWindow *window)
     window->connections = 0;
     window->handshakes = 0;
     window->cpu_share_us = 0;
+    window->has_checks = FALSE;
+    window->check_passes = 0;
+    window->check_fails = 0;
     throng_histogram_reset (window->latency);
 }
 
@@ -213,6 +220,13 @@ console_append_figures (Console *console, GString *line, const ThrongSummary *sn
                                 errors, errors == 1 ? "" : "s", console->style.reset);
     else
         g_string_append (line, "0 errors");
+    /* As the summary's rate: passes over checks made, in the window; "-" when none was made. */
+    if (w->has_checks && w->check_passes + w->check_fails > 0)
+        g_string_append_printf (line, "  checks %.1f%%",
+                                100.0 * (gdouble) w->check_passes
+                                    / (gdouble) (w->check_passes + w->check_fails));
+    else if (w->has_checks)
+        g_string_append (line, "  checks -");
     g_string_append_printf (line, "  conn %s  tls %s  cpu %.0f%%", conns, handshakes,
                             100.0 * w->cpu_share_us / (gdouble) MAX (w->covered_us, 1));
 }
@@ -353,6 +367,14 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
     w->handshakes += snapshot->total.handshakes_full + snapshot->total.handshakes_resumed;
     if (snapshot->total.latency != NULL)
         throng_histogram_merge (w->latency, snapshot->total.latency);
+    for (guint s = 0; s < snapshot->n_scenarios; s++) {
+        guint64 passes, fails;
+        if (journey_checks_total (&snapshot->scenarios[s], &passes, &fails)) {
+            w->has_checks = TRUE;
+            w->check_passes += passes;
+            w->check_fails += fails;
+        }
+    }
     console->last_elapsed_us = snapshot->elapsed_us;
     console->errors_so_far += snapshot->total.errors;
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "summary.h"
+#include "journey.h"
 
 /* Labels longer than this are shortened with an ellipsis to keep the table narrow. */
 #define SUMMARY_LABEL_MAX 40
@@ -226,6 +227,21 @@ scenario_heading (const ThrongScenarioSummary *scenario)
 }
 
 /*
+ * A step's label in the tables: indented by the groups around it, and a
+ * group (a transaction) marked as one.
+ */
+static char *
+step_label (const ThrongScenarioSummary *scenario, guint index)
+{
+    g_autofree char *label = shorten (scenario->steps[index].label);
+    g_autofree char *indent = g_strnfill (2 * journey_step_depth (scenario, index), ' ');
+
+    return g_strconcat (indent,
+                        journey_step_kind (scenario, index) == THRONG_STEP_GROUP ? "group " : "",
+                        label, NULL);
+}
+
+/*
  * Rows for every scenario and step.  A scenario with one step shows that
  * step on its own row only; the total row appears when there are several
  * scenarios.
@@ -251,7 +267,7 @@ fill_table (Table *table, const ThrongSummary *summary, gboolean latency)
             continue;
         for (guint s = 0; s < scenario->n_steps; s++) {
             const ThrongStepSummary *step = &scenario->steps[s];
-            g_autofree char *label = shorten (step->label);
+            g_autofree char *label = step_label (scenario, s);
             if (latency)
                 latency_row (table, ROW_STEP, label, &step->stats);
             else
@@ -479,6 +495,52 @@ print_retries (FILE *out, const ThrongSummary *summary, const ConsoleStyle *styl
     }
 }
 
+/*
+ * Checks as k6 shows them: each check with its passes and fails, then
+ * the rate of all of a scenario's checks; and a data set that ran out.
+ */
+static void
+print_checks (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
+{
+    for (guint i = 0; i < summary->n_scenarios; i++) {
+        const ThrongScenarioSummary *scenario = &summary->scenarios[i];
+        const ThrongScenarioJourney *journey = journey_get (scenario);
+        guint64 passes, fails;
+        glong width = 0;
+
+        if (journey_data_exhausted (scenario))
+            fprintf (out,
+                     "\n  %sscenario %s: its data set ran out of rows (on_exhausted: stop); "
+                     "its users stopped early%s\n",
+                     style->yellow, scenario->name, style->reset);
+        if (!journey_checks_total (scenario, &passes, &fails))
+            continue;
+        for (guint c = 0; c < journey->n_checks; c++)
+            width = MAX (width, text_width (journey->checks[c].name));
+        fprintf (out,
+                 "\n%s  checks%s %s  %s%.2f%%%s passed, %s%" G_GUINT64_FORMAT
+                 " ✓%s %s%" G_GUINT64_FORMAT " ✗%s\n",
+                 style->bold, style->reset, scenario->name, fails > 0 ? style->red : style->green,
+                 passes + fails > 0 ? 100.0 * (gdouble)passes / (gdouble)(passes + fails) : 100.0,
+                 style->reset, style->green, passes, style->reset, fails > 0 ? style->red : "",
+                 fails, fails > 0 ? style->reset : "");
+        for (guint c = 0; c < journey->n_checks; c++) {
+            const ThrongCheckSummary *check = &journey->checks[c];
+            guint64 total = check->passes + check->fails;
+
+            fprintf (out, "    %s%s%s ", check->fails > 0 ? style->red : style->green,
+                     check->fails > 0 ? "✗" : "✓", style->reset);
+            print_padded (out, check->name, width, TRUE);
+            if (check->fails > 0)
+                fprintf (out, "  %.2f%%  %" G_GUINT64_FORMAT " ✓ %" G_GUINT64_FORMAT " ✗\n",
+                         total > 0 ? 100.0 * (gdouble)check->passes / (gdouble)total : 0.0,
+                         check->passes, check->fails);
+            else
+                fprintf (out, "  %" G_GUINT64_FORMAT " ✓\n", check->passes);
+        }
+    }
+}
+
 void
 console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
 {
@@ -503,6 +565,7 @@ console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleSty
     table_print (out, latency, style);
 
     print_errors (out, summary, style);
+    print_checks (out, summary, style);
     print_retries (out, summary, style);
     print_thresholds (out, summary, style);
     print_cost (out, summary, style);

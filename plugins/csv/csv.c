@@ -3,13 +3,15 @@
  * The csv reporter: one row per sample in the result-file format of
  * JMeter (a "JTL" file), with JMeter's default header and column order,
  * so that JMeter's report generator and other JTL tools read it as their
- * own.  Rows are streamed through an OutputFile, which reaches the disk
- * only in whole rows.
+ * own.  A group's execution is a row as JMeter's Transaction Controller
+ * writes its parent sample (no data type, no URL).  Rows are streamed
+ * through an OutputFile, which reaches the disk only in whole rows.
  */
 #include <string.h>
 #include <throng/throng.h>
 
 #include "csv.h"
+#include "journey.h"
 #include "output.h"
 
 #define CSV_HEADER                                                                                \
@@ -35,6 +37,8 @@ typedef struct {
     char **thread_prefixes;       /* per scenario, "NAME S-" of the threadName column */
     gboolean *quote_threads;      /* per scenario, whether that column needs quotes */
     GPtrArray *step_labels;       /* per scenario, a GStrv */
+    GPtrArray *step_info;         /* per scenario, a ThrongStepInfo per step: groups and nesting */
+    GHashTable *tallies; /* (scenario, user) → per step, its group's requests and failures */
     guint *active_users;          /* per scenario, from the last snapshot (configured until then) */
     guint all_users;
 } Csv;
@@ -51,6 +55,8 @@ csv_free (gpointer self)
     g_strfreev (csv->thread_prefixes);
     g_free (csv->quote_threads);
     g_clear_pointer (&csv->step_labels, g_ptr_array_unref);
+    g_clear_pointer (&csv->step_info, g_ptr_array_unref);
+    g_clear_pointer (&csv->tallies, g_hash_table_unref);
     g_free (csv->active_users);
     g_free (csv);
 }
@@ -91,12 +97,31 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
     csv->thread_prefixes = g_new0 (char *, run->n_scenarios + 1);
     csv->quote_threads = g_new0 (gboolean, MAX (run->n_scenarios, 1));
     csv->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    csv->step_info = g_ptr_array_new_with_free_func (g_free);
+    csv->tallies = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
     csv->active_users = g_new0 (guint, MAX (run->n_scenarios, 1));
     for (guint i = 0; i < run->n_scenarios; i++) {
         /* JMeter's "<group> <groupIndex>-": the scenario's index counts from 1. */
         csv->thread_prefixes[i] = g_strdup_printf ("%s %u-", run->scenario_names[i], i + 1);
         csv->quote_threads[i] = strpbrk (csv->thread_prefixes[i], ",\"\r\n") != NULL;
         g_ptr_array_add (csv->step_labels, g_strdupv ((char **) run->step_labels[i]));
+        guint n_steps
+            = run->step_labels[i] != NULL ? g_strv_length ((char **)run->step_labels[i]) : 0;
+        ThrongStepInfo *info = g_new0 (ThrongStepInfo, MAX (n_steps, 1));
+        for (guint s = 0; s < n_steps; s++)
+            info[s].parent = -1;
+        if (THRONG_STRUCT_HAS (run, ThrongRunInfo, step_info) && run->step_info != NULL
+            && run->step_info[i] != NULL) {
+            memcpy (info, run->step_info[i], n_steps * sizeof *info);
+        } else {
+            /* An older core: groups by their protocol name, until a snapshot says more. */
+            for (guint s = 0;
+                 s < n_steps && run->step_protocols != NULL && run->step_protocols[i] != NULL; s++)
+                info[s].kind = journey_protocol_is_group (run->step_protocols[i][s])
+                                   ? THRONG_STEP_GROUP
+                                   : THRONG_STEP_REQUEST;
+        }
+        g_ptr_array_add (csv->step_info, info);
         csv->active_users[i] = run->scenario_users[i];
         csv->all_users += run->scenario_users[i];
     }
@@ -139,14 +164,57 @@ csv_ms (gint64 us)
     return us >= 0 ? (us + 500) / 1000 : -((-us + 500) / 1000);
 }
 
+/*
+ * A group's row says what JMeter's Transaction Controller says of its
+ * parent sample: "Number of samples in transaction : N, number of failing
+ * samples : M".  The rows of a user's group members come before the
+ * group's own row, so each member adds itself to its group's tally, which
+ * the group's row reads and clears.  Returns the message, or NULL.
+ */
+static char *
+csv_transaction (Csv *csv, const ThrongSample *sample, const ThrongStepInfo *info, guint n_steps)
+{
+    const ThrongStepInfo *step = &info[sample->step];
+    gint64 key = ((gint64)sample->scenario << 32) | sample->user;
+    guint32 *tally;
+    char *message = NULL;
+
+    if (step->kind != THRONG_STEP_GROUP && step->parent < 0)
+        return NULL;
+    tally = g_hash_table_lookup (csv->tallies, &key);
+    if (tally == NULL) {
+        tally = g_new0 (guint32, 2 * n_steps);
+        g_hash_table_insert (csv->tallies, g_memdup2 (&key, sizeof key), tally);
+    }
+    if (step->kind == THRONG_STEP_GROUP) {
+        message = g_strdup_printf ("Number of samples in transaction : %u, number of failing "
+                                   "samples : %u",
+                                   tally[2 * sample->step], tally[2 * sample->step + 1]);
+        tally[2 * sample->step] = tally[2 * sample->step + 1] = 0;
+    }
+    if (step->parent >= 0 && (guint)step->parent < n_steps) {
+        tally[2 * step->parent]++;
+        if (sample->error != THRONG_ERROR_NONE)
+            tally[2 * step->parent + 1]++;
+    }
+    return message;
+}
+
 static void
 csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
 {
     const char *label = "";
+    gboolean transaction = FALSE;
+    g_autofree char *transaction_message = NULL;
     if (sample->scenario < csv->n_scenarios) {
         char **labels = g_ptr_array_index (csv->step_labels, sample->scenario);
-        if (labels != NULL && sample->step < g_strv_length (labels))
+        const ThrongStepInfo *info = g_ptr_array_index (csv->step_info, sample->scenario);
+        guint n_steps = labels != NULL ? g_strv_length (labels) : 0;
+        if (sample->step < n_steps) {
             label = labels[sample->step];
+            transaction = info[sample->step].kind == THRONG_STEP_GROUP;
+            transaction_message = csv_transaction (csv, sample, info, n_steps);
+        }
     }
     gboolean success = sample->error == THRONG_ERROR_NONE;
     const char *class_name = throng_error_class_name (sample->error);
@@ -165,7 +233,8 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
         csv_append_field (out, class_name);
     }
     g_string_append_c (out, ',');
-    csv_append_field (out, sample->message);
+    csv_append_field (out, transaction && sample->message == NULL ? transaction_message
+                                                                  : sample->message);
     g_string_append_c (out, ',');
 
     /* threadName: the scenario's prefix, then the user counted from 1. */
@@ -181,7 +250,11 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
         if (quote)
             g_string_append_c (out, '"');
     }
-    g_string_append (out, success ? ",text,true," : ",text,false,");
+    /* JMeter's Transaction Controller writes its parent sample without a data type. */
+    if (transaction)
+        g_string_append (out, success ? ",,true," : ",,false,");
+    else
+        g_string_append (out, success ? ",text,true," : ",text,false,");
     if (!success) {
         gboolean has_message = sample->message != NULL && *sample->message != '\0';
         g_autofree char *failure = NULL;
@@ -245,8 +318,19 @@ csv_snapshot (gpointer self, const ThrongSummary *snapshot)
         return;
     output_file_publish (csv->file);
     for (guint i = 0; i < snapshot->n_scenarios && i < csv->n_scenarios; i++) {
-        csv->active_users[i] = snapshot->scenarios[i].active_users;
-        all += snapshot->scenarios[i].active_users;
+        const ThrongScenarioSummary *scenario = &snapshot->scenarios[i];
+        char **labels = g_ptr_array_index (csv->step_labels, i);
+        ThrongStepInfo *info = g_ptr_array_index (csv->step_info, i);
+        guint n_steps = labels != NULL ? g_strv_length (labels) : 0;
+
+        csv->active_users[i] = scenario->active_users;
+        all += scenario->active_users;
+        for (guint s = 0; s < n_steps && s < scenario->n_steps && journey_get (scenario) != NULL;
+             s++) {
+            info[s].kind = journey_step_kind (scenario, s);
+            info[s].parent = journey_step_parent (scenario, s);
+            info[s].depth = journey_step_depth (scenario, s);
+        }
     }
     csv->all_users = all;
 }

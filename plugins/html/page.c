@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "journey.h"
 #include "svg.h"
 
 static const char html_style[] =
@@ -25,6 +26,9 @@ static const char html_style[] =
     "th,td{border:1px solid #767676;padding:.2em .5em;text-align:right}"
     "th:first-child,td.name{text-align:left}thead th{background:#eee}\n"
     "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}"
+    "tr.group td.name{font-style:italic}tr.depth1 td.name{padding-left:3.2em}"
+    "tr.depth2 td.name{padding-left:4.8em}tr.depth3 td.name,tr.depth4 td.name{padding-left:6.4em}"
+    "tr.failed td{color:#b00}"
     ".pass{color:#1b6e20;font-weight:700}"
     ".fail{color:#b3261e;font-weight:700}\n"
     ".banner{border:2px solid #8a4b00;background:#fdf0e0;padding:.5em 1em;margin:1em 0}\n"
@@ -291,9 +295,17 @@ html_summary_table (GString *out, const ThrongSummary *summary)
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
         html_stats_row (out, "scenario", scenario->name, &scenario->stats, seconds);
-        for (guint i = 0; i < scenario->n_steps; i++)
-            html_stats_row (out, "step", scenario->steps[i].label, &scenario->steps[i].stats,
+        for (guint i = 0; i < scenario->n_steps; i++) {
+            /* A group is a transaction; a step inside one is indented under it. */
+            gboolean group = journey_step_kind (scenario, i) == THRONG_STEP_GROUP;
+            guint depth = MIN (journey_step_depth (scenario, i), 4);
+            g_autofree char *css
+                = group || depth > 0
+                      ? g_strdup_printf ("step%s depth%u", group ? " group" : "", depth)
+                      : g_strdup ("step");
+            html_stats_row (out, css, scenario->steps[i].label, &scenario->steps[i].stats,
                             seconds);
+        }
     }
     html_stats_row (out, "total", "total", &summary->total, seconds);
     g_string_append (out, "</tbody>\n</table>\n");
@@ -739,6 +751,7 @@ html_page_append (GString *out, const HtmlPage *page)
     html_summary_table (out, page->summary);
     html_charts_over_time (out, page, points, n);
     html_distribution (out, page->summary);
+    html_checks_append (out, page->summary);
     html_errors_table (out, page->summary, page->messages);
     g_string_append (out, "<script>\n");
     g_string_append (out, html_script);

@@ -35,3 +35,6 @@ html_message_key (guint scenario, guint step, guint slot)
 
 /* Appends the whole document. */
 void html_page_append (GString *out, const HtmlPage *page);
+
+/* checks.c: the checks section (nothing when no scenario has checks). */
+void html_checks_append (GString *out, const ThrongSummary *summary);

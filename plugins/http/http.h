@@ -69,6 +69,9 @@ typedef struct {
     guint64 max_redirects;      /* default 10 */
     int version;                /* HttpVersion; default 1.1 */
     guint64 max_body;           /* default 64 MiB */
+    gboolean body_template;     /* `template`: body_file's content has ${...}; default FALSE */
+    const ThrongNode *check;    /* sequence of checks (rules.h) */
+    const ThrongNode *extract;  /* map of variable → extractor (rules.h) */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;
@@ -85,7 +88,10 @@ typedef struct {
 typedef struct {
     char *name;
     char *value;
+    const ThrongNode *node; /* the value's node, for templates; NULL when made up */
 } HttpHeader;
+
+typedef struct _HttpRules HttpRules;
 
 typedef struct {
     HttpScenario *scenario;
@@ -105,6 +111,16 @@ typedef struct {
     int version;                /* HttpVersion */
     guint64 expect[10];         /* bitmap of accepted statuses 100–739: bit (status - 100) */
     gpointer transport_data;    /* from transport->step_new, e.g. a pre-built request head */
+
+    /* journeys (expand.h): NULL when the part is literal, as it is without `${` */
+    ThrongTemplate *url_template;
+    GUri *base_uri;                    /* what a templated relative url resolves against */
+    ThrongTemplate **header_templates; /* per entry of headers, or NULL when none is templated */
+    ThrongTemplate *body_template;
+    gboolean templated; /* any of the three: the request is built per request */
+    HttpRules *rules;   /* extractors and checks (rules.h), NULL when none */
+    gboolean keep_body; /* a rule reads the body: transports buffer it */
+    gint debug_left;    /* --http-debug: requests still to print (atomic) */
 } HttpStep;
 
 /* TRUE when @status is one the step accepts. */

@@ -62,6 +62,9 @@ const ThrongOption http_options_table[] = {
     { OPT ("version", THRONG_OPTION_ENUM, version), .choices = version_choices },
     { OPT ("max_body", THRONG_OPTION_SIZE, max_body), .min = 0,
       .max = G_GINT64_CONSTANT (1) << 40 },
+    { OPT ("template", THRONG_OPTION_BOOL, body_template) },
+    { OPT ("check", THRONG_OPTION_NODE, check) },
+    { OPT ("extract", THRONG_OPTION_NODE, extract) },
     { NULL },
 };
 
@@ -238,6 +241,8 @@ http_options_apply_layer (const ThrongNode *map, HttpOptions *options, gboolean 
     RECORD (base_url, map, "base_url");
     RECORD (url, map, "url");
     RECORD (method, map, "method");
+    RECORD (check, map, "check");
+    RECORD (extract, map, "extract");
     if (tls != NULL && throng_node_kind (tls) == THRONG_NODE_MAP) {
         nodes->tls = tls;
         RECORD (ca_file, tls, "ca_file");
@@ -338,7 +343,7 @@ http_headers_copy (GArray *headers)
     GArray *copy = http_headers_new ();
     for (guint i = 0; i < headers->len; i++) {
         HttpHeader *header = &g_array_index (headers, HttpHeader, i);
-        HttpHeader item = { g_strdup (header->name), g_strdup (header->value) };
+        HttpHeader item = { g_strdup (header->name), g_strdup (header->value), header->node };
         g_array_append_val (copy, item);
     }
     return copy;
@@ -380,7 +385,7 @@ http_headers_merge (GArray *headers, const ThrongNode *map, GError **error)
         }
         if (throng_node_is_null (value))
             continue;
-        HttpHeader item = { g_strdup (name), g_strdup (text) };
+        HttpHeader item = { g_strdup (name), g_strdup (text), value };
         g_array_append_val (headers, item);
     }
     return TRUE;

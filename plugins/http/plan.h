@@ -26,11 +26,14 @@ typedef struct {
     const ThrongNode *cert_file;
     const ThrongNode *key_file;
     const ThrongNode *priority;
+    const ThrongNode *check;
+    const ThrongNode *extract;
 } HttpLayerNodes;
 
 /* A scenario as the common part holds it; transports see only .base. */
 typedef struct {
     HttpScenario base;
+    ThrongScope *scope;   /* NULL from a core older than 0.3: no templates, checks or extractors */
     HttpLayerNodes nodes; /* after the defaults and scenario layers */
     GArray *headers;      /* HttpHeader: defaults then scenario, merged */
 } HttpPlanScenario;

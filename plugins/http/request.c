@@ -6,12 +6,10 @@
  * accepted statuses).  Runs while the plan loads: a bad step fails before
  * any load.
  */
+#include "journey.h"
 #include "plan.h"
 
 #include <string.h>
-
-/* Bodies are read whole at plan load; beyond this a file is surely a mistake. */
-#define HTTP_MAX_BODY_FILE (G_GUINT64_CONSTANT (256) * 1024 * 1024)
 
 static void
 step_error (const ThrongNode *node, const ThrongNode *fallback, GError **error,
@@ -87,34 +85,40 @@ resolve_url (HttpStep *step, const HttpOptions *options, const HttpLayerNodes *n
 }
 
 static gboolean
-load_body (HttpStep *step, const HttpOptions *options, const HttpLayerNodes *nodes,
-           const ThrongNode *where, GError **error)
+load_body (HttpStep *step, ThrongScope *scope, const HttpOptions *options,
+           const HttpLayerNodes *nodes, const ThrongNode *where, GError **error)
 {
     if (options->body != NULL) {
-        step->body = g_bytes_new (options->body, strlen (options->body));
+        if (step->body_template == NULL)
+            step->body = g_bytes_new (options->body, strlen (options->body));
         return TRUE;
     }
     if (options->body_file == NULL)
         return TRUE;
+    return http_step_body_file (step, scope, options->body_file, options->body_template,
+                                nodes->body_file != NULL ? nodes->body_file : where, error);
+}
 
-    g_autoptr (GMappedFile) file = NULL;
-    g_autoptr (GError) local = NULL;
-    g_autofree char *message = NULL;
+/*
+ * The label of a step whose url is templated: its path as written
+ * ("GET /items/${vars.item}"), so that every request of the step is one
+ * row whatever the variables hold.
+ */
+static char *
+templated_label (const HttpStep *step, const char *written)
+{
+    const char *path = written;
+    const char *scheme_end = strstr (written, "://");
+    gsize length;
 
-    file = g_mapped_file_new (options->body_file, FALSE, &local);
-    if (file == NULL) {
-        message = g_strdup_printf ("cannot read body_file: %s", local->message);
-        step_error (nodes->body_file, where, error, THRONG_PLAN_ERROR_FILE, message);
-        return FALSE;
+    /* "https://host/items/${vars.item}": the path; "${vars.next}", "items/${…}": as written. */
+    if (scheme_end != NULL && g_uri_peek_scheme (written) != NULL) {
+        path = strchr (scheme_end + 3, '/');
+        if (path == NULL)
+            path = "/";
     }
-    if (g_mapped_file_get_length (file) > HTTP_MAX_BODY_FILE) {
-        message = g_strdup_printf ("body_file '%s' is larger than 256 MiB", options->body_file);
-        step_error (nodes->body_file, where, error, THRONG_PLAN_ERROR_LIMIT, message);
-        return FALSE;
-    }
-    /* A copy, not the mapping: the file may change while the run goes on. */
-    step->body = g_bytes_new (g_mapped_file_get_contents (file), g_mapped_file_get_length (file));
-    return TRUE;
+    length = strcspn (path, "?#");
+    return g_strdup_printf ("%s %.*s", step->method, (int)length, *path != '\0' ? path : "/");
 }
 
 gpointer
@@ -126,6 +130,8 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     HttpLayerNodes nodes = scenario->nodes;
     HttpOptions options;
     HttpStep *step = g_new0 (HttpStep, 1);
+    g_autofree char *written_url = NULL;
+    g_autoptr (GError) rules_error = NULL;
     const ThrongNode *where = map != NULL ? map : scenario->nodes.map;
     gboolean ok = FALSE;
 
@@ -145,9 +151,34 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     }
     step->method = g_ascii_strup (options.method, -1);
 
-    if (!resolve_url (step, &options, &nodes, where, error)
-        || !load_body (step, &options, &nodes, where, error))
+    if (options.body_template && options.body_file == NULL) {
+        const ThrongNode *node = map != NULL ? throng_node_lookup (map, "template") : NULL;
+        step_error (node, where, error, THRONG_PLAN_ERROR_INVALID,
+                    "template: true goes with body_file (a body is a template already)");
         goto out;
+    }
+    written_url = g_strdup (options.url);
+    if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body, error)
+        || !resolve_url (step, &options, &nodes, where, error)
+        || !load_body (step, scenario->scope, &options, &nodes, where, error))
+        goto out;
+    if (step->url_template != NULL) {
+        /* The sample's resource: the url as written, on the step's origin. */
+        g_autofree char *origin
+            = g_uri_join (G_URI_FLAGS_ENCODED, g_uri_get_scheme (step->uri), NULL,
+                          g_uri_get_host (step->uri), g_uri_get_port (step->uri), "", NULL, NULL);
+        g_free (step->url);
+        step->url = *written_url == '/' ? g_strconcat (origin, written_url, NULL)
+                                        : g_strdup (written_url);
+    }
+
+    step->rules = http_rules_new (scenario->scope, options.check, options.extract, &rules_error);
+    if (rules_error != NULL) {
+        g_propagate_error (error, g_steal_pointer (&rules_error));
+        goto out;
+    }
+    step->keep_body = step->rules != NULL && step->rules->needs_body;
+    step->debug_left = (gint)http_debug_requests ();
 
     /* Checked already at its layer; parsed again here from the final text. */
     if (!http_expect_parse (options.expect_status, step->expect, &local)) {
@@ -169,7 +200,9 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
         }
     }
 
-    if (label != NULL)
+    if (label != NULL && step->url_template != NULL)
+        *label = templated_label (step, written_url);
+    else if (label != NULL)
         *label = g_strdup_printf ("%s %s", step->method,
                                   *g_uri_get_path (step->uri) != '\0' ? g_uri_get_path (step->uri)
                                                                       : "/");
@@ -194,6 +227,8 @@ http_step_free (gpointer data)
     if (step->transport_data != NULL && step->scenario->transport != NULL
         && step->scenario->transport->step_free != NULL)
         step->scenario->transport->step_free (step->transport_data);
+    http_step_templates_free (step);
+    http_rules_free (step->rules);
     g_free (step->method);
     g_clear_pointer (&step->uri, g_uri_unref);
     g_free (step->url);

@@ -99,6 +99,8 @@ scenario_new (const ThrongScenarioSetup *setup, GError **error)
 
     scenario->base.name = g_strdup (setup->name);
     scenario->base.users = setup->users;
+    if (THRONG_STRUCT_HAS (setup, ThrongScenarioSetup, scope))
+        scenario->scope = setup->scope;
     scenario->headers = http_headers_new ();
     http_options_init (&scenario->base.options);
 

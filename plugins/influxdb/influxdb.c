@@ -2,10 +2,11 @@
 /*
  * The influxdb reporter: its options and hooks.  Each snapshot becomes
  * one batch of line protocol (a point per step, per scenario and for the
- * run) handed to the sender; close adds what the snapshots missed (the
- * summary's counters minus their sum, so the stored counts add up to the
- * run's), waits a bounded time for the sender to drain, and says how much
- * was lost.  Nothing here waits for the network.
+ * run) handed to the sender; drain (or close, where the core does not
+ * drain) adds what the snapshots missed (the summary's counters minus
+ * their sum, so the stored counts add up to the run's), waits a bounded
+ * time for the sender to drain, and says how much was lost: a warning in
+ * the run's summary.  Nothing else here waits for the network.
  */
 #include <string.h>
 
@@ -419,31 +420,63 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
     influx_sender_push (influx->sender, g_string_free_to_bytes (out), points, requests);
 }
 
-static gboolean
-influx_close (gpointer self, const ThrongSummary *summary, GError **error)
+/*
+ * Adds what the snapshots missed, waits up to flush_timeout for the
+ * sender, and returns how much was lost as a warning (NULL: nothing).
+ */
+static char *
+influx_finish (Influx *influx, const ThrongSummary *summary)
 {
-    Influx *influx = self;
     InfluxSenderReport report;
     gboolean started = !(THRONG_STRUCT_HAS (summary, ThrongSummary, never_started)
                          && summary->never_started);
+    char *warning = NULL;
 
-    if (influx->sender == NULL)
-        return TRUE;
     if (started)
         push_remainder (influx, summary);
     influx_sender_finish (g_steal_pointer (&influx->sender),
                           started ? influx->options.flush_timeout_us : 0, &report);
     g_debug ("%" G_GUINT64_FORMAT " points written, %" G_GUINT64_FORMAT " failed writes",
              report.sent_points, report.failed_writes);
-    /* The SDK gives a reporter no way to add to the summary's warnings: say it here, once. */
     if (started && report.dropped_points > 0)
-        g_printerr ("throng: warning: influxdb: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                    " points (%" G_GUINT64_FORMAT " requests) were not stored; the buffer holds "
-                    "%" G_GUINT64_FORMAT " points; last error: %s\n",
-                    report.dropped_points, report.dropped_points + report.sent_points,
-                    report.dropped_requests, influx->options.buffer,
-                    report.last_error != NULL ? report.last_error : "none");
+        warning = g_strdup_printf ("influxdb: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                                   " points (%" G_GUINT64_FORMAT " requests) were not stored; the "
+                                   "buffer holds %" G_GUINT64_FORMAT " points; last error: %s",
+                                   report.dropped_points,
+                                   report.dropped_points + report.sent_points,
+                                   report.dropped_requests, influx->options.buffer,
+                                   report.last_error != NULL ? report.last_error : "none");
     g_free (report.last_error);
+    return warning;
+}
+
+/* A run: the losses go into the summary's warnings, which every reporter shows. */
+static char **
+influx_drain (gpointer self, const ThrongSummary *summary)
+{
+    Influx *influx = self;
+
+    if (influx->sender == NULL)
+        return NULL;
+    char *warning = influx_finish (influx, summary);
+    if (warning == NULL)
+        return NULL;
+    char **warnings = g_new0 (char *, 2);
+    warnings[0] = warning;
+    return warnings;
+}
+
+static gboolean
+influx_close (gpointer self, const ThrongSummary *summary, GError **error)
+{
+    Influx *influx = self;
+
+    /* Drained already in a run; `throng report` and `throng merge` do not drain. */
+    if (influx->sender == NULL)
+        return TRUE;
+    g_autofree char *warning = influx_finish (influx, summary);
+    if (warning != NULL)
+        g_printerr ("throng: warning: %s\n", warning);
     return TRUE;
 }
 
@@ -455,4 +488,5 @@ const ThrongReporter influxdb_reporter = {
     .snapshot = influx_snapshot,
     .close = influx_close,
     .free = influx_free,
+    .drain = influx_drain,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "journey.h"
 #include "json-reporter.h"
 #include "output.h"
 
@@ -152,6 +153,41 @@ json_add_dropped (JsonBuilder *builder, guint64 dropped, guint64 iterations)
                      dropped > 0 ? (gdouble) dropped / (gdouble) (dropped + iterations) : 0.0);
 }
 
+/*
+ * The scenario's checks as k6 counts them: each check's passes and fails,
+ * and all of them together ("checks": {"passes", "fails", "rate", "list"});
+ * `data_exhausted` when its data set ran out.
+ */
+static void
+json_add_checks (JsonBuilder *builder, const ThrongScenarioSummary *scenario)
+{
+    const ThrongScenarioJourney *journey = journey_get (scenario);
+    guint64 passes, fails;
+
+    journey_checks_total (scenario, &passes, &fails);
+    json_builder_set_member_name (builder, "checks");
+    json_builder_begin_object (builder);
+    json_add_int (builder, "passes", (gint64)passes);
+    json_add_int (builder, "fails", (gint64)fails);
+    json_add_double (builder, "rate",
+                     passes + fails > 0 ? (gdouble)passes / (gdouble)(passes + fails) : 1.0);
+    json_builder_set_member_name (builder, "list");
+    json_builder_begin_array (builder);
+    for (guint c = 0; journey != NULL && c < journey->n_checks; c++) {
+        const ThrongCheckSummary *check = &journey->checks[c];
+
+        json_builder_begin_object (builder);
+        json_add_string (builder, "name", check->name);
+        json_add_int (builder, "passes", (gint64)check->passes);
+        json_add_int (builder, "fails", (gint64)check->fails);
+        json_builder_end_object (builder);
+    }
+    json_builder_end_array (builder);
+    json_builder_end_object (builder);
+    json_builder_set_member_name (builder, "data_exhausted");
+    json_builder_add_boolean_value (builder, journey_data_exhausted (scenario));
+}
+
 /* @targets: in the summary, what each scenario loads (NULL: not known); NULL in intervals. */
 static void
 json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds,
@@ -184,10 +220,15 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
             json_builder_begin_object (builder);
             json_add_string (builder, "label", step->label);
             json_add_string (builder, "protocol", step->protocol);
+            json_add_string (builder, "kind",
+                             journey_step_kind_name (journey_step_kind (scenario, s)));
+            json_add_int (builder, "parent", journey_step_parent (scenario, s));
+            json_add_int (builder, "depth", journey_step_depth (scenario, s));
             json_add_stats (builder, "stats", &step->stats, seconds);
             json_builder_end_object (builder);
         }
         json_builder_end_array (builder);
+        json_add_checks (builder, scenario);
         json_builder_end_object (builder);
     }
     json_builder_end_array (builder);

@@ -10,7 +10,9 @@
 #
 # Settings (environment, with defaults): CLIENT_CPU (0), SERVER_CPU (1),
 # HTTP_PORT (28080), HTTPS_PORT (28443), NGINX_CONNECTIONS (8192): nginx's
-# worker_connections, raised by a benchmark that opens more.
+# worker_connections, raised by a benchmark that opens more; NGINX_LOCATIONS
+# (empty): more `location` blocks for nginx's server, set by a benchmark
+# that needs other answers than "ok".
 #
 # NGINX_HTTP2 (empty): when set, both listeners speak HTTP/2 (h2 through
 # ALPN on HTTPS; nginx 1.22's plain listener then speaks h2c only).
@@ -23,6 +25,7 @@ SERVER_CPU=${SERVER_CPU:-1}
 HTTP_PORT=${HTTP_PORT:-28080}
 HTTPS_PORT=${HTTPS_PORT:-28443}
 NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-8192}
+NGINX_LOCATIONS=${NGINX_LOCATIONS:-}
 
 NGINX_PID=
 WORK=
@@ -99,6 +102,7 @@ http {
     ssl_session_cache shared:SSL:20m;
     ssl_session_tickets on;
     location / { return 200 "ok\n"; }
+    $NGINX_LOCATIONS
   }
 }
 EOF

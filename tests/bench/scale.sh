@@ -11,10 +11,19 @@
 #   tests/bench/scale.sh [BUILD_DIR]        (default: build)
 #
 # Each row is the median of RUNS runs (default 3) by client CPU per
-# request, each run DURATION seconds (default 10, at most 20).  Columns:
+# request, each run DURATION seconds (default 10, at most 20; the 8000 and
+# 15000-user rows 15 s, the HTTPS 5000-user row 20 s with a 10 s ramp).
+# Columns:
 #   cpu us/req   user + system CPU of the client process per completed request
 #   x ref        that over the reference row (HTTPS rows: over the HTTPS reference)
 #   p50, p99     latency of that run, ms (wrk: its --latency figures; h2load: -)
+#   steady       the rows with think time, after their ramp (from the end of
+#                the ramp plus 3 s to the end of the duration, from the run's
+#                once-a-second jsonl intervals): CPU us per request, that over
+#                the reference, and the worst of the intervals' p99 (an upper
+#                bound of the p99 over those seconds).  What a user costs
+#                once it is connected, without the ramp's connects and
+#                handshakes.
 #   KiB/user     (RSS at N users - RSS at N/10) / (0.9 N), peak RSS, one extra
 #                run at N/10; only for the rows with think time
 #   saturated    throng's own verdict (cpu_share or schedule lag past their limits)
@@ -30,7 +39,9 @@ set -euo pipefail
 BUILD_DIR=${1:-build}
 DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
-ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https h2load-8000"}
+ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https wrk-http-2000 h2load-8000"}
+# Thousands of arrivals per second, for the arrival-NNk rows (add a rate here and its row to ROWS).
+ARRIVAL_RATES=${ARRIVAL_RATES:-"10 20 50"}
 # nginx holds every connection of the largest row, and h2load's 8,000.
 NGINX_CONNECTIONS=${NGINX_CONNECTIONS:-16384}
 
@@ -45,16 +56,18 @@ bench_setup
 
 want() { [[ " $ROWS " == *" $1 "* ]]; }
 
-# A closed-model plan: NAME URL USERS THINK [RAMP_UP]
+# A closed-model plan: NAME URL USERS THINK [RAMP_UP [DURATION]]
 closed_plan() {
-    local ramp=${5:-0s} think=""
+    local ramp=${5:-0s} duration=${6:-${DURATION}s} think=""
     [[ $4 != 0 ]] && think="think_time: $4"
     cat > "$WORK/$1.yaml" <<EOF
 name: $1
+reporters:
+  - json: { path: '$WORK/run.jsonl', mode: jsonl }
 scenarios:
   - name: $1
     users: $3
-    duration: ${DURATION}s
+    duration: $duration
     ramp_up: $ramp
     $think
     http:
@@ -89,24 +102,46 @@ EOF
     echo "$WORK/$1.yaml"
 }
 
-# One throng run of PLAN on one worker: prints
-# "CPU_US_PER_REQ P50_MS P99_MS SATURATED MAX_RSS_KIB REQUESTS".
+# CPU us per request and the worst interval p99 (ms) of a jsonl file's
+# intervals that lie within [FROM, TO] seconds of the run: "- -" without any.
+steady() { # FILE FROM TO
+    python3 -c 'import json, sys
+cpu = requests = 0; p99 = None
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["type"] != "interval" or d["elapsed_s"] - d["interval_s"] < float(sys.argv[2]) \
+            or d["elapsed_s"] > float(sys.argv[3]) or d["total"]["requests"] == 0:
+        continue
+    cpu += d["cpu"]["user_s"] + d["cpu"]["system_s"]
+    requests += d["total"]["requests"]
+    p99 = max(p99 or 0, d["total"]["latency_us"]["p99"])
+print("- -" if requests == 0 else "%.2f %.2f" % (cpu * 1e6 / requests, p99 / 1000))' "$@" 2>/dev/null \
+        || echo "- -"
+}
+
+# One throng run of PLAN on one worker: prints "CPU_US_PER_REQ P50_MS P99_MS
+# SATURATED MAX_RSS_KIB REQUESTS STEADY_CPU STEADY_P99"; the steady figures
+# from STEADY_FROM to STEADY_TO seconds (environment), "-" without them.
 throng_once() {
-    local plan=$1 out=$WORK/out.txt cpu rss
-    rm -f "$WORK/run.json"
+    local plan=$1 out=$WORK/out.txt cpu rss steady_figures="- -"
+    rm -f "$WORK/run.json" "$WORK/run.jsonl"
     read -r user sys rss < <(run_timed_rss "$out" "$THRONG" run "$plan" --workers 1 --quiet \
         --out "json=$WORK/run.json")
     if [[ ! -s $WORK/run.json ]]; then
         echo "throng failed on $plan:" >&2
         tail -n 5 "$out" >&2
-        echo "nan nan nan refused 0 0"
+        echo "nan nan nan refused 0 0 - -"
         return
     fi
     read -r requests p50 p99 saturated < <(json "$WORK/run.json" total.requests \
         total.latency_us.p50 total.latency_us.p99 saturated)
+    if [[ -n ${STEADY_FROM:-} && -s $WORK/run.jsonl ]]; then
+        steady_figures=$(steady "$WORK/run.jsonl" "$STEADY_FROM" "$STEADY_TO")
+    fi
     awk -v u="$user" -v s="$sys" -v r="$requests" -v a="$p50" -v b="$p99" -v t="$saturated" \
-        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f %s %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0),
-                              a / 1000, b / 1000, (t == "True" ? "yes" : "no"), m, r }'
+        -v m="$rss" -v st="$steady_figures" \
+        'BEGIN { printf "%.2f %.2f %.2f %s %d %d %s\n", (r > 0 ? (u + s) * 1e6 / r : 0),
+                 a / 1000, b / 1000, (t == "True" ? "yes" : "no"), m, r, st }'
 }
 
 # The run whose CPU per request is the median, of RUNS runs of "CMD..." printing rows like throng_once's.
@@ -118,16 +153,18 @@ median_run() {
     printf '%s\n' "${rows[@]}" | sort -k1 -g | sed -n "$(( (RUNS + 1) / 2 ))p"
 }
 
-# wrk, 50 connections, one thread: a row like throng_once's (its own p50/p99).
-wrk_once() {
-    local url=$1 out=$WORK/wrk.txt
-    read -r user sys rss < <(run_timed_rss "$out" wrk -t1 -c50 -d"${DURATION}s" --latency "$url")
+# wrk, CONNS connections (default 50), one thread: a row like throng_once's (its own p50/p99).
+wrk_once() { # URL [CONNS]
+    local url=$1 conns=${2:-50} out=$WORK/wrk.txt
+    read -r user sys rss < <(run_timed_rss "$out" bash -c \
+        'ulimit -n "$(ulimit -Hn)"; exec wrk -t1 -c"$1" -d"$2" --latency "$3"' \
+        wrk "$conns" "${DURATION}s" "$url")
     local requests p50 p99
     requests=$(awk '/requests in/ { print $1 }' "$out")
     p50=$(awk '$1 == "50%" { print $2 }' "$out")
     p99=$(awk '$1 == "99%" { print $2 }' "$out")
     awk -v u="$user" -v s="$sys" -v r="$requests" -v a="$(to_ms "$p50")" -v b="$(to_ms "$p99")" \
-        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f - %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0), a, b, m, r }'
+        -v m="$rss" 'BEGIN { printf "%.2f %.2f %.2f - %d %d - -\n", (r > 0 ? (u + s) * 1e6 / r : 0), a, b, m, r }'
 }
 
 # wrk's "123.45us" / "1.20ms" / "2.00s" in ms.
@@ -145,7 +182,7 @@ h2load_once() {
     local requests
     requests=$(awk '/^requests:/ { print $8 }' "$out")
     awk -v u="$user" -v s="$sys" -v r="$requests" -v m="$rss" \
-        'BEGIN { printf "%.2f - - - %d %d\n", (r > 0 ? (u + s) * 1e6 / r : 0), m, r }'
+        'BEGIN { printf "%.2f - - - %d %d - -\n", (r > 0 ? (u + s) * 1e6 / r : 0), m, r }'
 }
 
 # KiB of RSS per user between N/10 and N users (one run at N/10, whose peak RSS is taken).
@@ -158,28 +195,35 @@ rss_per_user() { # PLAN_AT_N_OVER_10 RSS_AT_N N
 # Rows are read from stdin by redirection, never through a pipe: CPU[] must
 # outlive the call for the ratios.
 declare -A CPU
+over() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0 && a > 0) printf "%.2f", a / b; else print "-" }'; }
 print_row() { # NAME REF_NAME RSS_PER_USER then a row on stdin
-    local name=$1 ref=$2 per_user=$3 cpu p50 p99 sat rss requests ratio
-    read -r cpu p50 p99 sat rss requests
+    local name=$1 ref=$2 per_user=$3 cpu p50 p99 sat rss requests steady_cpu steady_p99
+    read -r cpu p50 p99 sat rss requests steady_cpu steady_p99
     CPU[$name]=$cpu
-    ratio=$(awk -v a="$cpu" -v b="${CPU[$ref]:-0}" 'BEGIN { if (b > 0 && a == a + 0) printf "%.2f", a / b; else print "-" }')
-    printf '%-18s %11s %7s %9s %9s %9s %10s %10s\n' "$name" "$cpu" "$ratio" "$p50" "$p99" \
-        "$per_user" "$sat" "$requests"
+    printf '%-18s %10s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' "$name" "$cpu" \
+        "$(over "$cpu" "${CPU[$ref]:-0}")" "$p50" "$p99" "$steady_cpu" \
+        "$(over "$steady_cpu" "${CPU[$ref]:-0}")" "$steady_p99" "$per_user" "$sat" "$requests"
 }
 
 bench_header "throng scale: $DURATION s runs, median of $RUNS, 1 client thread or worker"
 echo
-printf '%-18s %11s %7s %9s %9s %9s %10s %10s\n' row 'cpu us/req' 'x ref' 'p50 ms' 'p99 ms' \
-    'KiB/user' saturated requests
+printf '%-18s %10s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' row 'cpu us/req' 'x ref' 'p50 ms' \
+    'p99 ms' 'steady us' 'x ref' 'st. p99' 'KiB/user' saturated requests
 
-# name, URL, users, think time, ramp-up: the closed rows.
-closed_row() { # NAME REF URL USERS THINK RAMP
-    local name=$1 ref=$2 url=${3%/} users=$4 think=$5 ramp=$6 plan row per_user=-
-    plan=$(closed_plan "$name" "$url" "$users" "$think" "$ramp")
-    row=$(median_run throng_once "$plan")
+# name, URL, users, think time, ramp-up (whole seconds), duration: the closed rows.
+closed_row() { # NAME REF URL USERS THINK RAMP [DURATION_S]
+    local name=$1 ref=$2 url=${3%/} users=$4 think=$5 ramp=$6 duration=${7:-$DURATION} plan row
+    local per_user=-
+    plan=$(closed_plan "$name" "$url" "$users" "$think" "$ramp" "${duration}s")
+    if [[ $think != 0 ]]; then
+        # 3 s: the last users' first exchange, and a backlog the ramp's last connects left
+        row=$(STEADY_FROM=$(( ${ramp%s} + 3 )) STEADY_TO=$duration median_run throng_once "$plan")
+    else
+        row=$(median_run throng_once "$plan")
+    fi
     if [[ $think != 0 && $(awk '{ print $4 }' <<<"$row") != refused ]]; then
         local small
-        small=$(closed_plan "$name-small" "$url" "$(( users / 10 ))" "$think" "$ramp")
+        small=$(closed_plan "$name-small" "$url" "$(( users / 10 ))" "$think" "$ramp" "${duration}s")
         per_user=$(rss_per_user "$small" "$(awk '{ print $5 }' <<<"$row")" "$users")
     fi
     print_row "$name" "$ref" "$per_user" <<<"$row"
@@ -188,18 +232,25 @@ closed_row() { # NAME REF URL USERS THINK RAMP
 want ref && closed_row ref ref "$HTTP_URL" 50 0 0s
 want closed-2000 && closed_row closed-2000 ref "$HTTP_URL" 2000 0 1s
 want think-500 && closed_row think-500 ref "$HTTP_URL" 500 1s 1s
-want think-8000 && closed_row think-8000 ref "$HTTP_URL" 8000 1s 2s
-want think-15000 && closed_row think-15000 ref "$HTTP_URL" 15000 1s 3s
-for rate in 10 20 50; do
+# 15 s, so that some 10 s are steady.  Connecting the last of 15,000 users
+# to one nginx port is slow in the kernel (docs/benchmarks.md).
+want think-8000 && closed_row think-8000 ref "$HTTP_URL" 8000 1s 2s 15
+want think-15000 && closed_row think-15000 ref "$HTTP_URL" 15000 1s 3s 15
+for rate in $ARRIVAL_RATES; do
     want "arrival-${rate}k" || continue
     plan=$(arrival_plan "arrival-${rate}k" "${HTTP_URL%/}" "$(( rate * 1000 ))" 1000)
     print_row "arrival-${rate}k" ref - < <(median_run throng_once "$plan")
 done
 want https-ref && closed_row https-ref https-ref "$HTTPS_URL" 50 0 0s
-want https-think-5000 && closed_row https-think-5000 https-ref "$HTTPS_URL" 5000 1s 2s
+# 5,000 full handshakes: one client core makes about 1,100 a second on a
+# quiet machine (benchmarks.md), so they are spread over a 10 s ramp and
+# the run lasts 20 s, whatever DURATION says, to leave a steady part.
+want https-think-5000 && closed_row https-think-5000 https-ref "$HTTPS_URL" 5000 1s 10s 20
 if command -v wrk >/dev/null; then
     want wrk-http && print_row wrk-http ref - < <(median_run wrk_once "$HTTP_URL")
     want wrk-https && print_row wrk-https https-ref - < <(median_run wrk_once "$HTTPS_URL")
+    # what 2000 busy connections cost a client that is not throng (the kernel's share)
+    want wrk-http-2000 && print_row wrk-http-2000 wrk-http - < <(median_run wrk_once "$HTTP_URL" 2000)
 fi
 if command -v h2load >/dev/null && want h2load-8000; then
     print_row h2load-8000 ref - < <(median_run h2load_once "$HTTP_URL" 8000)
@@ -208,5 +259,7 @@ fi
 echo
 ratio() { awk -v a="${CPU[$1]:-}" -v b="${CPU[$2]:-}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
 printf 'throng / wrk, keep-alive: HTTP %s, HTTPS %s\n' "$(ratio ref wrk-http)" "$(ratio https-ref wrk-https)"
+printf '2000 busy connections over 50: throng %s, wrk %s\n' "$(ratio closed-2000 ref)" \
+    "$(ratio wrk-http-2000 wrk-http)"
 printf 'throng / h2load at 8000 idle connections (1 request/s each): %s\n' "$(ratio think-8000 h2load-8000)"
 printf '# load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -92,6 +92,38 @@ test_demo (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_false (throng_test_json_bool (summary, "interrupted"));
 }
 
+/*
+ * The journey (docs/journeys.md) runs against the built-in shop with no
+ * error: every user logs in once with its own account, and the shop
+ * accepts each later request's token; every check passes.
+ */
+static void
+test_journey (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_source_path ("configs/journey.yaml");
+    g_autofree char *json = g_build_filename (tmp->dir, "journey.json", NULL);
+    g_autofree char *out_arg = g_strconcat ("json=", json, NULL);
+    const char *argv[] = { "run", plan, "--quiet", "--out", out_arg, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = NULL;
+    g_autoptr (GError) error = NULL;
+    int status = -1;
+
+    g_assert_true (throng_test_run (argv, NULL, 20, &status, &out, &err));
+    if (status != 0)
+        g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    summary = throng_test_json_load (json, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 100);
+    g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.0.stats.requests"), ==, 20);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.checks.fails"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.checks.passes"), >, 100);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -99,6 +131,8 @@ main (int argc, char **argv)
 
     g_test_add_func ("/configs/validate", test_validate_all);
     g_test_add ("/configs/demo", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_demo,
+                throng_test_tmpdir_teardown);
+    g_test_add ("/configs/journey", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_journey,
                 throng_test_tmpdir_teardown);
     return g_test_run ();
 }

@@ -775,6 +775,47 @@ test_nginx_keep_alive (ThrongTestTmpdir *fixture, gconstpointer data)
     }
 }
 
+/*
+ * Bodies of many TLS records on kept-alive connections: one recv() brings
+ * a record and part of the next, whose bytes must survive from one read
+ * call to the next although the read-ahead buffer is the worker's, not
+ * the connection's.  Every byte is counted and every connection reused.
+ */
+static void
+test_nginx_tls_records (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const gsize size = 1024 * 1024 + 4321; /* not a whole number of records */
+    g_autofree char *file = g_build_filename (fixture->dir, "big.bin", NULL);
+    g_autofree char *contents = g_malloc (size);
+    g_autofree char *locations = NULL;
+    g_autofree char *http = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_autoptr (GError) error = NULL;
+    ThrongTestNginxLog log;
+
+    for (gsize i = 0; i < size; i++)
+        contents[i] = (char)('a' + i % 26);
+    g_assert_true (g_file_set_contents (file, contents, size, &error));
+    locations = g_strdup_printf ("location = /big { alias %s; }", file);
+    ThrongTestNginxConfig config = { .https = TRUE, .locations = locations };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
+        return;
+
+    http = g_strdup_printf ("tls: { ca_file: '%s' }", throng_test_nginx_certs (nginx)->ca_cert);
+    ThrongTestPlan shape = { .users = 3, .iterations = 4, .http = http };
+    root = run_plan (fixture->dir, throng_test_nginx_https_url (nginx), &shape,
+                     "      - http: { url: /big, max_body: 2MiB }\n"
+                     "      - http: { url: / }\n");
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 24);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_received"), >,
+                     (gint64)(12 * size));
+    g_assert_true (throng_test_nginx_log_wait (nginx, 24, 5000, &log));
+    g_assert_cmpuint (log.status_2xx, ==, 24);
+    g_assert_cmpuint (log.connections, ==, 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -806,6 +847,7 @@ main (int argc, char **argv)
     ADD_TMPDIR ("/http-fast/error/dns", test_dns);
     ADD_TMPDIR ("/http-fast/error/connect-timeout", test_connect_timeout);
     ADD_TMPDIR ("/http-fast/nginx/keep-alive", test_nginx_keep_alive);
+    ADD_TMPDIR ("/http-fast/nginx/tls-records", test_nginx_tls_records);
 #undef ADD_TMPDIR
 
     return g_test_run ();

@@ -7,7 +7,8 @@
  * line naming the limit and the users, no results written), and with a
  * low soft but a high enough hard limit it must raise the soft limit
  * itself and run a load that needs it (300 users, each holding a
- * connection to nginx) without one EMFILE.
+ * connection to nginx) without one EMFILE.  A user counts one descriptor
+ * (its connection), so more users than half the limit fit.
  */
 #include "limits-private.h"
 #include "test-utils.h"
@@ -65,28 +66,46 @@ hard_nofile_allows (rlim_t n)
 static void
 test_fds_needed (void)
 {
-    g_assert_cmpuint (throng_limits_fds_needed (0), ==, 64);
-    g_assert_cmpuint (throng_limits_fds_needed (1000), ==, 2064);
-    g_assert_cmpuint (throng_limits_fds_needed (G_MAXUINT64), ==, G_MAXUINT64);
+    const ThrongLimitsRun none = { .users = 0, .workers = 1 };
+    const ThrongLimitsRun plain = { .users = 1000, .workers = 1 };
+    const ThrongLimitsRun two = { .users = 1000, .workers = 2 };
+    const ThrongLimitsRun builtin = { .users = 1000, .workers = 2, .builtin_target = TRUE };
+    const ThrongLimitsRun huge = { .users = G_MAXUINT64, .workers = 1 };
+    const ThrongLimitsRun huge_builtin = { .users = G_MAXUINT64 / 2, .workers = 1,
+                                           .builtin_target = TRUE };
+
+    /* the margin and a worker's own descriptors */
+    g_assert_cmpuint (throng_limits_fds_needed (&none), ==, 68);
+    /* one per user: its connection */
+    g_assert_cmpuint (throng_limits_fds_needed (&plain), ==, 1068);
+    g_assert_cmpuint (throng_limits_fds_needed (&two), ==, 1072);
+    /* the built-in target in the process holds the other end of each */
+    g_assert_cmpuint (throng_limits_fds_needed (&builtin), ==, 2072);
+    g_assert_cmpuint (throng_limits_fds_needed (&huge), ==, G_MAXUINT64);
+    g_assert_cmpuint (throng_limits_fds_needed (&huge_builtin), ==, G_MAXUINT64);
 }
 
 static void
 test_prepare_short (void)
 {
     if (g_test_subprocess ()) {
+        const ThrongLimitsRun idle = { .users = 0, .workers = 0 };
+        const ThrongLimitsRun crowd = { .users = 1000, .workers = 1 };
         g_autoptr (GError) error = NULL;
 
         set_nofile (64, 64);
-        /* 0 users need only the margin: exactly the limit */
-        g_assert_true (throng_limits_prepare (0, &error));
+        /* no users and no workers need only the margin: exactly the limit */
+        g_assert_true (throng_limits_prepare (&idle, &error));
         g_assert_no_error (error);
-        g_assert_false (throng_limits_prepare (1000, &error));
+        g_assert_false (throng_limits_prepare (&crowd, &error));
         g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
         g_test_message ("%s", error->message);
         g_assert_nonnull (strstr (error->message, "open-file limit"));
-        g_assert_nonnull (strstr (error->message, " is 64 "));
+        g_assert_nonnull (strstr (error->message, " is 64 (hard limit 64)"));
         g_assert_nonnull (strstr (error->message, "1000 users"));
-        g_assert_nonnull (strstr (error->message, "2064"));
+        g_assert_nonnull (strstr (error->message, "1068"));
+        /* how to raise it, to what */
+        g_assert_nonnull (strstr (error->message, "ulimit -Hn 1068"));
         g_assert_null (strchr (error->message, '\n'));
         g_assert_cmpuint (soft_nofile (), ==, 64);
         return;
@@ -101,18 +120,28 @@ test_prepare_raises (void)
     if (!hard_nofile_allows (4096))
         return;
     if (g_test_subprocess ()) {
+        /* more than half the limit in users: each holds one descriptor */
+        const ThrongLimitsRun fits = { .users = 3000, .workers = 2 };
+        const ThrongLimitsRun short_ = { .users = 4500, .workers = 1 };
+        const ThrongLimitsRun builtin = { .users = 3000, .workers = 2, .builtin_target = TRUE };
         g_autoptr (GError) error = NULL;
 
         set_nofile (64, 4096);
-        g_assert_true (throng_limits_prepare (1000, &error));
+        g_assert_true (throng_limits_prepare (&fits, &error));
         g_assert_no_error (error);
         /* raised to the hard limit, not just to what was asked */
         g_assert_cmpuint (soft_nofile (), ==, 4096);
-        /* 2500 users need 5064: short even after the raise */
-        g_assert_false (throng_limits_prepare (2500, &error));
+        /* 4500 users need 4568: short even after the raise */
+        g_assert_false (throng_limits_prepare (&short_, &error));
         g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
         g_assert_nonnull (strstr (error->message, " is 4096 "));
-        g_assert_nonnull (strstr (error->message, "2500 users"));
+        g_assert_nonnull (strstr (error->message, "4500 users"));
+        g_clear_error (&error);
+        /* with the built-in target in the process, the same 3000 need twice as many */
+        g_assert_false (throng_limits_prepare (&builtin, &error));
+        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES);
+        g_assert_nonnull (strstr (error->message, "6072"));
+        g_assert_nonnull (strstr (error->message, "built-in target"));
         return;
     }
     g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
@@ -189,6 +218,35 @@ test_refused_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (run_limited (validate, 64, 64, RUN_TIMEOUT, &validate_err), ==, 0);
 }
 
+/*
+ * Users that fit at one descriptor each run: 3000 users under a hard limit
+ * of 4096 (a count of two per user refused them).
+ */
+static void
+test_one_per_user (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    if (!hard_nofile_allows (4096))
+        return;
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml",
+                                                    "scenarios:\n"
+                                                    "  - name: crowd\n"
+                                                    "    users: 3000\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - null: {delay: 1ms}\n");
+    g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_auto (GStrv) argv = throng_test_run_args (plan, summary);
+    g_autofree char *err = NULL;
+    g_autoptr (GError) error = NULL;
+
+    g_assert_cmpint (run_limited ((const char *const *)argv, 64, 4096, RUN_TIMEOUT, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    JsonNode *root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 3000);
+    json_node_unref (root);
+}
+
 static void
 test_raised_at_start (ThrongTestTmpdir *fixture, gconstpointer data)
 {
@@ -253,6 +311,8 @@ main (int argc, char **argv)
     g_test_add_func ("/limits/prepare/raises", test_prepare_raises);
     g_test_add ("/limits/run/refused-at-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_refused_at_start, throng_test_tmpdir_teardown);
+    g_test_add ("/limits/run/one-per-user", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_one_per_user, throng_test_tmpdir_teardown);
     g_test_add ("/limits/run/raised-at-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_raised_at_start, throng_test_tmpdir_teardown);
     return g_test_run ();

@@ -1120,6 +1120,47 @@ test_console_never (void)
     g_test_trap_assert_stdout ("*completed in 3.00s*");
 }
 
+/*
+ * A scenario with checks: each progress line adds their rate over its
+ * interval (992 of 1000 in the first, none made in the second: "-");
+ * a scenario without checks (the tests above) shows none.
+ */
+static void
+test_console_checks (void)
+{
+    if (g_test_subprocess ()) {
+        const ThrongReporter *console = reporter_get ("console");
+        g_autoptr (FakeRun) fake = fake_run_new ();
+        g_autoptr (GError) error = NULL;
+        gpointer self = reporter_configure_ok (console, "interval: 1s\n");
+        ThrongCheckSummary checks[2] = { { .name = "status is 200", .passes = 500 },
+                                         { .name = "$.state equals ok", .passes = 492,
+                                           .fails = 8 } };
+        ThrongScenarioJourney journey = { .size = sizeof journey, .checks = checks,
+                                          .n_checks = 2 };
+
+        g_assert_true (console->open (self, &fake->run, &error));
+        for (guint second = 1; second <= 2; second++) {
+            g_autoptr (FakeSnapshot) snap = fake_snapshot_new (
+                fake, (second - 1) * N_SAMPLES / 3, second * N_SAMPLES / 3, 4,
+                second * G_USEC_PER_SEC);
+            snap->scenario.journey = &journey;
+            console->snapshot (self, &snap->summary);
+            memset (checks, 0, sizeof checks);
+            checks[0].name = "status is 200";
+            checks[1].name = "$.state equals ok";
+        }
+        g_assert_true (console->close (self, &fake->summary, &error));
+        g_assert_no_error (error);
+        console->free (self);
+        return;
+    }
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed ();
+    g_test_trap_assert_stdout ("*\n[1.00s / 3.00s]  4 users  333 req/s  p99 79.4ms  9 errors  checks 99.2%  conn 4/s*");
+    g_test_trap_assert_stdout ("*\n[2.00s / 3.00s]  4 users  * errors  checks -  conn *");
+}
+
 /* --quiet reaches the console as ThrongRunInfo.quiet: no progress even when asked for, the summary still. */
 static void
 test_console_quiet (void)
@@ -1623,6 +1664,7 @@ main (int argc, char **argv)
     g_test_add_func ("/reporters/console/live", test_console_live);
     g_test_add_func ("/reporters/console/never", test_console_never);
     g_test_add_func ("/reporters/console/quiet", test_console_quiet);
+    g_test_add_func ("/reporters/console/checks", test_console_checks);
     g_test_add ("/reporters/empty-run", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_empty_run, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/e2e/csv-json/soup", ThrongTestTmpdir, "soup", throng_test_tmpdir_setup,

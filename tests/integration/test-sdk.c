@@ -1380,7 +1380,11 @@ test_older_vtable_accepted (void)
     if (!sdk_require ())
         return;
     dir = throng_test_tmpdir_new ();
-    include = edited_sdk (dir, "reporter.h", "    gboolean (*wants_samples) (gpointer self);\n", "");
+    /* The 0.1 table: without wants_samples and the hooks appended after it (drain, 0.3). */
+    include = edited_sdk (dir, "reporter.h",
+                          "    gboolean (*wants_samples) (gpointer self);\n"
+                          "    char **(*drain) (gpointer self, const ThrongSummary *summary);\n",
+                          "");
     g_free (build_probe (dir, "oldsdk", include));
     g_free (build_example (dir, "tcp"));
     g_free (probe_plan (dir, "oldsdk"));

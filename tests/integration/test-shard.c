@@ -336,7 +336,7 @@ test_open (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.users"), ==, 60);
 }
 
-/* --- data sets with mode: unique --------------------------------------------------------------- */
+/* --- data sets with mode: unique -------------------------------------------------------------- */
 
 /*
  * 6 users share 4 unique rows, one each: unsharded, 4 users run an
@@ -381,6 +381,214 @@ test_unique_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     }
     g_unsetenv ("THRONG_PLUGIN_PATH");
     g_assert_cmpint (iterations, ==, 4);
+}
+
+/* --- ${arrival}: the unsharded schedule's number, whichever shard runs it --------------------- */
+
+/*
+ * 100/s for 3 s over 3 shards: 300 arrivals, each sending `/a/${arrival}`.
+ * nginx's log (`$connection … $uri`) must hold each number 1…300 at most
+ * once, every one that was not dropped; a connection belongs to one shard
+ * process, so the numbers on one connection share (arrival − 1) mod 3.
+ * A closed model has no arrivals: a plan reading ${arrival} is refused.
+ */
+static void
+test_arrival (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (NULL);
+    if (nginx == NULL)
+        return;
+    g_autofree char *yaml = g_strdup_printf (
+        "name: shard-arrival\n"
+        "scenarios:\n"
+        "  - name: o\n"
+        "    executor: constant-arrival-rate\n"
+        "    rate: 100/s\n"
+        "    duration: 3s\n"
+        "    max_users: 30\n"
+        "    http: { base_url: \"%s\" }\n"
+        "    steps:\n"
+        "      - http: { url: \"/a/${arrival}\" }\n",
+        throng_test_nginx_http_url (nginx));
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "arrival.yaml", yaml);
+    g_autofree char *at = start_at_in (2);
+    const guint n = 3, arrivals = 300;
+
+    throng_test_nginx_log_clear (nginx);
+    run_shards (plan, n, at, FALSE, fixture->dir, "arrival");
+    gint64 requests = 0, dropped = 0;
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *path = g_strdup_printf ("%s/arrival-%u.json", fixture->dir, i);
+        g_autoptr (JsonNode) summary = throng_test_json_load (path, NULL);
+        requests += throng_test_json_int (summary, "total.requests");
+        dropped += throng_test_json_int (summary, "scenarios.0.dropped_iterations");
+    }
+    g_assert_cmpint (requests + dropped, ==, arrivals);
+
+    ThrongTestNginxLog log;
+    g_assert_true (throng_test_nginx_log_wait (nginx, (guint) requests, 5000, &log));
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (throng_test_nginx_access_log (nginx), &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autofree guint8 *seen = g_new0 (guint8, arrivals + 1);
+    g_autoptr (GHashTable) shard_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    guint logged = 0;
+    for (char **line = lines; *line != NULL; line++) {
+        if (**line == '\0')
+            continue;
+        g_auto (GStrv) fields = g_strsplit (*line, " ", -1);
+        g_assert_cmpuint (g_strv_length (fields), >=, 6);
+        g_assert_true (g_str_has_prefix (fields[5], "/a/"));
+        guint64 arrival = g_ascii_strtoull (fields[5] + 3, NULL, 10);
+        g_assert_cmpuint (arrival, >=, 1);
+        g_assert_cmpuint (arrival, <=, arrivals);
+        g_assert_cmpuint (seen[arrival], ==, 0);
+        seen[arrival] = 1;
+        logged++;
+        /* One connection, one shard: arrival k + 1 runs on shard k mod N. */
+        gpointer shard = GUINT_TO_POINTER ((guint) ((arrival - 1) % n) + 1);
+        gpointer known = g_hash_table_lookup (shard_of, fields[0]);
+        if (known != NULL)
+            g_assert_cmpuint (GPOINTER_TO_UINT (known), ==, GPOINTER_TO_UINT (shard));
+        else
+            g_hash_table_insert (shard_of, g_strdup (fields[0]), shard);
+    }
+    g_assert_cmpuint (logged, ==, requests);
+    g_test_message ("%u arrivals logged, %" G_GINT64_FORMAT " dropped", logged, dropped);
+
+    g_autofree char *closed = throng_test_write_plan (
+        fixture->dir, "closed-arrival.yaml",
+        "scenarios:\n"
+        "  - name: c\n"
+        "    users: 2\n"
+        "    steps:\n"
+        "      - http: { url: \"http://127.0.0.1:1/a/${arrival}\" }\n");
+    int status;
+    g_autofree char *err = NULL;
+    g_assert_true (throng_test_run ((const char *const[]) { "validate", closed, NULL }, NULL, 30,
+                                    &status, NULL, &err));
+    g_assert_cmpint (status, ==, 2);
+    g_assert_nonnull (strstr (err, "closed-arrival.yaml:5:"));
+    g_assert_nonnull (strstr (err, "${arrival} numbers the arrivals of an arrival-rate scenario"));
+}
+
+/* --- journeys: checks and groups through the merge ------------------------------------------- */
+
+/*
+ * 6 users × 2 iterations over 3 shards, a group of two requests: `/`
+ * passes both checks, `/missing` (404 from nginx) fails "status is 200",
+ * which the two steps share as one check.  The merge sums each check by
+ * name over the shards, keeps the group's place in the step tree, and
+ * judges `checks.rate`, which the shards carried without judging: 36 of
+ * 48 checks pass, 0.75, so "checks.rate > 0.8" fails the merge with 99.
+ */
+static void
+test_journey (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    const ThrongTestNginxConfig config = { .locations = "location /missing { return 404; }" };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    if (nginx == NULL)
+        return;
+    g_autofree char *yaml = g_strdup_printf (
+        "name: shard-journey\n"
+        "scenarios:\n"
+        "  - name: j\n"
+        "    users: 6\n"
+        "    iterations: 2\n"
+        "    http: { base_url: \"%s\" }\n"
+        "    steps:\n"
+        "      - group: browse\n"
+        "        steps:\n"
+        "          - name: home\n"
+        "            http:\n"
+        "              url: /\n"
+        "              check: [ { status: 200 }, { header: Content-Type, exists: true } ]\n"
+        "          - name: missing\n"
+        "            http: { url: /missing, check: [ { status: 200 } ] }\n"
+        "    thresholds: [\"checks.rate > 0.8\"]\n",
+        throng_test_nginx_http_url (nginx));
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "journey.yaml", yaml);
+    g_autofree char *at = start_at_in (2);
+    const guint n = 3;
+
+    run_shards (plan, n, at, FALSE, fixture->dir, "journey");
+    g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+    gint64 passes[2] = { 0 }, fails[2] = { 0 };
+    for (guint i = 0; i < n; i++) {
+        char *path = g_strdup_printf ("%s/journey-%u.json", fixture->dir, i);
+        g_ptr_array_add (files, path);
+        g_autoptr (JsonNode) shard = throng_test_json_load (path, NULL);
+        g_assert_cmpuint (throng_test_json_length (shard, "scenarios.0.checks.list"), ==, 2);
+        for (guint c = 0; c < 2; c++) {
+            g_autofree char *p = g_strdup_printf ("scenarios.0.checks.list.%u.passes", c);
+            g_autofree char *f = g_strdup_printf ("scenarios.0.checks.list.%u.fails", c);
+            passes[c] += throng_test_json_int (shard, p);
+            fails[c] += throng_test_json_int (shard, f);
+        }
+    }
+    /* Two iterations of each of 6 users, one request of each step per iteration. */
+    g_assert_cmpint (passes[0], ==, 12);
+    g_assert_cmpint (fails[0], ==, 12);
+    g_assert_cmpint (passes[1] + fails[1], ==, 12);
+
+    g_ptr_array_add (files, NULL);
+    g_autofree char *merged_path = g_strdup_printf ("%s/journey-merged.json", fixture->dir);
+    g_autofree char *out_arg = throng_test_out_arg ("json", merged_path);
+    const char *const args[] = { "--out", out_arg, NULL };
+    g_autofree char *err = NULL;
+    g_assert_cmpint (merge ((const char *const *) files->pdata, args, NULL, &err), ==, 99);
+    g_assert_nonnull (strstr (err, "checks.rate > 0.8"));
+
+    g_autoptr (JsonNode) merged = throng_test_json_load (merged_path, NULL);
+    g_assert_cmpuint (throng_test_json_length (merged, "scenarios.0.checks.list"), ==, 2);
+    g_assert_cmpstr (throng_test_json_string (merged, "scenarios.0.checks.list.0.name"), ==,
+                     "status is 200");
+    for (guint c = 0; c < 2; c++) {
+        g_autofree char *p = g_strdup_printf ("scenarios.0.checks.list.%u.passes", c);
+        g_autofree char *f = g_strdup_printf ("scenarios.0.checks.list.%u.fails", c);
+        g_assert_cmpint (throng_test_json_int (merged, p), ==, passes[c]);
+        g_assert_cmpint (throng_test_json_int (merged, f), ==, fails[c]);
+    }
+    g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.checks.passes"), ==,
+                     passes[0] + passes[1]);
+    g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.checks.fails"), ==,
+                     fails[0] + fails[1]);
+    g_assert_false (throng_test_json_bool (merged, "thresholds.0.passed"));
+    g_assert_false (throng_test_json_bool (merged, "scenarios.0.data_exhausted"));
+    /* The group and its two children keep their places. */
+    g_assert_cmpstr (throng_test_json_string (merged, "scenarios.0.steps.0.kind"), ==, "group");
+    g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.steps.0.depth"), ==, 0);
+    for (guint s = 1; s <= 2; s++) {
+        g_autofree char *kind = g_strdup_printf ("scenarios.0.steps.%u.kind", s);
+        g_autofree char *parent = g_strdup_printf ("scenarios.0.steps.%u.parent", s);
+        g_autofree char *depth = g_strdup_printf ("scenarios.0.steps.%u.depth", s);
+        g_assert_cmpstr (throng_test_json_string (merged, kind), ==, "request");
+        g_assert_cmpint (throng_test_json_int (merged, parent), ==, 0);
+        g_assert_cmpint (throng_test_json_int (merged, depth), ==, 1);
+    }
+    /* The HTML report of the merge lists the checks as a run's does. */
+    g_autofree char *html = g_build_filename (fixture->dir, "journey.html", NULL);
+    g_autofree char *html_arg = throng_test_out_arg ("html", html);
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", merged_path, "--out", html_arg,
+                                       NULL),
+                     ==, 0);
+    g_autofree char *page = NULL;
+    g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+    g_assert_nonnull (strstr (page, "status is 200"));
+
+    /* A shard whose step tree differs (its "home" outside the group) is refused. */
+    const char *moved = g_ptr_array_index (files, 1);
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+    char *parent = strstr (text, "\"parent\": 0,");
+    g_assert_nonnull (parent);
+    memcpy (parent, "\"parent\":-1,", strlen ("\"parent\":-1,"));
+    g_assert_true (g_file_set_contents (moved, text, -1, NULL));
+    g_autofree char *refused = NULL;
+    g_assert_cmpint (merge ((const char *const *) files->pdata, NULL, NULL, &refused), ==, 2);
+    g_assert_nonnull (strstr (refused, "disagree on the place of step \"home\""));
 }
 
 /* --- synthetic shards: exact figures and refusals --------------------------------------------- */
@@ -769,5 +977,7 @@ main (int argc, char **argv)
     ADD ("/shard/closed", test_closed);
     ADD ("/shard/unique-rows", test_unique_rows);
     ADD ("/shard/open", test_open);
+    ADD ("/shard/journey", test_journey);
+    ADD ("/shard/arrival", test_arrival);
     return g_test_run ();
 }

@@ -460,6 +460,98 @@ test_echo (Fixture *f, gconstpointer data)
     g_assert_cmpuint (g_bytes_get_size (empty.body), ==, 0);
 }
 
+/* POSTs @body to @path with @token as the bearer (NULL: none). */
+static void
+shop_send (Fixture *f, const char *method, const char *path, const char *token, const char *body,
+           Response *r)
+{
+    g_autoptr (SoupMessage) msg = new_message (method, f->base, path);
+
+    if (token != NULL) {
+        g_autofree char *bearer = g_strconcat ("Bearer ", token, NULL);
+        soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization",
+                                     bearer);
+    }
+    if (body != NULL) {
+        g_autoptr (GBytes) bytes = g_bytes_new (body, strlen (body));
+        soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+    }
+    send_message (f->session, msg, r);
+    g_assert_no_error (r->error);
+}
+
+static char *
+body_text (Response *r)
+{
+    gsize size = 0;
+    const char *data = g_bytes_get_data (r->body, &size);
+    return g_strndup (data, size);
+}
+
+/* The journey routes: a token per user, checked on every later request. */
+static void
+test_shop (Fixture *f, gconstpointer data)
+{
+    g_auto (Response) login = { 0 };
+    g_auto (Response) other = { 0 };
+    g_auto (Response) bad_login = { 0 };
+    g_auto (Response) items = { 0 };
+    g_auto (Response) item = { 0 };
+    g_auto (Response) cart = { 0 };
+    g_auto (Response) checkout = { 0 };
+    g_auto (Response) none = { 0 };
+    g_auto (Response) forged = { 0 };
+    g_autoptr (GRegex) token_re = g_regex_new ("\"token\": \"([^\"]+)\"", 0, 0, NULL);
+    g_autoptr (GMatchInfo) info = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *token = NULL;
+    g_autofree char *forged_token = NULL;
+    g_autofree char *other_text = NULL;
+
+    shop_send (f, "POST", "/login", NULL, "{\"user\": \"alice\", \"password\": \"x\"}", &login);
+    g_assert_cmpuint (login.status, ==, 200);
+    text = body_text (&login);
+    g_assert_true (g_regex_match (token_re, text, 0, &info));
+    token = g_match_info_fetch (info, 1);
+    g_assert_true (g_str_has_prefix (token, "alice."));
+    g_assert_nonnull (
+        strstr (soup_message_headers_get_one (login.headers, "Set-Cookie"), "SESSIONID="));
+
+    /* Another user gets another token; a login without a user is refused. */
+    shop_send (f, "POST", "/login", NULL, "{\"user\": \"bob\"}", &other);
+    other_text = body_text (&other);
+    g_assert_null (strstr (other_text, token));
+    shop_send (f, "POST", "/login", NULL, "{}", &bad_login);
+    g_assert_cmpuint (bad_login.status, ==, 400);
+
+    shop_send (f, "GET", "/items?page=3", token, NULL, &items);
+    g_assert_cmpuint (items.status, ==, 200);
+    g_autofree char *items_text = body_text (&items);
+    g_assert_nonnull (strstr (items_text, "\"page\": 3"));
+    g_assert_nonnull (strstr (items_text, "\"href\": \"/items/11\""));
+
+    shop_send (f, "GET", "/items/11", token, NULL, &item);
+    g_assert_cmpuint (item.status, ==, 200);
+    g_autofree char *item_text = body_text (&item);
+    g_assert_nonnull (strstr (item_text, "\"in_stock\": true"));
+    g_assert_cmpstr (soup_message_headers_get_content_type (item.headers, NULL), ==,
+                     "application/json");
+
+    shop_send (f, "POST", "/cart", token, "{\"id\": 11}", &cart);
+    g_assert_cmpuint (cart.status, ==, 201);
+    shop_send (f, "POST", "/checkout", token, "{}", &checkout);
+    g_assert_cmpuint (checkout.status, ==, 200);
+    g_autofree char *checkout_text = body_text (&checkout);
+    g_assert_nonnull (strstr (checkout_text, "\"status\": \"paid\""));
+
+    shop_send (f, "GET", "/items", NULL, NULL, &none);
+    g_assert_cmpuint (none.status, ==, 401);
+    forged_token = g_strdup (token);
+    forged_token[0] = 'b'; /* "blice.MAC": the MAC is alice's */
+    shop_send (f, "GET", "/items/1", forged_token, NULL, &forged);
+    g_assert_cmpuint (forged.status, ==, 401);
+}
+
 static void
 test_cookie (Fixture *f, gconstpointer data)
 {
@@ -731,6 +823,7 @@ add_route_tests (const char *scheme)
         { "cookie-jar", test_cookie_jar },
         { "redirect", test_redirect },
         { "not-found", test_not_found },
+        { "shop", test_shop },
     };
 
     for (gsize i = 0; i < G_N_ELEMENTS (routes); i++) {

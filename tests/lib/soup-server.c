@@ -18,24 +18,41 @@ struct _ThrongTestSoupServer {
     char *https_url;
 };
 
+/*
+ * Listens on 127.0.0.1 at a port the kernel picks with a deep backlog:
+ * GSocket's default of 10 overflows when a test's users all connect at
+ * once, and the kernel then resets connections that already sent their
+ * request, or makes the clients retry their SYN after a second.
+ */
+static void
+server_listen (SoupServer *soup, SoupServerListenOptions options)
+{
+    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GSocket) socket
+        = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+
+    g_assert_no_error (error);
+    g_socket_set_listen_backlog (socket, 4096);
+    g_assert_true (g_socket_bind (socket, address, TRUE, &error));
+    g_assert_true (g_socket_listen (socket, &error));
+    g_assert_true (soup_server_listen_socket (soup, socket, options, &error));
+    g_assert_no_error (error);
+}
+
 /* On the server's thread, its context the default: the listeners' sources go there. */
 static void
 server_start (gpointer user_data, gpointer unused)
 {
     ThrongTestSoupServer *server = user_data;
-    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-    g_autoptr (GError) error = NULL;
     GSList *uris;
 
     server->soup = soup_server_new ("tls-certificate", server->certificate, NULL);
     soup_server_add_handler (server->soup, NULL, server->handler, server->data, NULL);
-    soup_server_listen (server->soup, address, 0, &error);
-    g_assert_no_error (error);
-    if (server->certificate != NULL) {
-        soup_server_listen (server->soup, address, SOUP_SERVER_LISTEN_HTTPS, &error);
-        g_assert_no_error (error);
-    }
+    server_listen (server->soup, 0);
+    if (server->certificate != NULL)
+        server_listen (server->soup, SOUP_SERVER_LISTEN_HTTPS);
     uris = soup_server_get_uris (server->soup);
     for (GSList *l = uris; l != NULL; l = l->next) {
         GUri *uri = l->data;

@@ -424,7 +424,7 @@ test_errors (void)
         { "'${iteraton}'", "t.yaml:1:7: unknown variable 'iteraton'; did you mean 'iteration'?" },
         { "'${user.name}'",
           "t.yaml:1:7: unknown variable 'user.name'; a template reads vars.NAME, data.COLUMN, "
-          "env.NAME, user.id, iteration, scenario.name, worker.id, random.int(A, B), "
+          "env.NAME, user.id, iteration, arrival, scenario.name, worker.id, random.int(A, B), "
           "random.string(N), uuid, time.unix, time.unix_ms, time.iso or counter.NAME" },
         { "'${time.unx}'", "t.yaml:1:7: unknown variable 'time.unx'; did you mean 'time.unix'?" },
         { "'${random.integer(1,2)}'",
@@ -480,9 +480,9 @@ test_errors (void)
     env_init (&env, NULL, FALSE);
     assert_compile_error (&env, "|\n  line one\n  two ${nope}\n",
                           "t.yaml:3:7: unknown variable 'nope'; a template reads vars.NAME, "
-                          "data.COLUMN, env.NAME, user.id, iteration, scenario.name, worker.id, "
-                          "random.int(A, B), random.string(N), uuid, time.unix, time.unix_ms, "
-                          "time.iso or counter.NAME");
+                          "data.COLUMN, env.NAME, user.id, iteration, arrival, scenario.name, "
+                          "worker.id, random.int(A, B), random.string(N), uuid, time.unix, "
+                          "time.unix_ms, time.iso or counter.NAME");
     env_clear (&env);
 }
 

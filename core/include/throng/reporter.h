@@ -91,6 +91,14 @@ typedef struct {
  * @wants_samples: (optional): whether @samples should be called for this
  *   configuration; when absent, whether @samples is set.  When no reporter
  *   wants samples, workers do not collect them at all.
+ * @drain: (optional): called once with the final summary of a run that
+ *   started, before any reporter's @close: the reporter finishes what it
+ *   sends in the background (a database's last writes) and returns what
+ *   went wrong as warnings for the summary (transfer full, a
+ *   NULL-terminated array, or NULL for none), which the core appends to
+ *   #ThrongSummary.warnings before every reporter's @close, its own
+ *   included.  Not called by `throng report` and `throng merge`: @close
+ *   must still finish on its own.  Since: 0.3
  *
  * The state @configure returns belongs to the reporter and comes back in
  * every other hook, then in @free.  What the core passes in (@options,
@@ -116,6 +124,7 @@ struct _ThrongReporter {
     gboolean (*close) (gpointer self, const ThrongSummary *summary, GError **error);
     void (*free) (gpointer self);
     gboolean (*wants_samples) (gpointer self);
+    char **(*drain) (gpointer self, const ThrongSummary *summary);
 };
 
 G_END_DECLS

@@ -2,9 +2,12 @@
 /*
  * Connections of the fast transport (conn.h): socket set-up, the
  * per-connection watch on the worker's reactor, and the plain and TLS I/O tables.  GnuTLS reads
- * through a small read-ahead buffer: left to itself it asks the socket for
+ * through a read-ahead buffer: left to itself it asks the socket for
  * a record's 5-byte header and then for its body, two recv() calls per
- * record where one does.  Writes go out with sendmsg(MSG_NOSIGNAL), so a
+ * record where one does.  The buffer is the worker thread's, lent to the
+ * connection for one call; bytes still in it when the call returns (a
+ * second record that came with the first) move to the connection's own
+ * spill, so an idle connection holds none of it.  Writes go out with sendmsg(MSG_NOSIGNAL), so a
  * closed peer never raises SIGPIPE.  GNUTLS_E_AGAIN turns into the
  * condition gnutls_record_get_direction() asks for.
  */
@@ -49,6 +52,34 @@ error_from_errno (FastError *error, int errsv)
         error->message = g_strerror (errsv);
         break;
     }
+}
+
+/*
+ * After each GnuTLS call: bytes left in the thread's read-ahead buffer
+ * move to the connection's spill, before another connection reads
+ * through it.  Rare (two records in one recv), so the copy is cheap.
+ */
+static void
+ahead_keep (FastConn *conn)
+{
+    gsize left = conn->ahead_end - conn->ahead_start;
+
+    if (conn->ahead == conn->spill)
+        return;
+    if (left == 0) {
+        conn->ahead = NULL;
+        conn->ahead_start = conn->ahead_end = 0;
+        return;
+    }
+    if (conn->spill_cap < left) {
+        g_free (conn->spill);
+        conn->spill = g_malloc (left);
+        conn->spill_cap = left;
+    }
+    memcpy (conn->spill, conn->ahead + conn->ahead_start, left);
+    conn->ahead = conn->spill;
+    conn->ahead_start = 0;
+    conn->ahead_end = left;
 }
 
 /* Plain I/O. */
@@ -143,7 +174,8 @@ tls_record_error (FastConn *conn, int r, GIOCondition *want, FastError *error)
 }
 
 static FastIo
-tls_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, FastError *error)
+tls_read_record (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want,
+                 FastError *error)
 {
     for (;;) {
         gssize r = gnutls_record_recv (conn->tls, buf, len);
@@ -163,8 +195,17 @@ tls_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, 
 }
 
 static FastIo
-tls_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
-           FastError *error)
+tls_read (FastConn *conn, guint8 *buf, gsize len, gsize *n, GIOCondition *want, FastError *error)
+{
+    FastIo r = tls_read_record (conn, buf, len, n, want, error);
+
+    ahead_keep (conn);
+    return r;
+}
+
+static FastIo
+tls_write_record (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
+                  FastError *error)
 {
     for (;;) {
         gssize r = gnutls_record_send (conn->tls, buf, len);
@@ -178,10 +219,24 @@ tls_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition 
     }
 }
 
+/* A write may read too (a TLS 1.2 renegotiation, a key update). */
+static FastIo
+tls_write (FastConn *conn, const guint8 *buf, gsize len, gsize *n, GIOCondition *want,
+           FastError *error)
+{
+    FastIo r = tls_write_record (conn, buf, len, n, want, error);
+
+    ahead_keep (conn);
+    return r;
+}
+
 static const FastConnIo tls_io = { tls_read, tls_write };
 
 /* Larger than a TLS record with its header, so one recv() usually brings a whole record. */
 #define READ_AHEAD_SIZE (16 * 1024 + 512)
+
+/* The worker thread's: a connection reads through it only inside a GnuTLS call. */
+static _Thread_local guint8 read_ahead[READ_AHEAD_SIZE];
 
 static ssize_t
 tls_pull (gnutls_transport_ptr_t ptr, void *buf, size_t len)
@@ -192,13 +247,16 @@ tls_pull (gnutls_transport_ptr_t ptr, void *buf, size_t len)
     if (conn->ahead_start == conn->ahead_end) {
         gssize r;
         do
-            r = recv (conn->fd, conn->ahead, READ_AHEAD_SIZE, 0);
+            r = recv (conn->fd, read_ahead, READ_AHEAD_SIZE, 0);
         while (r < 0 && errno == EINTR);
         if (r <= 0) {
             if (r < 0)
                 gnutls_transport_set_errno (conn->tls, errno);
+            conn->ahead = NULL;
+            conn->ahead_start = conn->ahead_end = 0;
             return r;
         }
+        conn->ahead = read_ahead;
         conn->ahead_start = 0;
         conn->ahead_end = r;
     }
@@ -237,6 +295,30 @@ tls_vec_push (gnutls_transport_ptr_t ptr, const giovec_t *iov, int iovcnt)
     return r;
 }
 
+/* Linux 6.3's socket option (linux/in.h); glibc's headers may not have it yet. */
+#ifndef IP_LOCAL_PORT_RANGE
+#define IP_LOCAL_PORT_RANGE 51
+#endif
+
+/*
+ * connect() picks its local port from the even half of the ephemeral
+ * range first, leaving the odd half to bind(); once some 14,000
+ * connections to one server hold every even port, each further connect
+ * scans them all in the kernel before it tries an odd one (the last
+ * thousand of 15,000 users took the worker about a second).  A
+ * per-socket range, even one that only repeats the system's, makes the
+ * kernel walk the whole range in one pass from where the last connect
+ * stopped.  Best effort: an older kernel refuses it and keeps its way.
+ */
+static void
+whole_port_range (int fd, int family)
+{
+    guint32 range = 65535u << 16 | 1u; /* high << 16 | low, clamped to ip_local_port_range */
+
+    if (family == AF_INET || family == AF_INET6)
+        setsockopt (fd, IPPROTO_IP, IP_LOCAL_PORT_RANGE, &range, sizeof range);
+}
+
 FastConn *
 fast_conn_connect (ThrongUser *user, const struct sockaddr *addr, socklen_t addr_len,
                    const char *host, guint16 port, gboolean is_tls, FastConnFunc func,
@@ -251,6 +333,7 @@ fast_conn_connect (ThrongUser *user, const struct sockaddr *addr, socklen_t addr
     }
     /* Requests are written whole; waiting to coalesce them only adds latency. */
     setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    whole_port_range (fd, addr->sa_family);
     if (connect (fd, addr, addr_len) < 0 && errno != EINPROGRESS) {
         error_from_errno (error, errno);
         close (fd);
@@ -329,7 +412,6 @@ fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, F
     if (offer != NULL)
         gnutls_session_set_data (conn->tls, g_bytes_get_data (offer, NULL),
                                  g_bytes_get_size (offer));
-    conn->ahead = g_malloc (READ_AHEAD_SIZE);
     gnutls_transport_set_ptr (conn->tls, conn);
     gnutls_transport_set_pull_function (conn->tls, tls_pull);
     gnutls_transport_set_pull_timeout_function (conn->tls, tls_pull_timeout);
@@ -358,8 +440,8 @@ verify_message (unsigned status)
     return "certificate verification failed";
 }
 
-FastIo
-fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
+static FastIo
+handshake_step (FastConn *conn, GIOCondition *want, FastError *error)
 {
     for (;;) {
         int r = gnutls_handshake (conn->tls);
@@ -390,10 +472,13 @@ fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
     }
 }
 
-static void
-free_datum (gpointer data)
+FastIo
+fast_conn_handshake (FastConn *conn, GIOCondition *want, FastError *error)
 {
-    gnutls_free (data);
+    FastIo r = handshake_step (conn, want, error);
+
+    ahead_keep (conn);
+    return r;
 }
 
 GBytes *
@@ -408,7 +493,35 @@ fast_conn_take_session (FastConn *conn)
         gnutls_free (datum.data);
         return NULL;
     }
-    return g_bytes_new_with_free_func (datum.data, datum.size, free_datum, datum.data);
+    /* GnuTLS's buffer has grown by doubling; an idle user keeps this for
+     * its next connection, so it keeps only the bytes (docs/memory.md). */
+    GBytes *session = g_bytes_new (datum.data, datum.size);
+    gnutls_free (datum.data);
+    return session;
+}
+
+void
+fast_conn_idle (FastConn *conn)
+{
+    if (conn->ahead_start < conn->ahead_end)
+        return;
+    g_clear_pointer (&conn->spill, g_free);
+    conn->spill_cap = 0;
+    conn->ahead = NULL;
+    conn->ahead_start = conn->ahead_end = 0;
+}
+
+gboolean
+fast_tracing (void)
+{
+    static gsize once = 0;
+    static gboolean wanted;
+
+    if (g_once_init_enter (&once)) {
+        wanted = !g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
+        g_once_init_leave (&once, 1);
+    }
+    return wanted;
 }
 
 void
@@ -416,8 +529,9 @@ fast_conn_close (FastConn *conn, gboolean polite)
 {
     if (conn == NULL)
         return;
-    g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host, conn->port,
-             conn->exchanges, polite ? "" : " (abortive)");
+    if (G_UNLIKELY (fast_tracing ()))
+        g_debug ("fast: connection to %s:%u closed after %u exchanges%s", conn->host,
+                 conn->port, conn->exchanges, polite ? "" : " (abortive)");
     if (conn->tls != NULL) {
         /* One try, never a wait: the peer may already be gone. */
         if (polite)
@@ -427,7 +541,7 @@ fast_conn_close (FastConn *conn, gboolean polite)
     fast_h2_free (conn->h2);
     throng_watch_remove (conn->watch);
     close (conn->fd);
-    g_free (conn->ahead);
+    g_free (conn->spill);
     g_free (conn->host);
     g_free (conn);
 }

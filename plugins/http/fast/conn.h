@@ -54,9 +54,13 @@ struct _FastConn {
     gboolean is_tls;
     guint exchanges;      /* responses completed on it */
     gboolean want_ticket; /* TLS 1.3: a ticket may still arrive; save it then */
-    guint8 *ahead;        /* TLS: bytes read from the socket, not yet given to GnuTLS */
+    /* TLS: bytes read from the socket, not yet given to GnuTLS: in the
+     * worker thread's read-ahead buffer during a call, in spill between calls */
+    guint8 *ahead;
     gsize ahead_start;
     gsize ahead_end;
+    guint8 *spill; /* NULL while nothing waits between calls, which is nearly always */
+    gsize spill_cap;
 };
 
 /*
@@ -118,6 +122,16 @@ fast_conn_pending (FastConn *conn)
     return conn->tls != NULL
            && (conn->ahead_start < conn->ahead_end || gnutls_record_check_pending (conn->tls) > 0);
 }
+
+/*
+ * TRUE when this module's g_debug() lines are wanted (G_MESSAGES_DEBUG),
+ * decided once.  g_debug() formats its message before it asks, so a line
+ * written per request or per connection asks this first.
+ */
+gboolean fast_tracing (void);
+
+/* The connection goes idle: what only a busy connection needs is given back. */
+void fast_conn_idle (FastConn *conn);
 
 /*
  * Closes and frees @conn (NULL is fine).  @polite sends a TLS

@@ -106,6 +106,8 @@ fast_pool_put (FastUser *u, FastConn *conn)
      * would take them for its response. */
     if (fast_conn_pending (conn))
         fast_idle_event (u, conn);
+    else
+        fast_conn_idle (conn);
 }
 
 void
@@ -396,8 +398,9 @@ fast_exchange_start (FastUser *u, gboolean fresh)
     if (!fresh) {
         FastConn *conn = pool_take (u);
         if (conn != NULL) {
-            g_debug ("fast: reusing connection to %s:%u (%u exchanges)", conn->host, conn->port,
-                     conn->exchanges);
+            if (G_UNLIKELY (fast_tracing ()))
+                g_debug ("fast: reusing connection to %s:%u (%u exchanges)", conn->host,
+                         conn->port, conn->exchanges);
             u->conn = conn;
             u->reused = TRUE;
             fast_request_ready (u);

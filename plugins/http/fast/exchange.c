@@ -35,6 +35,8 @@ fast_step_finish (FastUser *u)
 {
     ThrongUser *user = u->user;
 
+    if (G_UNLIKELY (u->journey.active))
+        http_journey_abort (&u->journey, u->step, u->sample);
     u->state = ST_IDLE;
     u->step = NULL;
     u->sample = NULL;
@@ -105,6 +107,10 @@ write_some (FastUser *u)
     }
     u->state = ST_READING_HEAD;
     fast_response_start (&u->response, u->head_only, u->step->max_body);
+    if (G_UNLIKELY (u->journey.active && u->journey.keep)) {
+        http_journey_hop (&u->journey);
+        u->response.body = u->journey.body;
+    }
     fast_conn_watch (conn, G_IO_IN);
     if (fast_conn_pending (conn))
         read_some (u);
@@ -163,7 +169,10 @@ fast_redirect (FastUser *u)
 {
     const HttpStep *step = u->step;
     GUri *next = u->hop.uri;
-    gssize body_len = fast_body_length (step, u->hop.method, u->hop.body);
+    const HttpRequestText *text = &u->journey.request;
+    gssize body_len = fast_body_length (step, text, u->hop.method, u->hop.body);
+    const char *body;
+    gsize length;
     g_autofree char *target = NULL;
 
     u->head_only = strcmp (u->hop.method, "HEAD") == 0;
@@ -178,11 +187,12 @@ fast_redirect (FastUser *u)
     target = fast_uri_target (next);
     g_string_truncate (u->out, 0);
     fast_request_head_append (u->out, u->hop.method, u->host, u->port, u->tls, target,
-                              step->headers, body_len, !u->fs->keep_alive);
+                              http_request_headers (step, text), body_len, !u->fs->keep_alive);
     fast_append_cookies (u, next);
     g_string_append (u->out, "\r\n");
+    body = http_request_body (step, text, &length);
     if (body_len > 0)
-        g_string_append_len (u->out, g_bytes_get_data (step->body, NULL), body_len);
+        g_string_append_len (u->out, body, body_len);
     u->req = (const guint8 *)u->out->str;
     u->req_len = u->out->len;
     u->retried = FALSE;
@@ -220,6 +230,9 @@ fast_hop_done (FastUser *u, guint status, const char *protocol)
     }
     if (protocol != NULL)
         http_sample_note_protocol (u->sample, protocol);
+    if (G_UNLIKELY (u->journey.active))
+        http_journey_end (&u->journey, u->step, u->user, status, u->response.headers,
+                          http_hop_uri (&u->hop, u->step), u->sample);
     fast_step_finish (u);
 }
 
@@ -288,6 +301,19 @@ connection_lost (FastUser *u, FastIo r, const FastError *error)
 }
 
 /*
+ * What one read brings: the worker thread's, not the user's, since every
+ * byte is parsed (the head copied, the body counted) before the read
+ * returns, and most users are idle (docs/memory.md).
+ */
+static _Thread_local guint8 in_buffer[IN_SIZE];
+
+guint8 *
+fast_in_buffer (void)
+{
+    return in_buffer;
+}
+
+/*
  * Reads and parses until the socket has nothing more, within a budget:
  * a server that sends faster than this reads must not hold the worker
  * (its other users, its timers) in this loop, nor outlive the step's
@@ -304,7 +330,7 @@ read_some (FastUser *u)
 
     u->read_yielded = FALSE;
     for (;;) {
-        FastIo r = fast_conn_read (conn, u->in, IN_SIZE, &n, &want, &error);
+        FastIo r = fast_conn_read (conn, in_buffer, IN_SIZE, &n, &want, &error);
 
         switch (r) {
         case FAST_IO_OK:
@@ -316,7 +342,7 @@ read_some (FastUser *u)
             u->sample->bytes_received += n;
             if (G_UNLIKELY (conn->want_ticket))
                 fast_save_ticket (u, conn);
-            if (!deliver (u, u->in, n))
+            if (!deliver (u, in_buffer, n))
                 return;
             if (n < IN_SIZE && !fast_conn_pending (conn))
                 return;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "../http.h"
+#include "../journey.h"
 #include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
@@ -21,6 +22,13 @@
 #define POOL_MAX 4       /* idle connections kept per user (one per origin in practice) */
 #define HOST_ADDRS_MAX 4 /* addresses tried per host name */
 #define IN_SIZE (16 * 1024) /* one read */
+
+/*
+ * The worker thread's read buffer (IN_SIZE bytes), shared by HTTP/1.1 and
+ * h2 reads: whatever a read brings is consumed (parsed, fed to nghttp2,
+ * copied into a kept body) before the read returns.
+ */
+guint8 *fast_in_buffer (void);
 /* Bytes read in one wakeup before the worker's other sources get a turn. */
 #define READ_BUDGET (256 * 1024)
 
@@ -80,7 +88,6 @@ struct _FastUser {
     GResolver *resolver;
     FastLookup *lookup;
     SoupCookieJar *jar; /* made by the first Set-Cookie */
-    guint8 *in;   /* IN_SIZE bytes: what one read brings */
     GString *out; /* a request assembled per exchange (cookies, redirects) */
 
     /* the exchange in flight */
@@ -108,12 +115,14 @@ struct _FastUser {
     gboolean read_yielded; /* the read budget ran out with bytes still waiting */
 
     FastResponse response;
+    HttpJourney journey; /* ../journey.h: templates, kept body, extractors and checks */
 };
 
 /* transport.c */
 
 /* The Content-Length a request of @step with @method sends: -1 for none. */
-gssize fast_body_length (const HttpStep *step, const char *method, gboolean with_body);
+gssize fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
+                         gboolean with_body);
 
 /* connect.c: a connection for the exchange in flight */
 

@@ -257,6 +257,9 @@ on_data_chunk (nghttp2_session *session, uint8_t flags, int32_t stream_id, const
     if (stream_id != h2->stream_id || h2->outcome != H2_OPEN)
         return 0;
     h2->body_bytes += len;
+    if (G_UNLIKELY (h2->user->journey.active && h2->user->journey.keep)
+        && h2->body_bytes <= h2->user->step->max_body)
+        g_string_append_len (h2->user->journey.body, (const char *)data, (gssize)len);
     if (h2->body_bytes > h2->user->step->max_body) {
         h2_end (h2, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
         h2_cancel (h2);
@@ -433,15 +436,19 @@ static gboolean
 h2_submit (FastUser *u, FastH2 *h2)
 {
     const HttpStep *step = u->step;
+    const HttpRequestText *request = &u->journey.request;
+    const GArray *headers = http_request_headers (step, request);
     GUri *uri = http_hop_uri (&u->hop, step);
-    gssize body_len = fast_body_length (step, u->hop.method, u->hop.body);
+    gssize body_len = fast_body_length (step, request, u->hop.method, u->hop.body);
     g_autofree char *target = uri != step->uri ? fast_uri_target (uri) : NULL;
     g_autofree char *cookies
         = u->jar != NULL ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE) : NULL;
     gboolean v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
     GString *text = h2->text;
     gsize authority, length = 0, *names;
-    guint n_headers = step->headers != NULL ? step->headers->len : 0;
+    guint n_headers = headers != NULL ? headers->len : 0;
+    gsize body_size = 0;
+    const char *body = http_request_body (step, request, &body_size);
     char number[24];
     nghttp2_data_provider provider = { .read_callback = read_body };
     gint32 id;
@@ -455,7 +462,7 @@ h2_submit (FastUser *u, FastH2 *h2)
         g_string_append_printf (text, ":%u", u->port);
     g_string_append_c (text, '\0');
     for (guint i = 0; i < n_headers; i++) {
-        const HttpHeader *h = &g_array_index (step->headers, HttpHeader, i);
+        const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
         names[i] = text->len;
         g_string_append (text, h->name);
         g_string_ascii_down (text);
@@ -468,11 +475,11 @@ h2_submit (FastUser *u, FastH2 *h2)
     nv_add (h2->nva, ":method", 7, u->hop.method, strlen (u->hop.method));
     nv_add (h2->nva, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
     nv_add (h2->nva, ":authority", 10, text->str + authority, strlen (text->str + authority));
-    const char *path = target != NULL ? target : step->target;
+    const char *path = target != NULL ? target : http_request_target (step, request);
     nv_add (h2->nva, ":path", 5, path, strlen (path));
     gboolean agent = FALSE;
     for (guint i = 0; i < n_headers; i++) {
-        const HttpHeader *h = &g_array_index (step->headers, HttpHeader, i);
+        const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
         const char *name = text->str + names[i];
         if (header_dropped (name))
             continue;
@@ -487,7 +494,7 @@ h2_submit (FastUser *u, FastH2 *h2)
     if (body_len >= 0)
         nv_add (h2->nva, "content-length", 14, number, length);
 
-    h2->body = body_len > 0 ? g_bytes_get_data (step->body, NULL) : NULL;
+    h2->body = body_len > 0 ? (const guint8 *)body : NULL;
     h2->body_len = body_len > 0 ? (gsize)body_len : 0;
     h2->body_off = 0;
     id = nghttp2_submit_request (h2->session, NULL, (const nghttp2_nv *)h2->nva->data, h2->nva->len,
@@ -503,6 +510,8 @@ h2_submit (FastUser *u, FastH2 *h2)
     h2->remote_ended = FALSE;
     h2->header_bytes = 0;
     h2->body_bytes = 0;
+    if (G_UNLIKELY (u->journey.active && u->journey.keep))
+        http_journey_hop (&u->journey);
     h2->control_frames = 0;
     h2->message[0] = '\0';
     return TRUE;
@@ -553,7 +562,8 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
 
     for (;;) {
         gsize n;
-        FastIo r = fast_conn_read (conn, u->in, IN_SIZE, &n, want, error);
+        guint8 *in = fast_in_buffer ();
+        FastIo r = fast_conn_read (conn, in, IN_SIZE, &n, want, error);
         ssize_t used;
 
         if (r != FAST_IO_OK)
@@ -562,7 +572,7 @@ h2_read (FastUser *u, FastConn *conn, FastH2 *h2, GIOCondition *want, FastError 
             u->sample->bytes_received += n;
         if (G_UNLIKELY (conn->want_ticket))
             fast_save_ticket (u, conn);
-        used = nghttp2_session_mem_recv (h2->session, u->in, n);
+        used = nghttp2_session_mem_recv (h2->session, in, n);
         if (used == NGHTTP2_ERR_FLOODED) {
             /* nghttp2's own bound: more ACKs owed than it queues. */
             h2_end (h2, H2_BROKEN, THRONG_ERROR_PROTOCOL, "%s flood: %s",

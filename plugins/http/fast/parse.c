@@ -198,6 +198,8 @@ fast_chunked_feed (FastChunked *c, const guint8 *data, gsize len, guint64 max_bo
             break;
         case CHUNK_DATA: {
             gsize n = MIN ((guint64)(len - i), c->chunk_left);
+            if (c->keep != NULL)
+                g_string_append_len (c->keep, (const char *)data + i, (gssize)n);
             i += n;
             c->chunk_left -= n;
             c->total += n;

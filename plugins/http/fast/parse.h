@@ -54,6 +54,7 @@ typedef struct {
     guint line_len;      /* length of the current trailer line */
     guint64 meta;        /* extension and trailer bytes so far */
     const char *message; /* why, on FAST_BODY_BAD (static) */
+    GString *keep;       /* when not NULL, the payload is appended to it */
 } FastChunked;
 
 void fast_chunked_init (FastChunked *chunked);

@@ -50,6 +50,7 @@ fast_response_start (FastResponse *r, gboolean head_only, guint64 max_body)
     r->body_bytes = 0;
     r->error_class = THRONG_ERROR_NONE;
     r->message = NULL;
+    r->body = NULL;
 }
 
 static FastResponseResult
@@ -102,6 +103,7 @@ head_parsed (FastResponse *r, gsize end)
         r->body_left = r->framing.length;
     } else if (r->framing.kind == HTTP_FRAMING_CHUNKED) {
         fast_chunked_init (&r->chunked);
+        r->chunked.keep = r->body;
     }
     r->state = RESPONSE_BODY;
     return FAST_RESPONSE_HEAD;
@@ -196,6 +198,8 @@ body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
         return FAST_RESPONSE_DONE;
     case HTTP_FRAMING_LENGTH:
         used = (gsize)MIN ((guint64)len, r->body_left);
+        if (r->body != NULL)
+            g_string_append_len (r->body, (const char *)data, (gssize)used);
         r->body_left -= used;
         r->body_bytes += used;
         *consumed = used;
@@ -232,6 +236,8 @@ body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
         }
         *consumed = len;
         r->body_bytes += len;
+        if (r->body != NULL)
+            g_string_append_len (r->body, (const char *)data, (gssize)len);
         return FAST_RESPONSE_MORE;
     }
 }

@@ -47,6 +47,9 @@ typedef struct {
     guint64 body_bytes;
     FastChunked chunked;
 
+    /* the body's bytes are appended here when not NULL (set after fast_response_start) */
+    GString *body;
+
     /* on FAST_RESPONSE_ERROR */
     ThrongErrorClass error_class;
     const char *message; /* static */

@@ -114,10 +114,13 @@ method_has_body (const char *method)
  * that takes one (POST, PUT, PATCH), -1 for none.
  */
 gssize
-fast_body_length (const HttpStep *step, const char *method, gboolean with_body)
+fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
+                  gboolean with_body)
 {
     if (!with_body)
         return -1;
+    if (step->body_template != NULL && text != NULL)
+        return (gssize)text->body->len;
     if (step->body != NULL)
         return (gssize)g_bytes_get_size (step->body);
     return method_has_body (method) ? 0 : -1;
@@ -129,7 +132,7 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
     FastScenario *fs = scenario->transport_data;
     FastStep *fstep;
     GString *request;
-    gssize body_len = fast_body_length (step, step->method, TRUE);
+    gssize body_len = fast_body_length (step, NULL, step->method, TRUE);
 
     if (step->tls && fs->credentials == NULL && !load_credentials (fs, scenario, error))
         return NULL;
@@ -169,8 +172,8 @@ fast_user_new (HttpScenario *scenario, ThrongUser *user)
     u->timer_at = -1;
     u->hosts = g_ptr_array_new_with_free_func (fast_host_free);
     fast_response_init (&u->response);
-    u->in = g_malloc (IN_SIZE);
     u->out = g_string_sized_new (512);
+    http_journey_init (&u->journey);
     return u;
 }
 
@@ -191,8 +194,8 @@ fast_user_free (gpointer data)
     http_hop_clear (&u->hop);
     g_ptr_array_unref (u->hosts);
     fast_response_clear (&u->response);
-    g_free (u->in);
     g_string_free (u->out, TRUE);
+    http_journey_clear (&u->journey);
     g_free (u);
 }
 
@@ -205,6 +208,28 @@ fast_iteration_begin (gpointer data)
         return;
     fast_pool_close_all (u);
     fast_sessions_iteration_begin (u->fs->sessions, &u->session);
+}
+
+/* A templated step's request, assembled in u->out from the user's expansion. */
+static void
+build_templated (FastUser *u, const HttpStep *step)
+{
+    const HttpRequestText *text = &u->journey.request;
+    gssize body_len = fast_body_length (step, text, step->method, TRUE);
+    const char *body;
+    gsize length;
+
+    g_string_truncate (u->out, 0);
+    fast_request_head_append (u->out, step->method, step->host, step->port, step->tls,
+                              http_request_target (step, text), http_request_headers (step, text),
+                              body_len, !u->fs->keep_alive);
+    fast_append_cookies (u, step->uri);
+    g_string_append (u->out, "\r\n");
+    body = http_request_body (step, text, &length);
+    if (body_len > 0)
+        g_string_append_len (u->out, body, (gssize)length);
+    u->req = (const guint8 *)u->out->str;
+    u->req_len = u->out->len;
 }
 
 static void
@@ -225,6 +250,19 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     u->retried = FALSE;
     u->addr_try = 0;
 
+    if (G_UNLIKELY (http_journey_needed (step))) {
+        if (!http_journey_begin (&u->journey, (HttpStep *)step, u->user, sample)) {
+            u->step = NULL;
+            u->sample = NULL;
+            throng_user_step_done (u->user);
+            return;
+        }
+        if (step->templated) {
+            build_templated (u, step);
+            goto send;
+        }
+    }
+
     u->req = (const guint8 *)fstep->request;
     u->req_len = fstep->request_len;
     if (G_UNLIKELY (u->jar != NULL)) {
@@ -237,6 +275,7 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
             u->req_len = u->out->len;
         }
     }
+send:
     u->deadline = g_get_monotonic_time () + step->timeout_us;
     fast_timer_need (u, u->deadline);
     fast_exchange_start (u, FALSE);

@@ -16,6 +16,7 @@
  */
 #include "../errors.h"
 #include "../framing.h"
+#include "../journey.h"
 #include "../redirect.h"
 
 #include <libsoup/soup.h>
@@ -57,6 +58,7 @@ typedef struct {
     gint64 connect_deadline_us;    /* the connect's, while connecting */
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
     const char *cancel_message;    /* and what the sample says, as `fast` words it */
+    HttpJourney journey;           /* ../journey.h: templates, kept body, extractors and checks */
 } SoupUser;
 
 /*
@@ -221,6 +223,7 @@ soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     user->context = throng_user_get_context (throng_user);
     user->buffer = g_malloc (SOUP_READ_BUFFER);
     user->cancellable = g_cancellable_new ();
+    http_journey_init (&user->journey);
 
     user->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
     g_source_set_callback (user->timer, timer_fired, user, NULL);
@@ -253,6 +256,7 @@ user_unref (SoupUser *user)
     g_clear_object (&user->session);
     g_clear_object (&user->cancellable);
     g_free (user->buffer);
+    http_journey_clear (&user->journey);
     g_free (user);
 }
 
@@ -453,6 +457,9 @@ step_finish (SoupUser *user)
     ThrongUser *throng_user = user->user;
     gboolean freed = user->freed;
 
+    if (G_UNLIKELY (user->journey.active) && !freed)
+        http_journey_abort (&user->journey, user->step, user->sample);
+    user->journey.active = user->journey.keep = FALSE;
     http_hop_clear (&user->hop);
     user->step = NULL;
     user->sample = NULL;
@@ -609,6 +616,9 @@ hop_complete (SoupUser *user)
     g_clear_object (&user->stream);
     account_hop (user);
     follow = http_hop_response (&user->hop, user->step, status, headers, user->sample);
+    if (!follow && G_UNLIKELY (user->journey.active))
+        http_journey_end (&user->journey, user->step, user->user, status, headers,
+                          http_hop_uri (&user->hop, user->step), user->sample);
     release_hop (user, TRUE);
     if (follow) {
         hop_send (user);
@@ -640,6 +650,9 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
         return;
     }
     user->body_bytes += (guint64)n;
+    if (G_UNLIKELY (user->journey.active && user->journey.keep)
+        && user->body_bytes <= user->step->max_body)
+        g_string_append_len (user->journey.body, (const char *)user->buffer, n);
     if (user->body_bytes > user->step->max_body) {
         user->sample->status = (gint32)soup_message_get_status (user->message);
         step_fail (user, THRONG_ERROR_BODY_LIMIT, NULL);
@@ -732,11 +745,15 @@ hop_send (SoupUser *user)
 {
     const HttpStep *step = user->step;
     const HttpOptions *options = &user->scenario->options;
+    const HttpRequestText *text = &user->journey.request;
+    const GArray *sent = http_request_headers (step, text);
     SoupMessageHeaders *headers;
     gboolean pushed;
 
     user->message = soup_message_new_from_uri (user->hop.method, http_hop_uri (&user->hop, step));
     user->body_bytes = 0;
+    if (user->journey.active)
+        http_journey_hop (&user->journey);
     /*
      * IDEMPOTENT: libsoup would otherwise open a new connection for every
      * POST.  NO_REDIRECT: redirects are ours to count and bound.
@@ -747,14 +764,18 @@ hop_send (SoupUser *user)
                                 | (user->new_connection ? SOUP_MESSAGE_NEW_CONNECTION : 0));
     user->new_connection = FALSE;
     headers = soup_message_get_request_headers (user->message);
-    for (guint i = 0; i < step->headers->len; i++) {
-        const HttpHeader *header = &g_array_index (step->headers, HttpHeader, i);
+    for (guint i = 0; i < sent->len; i++) {
+        const HttpHeader *header = &g_array_index (sent, HttpHeader, i);
         soup_message_headers_replace (headers, header->name, header->value);
     }
     if (!options->keep_alive)
         soup_message_headers_replace (headers, "Connection", "close");
-    if (user->hop.body && step->body != NULL)
+    if (user->hop.body && step->body_template != NULL) {
+        g_autoptr (GBytes) body = g_bytes_new (text->body->str, text->body->len);
+        soup_message_set_request_body_from_bytes (user->message, NULL, body);
+    } else if (user->hop.body && step->body != NULL) {
         soup_message_set_request_body_from_bytes (user->message, NULL, step->body);
+    }
     if (user->shared->certificate != NULL)
         soup_message_set_tls_client_certificate (user->message, user->shared->certificate);
     g_signal_connect (user->message, "network-event", G_CALLBACK (network_event), user);
@@ -775,6 +796,13 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
 
     g_return_if_fail (user->step == NULL);
 
+    if (G_UNLIKELY (http_journey_needed (step))
+        && !http_journey_begin (&user->journey, (HttpStep *)step, user->user, sample)) {
+        sample->resource = step->url;
+        throng_user_step_done (user->user);
+        return;
+    }
+
     /* Only after a cancel: a cancellable cannot be reused once cancelled. */
     if (g_cancellable_is_cancelled (user->cancellable)) {
         g_clear_object (&user->cancellable);
@@ -784,6 +812,8 @@ soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     user->step = step;
     user->sample = sample;
     http_hop_start (&user->hop, step);
+    if (step->url_template != NULL)
+        user->hop.uri = http_request_uri (step, &user->journey.request);
     user->cancel_class = THRONG_ERROR_NONE;
     user->cancel_message = NULL;
     user->connecting = FALSE;

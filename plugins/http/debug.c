@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --http-debug (THRONG_DEBUG=http): the first requests of each step as
+ * sent, after expansion, and their responses' status, headers and the
+ * start of the body, so that a user sees why an extractor or a check
+ * failed.  Printed on stderr from the worker, a whole exchange half at a
+ * time; debugging output, not a report.
+ */
+#include "journey.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Requests printed per step by `THRONG_DEBUG=http`. */
+#define DEBUG_DEFAULT 5
+/* Body bytes printed per response. */
+#define DEBUG_BODY 512
+
+static gpointer
+parse_debug (gpointer unused)
+{
+    const char *env = g_getenv ("THRONG_DEBUG");
+    g_auto (GStrv) items = env != NULL ? g_strsplit (env, ",", -1) : NULL;
+    guint n = 0;
+
+    for (guint i = 0; items != NULL && items[i] != NULL; i++) {
+        char *item = g_strstrip (items[i]);
+        if (strcmp (item, "http") == 0)
+            n = DEBUG_DEFAULT;
+        else if (g_str_has_prefix (item, "http="))
+            n = (guint)MIN (strtoul (item + 5, NULL, 10), (gulong)(G_MAXINT / 2));
+    }
+    return GUINT_TO_POINTER (n + 1);
+}
+
+guint
+http_debug_requests (void)
+{
+    static GOnce once = G_ONCE_INIT;
+    return GPOINTER_TO_UINT (g_once (&once, parse_debug, NULL)) - 1;
+}
+
+static void
+append_headers (GString *out, const char *prefix, SoupMessageHeaders *headers)
+{
+    SoupMessageHeadersIter iter;
+    const char *name, *value;
+
+    soup_message_headers_iter_init (&iter, headers);
+    while (soup_message_headers_iter_next (&iter, &name, &value))
+        g_string_append_printf (out, "%s%s: %s\n", prefix, name, value);
+}
+
+/* A blank @mark line, then the start of @body, each line after "@mark ". */
+static void
+append_body (GString *out, char mark, const char *body, gsize length)
+{
+    gsize shown = MIN (length, DEBUG_BODY);
+
+    if (length == 0)
+        return;
+    g_string_append_printf (out, "%c\n%c ", mark, mark);
+    for (gsize i = 0; i < shown; i++) {
+        char c = body[i];
+        if (c == '\n' && i + 1 < shown)
+            g_string_append_printf (out, "\n%c ", mark);
+        else if (c == '\n' || c == '\r')
+            continue;
+        else if (c == '\t' || (guchar)c >= 0x20)
+            g_string_append_c (out, c);
+        else
+            g_string_append_c (out, '.');
+    }
+    if (shown < length)
+        g_string_append_printf (out, "… (%" G_GSIZE_FORMAT " bytes)", length);
+    g_string_append_c (out, '\n');
+}
+
+void
+http_debug_request (const HttpStep *step, const HttpRequestText *text)
+{
+    g_autoptr (GString) out = g_string_new (NULL);
+    const GArray *headers = http_request_headers (step, text);
+    const char *body;
+    gsize length;
+
+    g_string_append_printf (out, "> %s %s://%s:%u%s\n", step->method, step->tls ? "https" : "http",
+                            step->host, step->port, http_request_target (step, text));
+    for (guint i = 0; i < headers->len; i++) {
+        const HttpHeader *header = &g_array_index (headers, HttpHeader, i);
+        g_string_append_printf (out, "> %s: %s\n", header->name, header->value);
+    }
+    body = http_request_body (step, text, &length);
+    append_body (out, '>', body, length);
+    g_printerr ("%s", out->str);
+}
+
+void
+http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
+                     const GString *body, const ThrongSample *sample)
+{
+    g_autoptr (GString) out = g_string_new (NULL);
+
+    if (status != 0) {
+        g_string_append_printf (out, "< %u %s\n", status, soup_status_get_phrase (status));
+        append_headers (out, "< ", headers);
+        if (body != NULL)
+            append_body (out, '<', body->str, body->len);
+    }
+    if (sample->error == THRONG_ERROR_NONE)
+        g_string_append (out, "! ok\n");
+    else
+        g_string_append_printf (out, "! %s: %s\n", throng_error_class_name (sample->error),
+                                sample->message != NULL ? sample->message : "");
+    g_printerr ("%s", out->str);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Templated requests, for both transports: which parts of a step (url,
+ * header values, body, a body_file with `template: true`) have `${...}`,
+ * compiled once while the plan loads, and their expansion for one user
+ * into buffers that user reuses.  A part without `${` stays the plain
+ * text it always was, so a step with no template costs what it did.
+ *
+ * A templated url keeps the origin (scheme, host, port) it has at load:
+ * its expansion is a path and query on that origin (a relative one is
+ * resolved against base_url), and one that names another origin fails
+ * the step with class `variable`.
+ */
+#pragma once
+
+#include "http.h"
+
+/* A user's expansion of the step in flight; every buffer is reused. */
+typedef struct {
+    GString *url;    /* the url's expansion */
+    GString *target; /* the path and query sent */
+    GString *body;
+    GString *values;  /* expanded header values, each ending in a NUL */
+    GArray *offsets;  /* gsize: where each header's value starts in values */
+    GArray *headers;  /* HttpHeader borrowing the step's names and the values: what is sent */
+    GString *message; /* why the expansion failed */
+} HttpRequestText;
+
+void http_request_text_init (HttpRequestText *text);
+void http_request_text_clear (HttpRequestText *text);
+
+/*
+ * @text with each `${...}` (and `$${`) replaced by `x`: what a templated
+ * url is checked as at load (the host, port and scheme it must keep).
+ * (transfer full)
+ */
+char *http_url_placeholder (const char *text);
+
+/*
+ * Compiles the parts of @step that have `${`, from the nodes that set
+ * them (@url and @body: the nodes that set those options).  A part whose
+ * template turns out literal (`$${` only) gets its text back.  Leaves
+ * @options->url the text to check at load (the placeholder form when
+ * templated) and @options->body the literal body.  No-op when @scope is
+ * NULL (a core older than 0.3).
+ */
+gboolean http_step_templates_compile (HttpStep *step, ThrongScope *scope, HttpOptions *options,
+                                      const ThrongNode *url, const ThrongNode *body,
+                                      GError **error);
+
+/* Reads body_file (with `template: true`, compiles it): a located error when it cannot. */
+gboolean http_step_body_file (HttpStep *step, ThrongScope *scope, const char *path,
+                              gboolean templated, const ThrongNode *where, GError **error);
+
+void http_step_templates_free (HttpStep *step);
+
+/*
+ * Expands @step's templates for @user into @text.  FALSE when a variable
+ * is unset or an expansion cannot be sent (another origin, a line break
+ * in a header): @sample then fails with class `variable` and a message
+ * saying which, and nothing may be sent.
+ */
+gboolean http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *text,
+                              ThrongSample *sample);
+
+/* The URL the request goes to, as a GUri (soup sends by GUri); (transfer full). */
+GUri *http_request_uri (const HttpStep *step, const HttpRequestText *text);
+
+/* What the request sends, after http_request_expand() succeeded. */
+static inline const char *
+http_request_target (const HttpStep *step, const HttpRequestText *text)
+{
+    return step->url_template != NULL ? text->target->str : step->target;
+}
+
+static inline const GArray *
+http_request_headers (const HttpStep *step, const HttpRequestText *text)
+{
+    return step->header_templates != NULL ? text->headers : step->headers;
+}
+
+/* The body: NULL (and 0) when the step has none. */
+static inline const char *
+http_request_body (const HttpStep *step, const HttpRequestText *text, gsize *length)
+{
+    if (step->body_template != NULL) {
+        *length = text->body->len;
+        return text->body->str;
+    }
+    if (step->body == NULL) {
+        *length = 0;
+        return NULL;
+    }
+    return g_bytes_get_data (step->body, length);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The journey half of an exchange (journey.h), the same for `fast` and
+ * `soup`: expansion before the request, judgement after the response.
+ */
+#include "journey.h"
+
+#include <string.h>
+
+/* The kept body's buffer stays allocated between steps up to this size. */
+#define HTTP_JOURNEY_BODY_HELD (256 * 1024)
+
+/*
+ * Nothing is allocated until a step needs it: a user that only runs
+ * plain steps (most users of most plans) pays nothing for journeys.
+ */
+void
+http_journey_init (HttpJourney *journey)
+{
+    memset (journey, 0, sizeof *journey);
+}
+
+static void
+journey_ready (HttpJourney *journey)
+{
+    if (journey->body != NULL)
+        return;
+    http_request_text_init (&journey->request);
+    http_judge_init (&journey->judge);
+    journey->body = g_string_sized_new (0);
+}
+
+void
+http_journey_clear (HttpJourney *journey)
+{
+    http_request_text_clear (&journey->request);
+    http_judge_clear (&journey->judge);
+    if (journey->body != NULL)
+        g_string_free (journey->body, TRUE);
+    journey->body = NULL;
+}
+
+gboolean
+http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, ThrongSample *sample)
+{
+    journey_ready (journey);
+    journey->active = TRUE;
+    journey->debug
+        = g_atomic_int_get (&step->debug_left) > 0 && g_atomic_int_add (&step->debug_left, -1) > 0;
+    journey->keep = step->keep_body || journey->debug;
+    g_string_truncate (journey->body, 0);
+    if (step->templated && !http_request_expand (step, user, &journey->request, sample)) {
+        journey->active = FALSE;
+        if (journey->debug)
+            http_debug_response (step, 0, NULL, NULL, sample);
+        return FALSE;
+    }
+    if (journey->debug)
+        http_debug_request (step, &journey->request);
+    return TRUE;
+}
+
+void
+http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,
+                  SoupMessageHeaders *headers, GUri *uri, ThrongSample *sample)
+{
+    if (step->rules != NULL
+        && (sample->error == THRONG_ERROR_NONE || sample->error == THRONG_ERROR_STATUS)) {
+        HttpResponseView view = {
+            .status = status,
+            .headers = headers,
+            .uri = uri,
+            .body = journey->keep ? journey->body->str : NULL,
+            .body_len = journey->keep ? journey->body->len : 0,
+            .elapsed_us = g_get_monotonic_time () - sample->start_us,
+        };
+        http_rules_judge (step->rules, user, &view, &journey->judge, sample);
+    }
+    if (journey->debug)
+        http_debug_response (step, status, headers, journey->body, sample);
+    journey->active = FALSE;
+    journey->keep = FALSE;
+    /* A large body once kept is not held for the rest of the run. */
+    if (journey->body->allocated_len > HTTP_JOURNEY_BODY_HELD) {
+        g_string_free (journey->body, TRUE);
+        journey->body = g_string_sized_new (0);
+    }
+}
+
+void
+http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSample *sample)
+{
+    journey->active = FALSE;
+    journey->keep = FALSE;
+    if (journey->debug)
+        http_debug_response (step, 0, NULL, NULL, sample);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What both transports do around one exchange of a journey step, so that
+ * they cannot disagree: before sending, expand the step's templates (or
+ * fail with class `variable`, sending nothing), decide whether the body
+ * is kept and whether --http-debug prints the exchange; after the final
+ * response, print it and judge it by the step's extractors and checks.
+ * A step with none of these costs one test of http_journey_needed().
+ */
+#pragma once
+
+#include "expand.h"
+#include "rules.h"
+
+typedef struct {
+    HttpRequestText request;
+    HttpJudge judge;
+    GString *body;   /* the final response's body, while `keep` */
+    gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
+    gboolean debug;  /* this exchange is printed */
+    gboolean active; /* http_journey_begin() ran for the exchange in flight */
+} HttpJourney;
+
+/* Allocates nothing: the buffers come with the first step that needs them. */
+void http_journey_init (HttpJourney *journey);
+void http_journey_clear (HttpJourney *journey);
+
+/* Whether @step needs http_journey_begin() at all. */
+static inline gboolean
+http_journey_needed (const HttpStep *step)
+{
+    return step->templated || step->rules != NULL
+           || g_atomic_int_get ((gint *)&step->debug_left) > 0;
+}
+
+/*
+ * Readies @journey for @step's exchange: expands, decides `keep` and
+ * `debug`, prints the request when debugging.  FALSE when the expansion
+ * failed: @sample has failed with class `variable` and the transport
+ * completes the step without sending.
+ */
+gboolean http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user,
+                             ThrongSample *sample);
+
+/* A hop begins: the body kept is the final response's only. */
+static inline void
+http_journey_hop (HttpJourney *journey)
+{
+    if (journey->keep)
+        g_string_truncate (journey->body, 0);
+}
+
+/*
+ * The exchange ended with a complete final response (@status, @headers,
+ * from @uri): prints it when debugging, and judges it unless the step
+ * failed for another reason than its status.
+ */
+void http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,
+                       SoupMessageHeaders *headers, GUri *uri, ThrongSample *sample);
+
+/* The exchange ended without a response: prints how, when debugging. */
+void http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSample *sample);
+
+/* debug.c: --http-debug */
+
+/* How many requests of each step THRONG_DEBUG asks to print: `http` is 5, `http=N` is N. */
+guint http_debug_requests (void);
+void http_debug_request (const HttpStep *step, const HttpRequestText *text);
+void http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
+                          const GString *body, const ThrongSample *sample);

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A step's extractors and checks (rules.h): read from the plan through
+ * option tables, compiled once (JSONPath, GRegex, status lists,
+ * durations), declared to the scenario's scope (each extractor's
+ * variable, each check's row in the reports), and run on each final
+ * response by http_rules_judge().  The evaluation of one rule is in
+ * match.c.
+ */
+#include "plan.h"
+#include "rules.h"
+
+#include <string.h>
+
+/* One entry of `check:` as written. */
+typedef struct {
+    const ThrongNode *status;
+    char *body_contains;
+    char *body_regex;
+    char *json;
+    char *header;
+    const ThrongNode *exists;
+    char *equals;
+    char *matches;
+    char *contains;
+    gint64 duration_max;
+} CheckSpec;
+
+#define CHECK(n, t, field) .name = (n), .type = (t), .offset = offsetof (CheckSpec, field)
+
+static const ThrongOption check_table[] = {
+    { CHECK ("status", THRONG_OPTION_NODE, status) },
+    { CHECK ("body_contains", THRONG_OPTION_STRING, body_contains) },
+    { CHECK ("body_regex", THRONG_OPTION_STRING, body_regex) },
+    { CHECK ("json", THRONG_OPTION_STRING, json) },
+    { CHECK ("header", THRONG_OPTION_STRING, header) },
+    { CHECK ("exists", THRONG_OPTION_NODE, exists) },
+    { CHECK ("equals", THRONG_OPTION_STRING, equals) },
+    { CHECK ("matches", THRONG_OPTION_STRING, matches) },
+    { CHECK ("contains", THRONG_OPTION_STRING, contains) },
+    { CHECK ("duration_max", THRONG_OPTION_DURATION, duration_max), .min = 0,
+      .max = G_GINT64_CONSTANT (86400000000) },
+    { NULL },
+};
+
+/* One entry of `extract:` as written. */
+typedef struct {
+    char *json;
+    char *regex;
+    guint64 group;
+    char *header;
+    char *cookie;
+    gboolean status;
+    char *fallback;
+} ExtractSpec;
+
+#define EXTRACT(n, t, field) .name = (n), .type = (t), .offset = offsetof (ExtractSpec, field)
+
+static const ThrongOption extract_table[] = {
+    { EXTRACT ("json", THRONG_OPTION_STRING, json) },
+    { EXTRACT ("regex", THRONG_OPTION_STRING, regex) },
+    { EXTRACT ("group", THRONG_OPTION_UINT, group), .min = 0, .max = 99 },
+    { EXTRACT ("header", THRONG_OPTION_STRING, header) },
+    { EXTRACT ("cookie", THRONG_OPTION_STRING, cookie) },
+    { EXTRACT ("status", THRONG_OPTION_BOOL, status) },
+    { EXTRACT ("default", THRONG_OPTION_STRING, fallback) },
+    { NULL },
+};
+
+static void
+extractor_clear (gpointer data)
+{
+    HttpExtractor *extractor = data;
+
+    g_free (extractor->var);
+    g_free (extractor->arg);
+    g_clear_object (&extractor->path);
+    g_clear_pointer (&extractor->scan, http_json_path_free);
+    g_clear_pointer (&extractor->regex, g_regex_unref);
+    g_free (extractor->fallback);
+}
+
+static void
+check_clear (gpointer data)
+{
+    HttpCheck *check = data;
+
+    g_free (check->name);
+    g_free (check->subject);
+    g_clear_object (&check->path);
+    g_clear_pointer (&check->scan, http_json_path_free);
+    g_free (check->value);
+    g_clear_pointer (&check->regex, g_regex_unref);
+}
+
+void
+http_rules_free (HttpRules *rules)
+{
+    if (rules == NULL)
+        return;
+    g_array_unref (rules->extractors);
+    g_array_unref (rules->checks);
+    g_free (rules);
+}
+
+/* A JSONPath, or a located error at @node. */
+static JsonPath *
+path_compile (const ThrongNode *node, const char *text, GError **error)
+{
+    g_autoptr (JsonPath) path = json_path_new ();
+    g_autoptr (GError) local = NULL;
+
+    if (!json_path_compile (path, text, &local)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "'%s' is not a valid JSONPath: %s", text, local->message);
+        return NULL;
+    }
+    return g_steal_pointer (&path);
+}
+
+/*
+ * A regex, or a located error at @node that says where in the pattern
+ * PCRE stopped ("at character 3 of the pattern").
+ */
+static GRegex *
+regex_compile (const ThrongNode *node, const char *pattern, GError **error)
+{
+    g_autoptr (GError) local = NULL;
+    GRegex *regex = g_regex_new (pattern, G_REGEX_OPTIMIZE, 0, &local);
+    const char *at;
+
+    if (regex != NULL)
+        return regex;
+    /* GRegex words it "Error while compiling regular expression ‘P’ at char N: why". */
+    at = strstr (local->message, " at char ");
+    if (at != NULL)
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "invalid regex '%s' at character %s", pattern,
+                               at + strlen (" at char "));
+    else
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID, "invalid regex '%s': %s",
+                               pattern, local->message);
+    return NULL;
+}
+
+static gboolean
+extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
+                const ThrongNode *value, GError **error)
+{
+    ExtractSpec spec = { 0 };
+    HttpExtractor extractor = { 0 };
+    const char *var = throng_node_scalar (key);
+    guint sources;
+    gboolean ok = FALSE;
+
+    if (throng_node_kind (value) != THRONG_NODE_MAP) {
+        throng_node_set_error (value, error, THRONG_PLAN_ERROR_TYPE,
+                               "extractor '%s' must be a map like { json: $.token }", var);
+        return FALSE;
+    }
+    if (!throng_options_apply (value, extract_table, &spec, TRUE, "extractor", error))
+        goto out;
+    sources = (spec.json != NULL) + (spec.regex != NULL) + (spec.header != NULL)
+              + (spec.cookie != NULL) + (spec.status ? 1 : 0);
+    if (sources != 1) {
+        throng_node_set_error (value, error, THRONG_PLAN_ERROR_INVALID,
+                               "extractor '%s' takes exactly one of json, regex, header, "
+                               "cookie or status: true",
+                               var);
+        goto out;
+    }
+    if (spec.group != 0 && spec.regex == NULL) {
+        throng_node_set_error (throng_node_lookup (value, "group"), error,
+                               THRONG_PLAN_ERROR_INVALID, "group goes with regex");
+        goto out;
+    }
+
+    extractor.var = g_strdup (var);
+    extractor.fallback = g_steal_pointer (&spec.fallback);
+    if (spec.json != NULL) {
+        extractor.kind = HTTP_EXTRACT_JSON;
+        extractor.arg = g_steal_pointer (&spec.json);
+        extractor.path = path_compile (throng_node_lookup (value, "json"), extractor.arg, error);
+        if (extractor.path == NULL)
+            goto out;
+        extractor.scan = http_json_path_new (extractor.arg);
+        rules->needs_body = rules->needs_json = TRUE;
+    } else if (spec.regex != NULL) {
+        extractor.kind = HTTP_EXTRACT_REGEX;
+        extractor.arg = g_steal_pointer (&spec.regex);
+        extractor.regex = regex_compile (throng_node_lookup (value, "regex"), extractor.arg, error);
+        if (extractor.regex == NULL)
+            goto out;
+        if ((gint)spec.group > g_regex_get_capture_count (extractor.regex)) {
+            throng_node_set_error (throng_node_lookup (value, "group"), error,
+                                   THRONG_PLAN_ERROR_RANGE,
+                                   "group %u, but the regex has %d group(s)", (guint)spec.group,
+                                   g_regex_get_capture_count (extractor.regex));
+            goto out;
+        }
+        extractor.group = (guint)spec.group;
+        rules->needs_body = TRUE;
+    } else if (spec.header != NULL) {
+        extractor.kind = HTTP_EXTRACT_HEADER;
+        extractor.arg = g_steal_pointer (&spec.header);
+    } else if (spec.cookie != NULL) {
+        extractor.kind = HTTP_EXTRACT_COOKIE;
+        extractor.arg = g_steal_pointer (&spec.cookie);
+    } else {
+        extractor.kind = HTTP_EXTRACT_STATUS;
+        extractor.arg = g_strdup ("status");
+    }
+    extractor.slot = throng_scope_declare_var (scope, var, key, error);
+    if (extractor.slot < 0)
+        goto out;
+    g_array_append_val (rules->extractors, extractor);
+    memset (&extractor, 0, sizeof extractor);
+    ok = TRUE;
+
+out:
+    extractor_clear (&extractor);
+    throng_options_clear (extract_table, &spec);
+    return ok;
+}
+
+/* `status: 200`, `status: "2xx"` or `status: [200, 201]`: its accepted set and its name. */
+static gboolean
+status_load (HttpCheck *check, const ThrongNode *node, GError **error)
+{
+    g_autoptr (GString) list = g_string_new (NULL);
+    g_autoptr (GError) local = NULL;
+
+    if (throng_node_kind (node) == THRONG_NODE_SCALAR && !throng_node_is_null (node)) {
+        g_string_append (list, throng_node_scalar (node));
+    } else if (throng_node_kind (node) == THRONG_NODE_SEQUENCE
+               && throng_node_n_children (node) > 0) {
+        for (guint i = 0; i < throng_node_n_children (node); i++) {
+            const ThrongNode *item = throng_node_child (node, i);
+            if (throng_node_kind (item) != THRONG_NODE_SCALAR) {
+                throng_node_set_error (item, error, THRONG_PLAN_ERROR_TYPE,
+                                       "a status list holds statuses like 200");
+                return FALSE;
+            }
+            g_string_append_printf (list, "%s%s", i > 0 ? "," : "", throng_node_scalar (item));
+        }
+    } else {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "status takes a status (200), a class (2xx) or a list [200, 201]");
+        return FALSE;
+    }
+    if (!http_expect_parse (list->str, check->expect, &local)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID, "%s", local->message);
+        return FALSE;
+    }
+    g_auto (GStrv) items = g_strsplit (list->str, ",", -1);
+    g_autofree char *spaced = g_strjoinv (" or ", items);
+    check->name = g_strdup_printf ("status is %s", spaced);
+    return TRUE;
+}
+
+/* The test a json or header check makes: exists (the default), equals, matches or contains. */
+static gboolean
+test_load (HttpCheck *check, CheckSpec *spec, const ThrongNode *map, gboolean json, GError **error)
+{
+    const char *subject = json ? spec->json : spec->header;
+    const char *what = json ? "json" : "header";
+    guint tests = (spec->exists != NULL) + (spec->equals != NULL) + (spec->matches != NULL)
+                  + (spec->contains != NULL);
+    g_autofree char *label = json ? g_strdup (subject) : g_strdup_printf ("header %s", subject);
+
+    if (tests > 1) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_INVALID,
+                               "a %s check takes one of exists, equals or %s", what,
+                               json ? "matches" : "contains");
+        return FALSE;
+    }
+    if ((json && spec->contains != NULL) || (!json && spec->matches != NULL)) {
+        throng_node_set_error (throng_node_lookup (map, json ? "contains" : "matches"), error,
+                               THRONG_PLAN_ERROR_INVALID, "a %s check takes exists, equals or %s",
+                               what, json ? "matches" : "contains");
+        return FALSE;
+    }
+    if (spec->equals != NULL) {
+        check->test = HTTP_TEST_EQUALS;
+        check->value = g_steal_pointer (&spec->equals);
+        check->name = g_strdup_printf ("%s equals %s", label, check->value);
+    } else if (spec->matches != NULL) {
+        check->test = HTTP_TEST_MATCHES;
+        check->regex = regex_compile (throng_node_lookup (map, "matches"), spec->matches, error);
+        if (check->regex == NULL)
+            return FALSE;
+        check->name = g_strdup_printf ("%s matches /%s/", label, spec->matches);
+    } else if (spec->contains != NULL) {
+        check->test = HTTP_TEST_CONTAINS;
+        check->value = g_steal_pointer (&spec->contains);
+        check->name = g_strdup_printf ("%s contains %s", label, check->value);
+    } else {
+        gboolean exists = TRUE;
+        if (spec->exists != NULL && !throng_node_get_bool (spec->exists, &exists, error))
+            return FALSE;
+        check->test = exists ? HTTP_TEST_EXISTS : HTTP_TEST_ABSENT;
+        check->name = g_strdup_printf ("%s %s", label, exists ? "exists" : "does not exist");
+    }
+    return TRUE;
+}
+
+static gboolean
+check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError **error)
+{
+    CheckSpec spec = { .duration_max = -1 };
+    HttpCheck check = { 0 };
+    guint subjects;
+    gboolean ok = FALSE;
+
+    if (throng_node_kind (map) != THRONG_NODE_MAP) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_TYPE,
+                               "a check is a map like { status: 200 }");
+        return FALSE;
+    }
+    if (!throng_options_apply (map, check_table, &spec, TRUE, "check", error))
+        goto out;
+    subjects = (spec.status != NULL) + (spec.body_contains != NULL) + (spec.body_regex != NULL)
+               + (spec.json != NULL) + (spec.header != NULL) + (spec.duration_max >= 0);
+    if (subjects != 1) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_INVALID,
+                               "a check takes exactly one of status, body_contains, body_regex, "
+                               "json, header or duration_max");
+        goto out;
+    }
+    if (spec.json == NULL && spec.header == NULL
+        && (spec.exists != NULL || spec.equals != NULL || spec.matches != NULL
+            || spec.contains != NULL)) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_INVALID,
+                               "exists, equals, matches and contains go with json or header");
+        goto out;
+    }
+
+    if (spec.status != NULL) {
+        check.kind = HTTP_CHECK_STATUS;
+        if (!status_load (&check, spec.status, error))
+            goto out;
+    } else if (spec.body_contains != NULL) {
+        check.kind = HTTP_CHECK_BODY_CONTAINS;
+        check.test = HTTP_TEST_CONTAINS;
+        check.value = g_steal_pointer (&spec.body_contains);
+        check.name = g_strdup_printf ("body contains %s", check.value);
+        rules->needs_body = TRUE;
+    } else if (spec.body_regex != NULL) {
+        check.kind = HTTP_CHECK_BODY_REGEX;
+        check.test = HTTP_TEST_MATCHES;
+        check.regex
+            = regex_compile (throng_node_lookup (map, "body_regex"), spec.body_regex, error);
+        if (check.regex == NULL)
+            goto out;
+        check.name = g_strdup_printf ("body matches /%s/", spec.body_regex);
+        rules->needs_body = TRUE;
+    } else if (spec.json != NULL) {
+        check.kind = HTTP_CHECK_JSON;
+        check.path = path_compile (throng_node_lookup (map, "json"), spec.json, error);
+        if (check.path == NULL || !test_load (&check, &spec, map, TRUE, error))
+            goto out;
+        check.scan = http_json_path_new (spec.json);
+        check.subject = g_steal_pointer (&spec.json);
+        rules->needs_body = rules->needs_json = TRUE;
+    } else if (spec.header != NULL) {
+        check.kind = HTTP_CHECK_HEADER;
+        if (!test_load (&check, &spec, map, FALSE, error))
+            goto out;
+        check.subject = g_steal_pointer (&spec.header);
+    } else {
+        check.kind = HTTP_CHECK_DURATION;
+        check.max_us = spec.duration_max;
+        check.name = g_strdup_printf (
+            "duration <= %s", throng_node_scalar (throng_node_lookup (map, "duration_max")));
+    }
+    check.index = throng_scope_add_check (scope, check.name);
+    g_array_append_val (rules->checks, check);
+    memset (&check, 0, sizeof check);
+    ok = TRUE;
+
+out:
+    check_clear (&check);
+    throng_options_clear (check_table, &spec);
+    return ok;
+}
+
+HttpRules *
+http_rules_new (ThrongScope *scope, const ThrongNode *check, const ThrongNode *extract,
+                GError **error)
+{
+    g_autoptr (GArray) extractors = NULL;
+    HttpRules *rules;
+    gboolean has_check = check != NULL && !throng_node_is_null (check);
+    gboolean has_extract = extract != NULL && !throng_node_is_null (extract);
+
+    if (!has_check && !has_extract)
+        return NULL;
+    if (scope == NULL) {
+        throng_node_set_error (has_check ? check : extract, error, THRONG_PLAN_ERROR_INVALID,
+                               "checks and extractors need throng 0.3 or later");
+        return NULL;
+    }
+    if (has_check && throng_node_kind (check) != THRONG_NODE_SEQUENCE) {
+        throng_node_set_error (check, error, THRONG_PLAN_ERROR_TYPE,
+                               "check is a list, like [ { status: 200 } ]");
+        return NULL;
+    }
+    if (has_extract && throng_node_kind (extract) != THRONG_NODE_MAP) {
+        throng_node_set_error (extract, error, THRONG_PLAN_ERROR_TYPE,
+                               "extract is a map of variable names to extractors");
+        return NULL;
+    }
+
+    rules = g_new0 (HttpRules, 1);
+    rules->extractors = g_array_new (FALSE, TRUE, sizeof (HttpExtractor));
+    g_array_set_clear_func (rules->extractors, extractor_clear);
+    rules->checks = g_array_new (FALSE, TRUE, sizeof (HttpCheck));
+    g_array_set_clear_func (rules->checks, check_clear);
+
+    for (guint i = 0; has_extract && i < throng_node_n_children (extract); i++) {
+        if (!extractor_load (rules, scope, throng_node_key (extract, i),
+                             throng_node_child (extract, i), error))
+            goto fail;
+    }
+    for (guint i = 0; has_check && i < throng_node_n_children (check); i++) {
+        if (!check_load (rules, scope, throng_node_child (check, i), error))
+            goto fail;
+    }
+    return rules;
+
+fail:
+    http_rules_free (rules);
+    return NULL;
+}
+
+/* What a failed extractor saw: the start of the body, or what was missing. */
+static void
+extractor_seen (const HttpExtractor *extractor, const HttpResponseView *response, GString *out)
+{
+    switch (extractor->kind) {
+    case HTTP_EXTRACT_HEADER:
+        g_string_append (out, "no such header");
+        return;
+    case HTTP_EXTRACT_COOKIE:
+        g_string_append (out, "no such cookie");
+        return;
+    default:
+        if (response->body == NULL || response->body_len == 0) {
+            g_string_append (out, "an empty body");
+            return;
+        }
+        g_string_append_c (out, '\'');
+        gsize len = MIN (response->body_len, HTTP_SEEN_MAX);
+        while (len > 0 && len < response->body_len && ((guchar)response->body[len] & 0xC0) == 0x80)
+            len--;
+        g_string_append_len (out, response->body, (gssize)len);
+        g_string_append_c (out, '\'');
+        return;
+    }
+}
+
+void
+http_rules_judge (const HttpRules *rules, ThrongUser *user, const HttpResponseView *response,
+                  HttpJudge *judge, ThrongSample *sample)
+{
+    gboolean failed = sample->error != THRONG_ERROR_NONE;
+    GString *message = judge->message;
+
+    judge->parsed = FALSE;
+    judge->root = NULL;
+    for (guint i = 0; i < rules->extractors->len; i++) {
+        const HttpExtractor *extractor = &g_array_index (rules->extractors, HttpExtractor, i);
+
+        if (http_extract_eval (extractor, response, judge, judge->text)) {
+            throng_user_set_var (user, extractor->slot, judge->text->str, (gssize)judge->text->len);
+        } else if (extractor->fallback != NULL) {
+            throng_user_set_var (user, extractor->slot, extractor->fallback, -1);
+        } else if (!failed) {
+            failed = TRUE;
+            g_string_printf (message, "extractor '%s' (%s %s) found nothing in ", extractor->var,
+                             extractor->kind == HTTP_EXTRACT_JSON     ? "json"
+                             : extractor->kind == HTTP_EXTRACT_REGEX  ? "regex"
+                             : extractor->kind == HTTP_EXTRACT_HEADER ? "header"
+                                                                      : "cookie",
+                             extractor->arg);
+            extractor_seen (extractor, response, message);
+            sample->error = THRONG_ERROR_CHECK;
+            throng_sample_set_message (sample, message->str);
+        }
+    }
+    for (guint i = 0; i < rules->checks->len; i++) {
+        const HttpCheck *check = &g_array_index (rules->checks, HttpCheck, i);
+        gboolean passed = http_check_eval (check, response, judge, judge->seen);
+
+        throng_user_record_check (user, check->index, passed);
+        if (passed || failed)
+            continue;
+        failed = TRUE;
+        g_string_printf (message, "check '%s' failed, saw '%s'", check->name, judge->seen->str);
+        sample->error = THRONG_ERROR_CHECK;
+        throng_sample_set_message (sample, message->str);
+    }
+}

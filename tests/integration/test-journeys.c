@@ -1,0 +1,862 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * User journeys end to end (docs/journeys.md): the real throng binary
+ * against an in-process server that verifies what it receives — who
+ * logged in and how often, whether each request carries its own user's
+ * token, which data row each user sent, how a weighted choice split the
+ * iterations — and the run's own account of it (checks, error classes,
+ * group rows).  The cases that concern the transports run on both.
+ */
+#include "test-utils.h"
+
+#include <string.h>
+
+#define RUN_TIMEOUT 120
+
+/* What the server saw; its handler runs on the server's thread. */
+typedef struct {
+    GMutex lock;
+    GHashTable *logins;    /* user name → login count */
+    GHashTable *tokens;    /* token → user name */
+    guint authorized;      /* requests whose token was their own user's */
+    guint wrong_token;     /* requests with a missing, unknown or other user's token */
+    GHashTable *row_users; /* data row → GHashTable of user ids */
+    guint choices[3];      /* /choose/a, /b, /c */
+    guint checked;         /* /checked requests */
+    guint repeated;        /* /repeat requests */
+    guint never;           /* /never requests: a step that must not send */
+    GPtrArray *echoes;     /* the query strings /echo received, in order */
+    GPtrArray *bodies;     /* the bodies /echo received */
+} Journey;
+
+typedef struct {
+    char *dir;
+    Journey journey;
+    ThrongTestSoupServer *server;
+    const char *transport;
+} Fixture;
+
+static const char *
+query_value (GHashTable *query, const char *key)
+{
+    return query != NULL ? g_hash_table_lookup (query, key) : NULL;
+}
+
+static void
+respond (SoupServerMessage *msg, guint status, const char *type, const char *body)
+{
+    soup_server_message_set_status (msg, status, NULL);
+    soup_server_message_set_response (msg, type, SOUP_MEMORY_COPY, body, strlen (body));
+}
+
+/* POST /login {"user": "NAME"}: a fresh token, remembered as NAME's. */
+static void
+handle_login (Journey *j, SoupServerMessage *msg)
+{
+    g_autoptr (GBytes) body
+        = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+    g_autoptr (GRegex) regex = g_regex_new ("\"user\": *\"([^\"]+)\"", 0, 0, NULL);
+    g_autoptr (GMatchInfo) info = NULL;
+    g_autofree char *text = g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
+    g_autofree char *user = NULL;
+    g_autofree char *json = NULL;
+    char *token;
+
+    if (!g_regex_match (regex, text, 0, &info)) {
+        respond (msg, 400, "application/json", "{\"error\": \"no user\"}");
+        return;
+    }
+    user = g_match_info_fetch (info, 1);
+    token = g_strdup_printf ("tok-%s-%08x", user, g_random_int ());
+    g_hash_table_insert (
+        j->logins, g_strdup (user),
+        GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (j->logins, user)) + 1));
+    g_hash_table_insert (j->tokens, token, g_strdup (user));
+    json = g_strdup_printf ("{\"token\": \"%s\", \"n\": 7}", token);
+    soup_message_headers_append (soup_server_message_get_response_headers (msg), "Set-Cookie",
+                                 "SESSIONID=s-1; Path=/");
+    respond (msg, 200, "application/json", json);
+}
+
+/* A request that claims to be X-User's: its bearer token must be that user's. */
+static void
+handle_items (Journey *j, SoupServerMessage *msg)
+{
+    SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+    const char *auth = soup_message_headers_get_one (headers, "Authorization");
+    const char *claimed = soup_message_headers_get_one (headers, "X-User");
+    const char *owner = NULL;
+
+    if (auth != NULL && g_str_has_prefix (auth, "Bearer "))
+        owner = g_hash_table_lookup (j->tokens, auth + strlen ("Bearer "));
+    if (owner == NULL || claimed == NULL || strcmp (owner, claimed) != 0) {
+        j->wrong_token++;
+        respond (msg, 401, "application/json", "{\"error\": \"wrong token\"}");
+        return;
+    }
+    j->authorized++;
+    respond (msg, 200, "application/json", "{\"items\": [{\"id\": 42}], \"in_stock\": true}");
+}
+
+static void
+handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
+         gpointer data)
+{
+    Journey *j = data;
+    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&j->lock);
+
+    if (strcmp (path, "/login") == 0) {
+        handle_login (j, msg);
+    } else if (strcmp (path, "/items") == 0) {
+        handle_items (j, msg);
+    } else if (strcmp (path, "/row") == 0) {
+        const char *row = query_value (query, "row");
+        const char *user = query_value (query, "user");
+        GHashTable *users;
+
+        if (row == NULL || user == NULL) {
+            respond (msg, 400, "text/plain", "row and user\n");
+            return;
+        }
+        users = g_hash_table_lookup (j->row_users, row);
+        if (users == NULL) {
+            users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+            g_hash_table_insert (j->row_users, g_strdup (row), users);
+        }
+        g_hash_table_add (users, g_strdup (user));
+        respond (msg, 200, "text/plain", "ok\n");
+    } else if (g_str_has_prefix (path, "/choose/") && path[8] >= 'a' && path[8] <= 'c') {
+        j->choices[path[8] - 'a']++;
+        respond (msg, 200, "text/plain", "ok\n");
+    } else if (strcmp (path, "/checked") == 0) {
+        /* Every 10th answer lacks what the check looks for. */
+        gboolean bad = ++j->checked % 10 == 0;
+        respond (msg, 200, "application/json",
+                 bad ? "{\"state\": \"broken\"}" : "{\"state\": \"ok\"}");
+    } else if (strcmp (path, "/repeat") == 0) {
+        j->repeated++;
+        respond (msg, 200, "text/plain", "ok\n");
+    } else if (strcmp (path, "/never") == 0) {
+        j->never++;
+        respond (msg, 200, "text/plain", "ok\n");
+    } else if (g_str_has_prefix (path, "/slow/")) {
+        guint ms = (guint)atoi (path + strlen ("/slow/"));
+        g_clear_pointer (&locker, g_mutex_locker_free);
+        throng_test_soup_server_respond_later (msg, ms, "slow\n");
+    } else if (strcmp (path, "/echo") == 0) {
+        SoupMessageBody *body = soup_server_message_get_request_body (msg);
+        g_autoptr (GBytes) bytes = soup_message_body_flatten (body);
+        GUri *uri = soup_server_message_get_uri (msg);
+
+        g_ptr_array_add (j->echoes,
+                         g_strdup (g_uri_get_query (uri) != NULL ? g_uri_get_query (uri) : ""));
+        g_ptr_array_add (j->bodies,
+                         g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
+        respond (msg, 200, "text/plain", "echo\n");
+    } else {
+        respond (msg, 404, "text/plain", "not found\n");
+    }
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+    Journey *j = &f->journey;
+
+    f->transport = data;
+    f->dir = throng_test_tmpdir_new ();
+    g_mutex_init (&j->lock);
+    j->logins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    j->tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    j->row_users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify)g_hash_table_unref);
+    j->echoes = g_ptr_array_new_with_free_func (g_free);
+    j->bodies = g_ptr_array_new_with_free_func (g_free);
+    f->server = throng_test_soup_server_start (NULL, handler, j);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+    Journey *j = &f->journey;
+
+    throng_test_soup_server_stop (f->server);
+    g_hash_table_unref (j->logins);
+    g_hash_table_unref (j->tokens);
+    g_hash_table_unref (j->row_users);
+    g_ptr_array_unref (j->echoes);
+    g_ptr_array_unref (j->bodies);
+    g_mutex_clear (&j->lock);
+    throng_test_tmpdir_free (f->dir);
+}
+
+/* Runs @steps for @users × @iterations with the fixture's server and transport; the summary. */
+static JsonNode *
+run (Fixture *f, guint users, guint iterations, const char *scenario_extra, const char *steps,
+     int expected_status, char **out_stderr)
+{
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = users,
+        .iterations = iterations,
+        .scenario_extra = scenario_extra,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    JsonNode *root
+        = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, expected_status, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    if (out_stderr != NULL)
+        *out_stderr = g_steal_pointer (&err);
+    return root;
+}
+
+/* The passes and fails of the check named @name in scenario 0. */
+static void
+check_counts (JsonNode *root, const char *name, gint64 *passes, gint64 *fails)
+{
+    guint n = throng_test_json_length (root, "scenarios.0.checks.list");
+
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *path = g_strdup_printf ("scenarios.0.checks.list.%u", i);
+        g_autofree char *name_path = g_strconcat (path, ".name", NULL);
+        g_autofree char *passes_path = g_strconcat (path, ".passes", NULL);
+        g_autofree char *fails_path = g_strconcat (path, ".fails", NULL);
+
+        if (g_strcmp0 (throng_test_json_string (root, name_path), name) != 0)
+            continue;
+        *passes = throng_test_json_int (root, passes_path);
+        *fails = throng_test_json_int (root, fails_path);
+        return;
+    }
+    g_error ("no check named '%s' in the summary", name);
+}
+
+/*
+ * 100 users × 20 iterations: each logs in once, and every later request
+ * carries its own token, which the server checks against the user the
+ * request claims to be.
+ */
+static void
+test_login_once (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - name: login\n"
+          "        once: true\n"
+          "        http:\n"
+          "          method: POST\n"
+          "          url: /login\n"
+          "          headers: { Content-Type: application/json }\n"
+          "          body: '{\"user\": \"u${user.id}\"}'\n"
+          "          check: [ { status: 200 }, { json: $.token, exists: true } ]\n"
+          "          extract: { token: { json: $.token } }\n"
+          "      - name: items\n"
+          "        http:\n"
+          "          url: /items\n"
+          "          headers: { Authorization: \"Bearer ${vars.token}\", X-User: \"u${user.id}\" "
+          "}\n"
+          "          check: [ { status: 200 }, { body_contains: '\"in_stock\": true' } ]\n";
+    g_autoptr (JsonNode) root = run (f, 100, 20, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+    GHashTableIter iter;
+    gpointer key, value;
+    gint64 passes, fails;
+
+    g_mutex_lock (&j->lock);
+    g_assert_cmpuint (g_hash_table_size (j->logins), ==, 100);
+    g_hash_table_iter_init (&iter, j->logins);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+        g_assert_cmpuint (GPOINTER_TO_UINT (value), ==, 1);
+    g_assert_cmpuint (j->wrong_token, ==, 0);
+    g_assert_cmpuint (j->authorized, ==, 100 * 20);
+    g_mutex_unlock (&j->lock);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    check_counts (root, "status is 200", &passes, &fails);
+    g_assert_cmpint (passes, ==, 100 + 100 * 20);
+    g_assert_cmpint (fails, ==, 0);
+    check_counts (root, "$.token exists", &passes, &fails);
+    g_assert_cmpint (passes, ==, 100);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.checks.fails"), ==, 0);
+    g_assert_cmpfloat (throng_test_json_double (root, "scenarios.0.checks.rate"), ==, 1.0);
+}
+
+/* A bad body on every 10th request: exactly that many `check` failures, named in the message. */
+static void
+test_bad_body (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http:\n"
+                                "          url: /checked\n"
+                                "          check:\n"
+                                "            - status: 200\n"
+                                "            - json: $.state\n"
+                                "              equals: ok\n";
+    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
+    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 4,
+        .iterations = 50,
+        .steps = steps,
+        .plan_extra = out,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autofree char *rows = NULL;
+    gint64 passes, fails;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 200);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "check"), ==, 20);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 20);
+    check_counts (root, "$.state equals ok", &passes, &fails);
+    g_assert_cmpint (passes, ==, 180);
+    g_assert_cmpint (fails, ==, 20);
+    check_counts (root, "status is 200", &passes, &fails);
+    g_assert_cmpint (passes, ==, 200);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.checks.fails"), ==, 20);
+
+    /* The CSV names the check and what it saw, as JMeter names the failed assertion. */
+    g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
+    g_assert_nonnull (strstr (rows, "check: check '$.state equals ok' failed, saw 'broken'"));
+}
+
+/* An extractor that finds nothing fails its step (`check`); the step that needs it sends nothing.
+ */
+static void
+test_unset_variable (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http:\n"
+                                "          url: /checked\n"
+                                "          extract: { missing: { json: $.nope } }\n"
+                                "      - http:\n"
+                                "          url: /never?v=${vars.missing}\n";
+    g_autoptr (JsonNode) root = run (f, 2, 3, NULL, steps, 0, NULL);
+
+    g_assert_cmpuint (f->journey.never, ==, 0);
+    g_assert_cmpint (throng_test_summary_class (root, "scenarios.0.steps.0.stats", "check"), ==, 6);
+    g_assert_cmpint (throng_test_summary_class (root, "scenarios.0.steps.1.stats", "variable"), ==,
+                     6);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.requests"), ==, 6);
+}
+
+/* Every extractor kind, end to end: what each found is sent back and seen by the server. */
+static void
+test_extractors (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          method: POST\n"
+          "          url: /login\n"
+          "          body: '{\"user\": \"x\"}'\n"
+          "          extract:\n"
+          "            n: { json: $.n }\n"
+          "            prefix: { regex: '\"token\": \"(tok)-', group: 1 }\n"
+          "            type: { header: Content-Type }\n"
+          "            session: { cookie: SESSIONID }\n"
+          "            code: { status: true }\n"
+          "            fallback: { json: $.missing, default: none }\n"
+          "      - http:\n"
+          "          url: \"/echo?n=${vars.n}&p=${vars.prefix}&s=${vars.session}&c=${vars.code}"
+          "&f=${vars.fallback}\"\n"
+          "          headers: { X-Type: \"${vars.type}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (f->journey.echoes->len, ==, 1);
+    g_assert_cmpstr (g_ptr_array_index (f->journey.echoes, 0), ==, "n=7&p=tok&s=s-1&c=200&f=none");
+}
+
+/* `set`, `repeat` and filters: the server sees each expansion. */
+static void
+test_set_repeat_filters (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - set: { q: \"shoe ${user.id}/${iteration}\" }\n"
+          "      - repeat: 3\n"
+          "        steps:\n"
+          "          - http: { url: /repeat }\n"
+          "      - http:\n"
+          "          method: POST\n"
+          "          url: \"/echo?q=${vars.q | urlencode}&b=${vars.q | base64}\"\n"
+          "          body: '{\"q\": \"${vars.q | json}\", \"lit\": \"$${not}\"}'\n";
+    g_autoptr (JsonNode) root = run (f, 2, 2, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+    g_autoptr (GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->repeated, ==, 2 * 2 * 3);
+    g_assert_cmpuint (j->echoes->len, ==, 4);
+    for (guint user = 1; user <= 2; user++) {
+        for (guint iteration = 1; iteration <= 2; iteration++) {
+            g_autofree char *q = g_strdup_printf ("shoe %u/%u", user, iteration);
+            g_autofree char *escaped = g_uri_escape_string (q, NULL, FALSE);
+            g_autofree char *b64 = g_base64_encode ((const guchar *)q, strlen (q));
+            gboolean seen = FALSE;
+
+            for (guint i = 0; i < j->echoes->len; i++) {
+                g_autofree char *want = g_strdup_printf ("q=%s&b=", escaped);
+                const char *got = g_ptr_array_index (j->echoes, i);
+                if (!g_str_has_prefix (got, want))
+                    continue;
+                seen = TRUE;
+                g_assert_nonnull (strstr (got, b64));
+                g_autofree char *body = g_strdup_printf ("{\"q\": \"%s\", \"lit\": \"${not}\"}", q);
+                g_assert_cmpstr (g_ptr_array_index (j->bodies, i), ==, body);
+            }
+            g_assert_true (seen);
+        }
+    }
+}
+
+/* Every function once, in a url and a header, with the formats the docs promise. */
+static void
+test_functions (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          url: \"/echo?i=${random.int(3,5)}&s=${random.string(8)}&u=${uuid}"
+          "&t=${time.unix}&m=${time.unix_ms}&c=${counter.hits}&c2=${counter.hits}"
+          "&id=${user.id}&it=${iteration}&sc=${scenario.name}&w=${worker.id}"
+          "&e=${env.THRONG_JOURNEY_TEST:-dflt}\"\n"
+          "          body: '${time.iso}'\n";
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+    g_autoptr (GRegex) regex = g_regex_new (
+        "^i=[345]&s=[A-Za-z0-9]{8}&u=[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
+        "[0-9a-f]{12}&t=[0-9]{10}&m=[0-9]{13}&c=([0-9]+)&c2=([0-9]+)&id=1&it=1&sc=s&w=[0-9]+"
+        "&e=dflt$",
+        0, 0, NULL);
+    g_autoptr (GMatchInfo) info = NULL;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->echoes->len, ==, 1);
+    g_test_message ("query: %s", (char *)g_ptr_array_index (j->echoes, 0));
+    g_assert_true (g_regex_match (regex, g_ptr_array_index (j->echoes, 0), 0, &info));
+    g_autofree char *c1 = g_match_info_fetch (info, 1);
+    g_autofree char *c2 = g_match_info_fetch (info, 2);
+    g_assert_cmpint (atoi (c2), ==, atoi (c1) + 1);
+    g_assert_true (g_regex_match_simple ("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}",
+                                         g_ptr_array_index (j->bodies, 0), 0, 0));
+}
+
+/* A body_file with `template: true` is expanded per request; without it, sent as written. */
+static void
+test_body_file (Fixture *f, gconstpointer data)
+{
+    g_autofree char *file = throng_test_write_file (f->dir, "body.json",
+                                                    "{\"u\": \"u${user.id}\", \"l\": \"$${x}\"}");
+    g_autofree char *steps = g_strdup_printf (
+        "      - http: { method: POST, url: /echo, body_file: \"%s\", template: true }\n"
+        "      - http: { method: POST, url: /echo, body_file: \"%s\" }\n",
+        file, file);
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->bodies->len, ==, 2);
+    g_assert_cmpstr (g_ptr_array_index (j->bodies, 0), ==, "{\"u\": \"u1\", \"l\": \"${x}\"}");
+    g_assert_cmpstr (g_ptr_array_index (j->bodies, 1), ==,
+                     "{\"u\": \"u${user.id}\", \"l\": \"$${x}\"}");
+}
+
+/*
+ * `throng report` reads the checks and the groups back from a jsonl file
+ * (core/runfile.c) and writes them as the run did.
+ */
+static void
+test_report_back (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - group: g\n"
+          "        steps:\n"
+          "          - http:\n"
+          "              url: /checked\n"
+          "              check: [ { status: 200 }, { json: $.state, equals: ok } ]\n";
+    g_autofree char *jsonl = g_build_filename (f->dir, "run.jsonl", NULL);
+    g_autofree char *back = g_build_filename (f->dir, "back.json", NULL);
+    g_autofree char *reporters
+        = g_strdup_printf ("reporters:\n  - json: { path: \"%s\", mode: jsonl }\n", jsonl);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 2,
+        .iterations = 10,
+        .steps = steps,
+        .plan_extra = reporters,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autofree char *out_arg = g_strconcat ("json=", back, NULL);
+    g_autoptr (JsonNode) reread = NULL;
+    g_autoptr (GError) error = NULL;
+    gint64 passes, fails;
+
+    g_autofree char *html = g_build_filename (f->dir, "back.html", NULL);
+    g_autofree char *html_arg = g_strconcat ("html=", html, NULL);
+    g_autofree char *page = NULL;
+
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", jsonl, "--out", out_arg, "--out",
+                                       html_arg, NULL),
+                     ==, 0);
+    /* The page: a checks section, the group as a row with its request indented under it. */
+    g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+    g_assert_nonnull (strstr (page, "<section id=\"checks\">"));
+    g_assert_nonnull (
+        strstr (page, "<td class=\"name\">$.state equals ok</td><td>18</td><td>2</td>"));
+    g_assert_nonnull (strstr (page, "<tr class=\"step group depth0\"><td class=\"name\">g</td>"));
+    g_assert_nonnull (strstr (page, "<tr class=\"step depth1\"><td class=\"name\">GET /checked"));
+    reread = throng_test_json_load (back, &error);
+    g_assert_no_error (error);
+    check_counts (reread, "$.state equals ok", &passes, &fails);
+    g_assert_cmpint (passes, ==, 18);
+    g_assert_cmpint (fails, ==, 2);
+    check_counts (reread, "status is 200", &passes, &fails);
+    g_assert_cmpint (passes, ==, 20);
+    g_assert_cmpstr (throng_test_json_string (reread, "scenarios.0.steps.0.kind"), ==, "group");
+    g_assert_cmpstr (throng_test_json_string (reread, "scenarios.0.steps.1.kind"), ==, "request");
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.1.parent"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.1.depth"), ==, 1);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.checks.fails"), ==,
+                     throng_test_json_int (reread, "scenarios.0.checks.fails"));
+}
+
+/*
+ * A journey over HTTP/2 (fast's nghttp2 path, soup's ALPN): nginx hands
+ * out a token and refuses the item page without it, so a passing status
+ * check means the extracted token went out in the templated header; the
+ * JSON checks read bodies kept from DATA frames.
+ */
+static void
+test_h2 (Fixture *f, gconstpointer data)
+{
+    static const char locations[]
+        = "location = /login { default_type application/json;"
+          " return 200 '{\"token\": \"t-$request_id\"}'; }\n"
+          "location = /items { default_type application/json;"
+          " if ($http_authorization !~ \"^Bearer t-[0-9a-f]{32}$\") { return 401; }"
+          " return 200 '{\"items\": [{\"id\": 7}], \"in_stock\": true}'; }\n";
+    static const char steps[] = "      - once: true\n"
+                                "        http:\n"
+                                "          method: POST\n"
+                                "          url: /login\n"
+                                "          extract: { token: { json: $.token } }\n"
+                                "      - http:\n"
+                                "          url: /items\n"
+                                "          headers: { Authorization: \"Bearer ${vars.token}\" }\n"
+                                "          check:\n"
+                                "            - status: 200\n"
+                                "            - json: $.items[0].id\n"
+                                "              equals: 7\n";
+    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE, .locations = locations };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autoptr (JsonNode) root = NULL;
+    gint64 passes, fails;
+
+    if (nginx == NULL)
+        return;
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = "version: 2, tls: { verify: false }",
+        .users = 5,
+        .iterations = 4,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+
+    root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 5 + 5 * 4);
+    check_counts (root, "status is 200", &passes, &fails);
+    g_assert_cmpint (passes, ==, 20);
+    check_counts (root, "$.items[0].id equals 7", &passes, &fails);
+    g_assert_cmpint (passes, ==, 20);
+    g_assert_cmpint (fails, ==, 0);
+}
+
+/* `unique` rows: each goes to exactly one user, for all of that user's iterations. */
+static void
+test_unique_rows (Fixture *f, gconstpointer data)
+{
+    g_autoptr (GString) csv = g_string_new ("name,secret\n");
+    g_autofree char *csv_path = NULL;
+    g_autofree char *extra = NULL;
+    Journey *j = &f->journey;
+    GHashTableIter iter;
+    gpointer key, value;
+
+    for (guint i = 1; i <= 30; i++)
+        g_string_append_printf (csv, "row%u,\"s,%u\"\n", i, i);
+    csv_path = throng_test_write_file (f->dir, "rows.csv", csv->str);
+    extra = g_strdup_printf ("    data: { file: \"%s\", mode: unique, advance: per-user }\n",
+                             csv_path);
+    g_autoptr (JsonNode) root
+        = run (f, 30, 4, extra,
+               "      - http: { url: \"/row?row=${data.name}&user=${user.id}\" }\n", 0, NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (g_hash_table_size (j->row_users), ==, 30);
+    g_hash_table_iter_init (&iter, j->row_users);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+        g_assert_cmpuint (g_hash_table_size (value), ==, 1);
+}
+
+/* A 70/20/10 choice over 10,000 iterations lands within ±2 points of each weight. */
+static void
+test_choose (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - choose:\n"
+                                "          - weight: 70\n"
+                                "            steps: [ { http: { url: /choose/a } } ]\n"
+                                "          - weight: 20\n"
+                                "            steps: [ { http: { url: /choose/b } } ]\n"
+                                "          - weight: 10\n"
+                                "            steps: [ { http: { url: /choose/c } } ]\n";
+    g_autoptr (JsonNode) root = run (f, 10, 1000, NULL, steps, 0, NULL);
+    static const double weights[] = { 70, 20, 10 };
+    Journey *j = &f->journey;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->choices[0] + j->choices[1] + j->choices[2], ==, 10000);
+    for (guint i = 0; i < 3; i++) {
+        double share = 100.0 * j->choices[i] / 10000.0;
+        g_test_message ("branch %u: %.2f%%", i, share);
+        g_assert_cmpfloat (share, >=, weights[i] - 2);
+        g_assert_cmpfloat (share, <=, weights[i] + 2);
+    }
+}
+
+/* The fields of one CSV line, RFC 4180 quotes undone. */
+static GPtrArray *
+csv_fields (const char *line)
+{
+    GPtrArray *fields = g_ptr_array_new_with_free_func (g_free);
+    GString *field = g_string_new (NULL);
+    gboolean quoted = FALSE;
+
+    for (const char *p = line; *p != '\0'; p++) {
+        if (quoted && *p == '"' && p[1] == '"') {
+            g_string_append_c (field, '"');
+            p++;
+        } else if (*p == '"') {
+            quoted = !quoted;
+        } else if (*p == ',' && !quoted) {
+            g_ptr_array_add (fields, g_strdup (field->str));
+            g_string_truncate (field, 0);
+        } else {
+            g_string_append_c (field, *p);
+        }
+    }
+    g_ptr_array_add (fields, g_string_free (field, FALSE));
+    return fields;
+}
+
+/*
+ * A group is a transaction: one CSV row per execution (as JMeter's
+ * Transaction Controller writes its parent sample, no data type) whose
+ * elapsed time is at least the sum of its children's.
+ */
+static void
+test_group_timing (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - group: pair\n"
+                                "        steps:\n"
+                                "          - http: { url: /slow/30 }\n"
+                                "          - http: { url: /slow/20 }\n";
+    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
+    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 5,
+        .steps = steps,
+        .plan_extra = out,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autofree char *text = NULL;
+    g_auto (GStrv) lines = NULL;
+    gint64 children = 0;
+    guint n_children = 0, groups = 0;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* Requests only: the group's executions are not requests. */
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 10);
+    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+    lines = g_strsplit (text, "\n", -1);
+    for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
+        g_autoptr (GPtrArray) fields = csv_fields (lines[i]);
+        gint64 elapsed = g_ascii_strtoll (g_ptr_array_index (fields, 1), NULL, 10);
+        const char *type = g_ptr_array_index (fields, 6);
+
+        if (*type != '\0') {
+            children += elapsed;
+            n_children++;
+            continue;
+        }
+        g_assert_cmpstr (g_ptr_array_index (fields, 2), ==, "pair");
+        g_assert_cmpstr (g_ptr_array_index (fields, 4), ==,
+                         "Number of samples in transaction : 2, number of failing samples : 0");
+        g_assert_cmpuint (n_children, ==, 2);
+        /* Rounded to whole ms each: allow one per child. */
+        g_assert_cmpint (elapsed, >=, children - (gint64)n_children);
+        g_assert_cmpint (elapsed, >=, 50);
+        groups++;
+        children = 0;
+        n_children = 0;
+    }
+    g_assert_cmpuint (groups, ==, 5);
+}
+
+/* THRONG_DEBUG=http prints the first requests of each step, expanded, and their responses. */
+static void
+test_debug (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http:\n"
+                                "          url: \"/echo?who=u${user.id}\"\n"
+                                "          headers: { X-Trace: \"t-${iteration}\" }\n";
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 4,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    const char *argv[] = { "run", path, "--quiet", NULL };
+    const char *env[] = { "THRONG_DEBUG=http=2", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    g_assert_true (throng_test_run (argv, env, RUN_TIMEOUT, &status, &out, &err));
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (err, "> GET http://127.0.0.1:"));
+    g_assert_nonnull (strstr (err, "/echo?who=u1\n"));
+    g_assert_nonnull (strstr (err, "> X-Trace: t-1\n"));
+    g_assert_nonnull (strstr (err, "> X-Trace: t-2\n"));
+    /* Only the first two requests of the step. */
+    g_assert_null (strstr (err, "> X-Trace: t-3\n"));
+    g_assert_nonnull (strstr (err, "< 200 OK\n"));
+    g_assert_nonnull (strstr (err, "echo"));
+
+    /* --http-debug=1 says the same of the first request only. */
+    const char *flag_argv[] = { "run", path, "--quiet", "--http-debug=1", NULL };
+    g_autofree char *flag_out = NULL;
+    g_autofree char *flag_err = NULL;
+    g_assert_true (throng_test_run (flag_argv, NULL, RUN_TIMEOUT, &status, &flag_out, &flag_err));
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (flag_err, "> X-Trace: t-1\n"));
+    g_assert_null (strstr (flag_err, "> X-Trace: t-2\n"));
+}
+
+/* Plans the http plugin refuses at load: each message and where it points. */
+static void
+test_bad_plans (void)
+{
+    static const struct {
+        const char *http;  /* the step's http map, after `url: /x, ` */
+        const char *error; /* after "plan.yaml:" */
+    } cases[] = {
+        { "check: [ { json: \"$.[bad\" } ]",
+          "8:43: '$.[bad' is not a valid JSONPath: Missing member name or wildcard after . "
+          "character" },
+        { "extract: { v: { regex: '(a' } }",
+          "8:49: invalid regex '(a' at character 2: missing terminating )" },
+        { "check: [ { status: 200, body_contains: x } ]",
+          "8:35: a check takes exactly one of status, body_contains, body_regex, json, header or "
+          "duration_max" },
+        { "check: [ { stauts: 200 } ]",
+          "8:37: unknown key 'stauts' in check; did you mean 'status'?" },
+        { "extract: { v: { default: x } }",
+          "8:40: extractor 'v' takes exactly one of json, regex, header, cookie or status: true" },
+        { "extract: { v: { json: $.a, group: 1 } }", "8:60: group goes with regex" },
+        { "extract: { v: { regex: 'a(b)', group: 2 } }",
+          "8:64: group 2, but the regex has 1 group(s)" },
+        { "check: [ { status: 999 } ]",
+          "8:45: '999' is not a status (100-599), a range (200-299) or a class (2xx)" },
+        { "check: { status: 200 }", "8:33: check is a list, like [ { status: 200 } ]" },
+        { "check: [ { body_contains: x, exists: true } ]",
+          "8:35: exists, equals, matches and contains go with json or header" },
+        { "check: [ { header: X, matches: y } ]",
+          "8:57: a header check takes exists, equals or contains" },
+        { "check: [ { json: $.a, equals: 1, matches: x } ]",
+          "8:35: a json check takes one of exists, equals or matches" },
+        { "template: true", "8:36: template: true goes with body_file (a body is a template "
+                            "already)" },
+        { "check: [ { body_regex: 'a[' } ]",
+          "8:49: invalid regex 'a[' at character 2: missing terminating ] for character class" },
+    };
+    char *dir = throng_test_tmpdir_new ();
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *yaml = g_strdup_printf ("name: t\n"
+                                                 "scenarios:\n"
+                                                 "  - name: s\n"
+                                                 "    users: 1\n"
+                                                 "    iterations: 1\n"
+                                                 "    http: { base_url: \"http://127.0.0.1:1\" }\n"
+                                                 "    steps:\n"
+                                                 "      - http: { url: /x, %s }\n",
+                                                 cases[i].http);
+        g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", yaml);
+        g_autofree char *expected = g_strdup_printf ("%s:%s\n", plan, cases[i].error);
+        g_autofree char *err = NULL;
+        int status = throng_test_runv (30, NULL, &err, "validate", plan, NULL);
+
+        g_test_message ("%s", cases[i].http);
+        g_assert_cmpint (status, ==, 2);
+        g_assert_cmpstr (err, ==, expected);
+    }
+    throng_test_tmpdir_free (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+    static const char *const transports[] = { "fast", "soup" };
+    static const struct {
+        const char *name;
+        void (*func) (Fixture *, gconstpointer);
+        gboolean both; /* run on both transports */
+    } cases[] = {
+        { "login-once", test_login_once, TRUE },
+        { "bad-body", test_bad_body, TRUE },
+        { "unset-variable", test_unset_variable, TRUE },
+        { "extractors", test_extractors, TRUE },
+        { "set-repeat-filters", test_set_repeat_filters, TRUE },
+        { "functions", test_functions, TRUE },
+        { "body-file", test_body_file, TRUE },
+        { "report-back", test_report_back, FALSE },
+        { "h2", test_h2, TRUE },
+        { "unique-rows", test_unique_rows, TRUE },
+        { "choose", test_choose, TRUE },
+        { "group-timing", test_group_timing, TRUE },
+        { "debug", test_debug, TRUE },
+    };
+
+    g_test_init (&argc, &argv, NULL);
+    g_test_add_func ("/journeys/bad-plans", test_bad_plans);
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
+            if (t > 0 && !cases[i].both)
+                continue;
+            g_autofree char *path
+                = g_strdup_printf ("/journeys/%s/%s", cases[i].name, transports[t]);
+            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
+                        fixture_teardown);
+        }
+    }
+    return g_test_run ();
+}

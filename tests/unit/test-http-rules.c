@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The http plugin's extractors and checks evaluated on responses
+ * (plugins/http/match.c): one table of cases, each a rule and a response
+ * and what the rule finds or decides, the value it reports seeing
+ * included.  The plan side (loading, located errors) and the run side
+ * (variables, check counts) are in tests/integration/test-journeys.c.
+ */
+#include "fast/response.h"
+#include "rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char json_body[]
+    = "{\"token\": \"abc\", \"n\": 7, \"f\": 0.1, \"big\": 1e3, \"ok\": true, \"none\": null,"
+      " \"items\": [{\"id\": 11, \"tags\": [\"a\", \"b\"]}, {\"id\": 12}],"
+      " \"obj\": {\"a\": 1, \"b\": [1, 2]}, \"text\": \"caf\\u00e9\"}";
+
+static SoupMessageHeaders *
+make_headers (void)
+{
+    SoupMessageHeaders *headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
+    soup_message_headers_append (headers, "Content-Type", "application/json; charset=utf-8");
+    soup_message_headers_append (headers, "Set-Cookie", "theme=dark; Path=/");
+    soup_message_headers_append (headers, "Set-Cookie", "SESSIONID=\"s-42\"; HttpOnly");
+    soup_message_headers_append (headers, "X-Request-Id", "r-1");
+    return headers;
+}
+
+static HttpResponseView
+make_view (SoupMessageHeaders *headers, const char *body)
+{
+    HttpResponseView view = {
+        .status = 200,
+        .headers = headers,
+        .body = body,
+        .body_len = body != NULL ? strlen (body) : 0,
+        .elapsed_us = 120 * 1000,
+    };
+    return view;
+}
+
+typedef struct {
+    HttpExtractKind kind;
+    const char *arg;
+    guint group;
+    const char *body;   /* NULL: json_body */
+    const char *expect; /* NULL: no match */
+} ExtractCase;
+
+static const ExtractCase extract_cases[] = {
+    { HTTP_EXTRACT_JSON, "$.token", 0, NULL, "abc" },
+    { HTTP_EXTRACT_JSON, "$.n", 0, NULL, "7" },
+    { HTTP_EXTRACT_JSON, "$.f", 0, NULL, "0.1" },
+    { HTTP_EXTRACT_JSON, "$.ok", 0, NULL, "true" },
+    { HTTP_EXTRACT_JSON, "$.none", 0, NULL, "null" },
+    { HTTP_EXTRACT_JSON, "$.items[0].id", 0, NULL, "11" },
+    { HTTP_EXTRACT_JSON, "$.items[1].id", 0, NULL, "12" },
+    { HTTP_EXTRACT_JSON, "$.items[*].id", 0, NULL, "11" },
+    { HTTP_EXTRACT_JSON, "$.obj", 0, NULL, "{\"a\":1,\"b\":[1,2]}" },
+    { HTTP_EXTRACT_JSON, "$.items[0].tags", 0, NULL, "[\"a\",\"b\"]" },
+    { HTTP_EXTRACT_JSON, "$.text", 0, NULL, "café" },
+    { HTTP_EXTRACT_JSON, "$.missing", 0, NULL, NULL },
+    { HTTP_EXTRACT_JSON, "$.token", 0, "not json", NULL },
+    { HTTP_EXTRACT_REGEX, "href=\"(/items/[0-9]+)\"", 1, "<a href=\"/items/5\">", "/items/5" },
+    { HTTP_EXTRACT_REGEX, "href=\"(/items/[0-9]+)\"", 0, "<a href=\"/items/5\">",
+      "href=\"/items/5\"" },
+    { HTTP_EXTRACT_REGEX, "id=([0-9]+)", 1, "no ids here", NULL },
+    { HTTP_EXTRACT_HEADER, "x-request-id", 0, NULL, "r-1" },
+    { HTTP_EXTRACT_HEADER, "X-Absent", 0, NULL, NULL },
+    { HTTP_EXTRACT_COOKIE, "SESSIONID", 0, NULL, "s-42" },
+    { HTTP_EXTRACT_COOKIE, "theme", 0, NULL, "dark" },
+    { HTTP_EXTRACT_COOKIE, "SESSION", 0, NULL, NULL },
+    { HTTP_EXTRACT_STATUS, NULL, 0, NULL, "200" },
+};
+
+static void
+test_extract (gconstpointer data)
+{
+    const ExtractCase *c = data;
+    g_autoptr (SoupMessageHeaders) headers = make_headers ();
+    HttpResponseView view = make_view (headers, c->body != NULL ? c->body : json_body);
+    HttpExtractor extractor = { .kind = c->kind, .arg = (char *)c->arg, .group = c->group };
+    g_autoptr (GString) out = g_string_new (NULL);
+    HttpJudge judge;
+    gboolean found;
+
+    if (c->kind == HTTP_EXTRACT_JSON) {
+        extractor.path = json_path_new ();
+        g_assert_true (json_path_compile (extractor.path, c->arg, NULL));
+    } else if (c->kind == HTTP_EXTRACT_REGEX) {
+        extractor.regex = g_regex_new (c->arg, 0, 0, NULL);
+        g_assert_nonnull (extractor.regex);
+    }
+    http_judge_init (&judge);
+    found = http_extract_eval (&extractor, &view, &judge, out);
+    if (c->expect == NULL) {
+        g_assert_false (found);
+    } else {
+        g_assert_true (found);
+        g_assert_cmpstr (out->str, ==, c->expect);
+    }
+    /* A plain path is read by a scan too: the same answer. */
+    if (c->kind == HTTP_EXTRACT_JSON && (extractor.scan = http_json_path_new (c->arg)) != NULL) {
+        g_assert_cmpint (http_extract_eval (&extractor, &view, &judge, out), ==, found);
+        if (found)
+            g_assert_cmpstr (out->str, ==, c->expect);
+        http_json_path_free (extractor.scan);
+    }
+    http_judge_clear (&judge);
+    g_clear_object (&extractor.path);
+    g_clear_pointer (&extractor.regex, g_regex_unref);
+}
+
+typedef struct {
+    const char *id;
+    HttpCheckKind kind;
+    HttpCheckTest test;
+    const char *subject; /* status list, json path, header name, body regex */
+    const char *value;
+    gint64 max_us;
+    const char *body; /* NULL: json_body */
+    gboolean passes;
+    const char *seen; /* what the failure message quotes */
+} CheckCase;
+
+static const CheckCase check_cases[] = {
+    { "status/ok", HTTP_CHECK_STATUS, 0, "200", NULL, 0, NULL, TRUE, "200" },
+    { "status/list", HTTP_CHECK_STATUS, 0, "201,200", NULL, 0, NULL, TRUE, "200" },
+    { "status/class", HTTP_CHECK_STATUS, 0, "2xx", NULL, 0, NULL, TRUE, "200" },
+    { "status/fail", HTTP_CHECK_STATUS, 0, "404", NULL, 0, NULL, FALSE, "200" },
+    { "duration/ok", HTTP_CHECK_DURATION, 0, NULL, NULL, 500000, NULL, TRUE, "120ms" },
+    { "duration/fail", HTTP_CHECK_DURATION, 0, NULL, NULL, 100000, NULL, FALSE, "120ms" },
+    { "body-contains/ok", HTTP_CHECK_BODY_CONTAINS, HTTP_TEST_CONTAINS, NULL, "\"ok\": true", 0,
+      NULL, TRUE, NULL },
+    { "body-contains/fail", HTTP_CHECK_BODY_CONTAINS, HTTP_TEST_CONTAINS, NULL, "in_stock", 0,
+      "short body", FALSE, "short body" },
+    { "body-regex/ok", HTTP_CHECK_BODY_REGEX, HTTP_TEST_MATCHES, "\"n\": [0-9]+", NULL, 0, NULL,
+      TRUE, NULL },
+    { "body-regex/fail", HTTP_CHECK_BODY_REGEX, HTTP_TEST_MATCHES, "^<html", NULL, 0, NULL, FALSE,
+      NULL },
+    { "json-exists/ok", HTTP_CHECK_JSON, HTTP_TEST_EXISTS, "$.token", NULL, 0, NULL, TRUE, "abc" },
+    { "json-exists/null", HTTP_CHECK_JSON, HTTP_TEST_EXISTS, "$.none", NULL, 0, NULL, TRUE,
+      "null" },
+    { "json-exists/fail", HTTP_CHECK_JSON, HTTP_TEST_EXISTS, "$.nope", NULL, 0, NULL, FALSE,
+      "nothing" },
+    { "json-exists/not-json", HTTP_CHECK_JSON, HTTP_TEST_EXISTS, "$.token", NULL, 0, "<html>",
+      FALSE, "no JSON body" },
+    { "json-absent/ok", HTTP_CHECK_JSON, HTTP_TEST_ABSENT, "$.nope", NULL, 0, NULL, TRUE, NULL },
+    { "json-absent/fail", HTTP_CHECK_JSON, HTTP_TEST_ABSENT, "$.token", NULL, 0, NULL, FALSE,
+      "abc" },
+    { "json-equals/number", HTTP_CHECK_JSON, HTTP_TEST_EQUALS, "$.n", "7", 0, NULL, TRUE, "7" },
+    { "json-equals/fail", HTTP_CHECK_JSON, HTTP_TEST_EQUALS, "$.n", "8", 0, NULL, FALSE, "7" },
+    { "json-matches/ok", HTTP_CHECK_JSON, HTTP_TEST_MATCHES, "$.token", "^a.c$", 0, NULL, TRUE,
+      "abc" },
+    { "json-matches/fail", HTTP_CHECK_JSON, HTTP_TEST_MATCHES, "$.token", "^x", 0, NULL, FALSE,
+      "abc" },
+    { "header-exists/ok", HTTP_CHECK_HEADER, HTTP_TEST_EXISTS, "content-type", NULL, 0, NULL, TRUE,
+      NULL },
+    { "header-exists/fail", HTTP_CHECK_HEADER, HTTP_TEST_EXISTS, "X-Nope", NULL, 0, NULL, FALSE,
+      "no such header" },
+    { "header-absent/ok", HTTP_CHECK_HEADER, HTTP_TEST_ABSENT, "X-Nope", NULL, 0, NULL, TRUE,
+      NULL },
+    { "header-equals/ok", HTTP_CHECK_HEADER, HTTP_TEST_EQUALS, "X-Request-Id", "r-1", 0, NULL, TRUE,
+      NULL },
+    { "header-equals/fail", HTTP_CHECK_HEADER, HTTP_TEST_EQUALS, "X-Request-Id", "r-2", 0, NULL,
+      FALSE, "r-1" },
+    { "header-contains/ok", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "json", 0, NULL,
+      TRUE, NULL },
+    { "header-contains/fail", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "xml", 0, NULL,
+      FALSE, "application/json; charset=utf-8" },
+};
+
+static void
+test_check (gconstpointer data)
+{
+    const CheckCase *c = data;
+    g_autoptr (SoupMessageHeaders) headers = make_headers ();
+    HttpResponseView view = make_view (headers, c->body != NULL ? c->body : json_body);
+    HttpCheck check = {
+        .kind = c->kind,
+        .test = c->test,
+        .subject = (char *)c->subject,
+        .value = (char *)c->value,
+        .max_us = c->max_us,
+    };
+    g_autoptr (GString) seen = g_string_new (NULL);
+    HttpJudge judge;
+
+    if (c->kind == HTTP_CHECK_STATUS) {
+        g_auto (GStrv) items = g_strsplit (c->subject, ",", -1);
+        for (guint i = 0; items[i] != NULL; i++) {
+            guint first
+                = items[i][1] == 'x' ? (guint)(items[i][0] - '0') * 100 : (guint)atoi (items[i]);
+            guint last = items[i][1] == 'x' ? first + 99 : first;
+            for (guint s = first; s <= last; s++)
+                check.expect[(s - 100) / 64] |= G_GUINT64_CONSTANT (1) << ((s - 100) % 64);
+        }
+    } else if (c->kind == HTTP_CHECK_JSON) {
+        check.path = json_path_new ();
+        g_assert_true (json_path_compile (check.path, c->subject, NULL));
+        if (c->test == HTTP_TEST_MATCHES)
+            check.regex = g_regex_new (c->value, 0, 0, NULL);
+    } else if (c->kind == HTTP_CHECK_BODY_REGEX) {
+        check.regex = g_regex_new (c->subject, 0, 0, NULL);
+    }
+    http_judge_init (&judge);
+    g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
+    if (c->seen != NULL)
+        g_assert_cmpstr (seen->str, ==, c->seen);
+    if (c->kind == HTTP_CHECK_JSON && (check.scan = http_json_path_new (c->subject)) != NULL) {
+        g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
+        if (c->seen != NULL)
+            g_assert_cmpstr (seen->str, ==, c->seen);
+    }
+    /* As http_rules_judge() calls it: the judge's own buffer for what was seen. */
+    g_assert_cmpint (http_check_eval (&check, &view, &judge, judge.seen), ==, c->passes);
+    if (c->seen != NULL)
+        g_assert_cmpstr (judge.seen->str, ==, c->seen);
+    http_judge_clear (&judge);
+    g_clear_object (&check.path);
+    g_clear_pointer (&check.scan, http_json_path_free);
+    g_clear_pointer (&check.regex, g_regex_unref);
+}
+
+/* Paths the scan takes, and the ones it leaves to json-glib. */
+static void
+test_scan_compile (void)
+{
+    static const char *const plain[]
+        = { "$", "$.a", "$.a.b", "$.items[0].id", "$['a b']", "$[\"x\"][2]", "$[10]" };
+    static const char *const other[]
+        = { "$..a", "$.*", "$.a[*]", "$[0:2]", "$[0,1]", "$[?(@.a)]", "a", "$.", "$[x]" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (plain); i++) {
+        HttpJsonPath *path = http_json_path_new (plain[i]);
+        g_assert_nonnull (path);
+        http_json_path_free (path);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (other); i++)
+        g_assert_null (http_json_path_new (other[i]));
+}
+
+typedef struct {
+    const char *path;
+    const char *body;
+    HttpJsonFound found;
+    const char *value;
+} ScanCase;
+
+static const ScanCase scan_cases[] = {
+    { "$.a", "{\"a\": 1e3}", HTTP_JSON_FOUND, "1e3" },
+    { "$.a", " \n{ \"b\" : [1, {\"a\": 2}], \"a\" : \"x\" } ", HTTP_JSON_FOUND, "x" },
+    { "$.a", "{\"a\": \"q\\\"\\n\\u00e9\\ud83d\\ude00\"}", HTTP_JSON_FOUND, "q\"\né😀" },
+    { "$['a b']", "{\"a b\": true}", HTTP_JSON_FOUND, "true" },
+    { "$.k", "{\"\\u006b\": 5}", HTTP_JSON_FOUND, "5" },
+    { "$.o", "{\"o\": { \"x\" : [ 1 , \"a b\" ] }}", HTTP_JSON_FOUND, "{\"x\":[1,\"a b\"]}" },
+    { "$[2]", "[0, \"}\", [3]]", HTTP_JSON_FOUND, "[3]" },
+    { "$[3]", "[0, 1]", HTTP_JSON_ABSENT, NULL },
+    { "$.a", "{}", HTTP_JSON_ABSENT, NULL },
+    { "$.a.b", "{\"a\": 7}", HTTP_JSON_ABSENT, NULL },
+    { "$.a", "[1]", HTTP_JSON_ABSENT, NULL },
+    { "$.a", "<html>", HTTP_JSON_INVALID, NULL },
+    { "$.a", "", HTTP_JSON_INVALID, NULL },
+    { "$.a", "{\"b\": \"unterminated", HTTP_JSON_INVALID, NULL },
+    { "$.a", "{\"b\" 1}", HTTP_JSON_INVALID, NULL },
+    { "$.a", "{\"a\": null}", HTTP_JSON_FOUND, "null" },
+};
+
+static void
+test_scan (gconstpointer data)
+{
+    const ScanCase *c = data;
+    HttpJsonPath *path = http_json_path_new (c->path);
+    g_autoptr (GString) out = g_string_new (NULL);
+
+    g_assert_nonnull (path);
+    g_assert_cmpint (http_json_path_find (path, c->body, strlen (c->body), out), ==, c->found);
+    if (c->value != NULL)
+        g_assert_cmpstr (out->str, ==, c->value);
+    http_json_path_free (path);
+}
+
+/* A failure quotes at most HTTP_SEEN_MAX bytes of what it saw, cut on a character. */
+static void
+test_seen_cut (void)
+{
+    g_autoptr (SoupMessageHeaders) headers = make_headers ();
+    g_autoptr (GString) body = g_string_new (NULL);
+    g_autoptr (GString) seen = g_string_new (NULL);
+    HttpCheck check = { .kind = HTTP_CHECK_BODY_CONTAINS, .value = (char *)"zzz" };
+    HttpJudge judge;
+
+    g_string_append (body, "a");
+    for (guint i = 0; i < 100; i++)
+        g_string_append (body, "é");
+    HttpResponseView view = make_view (headers, body->str);
+    http_judge_init (&judge);
+    g_assert_false (http_check_eval (&check, &view, &judge, seen));
+    g_assert_cmpuint (seen->len, <=, HTTP_SEEN_MAX);
+    g_assert_cmpuint (seen->len, >=, HTTP_SEEN_MAX - 1);
+    g_assert_true (g_utf8_validate (seen->str, (gssize)seen->len, NULL));
+    http_judge_clear (&judge);
+}
+
+/*
+ * The fast transport keeps a body for the rules exactly as framed: the
+ * payload of each framing, without chunk lines or trailers, whatever the
+ * reads that brought it (every split of the response in two).
+ */
+typedef struct {
+    const char *name;
+    const char *response;
+    const char *body;
+    gboolean to_close; /* the body ends at the close */
+} KeepCase;
+
+static const KeepCase keep_cases[] = {
+    { "length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{\"a\": \"b\"}", "{\"a\": \"b\"}",
+      FALSE },
+    { "chunked",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\n{\"a\"\r\n7\r\n: \"b\"}\n\r\n"
+      "0\r\nT: 1\r\n\r\n",
+      "{\"a\": \"b\"}\n", FALSE },
+    { "close", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", "until the end", TRUE },
+    { "interim", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+      "ok", FALSE },
+};
+
+static void
+test_keep (gconstpointer data)
+{
+    const KeepCase *c = data;
+    gsize length = strlen (c->response);
+
+    for (gsize split = 0; split <= length; split++) {
+        g_autoptr (GString) body = g_string_new (NULL);
+        FastResponse response;
+        FastResponseResult result = FAST_RESPONSE_MORE;
+        const guint8 *parts[2]
+            = { (const guint8 *)c->response, (const guint8 *)c->response + split };
+        gsize sizes[2] = { split, length - split };
+
+        fast_response_init (&response);
+        fast_response_start (&response, FALSE, 1024);
+        response.body = body;
+        for (guint i = 0; i < 2 && result != FAST_RESPONSE_DONE; i++) {
+            const guint8 *p = parts[i];
+            gsize left = sizes[i];
+            do {
+                gsize used = 0;
+                result = fast_response_feed (&response, p, left, &used);
+                g_assert_cmpint (result, !=, FAST_RESPONSE_ERROR);
+                p += used;
+                left -= used;
+            } while (result == FAST_RESPONSE_HEAD);
+        }
+        if (c->to_close)
+            result = fast_response_eof (&response);
+        if (result != FAST_RESPONSE_DONE)
+            g_test_message ("split at %" G_GSIZE_FORMAT ", body so far '%s'", split, body->str);
+        g_assert_cmpint (result, ==, FAST_RESPONSE_DONE);
+        g_assert_cmpstr (body->str, ==, c->body);
+        fast_response_clear (&response);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+    g_test_init (&argc, &argv, NULL);
+    for (guint i = 0; i < G_N_ELEMENTS (extract_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-rules/extract/%u", i);
+        g_test_add_data_func (path, &extract_cases[i], test_extract);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (check_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-rules/check/%s", check_cases[i].id);
+        g_test_add_data_func (path, &check_cases[i], test_check);
+    }
+    g_test_add_func ("/http-rules/seen-cut", test_seen_cut);
+    g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
+    for (guint i = 0; i < G_N_ELEMENTS (keep_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-rules/keep/%s", keep_cases[i].name);
+        g_test_add_data_func (path, &keep_cases[i], test_keep);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (scan_cases); i++) {
+        g_autofree char *path = g_strdup_printf ("/http-rules/scan/%u", i);
+        g_test_add_data_func (path, &scan_cases[i], test_scan);
+    }
+    return g_test_run ();
+}
