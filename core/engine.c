@@ -170,8 +170,12 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
      * run of one request) is mostly start-up and shutdown, and the last,
      * partial one after the workers finished ends with the teardown. */
     gboolean complete = !last && snapshot->interval_us >= G_USEC_PER_SEC * 9 / 10;
+    /* A worker that did not answer the tick (on_tick) had its loop stalled
+     * for up to a second: its lag never reached us, but it is saturation
+     * all the same, however little CPU a shared machine gave it. */
+    gboolean unanswered = !last && engine->tick_pending > 0;
     snapshot->saturated = complete
-                          && (snapshot->cpu_share > engine->plan->saturation_cpu
+                          && (unanswered || snapshot->cpu_share > engine->plan->saturation_cpu
                               || snapshot->lag_p99_us > engine->plan->saturation_lag_us);
     if (complete) {
         engine->intervals++;
@@ -183,9 +187,10 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
     if (snapshot->saturated) {
         g_ptr_array_add (buffer.warnings,
                          g_strdup_printf ("load generator saturated — latencies include throng's "
-                                          "own queueing (CPU %.0f%%, lag p99 %.1f ms)",
+                                          "own queueing (CPU %.0f%%, lag p99 %.1f ms%s)",
                                           snapshot->cpu_share * 100.0,
-                                          (gdouble) snapshot->lag_p99_us / 1000.0));
+                                          (gdouble) snapshot->lag_p99_us / 1000.0,
+                                          unanswered ? "; a worker did not report in time" : ""));
     }
     throng_summary_buffer_finish (&buffer);
     for (guint r = 0; r < engine->reporters->len; r++) {

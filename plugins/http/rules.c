@@ -388,7 +388,6 @@ HttpRules *
 http_rules_new (ThrongScope *scope, const ThrongNode *check, const ThrongNode *extract,
                 GError **error)
 {
-    g_autoptr (GArray) extractors = NULL;
     HttpRules *rules;
     gboolean has_check = check != NULL && !throng_node_is_null (check);
     gboolean has_extract = extract != NULL && !throng_node_is_null (extract);

@@ -149,12 +149,12 @@ read_everything (const ThrongNode *node, guint depth)
 }
 
 static const char *
-lookup (const char *name, gpointer data, const ThrongNode *where, GError **error)
+lookup (const char *name, gpointer data, const ThrongNode *where, gsize offset, GError **error)
 {
     if (strcmp (name, "builtin.http") == 0)
         return "http://127.0.0.1:1";
     if (strcmp (name, "fail") == 0)
-        throng_node_set_error (where, error, THRONG_PLAN_ERROR_INVALID, "no ${%s}", name);
+        throng_node_set_error_at (where, offset, error, THRONG_PLAN_ERROR_INVALID, "no ${%s}", name);
     return NULL;
 }
 

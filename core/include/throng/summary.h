@@ -298,8 +298,9 @@ typedef struct {
  * @lag_p99_us: p99 of how late iterations and timed steps started against
  *   their schedule, over the interval or the run
  * @loop_delay_max_us: the largest delay of a worker's event loop seen
- * @saturated: @cpu_share or @lag_p99_us passed their limits: the figures
- *   may describe throng rather than the target
+ * @saturated: @cpu_share or @lag_p99_us passed their limits, or a worker
+ *   did not report within the second: the figures may describe throng
+ *   rather than the target
  * @load_us: how long the load ran, the time request rates are over: in the
  *   summary, from the start to the completion of the last step counted, so
  *   that waiting for steps that were then cancelled (a graceful stop after
