@@ -47,14 +47,23 @@ export G_SLICE=always-malloc
 export THRONG_SANITIZED=address,undefined
 
 # Left out by default, to keep CI within its 30 minutes: tests whose time
-# goes to an external program rather than to throng's memory.  nginx
-# (~180 s here) checks 10,000-request counts against nginx's access log,
-# and tls-policy (~80 s) checks the session counters against nginx's
-# $ssl_session_reused; the same transports and their TLS session stores
-# stay sanitized through http-soup, http-fast, h2, conformance, journeys
-# and workload.  html-browser measures headless Chromium rendering a page
-# that the sanitized html test writes.  SANITIZE_SKIP="" runs them too.
-skip="${SANITIZE_SKIP-nginx tls-policy html-browser}"
+# goes to an external program, or that repeat what another sanitized test
+# runs.  nginx (~180 s here) checks 10,000-request counts against nginx's
+# access log, and tls-policy (~80 s) checks the session counters against
+# nginx's $ssl_session_reused; the same transports and their TLS session
+# stores stay sanitized through http-soup, http-fast, h2, journeys and
+# workload.  html-browser measures headless Chromium rendering a page
+# that the sanitized html test writes.  conformance (~190 s) runs the
+# fault suite's cases and the redirect matrix once more through both
+# transports to compare their verdicts: faults sanitizes the same hostile
+# servers and fuzz-response the parser.  idle-users (~55 s) times 5,000
+# users' timers, whose code reactor, engine and workload sanitize; target
+# (~65 s) is the demo target's routes, which configs and run drive
+# sanitized.  In a fresh clone on a quiet machine on 2026-12-03, with only
+# the first three left out, CI's 1,050 s bound cut the phase two tests
+# short.
+# SANITIZE_SKIP="" runs them all.
+skip="${SANITIZE_SKIP-nginx tls-policy html-browser conformance idle-users target}"
 if [ "$#" -eq 0 ]; then
     mapfile -t tests < <(meson test -C "$build" --list --suite unit --suite integration 2>/dev/null \
                          | sed -n 's|^[^ ]* / ||p')
