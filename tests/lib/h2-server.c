@@ -118,6 +118,20 @@ drain (Conn *c)
     }
 }
 
+/*
+ * After a flood the server reads and drops until the client hangs up: the
+ * client answers every frame (ACKs this server's session never asked for,
+ * which it would refuse and close on), and a close with those unread
+ * would reset the connection under the client while it is still writing
+ * them, racing its own verdict on the flood.
+ */
+static void
+flood_done (Conn *c)
+{
+    drain (c);
+    c->discard = TRUE;
+}
+
 static void
 frame_header (guint8 *out, guint32 length, guint8 type, guint8 flags, gint32 stream)
 {
@@ -227,6 +241,7 @@ act (Conn *c)
                 break;
         }
         respond (c, stream, NULL, 0, TRUE);
+        flood_done (c);
         break;
     case ACT_SETTINGS_FLOOD:
         drain (c);
@@ -236,6 +251,7 @@ act (Conn *c)
                 break;
         }
         respond (c, stream, NULL, 0, TRUE);
+        flood_done (c);
         break;
     case ACT_CUT:
         respond (c, stream, NULL, 0, FALSE);
