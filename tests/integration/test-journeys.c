@@ -659,6 +659,34 @@ csv_fields (const char *line)
 }
 
 /*
+ * Runs @steps for one user and @iterations with a CSV reporter beside the
+ * JSON summary; returns the summary and sets *@lines to the CSV's lines
+ * (the header first).
+ */
+static JsonNode *
+run_with_csv (Fixture *f, const char *steps, guint iterations, GStrv *lines)
+{
+    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
+    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = iterations,
+        .steps = steps,
+        .plan_extra = out,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    JsonNode *root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+
+    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+    *lines = g_strsplit (text, "\n", -1);
+    return root;
+}
+
+/*
  * A group is a transaction: one CSV row per execution (as JMeter's
  * Transaction Controller writes its parent sample, no data type) whose
  * elapsed time is at least the sum of its children's.
@@ -670,29 +698,14 @@ test_group_timing (Fixture *f, gconstpointer data)
                                 "        steps:\n"
                                 "          - http: { url: /slow/30 }\n"
                                 "          - http: { url: /slow/20 }\n";
-    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
-    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
-    ThrongTestPlan plan = {
-        .transport = f->transport,
-        .base_url = throng_test_soup_server_http_url (f->server),
-        .users = 1,
-        .iterations = 5,
-        .steps = steps,
-        .plan_extra = out,
-    };
-    g_autofree char *yaml = throng_test_plan_yaml (&plan);
-    g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
-    g_autofree char *text = NULL;
     g_auto (GStrv) lines = NULL;
+    g_autoptr (JsonNode) root = run_with_csv (f, steps, 5, &lines);
     gint64 children = 0;
     guint n_children = 0, groups = 0;
 
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     /* Requests only: the group's executions are not requests. */
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 10);
-    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
-    lines = g_strsplit (text, "\n", -1);
     for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
         g_autoptr (GPtrArray) fields = csv_fields (lines[i]);
         gint64 elapsed = g_ascii_strtoll (g_ptr_array_index (fields, 1), NULL, 10);
@@ -730,28 +743,13 @@ test_group_nested_bytes (Fixture *f, gconstpointer data)
                                 "          - group: inner\n"
                                 "            steps:\n"
                                 "              - http: { url: /slow/1 }\n";
-    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
-    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
-    ThrongTestPlan plan = {
-        .transport = f->transport,
-        .base_url = throng_test_soup_server_http_url (f->server),
-        .users = 1,
-        .iterations = 2,
-        .steps = steps,
-        .plan_extra = out,
-    };
-    g_autofree char *yaml = throng_test_plan_yaml (&plan);
-    g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
-    g_autofree char *text = NULL;
     g_auto (GStrv) lines = NULL;
+    g_autoptr (JsonNode) root = run_with_csv (f, steps, 2, &lines);
     guint rows = 0;
     const char *request_bytes = NULL;
     GPtrArray *kept = g_ptr_array_new_with_free_func ((GDestroyNotify)g_ptr_array_unref);
 
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
-    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
-    lines = g_strsplit (text, "\n", -1);
     for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
         GPtrArray *fields = csv_fields (lines[i]);
         const char *label = g_ptr_array_index (fields, 2);
