@@ -8,6 +8,37 @@
  */
 #include "metrics.h"
 
+/*
+ * The distinct messages kept for the life of the process.  A stats block
+ * keeps the first message of each class of each interval, and a message can
+ * name what varies (an address, a port, an extracted value): unbounded
+ * interning would grow for as long as a run goes on.  Past this many, a
+ * first message is replaced by one that says so.
+ */
+#define MESSAGES_KEPT_MAX 4096
+
+static const char *
+keep_message (const char *message)
+{
+    static GMutex lock;
+    static GHashTable *kept;
+    const char *copy;
+
+    if (message == NULL)
+        return NULL;
+    g_mutex_lock (&lock);
+    if (kept == NULL)
+        kept = g_hash_table_new (g_str_hash, g_str_equal);
+    copy = g_hash_table_lookup (kept, message);
+    if (copy == NULL && g_hash_table_size (kept) < MESSAGES_KEPT_MAX) {
+        copy = g_strdup (message);
+        g_hash_table_add (kept, (gpointer) copy);
+    }
+    g_mutex_unlock (&lock);
+    return copy != NULL ? copy : "(message not kept: over " G_STRINGIFY (MESSAGES_KEPT_MAX)
+                                 " distinct messages in this run)";
+}
+
 void
 throng_stats_init (ThrongStats *stats)
 {
@@ -76,11 +107,11 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
             slot = THRONG_ERROR_OTHER;
         stats->errors++;
         stats->errors_by_class[slot]++;
-        /* Interned: a message set with throng_sample_set_message() lives in
+        /* Copied: a message set with throng_sample_set_message() lives in
          * the user's buffer, rewritten by its next step and freed with it,
          * while the stats outlive both.  Once per class per stats. */
         if (stats->error_messages != NULL && stats->error_messages[slot] == NULL)
-            stats->error_messages[slot] = g_intern_string (sample->message);
+            stats->error_messages[slot] = keep_message (sample->message);
     }
     stats->bytes_sent += sample->bytes_sent;
     stats->bytes_received += sample->bytes_received;
