@@ -20,7 +20,7 @@ http_request_text_init (HttpRequestText *text)
     text->target = g_string_sized_new (128);
     text->body = g_string_sized_new (0);
     text->values = g_string_sized_new (0);
-    text->offsets = g_array_new (FALSE, FALSE, sizeof (gsize));
+    text->spans = g_array_new (FALSE, TRUE, sizeof (HttpSpan));
     /* Borrowed names and values: no clear function. */
     text->headers = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
     text->message = g_string_sized_new (0);
@@ -35,7 +35,7 @@ http_request_text_clear (HttpRequestText *text)
     g_string_free (text->target, TRUE);
     g_string_free (text->body, TRUE);
     g_string_free (text->values, TRUE);
-    g_array_unref (text->offsets);
+    g_array_unref (text->spans);
     g_array_unref (text->headers);
     g_string_free (text->message, TRUE);
     memset (text, 0, sizeof *text);
@@ -234,6 +234,18 @@ target_is_valid (const char *target, gsize length)
     return TRUE;
 }
 
+/* A header value has no CR, LF or NUL (a NUL would cut it short on soup and h2). */
+static gboolean
+header_value_is_valid (const char *value, gsize length)
+{
+    for (gsize i = 0; i < length; i++) {
+        char c = value[i];
+        if (c == '\r' || c == '\n' || c == '\0')
+            return FALSE;
+    }
+    return TRUE;
+}
+
 /* The url's expansion as a path and query on the step's origin, into text->target. */
 static gboolean
 resolve_target (const HttpStep *step, HttpRequestText *text)
@@ -299,19 +311,19 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
         const GArray *headers = step->headers;
 
         g_string_truncate (text->values, 0);
-        g_array_set_size (text->offsets, headers->len);
+        g_array_set_size (text->spans, headers->len);
         for (guint i = 0; i < headers->len; i++) {
             const ThrongTemplate *tpl = step->header_templates[i];
-            gsize start = text->values->len;
+            HttpSpan *span = &g_array_index (text->spans, HttpSpan, i);
 
-            g_array_index (text->offsets, gsize, i) = start;
+            span->offset = text->values->len;
+            span->length = 0;
             if (tpl == NULL)
                 continue;
             if (!expand (tpl, user, text->values, text))
                 return refuse (text, sample);
-            if (memchr (text->values->str + start, '\r', text->values->len - start) != NULL
-                || memchr (text->values->str + start, '\n', text->values->len - start) != NULL
-                || strlen (text->values->str + start) != text->values->len - start) {
+            span->length = text->values->len - span->offset;
+            if (!header_value_is_valid (text->values->str + span->offset, span->length)) {
                 g_string_printf (text->message, "header %s expands to a value with a line break",
                                  g_array_index (headers, HttpHeader, i).name);
                 return refuse (text, sample);
@@ -326,7 +338,7 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
 
             sent->name = header->name;
             sent->value = step->header_templates[i] != NULL
-                              ? text->values->str + g_array_index (text->offsets, gsize, i)
+                              ? text->values->str + g_array_index (text->spans, HttpSpan, i).offset
                               : header->value;
             sent->node = NULL;
         }

@@ -15,13 +15,19 @@
 
 #include "http.h"
 
+/* Where a header's expanded value lies in HttpRequestText.values. */
+typedef struct {
+    gsize offset;
+    gsize length; /* without the NUL that ends it */
+} HttpSpan;
+
 /* A user's expansion of the step in flight; every buffer is reused. */
 typedef struct {
     GString *url;    /* the url's expansion */
     GString *target; /* the path and query sent */
     GString *body;
     GString *values;  /* expanded header values, each ending in a NUL */
-    GArray *offsets;  /* gsize: where each header's value starts in values */
+    GArray *spans;    /* HttpSpan: where each templated header's value is in values */
     GArray *headers;  /* HttpHeader borrowing the step's names and the values: what is sent */
     GString *message; /* why the expansion failed */
 } HttpRequestText;

@@ -23,6 +23,7 @@
 
 /* The framing code is compiled into this test as it is into the plugin. */
 #include "../../plugins/http/fast/parse.c"
+#include "../../plugins/http/fast/request.c"
 
 #define RUN_TIMEOUT 60
 

@@ -17,6 +17,7 @@
 #include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
+#include "request.h"
 #include "response.h"
 #include "session.h"
 
@@ -49,6 +50,7 @@ typedef struct {
     gsize request_len;
     gsize head_len;     /* where a Cookie line goes */
     gboolean head_only; /* HEAD: the response has no body */
+    FastHeadPlan plan;  /* a templated step's head, its holes filled per request */
 } FastStep;
 
 typedef struct {
