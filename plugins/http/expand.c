@@ -246,54 +246,68 @@ header_value_is_valid (const char *value, gsize length)
     return TRUE;
 }
 
-/* The url's expansion as a path and query on the step's origin, into text->target. */
+static gboolean
+target_refuse (HttpRequestText *text, const char *url)
+{
+    g_string_printf (text->message,
+                     "url expands to '%.80s', which has a space or a control byte; "
+                     "use | urlencode",
+                     url);
+    return FALSE;
+}
+
+/*
+ * The url's expansion, made in text->target, as a path and query on the
+ * step's origin.  An absolute path (the common case) stays where it is,
+ * cut at its fragment; anything else is copied to text->url and resolved.
+ */
 static gboolean
 resolve_target (const HttpStep *step, HttpRequestText *text)
 {
-    const char *url = text->url->str;
+    const char *url = text->target->str;
+    GUri *base = step->base_uri != NULL ? step->base_uri : step->uri;
     g_autoptr (GUri) uri = NULL;
-    const char *hash;
+    const char *path, *query;
+    int port;
 
-    g_string_truncate (text->target, 0);
     if (url[0] == '/' && url[1] != '/') {
-        hash = strchr (url, '#');
-        g_string_append_len (text->target, url, hash != NULL ? hash - url : (gssize)text->url->len);
-    } else {
-        GUri *base = step->base_uri != NULL ? step->base_uri : step->uri;
-        const char *path, *query;
-        int port;
+        const char *hash = memchr (url, '#', text->target->len);
+        gsize length = hash != NULL ? (gsize)(hash - url) : text->target->len;
 
-        uri = g_uri_parse_relative (base, url, G_URI_FLAGS_ENCODED, NULL);
-        if (uri == NULL || g_uri_get_host (uri) == NULL) {
-            g_string_printf (text->message, "url expands to '%.80s', which is not a valid URL",
-                             url);
-            return FALSE;
-        }
-        port = g_uri_get_port (uri);
-        if (port <= 0)
-            port = g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
-        if (g_ascii_strcasecmp (g_uri_get_host (uri), step->host) != 0 || port != step->port
-            || (g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0) != step->tls) {
-            g_string_printf (text->message,
-                             "url expands to '%.80s', another origin than the step's %s:%u", url,
-                             step->host, step->port);
-            return FALSE;
-        }
-        path = g_uri_get_path (uri);
-        query = g_uri_get_query (uri);
-        g_string_append (text->target, *path != '\0' ? path : "/");
-        if (query != NULL) {
-            g_string_append_c (text->target, '?');
-            g_string_append (text->target, query);
-        }
+        if (!target_is_valid (url, length))
+            return target_refuse (text, url);
+        g_string_truncate (text->target, length);
+        return TRUE;
     }
-    if (!target_is_valid (text->target->str, text->target->len)) {
-        g_string_printf (text->message,
-                         "url expands to '%.80s', which has a space or a control byte; "
-                         "use | urlencode",
-                         url);
+
+    g_string_truncate (text->url, 0);
+    g_string_append_len (text->url, text->target->str, (gssize)text->target->len);
+    g_string_truncate (text->target, 0);
+    url = text->url->str;
+    uri = g_uri_parse_relative (base, url, G_URI_FLAGS_ENCODED, NULL);
+    if (uri == NULL || g_uri_get_host (uri) == NULL) {
+        g_string_printf (text->message, "url expands to '%.80s', which is not a valid URL", url);
         return FALSE;
     }
+    port = g_uri_get_port (uri);
+    if (port <= 0)
+        port = g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
+    if (g_ascii_strcasecmp (g_uri_get_host (uri), step->host) != 0 || port != step->port
+        || (g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0) != step->tls) {
+        g_string_printf (text->message,
+                         "url expands to '%.80s', another origin than the step's %s:%u", url,
+                         step->host, step->port);
+        return FALSE;
+    }
+    path = g_uri_get_path (uri);
+    query = g_uri_get_query (uri);
+    g_string_append (text->target, *path != '\0' ? path : "/");
+    if (query != NULL) {
+        g_string_append_c (text->target, '?');
+        g_string_append (text->target, query);
+    }
+    if (!target_is_valid (text->target->str, text->target->len))
+        return target_refuse (text, url);
     return TRUE;
 }
 
@@ -302,8 +316,8 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
                      ThrongSample *sample)
 {
     if (step->url_template != NULL) {
-        g_string_truncate (text->url, 0);
-        if (!expand (step->url_template, user, text->url, text) || !resolve_target (step, text))
+        g_string_truncate (text->target, 0);
+        if (!expand (step->url_template, user, text->target, text) || !resolve_target (step, text))
             return refuse (text, sample);
     }
 

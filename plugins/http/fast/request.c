@@ -171,20 +171,20 @@ fast_head_plan_append (const FastHeadPlan *plan, GString *out, const HttpRequest
 
         switch ((FastPartKind)part->kind) {
         case FAST_PART_TEXT:
-            g_string_append_len (out, plan->text + part->offset, part->length);
+            http_string_append (out, plan->text + part->offset, part->length);
             break;
         case FAST_PART_TARGET:
-            g_string_append_len (out, text->target->str, (gssize)text->target->len);
+            http_string_append (out, text->target->str, text->target->len);
             break;
         case FAST_PART_HEADER: {
             const HttpSpan *span = &g_array_index (text->spans, HttpSpan, part->header);
-            g_string_append_len (out, text->values->str + span->offset, (gssize)span->length);
+            http_string_append (out, text->values->str + span->offset, span->length);
             break;
         }
         case FAST_PART_LENGTH: {
             char digits[24], *end = digits + sizeof digits;
             char *first = format_length (end, text->body->len);
-            g_string_append_len (out, first, end - first);
+            http_string_append (out, first, (gsize)(end - first));
             break;
         }
         }

@@ -266,10 +266,10 @@ build_templated (FastUser *u, const HttpStep *step, const FastStep *fstep)
     fast_head_plan_append (&fstep->plan, u->out, text);
     if (G_UNLIKELY (u->jar != NULL))
         fast_append_cookies (u, step->uri);
-    g_string_append_len (u->out, "\r\n", 2);
+    http_string_append (u->out, "\r\n", 2);
     body = http_request_body (step, text, &length);
     if (length > 0)
-        g_string_append_len (u->out, body, (gssize)length);
+        http_string_append (u->out, body, length);
     u->req = (const guint8 *)u->out->str;
     u->req_len = u->out->len;
 }
