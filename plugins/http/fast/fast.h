@@ -4,7 +4,7 @@
  * per-step and per-user state, and the calls between the user's life
  * (transport.c), getting a connection for an exchange (connect.c) and the
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
- * HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
+ * the request head (request.c), HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
  * session store (session.c).  A FastUser runs one exchange at a time; a
  * virtual user running concurrent steps has several (lanes, ../lanes.c),
  * sharing its cookie jar and TLS session: over HTTP/1.1 each with its own

@@ -3,8 +3,9 @@
  * The http plugin's `fast` transport: HTTP/1.1 over non-blocking sockets
  * on the user's worker loop, TLS through GnuTLS directly, responses
  * parsed with libsoup's header parser.  This file owns the HttpTransport
- * table: the per-scenario TLS set-up, the per-step request template and
- * the user's life (fast.h lists the other files).
+ * table: the per-scenario TLS set-up, the per-step request (pre-built, or
+ * a head plan when templated: request.h) and the user's life (fast.h
+ * lists the other files).
  */
 #include "fast.h"
 #include "h2.h"
