@@ -66,18 +66,30 @@ static void
 test_request_head_plan (void)
 {
     static const struct {
-        const char *target;         /* NULL: the url is templated */
-        const char *values[4];      /* per header; NULL where it is templated */
-        const char *filled[4];      /* the expansion of the templated ones */
-        const char *sent_target;    /* the expanded target */
-        const char *body;           /* a templated body's expansion; NULL: none */
-        gssize body_len;            /* the literal body's length when @body is NULL */
+        const char *target;      /* NULL: the url is templated */
+        const char *values[4];   /* per header; NULL where it is templated */
+        const char *filled[4];   /* the expansion of the templated ones */
+        const char *sent_target; /* the expanded target */
+        const char *body;        /* a templated body's expansion; NULL: none */
+        gssize body_len;         /* the literal body's length when @body is NULL */
         gboolean close;
     } cases[] = {
-        { NULL, { "a", NULL, "c", "d" }, { NULL, "22", NULL, NULL }, "/x?u=1&i=2", NULL, -1, FALSE },
+        { NULL,
+          { "a", NULL, "c", "d" },
+          { NULL, "22", NULL, NULL },
+          "/x?u=1&i=2",
+          NULL,
+          -1,
+          FALSE },
         { "/plain", { NULL, "b", NULL, "d" }, { "", NULL, "", NULL }, NULL, NULL, -1, TRUE },
         { NULL, { "a", "b", "c", "d" }, { NULL }, "/q?a=%20", "", -1, FALSE },
-        { "/p", { "a", "b", NULL, NULL }, { NULL, NULL, "v.test", "x" }, NULL, "{\"n\": 12345}", -1, TRUE },
+        { "/p",
+          { "a", "b", NULL, NULL },
+          { NULL, NULL, "v.test", "x" },
+          NULL,
+          "{\"n\": 12345}",
+          -1,
+          TRUE },
         { NULL, { "a", "b", "c", NULL }, { NULL, NULL, NULL, "z" }, "/", NULL, 5, FALSE },
     };
     static const char *const names[4] = { "X-One", "Content-Length", "Host", "Connection" };
@@ -103,8 +115,8 @@ test_request_head_plan (void)
             .body = g_string_new (cases[c].body),
         };
         FastHeadPlan plan;
-        gssize body_len = cases[c].body != NULL ? (gssize)strlen (cases[c].body)
-                                                : cases[c].body_len;
+        gssize body_len
+            = cases[c].body != NULL ? (gssize)strlen (cases[c].body) : cases[c].body_len;
 
         /* Only whether a template is there matters to the plan. */
         if (cases[c].target == NULL)

@@ -17,9 +17,9 @@
 #define FAST_BODY_LENGTH_HOLE (-2)
 
 typedef struct {
-    guint8 kind;     /* FastPartKind */
-    guint32 header;  /* FAST_PART_HEADER: the header's index in the step's list */
-    guint32 offset;  /* FAST_PART_TEXT: the text's place in the plan's text */
+    guint8 kind;    /* FastPartKind */
+    guint32 header; /* FAST_PART_HEADER: the header's index in the step's list */
+    guint32 offset; /* FAST_PART_TEXT: the text's place in the plan's text */
     guint32 length;
 } FastPart;
 
