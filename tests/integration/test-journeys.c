@@ -27,6 +27,7 @@ typedef struct {
     guint never;           /* /never requests: a step that must not send */
     GPtrArray *echoes;     /* the query strings /echo received, in order */
     GPtrArray *bodies;     /* the bodies /echo received */
+    GPtrArray *heads;      /* X-Empty, X-Iter and X-Lit as /echo received them */
 } Journey;
 
 typedef struct {
@@ -98,6 +99,18 @@ handle_items (Journey *j, SoupServerMessage *msg)
     respond (msg, 200, "application/json", "{\"items\": [{\"id\": 42}], \"in_stock\": true}");
 }
 
+/* "X-Empty=[…] X-Iter=[…] X-Lit=[…]", "-" for a field that is absent. */
+static char *
+echo_head (SoupMessageHeaders *headers)
+{
+    const char *empty = soup_message_headers_get_one (headers, "X-Empty");
+    const char *iter = soup_message_headers_get_one (headers, "X-Iter");
+    const char *lit = soup_message_headers_get_one (headers, "X-Lit");
+
+    return g_strdup_printf ("X-Empty=[%s] X-Iter=[%s] X-Lit=[%s]", empty != NULL ? empty : "-",
+                            iter != NULL ? iter : "-", lit != NULL ? lit : "-");
+}
+
 static void
 handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
          gpointer data)
@@ -152,6 +165,7 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
                          g_strdup (g_uri_get_query (uri) != NULL ? g_uri_get_query (uri) : ""));
         g_ptr_array_add (j->bodies,
                          g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
+        g_ptr_array_add (j->heads, echo_head (soup_server_message_get_request_headers (msg)));
         respond (msg, 200, "text/plain", "echo\n");
     } else {
         respond (msg, 404, "text/plain", "not found\n");
@@ -172,6 +186,7 @@ fixture_setup (Fixture *f, gconstpointer data)
                                           (GDestroyNotify)g_hash_table_unref);
     j->echoes = g_ptr_array_new_with_free_func (g_free);
     j->bodies = g_ptr_array_new_with_free_func (g_free);
+    j->heads = g_ptr_array_new_with_free_func (g_free);
     f->server = throng_test_soup_server_start (NULL, handler, j);
 }
 
@@ -186,6 +201,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
     g_hash_table_unref (j->row_users);
     g_ptr_array_unref (j->echoes);
     g_ptr_array_unref (j->bodies);
+    g_ptr_array_unref (j->heads);
     g_mutex_clear (&j->lock);
     throng_test_tmpdir_free (f->dir);
 }
@@ -442,6 +458,40 @@ test_functions (Fixture *f, gconstpointer data)
     g_assert_cmpint (atoi (c2), ==, atoi (c1) + 1);
     g_assert_true (g_regex_match_simple ("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}",
                                          g_ptr_array_index (j->bodies, 0), 0, 0));
+}
+
+/*
+ * What a templated request is made of, on one kept-alive connection: a
+ * url with a query (its fragment not sent), a header whose value expands
+ * to nothing, one that changes, a literal one, a Content-Length the plan
+ * gives (the transport's own wins), and a body whose length changes
+ * between iterations, so a stale length would break the next request.
+ */
+static void
+test_templated_parts (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - set: { empty: \"\", pad: \"p${iteration}${iteration}${iteration}\" }\n"
+          "      - http:\n"
+          "          method: POST\n"
+          "          url: \"/echo?u=${user.id}&i=${iteration}#frag\"\n"
+          "          headers: { X-Empty: \"${vars.empty}\", X-Iter: \"i${iteration}\",\n"
+          "                     X-Lit: plain, Content-Length: \"999\" }\n"
+          "          body: '${vars.pad}'\n";
+    g_autoptr (JsonNode) root = run (f, 1, 12, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->echoes->len, ==, 12);
+    for (guint i = 1; i <= 12; i++) {
+        g_autofree char *query = g_strdup_printf ("u=1&i=%u", i);
+        g_autofree char *body = g_strdup_printf ("p%u%u%u", i, i, i);
+        g_autofree char *head = g_strdup_printf ("X-Empty=[] X-Iter=[i%u] X-Lit=[plain]", i);
+
+        g_assert_cmpstr (g_ptr_array_index (j->echoes, i - 1), ==, query);
+        g_assert_cmpstr (g_ptr_array_index (j->bodies, i - 1), ==, body);
+        g_assert_cmpstr (g_ptr_array_index (j->heads, i - 1), ==, head);
+    }
 }
 
 /* A body_file with `template: true` is expanded per request; without it, sent as written. */
@@ -889,6 +939,7 @@ main (int argc, char **argv)
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },
         { "body-file", test_body_file, TRUE },
+        { "templated-parts", test_templated_parts, TRUE },
         { "report-back", test_report_back, FALSE },
         { "h2", test_h2, TRUE },
         { "unique-rows", test_unique_rows, TRUE },

@@ -236,7 +236,9 @@ fast_hop_done (FastUser *u, guint status, const char *protocol)
         http_sample_note_protocol (u->sample, protocol);
     if (G_UNLIKELY (u->journey.active))
         http_journey_end (&u->journey, u->step, u->user, status,
-                          fast_response_headers (&u->response),
+                          http_journey_reads_headers (&u->journey, u->step)
+                              ? fast_response_headers (&u->response)
+                              : NULL,
                           http_hop_uri (&u->hop, u->step), u->sample);
     fast_step_finish (u);
 }
