@@ -3,7 +3,9 @@
  * The prometheus reporter against a real Prometheus: the test starts
  * Prometheus on a loopback port with its own storage and a 1 s scrape
  * interval, runs throng with the reporter, and asks Prometheus's HTTP API
- * what it scraped: the request counters equal throng's JSON summary, and
+ * what it scraped: the request counters equal throng's JSON summary (per
+ * status_class too: 200s, 404s, 503s and timeouts from the builtin
+ * target), and
  * histogram_quantile(0.99, …) over the buckets falls in the bucket that
  * holds throng's own p99.  Skipped with a message (failed under CI) when
  * Prometheus is not installed.  Also: the `_bucket` counts are exact at
@@ -123,6 +125,10 @@ static const char plan_format[] =
     "        http: { url: / }\n"
     "      - name: \"missing \\\"page\\\"\"\n"
     "        http: { url: /status/404 }\n"
+    "      - name: busy\n"
+    "        http: { url: /status/503 }\n"
+    "      - name: slow\n"
+    "        http: { url: /delay/2000, timeout: 100ms }\n"
     "reporters:\n"
     "  - prometheus: { listen: \"127.0.0.1:%u\", linger: 20s }\n";
 
@@ -153,12 +159,30 @@ test_scraped (Fixture *fixture, gconstpointer data)
                        (double) throng_test_json_int (summary, "total.requests"));
     g_assert_cmpfloat (query_value (fixture, "sum(throng_errors_total{class=\"status\"})"), ==,
                        (double) throng_test_json_int (summary, "total.errors_by_class.status"));
-    g_assert_cmpfloat (query_value (fixture, "sum(throng_requests_total{status_class=\"error\"})"),
-                       ==, (double) throng_test_json_int (summary, "total.errors"));
+    /* status_class: the status's class, or the error class of a step without a status. */
+    g_assert_cmpfloat (query_value (fixture, "sum(throng_requests_total{status_class=\"2xx\"})"),
+                       ==, (double) (throng_test_json_int (summary, "total.requests")
+                                     - throng_test_json_int (summary, "total.errors")));
+    g_assert_cmpfloat (
+        query_value (fixture, "sum(throng_requests_total{step=\"busy\",status_class=\"5xx\"})"), ==,
+        (double) throng_test_json_int (summary, "scenarios.0.steps.2.stats.errors_by_class.status"));
+    g_assert_cmpfloat (query_value (fixture, "sum(throng_requests_total{status_class=\"4xx\"})"),
+                       ==, (double) throng_test_json_int (
+                               summary, "scenarios.0.steps.1.stats.errors_by_class.status"));
+    g_assert_cmpfloat (
+        query_value (fixture, "sum(throng_requests_total{step=\"slow\",status_class=\"timeout\"})"),
+        ==, (double) throng_test_json_int (summary, "total.errors_by_class.timeout"));
+    g_assert_cmpfloat (
+        (double) throng_test_json_int (summary, "scenarios.0.steps.3.stats.requests"), ==,
+        (double) throng_test_json_int (summary, "total.errors_by_class.timeout"));
+    g_assert_cmpint (throng_test_json_int (summary, "total.errors_by_class.timeout"), >, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.2.stats.requests"), >, 0);
+    g_assert_true (isnan (query_value (
+        fixture, "count(throng_requests_total{status_class!~\"2xx|4xx|5xx|timeout\"})")));
     g_assert_cmpfloat (query_value (fixture, "sum(throng_iterations_total)"), ==,
                        (double) throng_test_json_int (summary, "scenarios.0.iterations"));
 
-    for (guint step = 0; step < 2; step++) {
+    for (guint step = 0; step < 4; step++) {
         g_autofree char *path = g_strdup_printf ("scenarios.0.steps.%u", step);
         g_autofree char *label_path = g_strdup_printf ("%s.label", path);
         g_autofree char *requests_path = g_strdup_printf ("%s.stats.requests", path);
