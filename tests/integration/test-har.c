@@ -402,6 +402,12 @@ test_synthetic (Fixture *fixture, gconstpointer data)
     g_assert_nonnull (cookies);
     g_assert_nonnull (strstr (cookies, "session=abc"));
     g_assert_nonnull (strstr (cookies, "pre=1"));
+    /* One Cookie field, the recorded cookie and the jar's together (RFC 6265 §5.4). */
+    g_assert_null (strstr (cookies, ", "));
+    g_autofree char *login_lower = g_ascii_strdown (login->headers, -1);
+    g_assert_cmpuint (count_occurrences (login_lower, "\ncookie: ")
+                          + g_str_has_prefix (login_lower, "cookie: "),
+                      ==, 1);
 
     Received *upload = received_at (fixture, "/upload");
     g_autofree char *upload_type = header_value (upload, "Content-Type");
