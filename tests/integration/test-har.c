@@ -283,16 +283,6 @@ replace_all (const char *text, const char *from, const char *to)
  *   12 GET {B}/other, a second later: another origin
  *   13 GET {A}/search?q=a%20b#top: a query kept, a fragment dropped
  */
-static guint
-count_occurrences (const char *text, const char *needle)
-{
-    guint n = 0;
-
-    for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
-        n++;
-    return n;
-}
-
 static char *
 write_synthetic (const char *dir, const char *name, const char *a, const char *b)
 {
@@ -345,7 +335,7 @@ test_synthetic (Fixture *fixture, gconstpointer data)
     g_assert_nonnull (strstr (text, "-> 404, after a pause of 160ms\n      - pause: 160ms\n      - http:"));
     g_assert_nonnull (strstr (text, "      - pause: 1000ms\n"));
     g_assert_null (strstr (text, "      - pause: 50ms\n"));
-    g_assert_cmpuint (count_occurrences (text, "      - pause: "), ==, 3);
+    g_assert_cmpuint (throng_test_count (text, "      - pause: "), ==, 3);
     g_assert_nonnull (strstr (text, "          expect_status: \"404\"\n"));
     /* The recorded statuses as checks, not comments. */
     g_assert_nonnull (strstr (text, "          check: [ { status: 404 } ]\n"));
@@ -405,7 +395,7 @@ test_synthetic (Fixture *fixture, gconstpointer data)
     /* One Cookie field, the recorded cookie and the jar's together (RFC 6265 §5.4). */
     g_assert_null (strstr (cookies, ", "));
     g_autofree char *login_lower = g_ascii_strdown (login->headers, -1);
-    g_assert_cmpuint (count_occurrences (login_lower, "\ncookie: ")
+    g_assert_cmpuint (throng_test_count (login_lower, "\ncookie: ")
                           + g_str_has_prefix (login_lower, "cookie: "),
                       ==, 1);
 

@@ -36,12 +36,8 @@ fixture_setup (Fixture *fixture, gconstpointer data)
 static void
 stop_influxd (Fixture *fixture)
 {
-    if (fixture->influxd == NULL)
-        return;
-    /* It may have been stopped (SIGSTOP) by /influxdb/hung. */
-    throng_test_process_signal (fixture->influxd, SIGCONT);
-    throng_test_process_stop (fixture->influxd, SIGTERM, 10000);
-    g_clear_pointer (&fixture->influxd, throng_test_process_free);
+    /* It may have been stopped (SIGSTOP) by /influxdb/hung: the helper sends SIGCONT first. */
+    throng_test_daemon_stop (&fixture->influxd, 10000);
 }
 
 static void
@@ -53,21 +49,28 @@ fixture_teardown (Fixture *fixture, gconstpointer data)
     throng_test_tmpdir_free (fixture->dir);
 }
 
-/* Starts influxd on the fixture's ports and directories (again, after a stop); TRUE when it answers. */
+/*
+ * Starts influxd on the fixture's ports and directories (again, after a
+ * stop); TRUE when it answers.  With @last_try, not answering fails the
+ * test with influxd's log.
+ */
 static gboolean
-spawn_influxd (Fixture *fixture)
+spawn_influxd (Fixture *fixture, gboolean last_try)
 {
     g_autofree char *log = g_build_filename (fixture->dir, "influxd.log", NULL);
     g_autofree char *ping = g_strdup_printf ("http://127.0.0.1:%u/ping", fixture->port);
-    const char *argv[] = { fixture->program, "run", "-config", fixture->config, NULL };
-    g_autoptr (GError) error = NULL;
+    ThrongTestDaemon daemon = {
+        .name = "influxd",
+        .argv = (const char *const[]) { fixture->program, "run", "-config", fixture->config,
+                                        NULL },
+        .log_path = log,
+        .ready_url = ping,
+    };
 
-    fixture->influxd = throng_test_process_spawn (
-        argv, &(ThrongTestSpawnOptions) { .output_path = log, .death_signal = SIGTERM }, &error);
-    g_assert_no_error (error);
-    g_test_message ("influxd pid %s on port %u", throng_test_process_pid (fixture->influxd),
-                    fixture->port);
-    return throng_test_http_wait_ok (ping, 30000);
+    fixture->influxd = throng_test_daemon_start (&daemon);
+    if (fixture->influxd == NULL && last_try)
+        throng_test_daemon_fail (&daemon);
+    return fixture->influxd != NULL;
 }
 
 static gboolean
@@ -92,11 +95,9 @@ start_influxd (Fixture *fixture)
             fixture->rpc_port, fixture->dir, fixture->dir, fixture->dir, fixture->port);
         g_free (fixture->config);
         fixture->config = throng_test_write_file (fixture->dir, "influxdb.conf", text);
-        if (spawn_influxd (fixture))
+        if (spawn_influxd (fixture, attempt == 2))
             break;
-        stop_influxd (fixture);
     }
-    g_assert_nonnull (fixture->influxd);
 
     guint status = 0;
     g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/query", fixture->port);
@@ -223,7 +224,7 @@ test_outage (Fixture *fixture, gconstpointer data)
     gint64 outage_start = g_get_monotonic_time ();
     stop_influxd (fixture);
     g_usleep (4000 * 1000);
-    g_assert_true (spawn_influxd (fixture));
+    g_assert_true (spawn_influxd (fixture, TRUE));
     gint64 outage_s = (g_get_monotonic_time () - outage_start + G_USEC_PER_SEC - 1)
                       / G_USEC_PER_SEC;
     g_assert_true (throng_test_process_wait (throng, 60, &status, &out, &err));
@@ -446,6 +447,23 @@ field_int (const char *fields, const char *key)
     return 0;
 }
 
+/* The points the server accepted, each as line_parts() splits it (asserting each line parses). */
+static GPtrArray *
+v2_points (V2Server *v2)
+{
+    g_auto (GStrv) lines = g_strsplit (v2->accepted->str, "\n", -1);
+    GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+    for (char **line = lines; *line != NULL; line++) {
+        if (**line == '\0')
+            continue;
+        GStrv parts = line_parts (*line);
+        g_assert_nonnull (parts);
+        g_ptr_array_add (points, parts);
+    }
+    return points;
+}
+
 /* Runs the plan with api v2 against the fake server in @mode; the summary. */
 static JsonNode *
 run_v2 (Fixture *fixture, V2Server *v2, V2Mode mode, const char *duration, char **err)
@@ -482,13 +500,9 @@ run_v2 (Fixture *fixture, V2Server *v2, V2Mode mode, const char *duration, char 
     g_assert_cmpuint (v2->problems->len, ==, 0);
 
     /* precision=us: every timestamp is a time of the run in microseconds. */
-    g_auto (GStrv) lines = g_strsplit (v2->accepted->str, "\n", -1);
-    for (char **line = lines; *line != NULL; line++) {
-        if (**line == '\0')
-            continue;
-        g_auto (GStrv) parts = line_parts (*line);
-        g_assert_nonnull (parts);
-        gint64 stamp = g_ascii_strtoll (parts[2], NULL, 10);
+    g_autoptr (GPtrArray) points = v2_points (v2);
+    for (guint i = 0; i < points->len; i++) {
+        gint64 stamp = g_ascii_strtoll (((GStrv) points->pdata[i])[2], NULL, 10);
         g_assert_cmpint (stamp, >=, wall_before);
         g_assert_cmpint (stamp, <=, wall_after);
     }
@@ -508,14 +522,13 @@ v2_clear (V2Server *v2)
 static gint64
 v2_sum (V2Server *v2, const char *key)
 {
-    g_auto (GStrv) lines = g_strsplit (v2->accepted->str, "\n", -1);
+    g_autoptr (GPtrArray) points = v2_points (v2);
     gint64 sum = 0;
 
-    for (char **line = lines; *line != NULL; line++) {
-        if (!g_str_has_prefix (*line, "throng_step,"))
-            continue;
-        g_auto (GStrv) parts = line_parts (*line);
-        sum += field_int (parts[1], key);
+    for (guint i = 0; i < points->len; i++) {
+        GStrv parts = points->pdata[i];
+        if (g_str_has_prefix (parts[0], "throng_step,"))
+            sum += field_int (parts[1], key);
     }
     return sum;
 }

@@ -13,7 +13,6 @@
  * starts.
  */
 #include <math.h>
-#include <signal.h>
 #include <string.h>
 
 #include "http-client.h"
@@ -36,9 +35,7 @@ fixture_setup (Fixture *fixture, gconstpointer data)
 static void
 fixture_teardown (Fixture *fixture, gconstpointer data)
 {
-    if (fixture->prometheus != NULL)
-        throng_test_process_stop (fixture->prometheus, SIGTERM, 5000);
-    g_clear_pointer (&fixture->prometheus, throng_test_process_free);
+    throng_test_daemon_stop (&fixture->prometheus, 5000);
     throng_test_tmpdir_free (fixture->dir);
 }
 
@@ -68,25 +65,21 @@ start_prometheus (Fixture *fixture)
         g_autofree char *storage_arg = g_strdup_printf ("--storage.tsdb.path=%s", storage);
         g_autofree char *listen_arg = g_strdup_printf ("--web.listen-address=127.0.0.1:%u",
                                                        fixture->port);
-        const char *argv[] = { program, config_arg, storage_arg, listen_arg, "--log.level=warn",
-                               NULL };
-        g_autoptr (GError) error = NULL;
         g_autofree char *ready = g_strdup_printf ("http://127.0.0.1:%u/-/ready", fixture->port);
+        ThrongTestDaemon daemon = {
+            .name = "prometheus",
+            .argv = (const char *const[]) { program, config_arg, storage_arg, listen_arg,
+                                            "--log.level=warn", NULL },
+            .log_path = log,
+            .ready_url = ready,
+        };
 
-        fixture->prometheus = throng_test_process_spawn (
-            argv, &(ThrongTestSpawnOptions) { .output_path = log, .death_signal = SIGTERM },
-            &error);
-        g_assert_no_error (error);
-        g_test_message ("prometheus pid %s on port %u", throng_test_process_pid (fixture->prometheus),
-                        fixture->port);
-        if (throng_test_http_wait_ok (ready, 30000))
+        fixture->prometheus = throng_test_daemon_start (&daemon);
+        if (fixture->prometheus != NULL)
             return TRUE;
-        throng_test_process_stop (fixture->prometheus, SIGTERM, 5000);
-        g_clear_pointer (&fixture->prometheus, throng_test_process_free);
+        if (attempt == 2)
+            throng_test_daemon_fail (&daemon);
     }
-    g_autofree char *text = NULL;
-    g_file_get_contents (log, &text, NULL, NULL);
-    g_error ("prometheus did not become ready:\n%s", text);
     return FALSE;
 }
 
