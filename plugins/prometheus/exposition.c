@@ -142,7 +142,10 @@ status_class_slot (const ThrongSample *sample)
 {
     if (sample->status >= 100 && sample->status <= 599)
         return (guint) sample->status / 100 - 1;
-    if ((guint) sample->error >= THRONG_ERROR_CLASS_SLOTS)
+    /* A class this core cannot name is "other": one series, not several of the same labels. */
+    if ((guint) sample->error >= THRONG_ERROR_CLASS_SLOTS
+        || (sample->error != THRONG_ERROR_OTHER
+            && strcmp (throng_error_class_name (sample->error), "other") == 0))
         return STATUS_SLOTS + THRONG_ERROR_OTHER;
     return STATUS_SLOTS + (guint) sample->error;
 }

@@ -198,6 +198,20 @@ influx_warning (JsonNode *summary)
     return NULL;
 }
 
+/* The summary's influxdb warning, asserting it says that every request of the run was lost. */
+static const char *
+influx_all_lost (JsonNode *summary)
+{
+    g_autofree char *expected = g_strdup_printf (
+        "points (%" G_GINT64_FORMAT " requests) were not stored",
+        throng_test_json_int (summary, "total.requests"));
+    const char *warning = influx_warning (summary);
+
+    g_test_message ("%s", warning);
+    g_assert_nonnull (strstr (warning, expected));
+    return warning;
+}
+
 /*
  * The database stops for about four seconds of a ten-second run, then
  * comes back.  Batches of four points (two steps, the scenario, the run)
@@ -276,11 +290,7 @@ test_refused (Fixture *fixture, gconstpointer data)
     g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
 
     g_test_message ("%s", err);
-    g_autofree char *expected = g_strdup_printf (
-        "points (%" G_GINT64_FORMAT " requests) were not stored",
-        throng_test_json_int (summary, "total.requests"));
-    const char *warning = influx_warning (summary);
-    g_assert_nonnull (strstr (warning, expected));
+    const char *warning = influx_all_lost (summary);
     g_assert_nonnull (strstr (warning, "HTTP 404"));
     g_assert_nonnull (strstr (warning, "database not found"));
 }
@@ -316,10 +326,7 @@ test_hung (Fixture *fixture, gconstpointer data)
     gint64 start_up_ms = g_getenv ("THRONG_SANITIZED") != NULL ? 12000 : 4000;
     g_assert_cmpint (took_ms, <, 3000 + 2000 + start_up_ms);
     g_assert_cmpfloat (throng_test_json_double (summary, "duration_s"), <, 3.5);
-    g_autofree char *expected = g_strdup_printf (
-        "points (%" G_GINT64_FORMAT " requests) were not stored",
-        throng_test_json_int (summary, "total.requests"));
-    g_assert_nonnull (strstr (influx_warning (summary), expected));
+    influx_all_lost (summary);
 }
 
 /* ---- InfluxDB 2.x: the documented write API, not a real server -------------------------
@@ -558,13 +565,8 @@ test_v2_unauthorized (Fixture *fixture, gconstpointer data)
     V2Server v2 = { 0 };
     g_autofree char *err = NULL;
     g_autoptr (JsonNode) summary = run_v2 (fixture, &v2, V2_UNAUTHORIZED, "2s", &err);
-    g_autofree char *expected = g_strdup_printf (
-        "points (%" G_GINT64_FORMAT " requests) were not stored",
-        throng_test_json_int (summary, "total.requests"));
-    const char *warning = influx_warning (summary);
+    const char *warning = influx_all_lost (summary);
 
-    g_test_message ("%s", warning);
-    g_assert_nonnull (strstr (warning, expected));
     g_assert_nonnull (strstr (warning, "HTTP 401 Unauthorized"));
     g_assert_nonnull (strstr (warning, "unauthorized access"));
     /* Not retried: one write per batch, a batch a second and the remainder. */
