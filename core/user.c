@@ -393,6 +393,9 @@ user_walk_on (ThrongUser *user, UserNext next, gint64 now, gint64 extra_us)
 
         user->state = THRONG_USER_PAUSE;
         user->pause_start_us = now + extra_us;
+        /* An arrival that begins with a pause: its first request is due when the pause ends. */
+        if (user->scheduled_us > 0)
+            user->scheduled_us += extra_us + user->pause_us;
         /* Past the hard deadline the iteration would be cut anyway: wake then (user_timer_fired). */
         if (user->hard_deadline_us > 0 && end > user->hard_deadline_us)
             end = user->hard_deadline_us;

@@ -254,6 +254,30 @@ test_pause (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (took_us, >=, 230000);
 }
 
+/*
+ * An open-model iteration that begins with a pause: its first request is
+ * measured from when it was due, the pause's end, not from the arrival
+ * (which would put the pause in its latency).
+ */
+static void
+test_pause_open (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - executor: constant-arrival-rate\n"
+                                          "    rate: 10/s\n"
+                                          "    duration: 1s\n"
+                                          "    max_users: 20\n"
+                                          "    steps:\n"
+                                          "      - pause: 200ms\n"
+                                          "      - name: after\n"
+                                          "        null: {}\n",
+                                          NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), >=, 5);
+    g_assert_cmpint (step_int (root, 0, "stats.latency_us.max"), <, 100000);
+}
+
 /* `${env.*}` in a setting that is not a template; `-e` wins over the environment. */
 static void
 test_env (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -381,6 +405,7 @@ main (int argc, char **argv)
     ADD ("/steps/data/unique-per-user", test_data_unique);
     ADD ("/steps/once/all", test_all_once);
     ADD ("/steps/pause", test_pause);
+    ADD ("/steps/pause/open", test_pause_open);
     ADD ("/steps/env", test_env);
     ADD ("/steps/summary/journey", test_summary_journey);
     return g_test_run ();
