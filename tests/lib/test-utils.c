@@ -221,3 +221,13 @@ throng_test_count_lines (const char *text)
         n += *p == '\n';
     return n;
 }
+
+guint
+throng_test_count (const char *text, const char *needle)
+{
+    guint n = 0;
+
+    for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
+        n++;
+    return n;
+}
