@@ -137,9 +137,11 @@ char *throng_test_write_plan (const char *dir, const char *name, const char *yam
 /* Network                                                             */
 
 /*
- * A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0,
- * read back and closed).  Asserts on failure.  Another process may take it
- * before the caller binds; callers that start servers retry.
+ * A TCP port on 127.0.0.1 that was free a moment ago (bound, read back and
+ * closed), below the kernel's ephemeral range when there is room there, so
+ * that no outgoing connection takes it.  Asserts on failure.  Another
+ * process may take it before the caller binds; callers that start servers
+ * retry.
  */
 guint16 throng_test_free_port (void);
 
