@@ -25,7 +25,10 @@
 # 0 leaves the table out), instructions per request and the ratio to the
 # baseline's.  The count does not move with the machine's load; it leaves
 # out the kernel's share (most of a keep-alive request's CPU), so read it
-# beside the first table, not instead of it.
+# beside the first table, not instead of it.  Under valgrind a run takes
+# tens of times longer, so work done once a second (snapshots, a
+# reporter's interval) weighs that much more per request there than in
+# the first table: the count is an upper bound for such reporters.
 set -euo pipefail
 
 BUILD_DIR=${1:-build}
