@@ -72,6 +72,10 @@ http_hop_response (HttpHop *hop, const HttpStep *step, guint status, SoupMessage
     const char *location = NULL;
     GUri *next;
 
+    /* Every response names its protocol; an h2 exchange then says "h2"
+     * (http_sample_note_protocol).  An HTTP/1.0 answer counts as http/1.1:
+     * the request went out as one. */
+    sample->protocol = "http/1.1";
     if (step->follow_redirects && http_status_is_redirect (status))
         location = soup_message_headers_get_one (headers, "Location");
     if (location == NULL) {

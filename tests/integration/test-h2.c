@@ -7,8 +7,9 @@
  * each TLS session policy's connection and handshake counts equal
  * nginx's over h2; `auto` falls back to HTTP/1.1 against a server
  * without h2, and `version: 2` fails there with class `protocol`.  The
- * negotiated protocol reaches the reporters as " (h2)" after the sample's
- * reason phrase, counted here in the csv reporter's rows.  The real
+ * negotiated protocol reaches the reporters per sample (JSON sample
+ * lines' "protocol") and per step (the summary's "protocols" counts).
+ * The real
  * `throng` binary runs as a subprocess (TLS resumption, see
  * test-tls-policy.c).
  */
@@ -33,6 +34,18 @@ csv_count (const char *path, const char *fragment)
     for (const char *p = text; (p = strstr (p, fragment)) != NULL; p += strlen (fragment))
         n++;
     return n;
+}
+
+/* The requests over @protocol in the "protocols" of the stats at @path (a name with a dot). */
+static gint64
+protocol_count (JsonNode *root, const char *path, const char *protocol)
+{
+    g_autofree char *at = g_strdup_printf ("%s.protocols", path);
+    JsonObject *protocols = json_node_get_object (throng_test_json_get (root, at));
+
+    return json_object_has_member (protocols, protocol)
+               ? json_object_get_int_member (protocols, protocol)
+               : 0;
 }
 
 typedef struct {
@@ -116,8 +129,12 @@ test_version_2 (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (server.connections, ==, USERS);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, USERS);
     g_assert_cmpuint (server.max_connection_requests, ==, ITERATIONS * STEPS);
-    /* And the reporters see it on every sample. */
-    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, REQUESTS);
+    /* And the reporters see it on every sample, counted per step. */
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, REQUESTS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.protocols.h2"), ==,
+                     REQUESTS / STEPS);
+    /* No longer in the message. */
+    g_assert_cmpuint (csv_count (csv, "(h2)"), ==, 0);
 }
 
 /*
@@ -178,7 +195,7 @@ test_cookies_redirects (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (server.lines, ==, users * iterations * 4);
     g_assert_cmpuint (server.http2, ==, server.lines);
     g_assert_cmpuint (server.status_2xx, ==, users * iterations * 3);
-    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, users * iterations * 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, users * iterations * 3);
 }
 
 /*
@@ -231,7 +248,9 @@ test_bodies (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 2);
     g_assert_true (throng_test_nginx_log_wait (nginx, 18, 5000, &server));
     g_assert_cmpuint (server.http2, ==, 18);
-    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, 12);
+    /* The failures too went over h2. */
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, 18);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.protocols.h2"), ==, 6);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,7 +341,8 @@ test_auto_falls_back (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (server.lines, ==, REQUESTS);
     g_assert_cmpuint (server.http2, ==, 0);
     g_assert_cmpuint (server.connections, ==, USERS);
-    g_assert_cmpuint (csv_count (csv, "(h2)"), ==, 0);
+    g_assert_false (throng_test_json_has (root, "total.protocols.h2"));
+    g_assert_cmpint (protocol_count (root, "total", "http/1.1"), ==, REQUESTS);
 }
 
 static void
@@ -500,7 +520,7 @@ test_hostile_rst (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
     g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
     g_assert_cmpuint (csv_count (csv, "RST_STREAM (INTERNAL_ERROR) from the server"), ==, 6);
-    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.protocols.h2"), ==, 3);
 }
 
 /*
@@ -526,7 +546,7 @@ test_hostile_goaway (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.retries"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 4);
     g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 4);
-    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, 6);
 }
 
 /*
@@ -572,7 +592,8 @@ test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (csv_count (out, "HTTP/2 connection closed before the response was complete"),
                       ==, 2 * HOSTILE_ITERATIONS);
     /* Over h2 through ALPN, a new TLS connection after each cut. */
-    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.protocols.h2"), ==,
+                     HOSTILE_ITERATIONS);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, HOSTILE_ITERATIONS);
 }
 

@@ -807,6 +807,8 @@ h2_settle (FastConn *conn, gboolean gone, ThrongErrorClass lost_class, const cha
         H2Ending *e = &endings[i];
         FastUser *u = e->user;
 
+        /* a failure too went over h2; a retry's new exchange says its own */
+        http_sample_note_protocol (u->sample, "h2");
         switch (e->outcome) {
         case H2_DONE:
             fast_hop_done (u, e->status, "h2");
