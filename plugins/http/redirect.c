@@ -107,11 +107,33 @@ http_hop_response (HttpHop *hop, const HttpStep *step, guint status, SoupMessage
     return TRUE;
 }
 
+/* Set on a jar that ever held a cookie (http_cookie_jar_used). */
+static GQuark jar_used_quark;
+
+/* The jar's "changed": a cookie came (or went); once is enough to ask it from then on. */
+static void
+jar_changed (SoupCookieJar *jar, SoupCookie *old_cookie, SoupCookie *new_cookie, gpointer data)
+{
+    g_object_set_qdata (G_OBJECT (jar), jar_used_quark, GINT_TO_POINTER (1));
+}
+
 SoupCookieJar *
 http_cookie_jar_new (void)
 {
+    static gsize once;
     SoupCookieJar *jar = soup_cookie_jar_new ();
 
+    if (g_once_init_enter (&once)) {
+        jar_used_quark = g_quark_from_static_string ("throng-http-jar-used");
+        g_once_init_leave (&once, 1);
+    }
     soup_cookie_jar_set_accept_policy (jar, SOUP_COOKIE_JAR_ACCEPT_ALWAYS);
+    g_signal_connect (jar, "changed", G_CALLBACK (jar_changed), NULL);
     return jar;
+}
+
+gboolean
+http_cookie_jar_used (SoupCookieJar *jar)
+{
+    return g_object_get_qdata (G_OBJECT (jar), jar_used_quark) != NULL;
 }

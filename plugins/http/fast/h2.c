@@ -70,7 +70,9 @@ struct _FastH2 {
     gsize out_len;
     gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
     GArray *nva;     /* nghttp2_nv, reused per request */
-    GString *text;   /* the request's :authority and lower-case names, reused */
+    GString *text;   /* the request's lower-case names, reused */
+    char *authority; /* the connection's host and port, every stream's :authority */
+    gsize authority_len;
     H2Stream *active[H2_STREAMS_MAX]; /* the streams in flight */
     guint n_active;
     /* the connection's failure, which ends every stream on it */
@@ -223,6 +225,30 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
     return 0;
 }
 
+/*
+ * Whether a response field goes into u->response.headers: all of them
+ * for a journey (checks and extractors read any), otherwise only those
+ * the exchange reads (the length against max_body, cookies, a redirect's
+ * Location); the rest would cost a copy each and be read by nobody.
+ * HTTP/2 names are lower case.
+ */
+static gboolean
+header_kept (const FastUser *u, const uint8_t *name, size_t namelen)
+{
+    if (G_UNLIKELY (u->journey.active))
+        return TRUE;
+    switch (namelen) {
+    case 8:
+        return memcmp (name, "location", 8) == 0;
+    case 10:
+        return memcmp (name, "set-cookie", 10) == 0;
+    case 14:
+        return memcmp (name, "content-length", 14) == 0;
+    default:
+        return FALSE;
+    }
+}
+
 static int
 on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
            size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *data)
@@ -243,6 +269,8 @@ on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *
         return 0;
     }
     if (namelen > 0 && name[0] == ':')
+        return 0;
+    if (!header_kept (s->user, name, namelen))
         return 0;
     soup_message_headers_append (s->user->response.headers, (const char *)name,
                                  (const char *)value);
@@ -470,6 +498,7 @@ h2_new (FastUser *u)
 {
     static GOnce once = G_ONCE_INIT;
     FastH2 *h2 = g_new0 (FastH2, 1);
+    gboolean v6;
     const nghttp2_settings_entry settings[] = {
         { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
         { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100 },
@@ -481,6 +510,14 @@ h2_new (FastUser *u)
     h2->owner = u;
     h2->nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     h2->text = g_string_sized_new (256);
+    /* A stream joins only a connection to its own host and port (fast_h2_joinable). */
+    v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
+    if (u->port != (u->tls ? 443 : 80))
+        h2->authority = g_strdup_printf ("%s%s%s:%u", v6 ? "[" : "", u->host, v6 ? "]" : "",
+                                         u->port);
+    else
+        h2->authority = g_strdup_printf ("%s%s%s", v6 ? "[" : "", u->host, v6 ? "]" : "");
+    h2->authority_len = strlen (h2->authority);
     nghttp2_session_client_new2 (&h2->session, callbacks, h2, options);
     nghttp2_submit_settings (h2->session, NGHTTP2_FLAG_NONE, settings, G_N_ELEMENTS (settings));
     nghttp2_session_set_local_window_size (h2->session, NGHTTP2_FLAG_NONE, 0, H2_WINDOW);
@@ -495,6 +532,7 @@ fast_h2_free (FastH2 *h2)
     nghttp2_session_del (h2->session);
     g_array_unref (h2->nva);
     g_string_free (h2->text, TRUE);
+    g_free (h2->authority);
     g_free (h2);
 }
 
@@ -536,11 +574,11 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     GUri *uri = http_hop_uri (&u->hop, step);
     gssize body_len = fast_body_length (step, request, u->hop.method, u->hop.body);
     g_autofree char *target = uri != step->uri ? fast_uri_target (uri) : NULL;
-    g_autofree char *cookies
-        = u->jar != NULL ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE) : NULL;
-    gboolean v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
+    g_autofree char *cookies = u->jar != NULL && http_cookie_jar_used (u->jar)
+                                   ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE)
+                                   : NULL;
     GString *text = h2->text;
-    gsize authority, length = 0, *names;
+    gsize length = 0, *names;
     guint n_headers = headers != NULL ? headers->len : 0;
     gsize body_size = 0;
     const char *body = http_request_body (step, request, &body_size);
@@ -551,11 +589,6 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     /* Offsets, not pointers, while the string may still grow. */
     names = g_newa (gsize, n_headers + 1);
     g_string_truncate (text, 0);
-    authority = 0;
-    g_string_append_printf (text, "%s%s%s", v6 ? "[" : "", u->host, v6 ? "]" : "");
-    if (u->port != (u->tls ? 443 : 80))
-        g_string_append_printf (text, ":%u", u->port);
-    g_string_append_c (text, '\0');
     for (guint i = 0; i < n_headers; i++) {
         const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
         names[i] = text->len;
@@ -569,7 +602,7 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     g_array_set_size (h2->nva, 0);
     nv_add (h2->nva, ":method", 7, u->hop.method, strlen (u->hop.method));
     nv_add (h2->nva, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
-    nv_add (h2->nva, ":authority", 10, text->str + authority, strlen (text->str + authority));
+    nv_add (h2->nva, ":authority", 10, h2->authority, h2->authority_len);
     const char *path = target != NULL ? target : http_request_target (step, request);
     nv_add (h2->nva, ":path", 5, path, strlen (path));
     gboolean agent = FALSE;
@@ -1002,8 +1035,7 @@ fast_h2_join (FastUser *u, FastUser *owner)
 {
     FastConn *conn = owner->conn;
 
-    g_debug ("fast: stream %u on the connection to %s:%u", conn->h2->n_active + 1, conn->host,
-             conn->port);
+    /* No g_debug here: formatting it costs more than the stream (GLib formats first). */
     u->conn = conn;
     u->reused = TRUE;
     h2_start (u);
