@@ -54,6 +54,7 @@ struct _FastH2Stream {
     gboolean got_head;
     gboolean remote_ended; /* the response's END_STREAM arrived */
     gsize header_bytes;
+    guint64 content_length; /* the final head's Content-Length, 0 when none */
     guint64 body_bytes;
     const guint8 *body;
     gsize body_len;
@@ -206,6 +207,34 @@ h2_has_outcome (const FastH2 *h2)
 
 /* Callbacks: they record, never end an exchange (see the top of the file). */
 
+/*
+ * Bytes per stream (docs/http.md): a frame's payload and its 9-byte
+ * header go to the sample of the stream it belongs to; a frame of the
+ * connection (SETTINGS, PING, WINDOW_UPDATE on stream 0, GOAWAY) or of a
+ * stream no longer in flight to the sample of a stream in flight, if any
+ * (uncounted otherwise, as the client preface's 24 bytes always are).
+ */
+static ThrongSample *
+frame_sample (FastH2 *h2, gint32 stream_id)
+{
+    H2Stream *s = stream_id != 0 ? stream_of (h2, stream_id) : NULL;
+
+    if (s == NULL)
+        s = h2->n_active > 0 ? h2->active[0] : NULL;
+    return s != NULL ? s->user->sample : NULL;
+}
+
+/* Every frame received, CONTINUATION included, before its payload is read. */
+static int
+on_begin_frame (nghttp2_session *session, const nghttp2_frame_hd *hd, void *data)
+{
+    ThrongSample *sample = frame_sample (data, hd->stream_id);
+
+    if (sample != NULL)
+        sample->bytes_received += hd->length + 9;
+    return 0;
+}
+
 /* Refuses the rest of the response: the stream ends, the connection goes on. */
 static void
 h2_cancel (FastH2 *h2, H2Stream *s)
@@ -221,6 +250,7 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
     if (frame->hd.type == NGHTTP2_HEADERS && s != NULL) {
         fast_response_headers_reset (&s->user->response);
         s->header_bytes = 0;
+        s->content_length = 0;
     }
     return 0;
 }
@@ -228,8 +258,8 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
 /*
  * Whether a response field goes into u->response.headers: all of them
  * for a journey (checks and extractors read any), otherwise only those
- * the exchange reads (the length against max_body, cookies, a redirect's
- * Location); the rest would cost a copy each and be read by nobody.
+ * the exchange reads (cookies, a redirect's Location; on_header reads the
+ * length itself); the rest would cost a copy each and be read by nobody.
  * HTTP/2 names are lower case.
  */
 static gboolean
@@ -242,8 +272,6 @@ header_kept (const FastUser *u, const uint8_t *name, size_t namelen)
         return memcmp (name, "location", 8) == 0;
     case 10:
         return memcmp (name, "set-cookie", 10) == 0;
-    case 14:
-        return memcmp (name, "content-length", 14) == 0;
     default:
         return FALSE;
     }
@@ -270,6 +298,8 @@ on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *
     }
     if (namelen > 0 && name[0] == ':')
         return 0;
+    if (namelen == 14 && memcmp (name, "content-length", 14) == 0)
+        s->content_length = g_ascii_strtoull ((const char *)value, NULL, 10);
     if (!header_kept (s->user, name, namelen))
         return 0;
     soup_message_headers_append (s->user->response.headers, (const char *)name,
@@ -345,8 +375,7 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         s->got_head = TRUE;
         u->state = ST_READING_BODY;
         /* As over HTTP/1.1: a declared length over max_body fails at the head. */
-        if ((guint64)soup_message_headers_get_content_length (u->response.headers)
-            > u->step->max_body) {
+        if (s->content_length > u->step->max_body) {
             h2_end (s, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
             h2_cancel (h2, s);
             return 0;
@@ -446,7 +475,11 @@ on_frame_send (nghttp2_session *session, const nghttp2_frame *frame, void *data)
 {
     FastH2 *h2 = data;
     const nghttp2_goaway *goaway = &frame->goaway;
+    ThrongSample *sample = frame_sample (h2, frame->hd.stream_id);
 
+    /* A header block nghttp2 split into CONTINUATION frames adds 9 bytes per 16 KiB. */
+    if (sample != NULL)
+        sample->bytes_sent += frame->hd.length + 9;
     if (frame->hd.type != NGHTTP2_GOAWAY || goaway->error_code == NGHTTP2_NO_ERROR)
         return 0;
     h2_break (h2, THRONG_ERROR_PROTOCOL, "the server broke HTTP/2: GOAWAY (%s) sent%s%.*s",
@@ -487,6 +520,7 @@ callbacks_once (gpointer unused)
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback (callbacks, on_invalid_frame);
     nghttp2_session_callbacks_set_error_callback2 (callbacks, on_error);
     nghttp2_session_callbacks_set_on_frame_send_callback (callbacks, on_frame_send);
+    nghttp2_session_callbacks_set_on_begin_frame_callback (callbacks, on_begin_frame);
     nghttp2_option_new (&options);
     /* Headers are counted against HTTP_MAX_HEAD in on_header; nghttp2 bounds each field. */
     nghttp2_option_set_max_send_header_block_length (options, 256 * 1024);
@@ -651,7 +685,7 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
 
 /* Writes what nghttp2 has to send; AGAIN leaves the rest in h2->out. */
 static FastIo
-h2_flush (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, FastError *error)
+h2_flush (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
 {
     for (;;) {
         gsize n;
@@ -675,18 +709,16 @@ h2_flush (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, 
             return r;
         h2->out += n;
         h2->out_len -= n;
-        if (sample != NULL)
-            sample->bytes_sent += n;
     }
 }
 
 /*
- * Reads within the budget and feeds nghttp2, counting what it reads to
- * @sample (nullable).  Returns OK when it stopped for the budget or an
+ * Reads within the budget and feeds nghttp2 (whose callbacks count the
+ * frames to their streams' samples, frame_bytes()).  Returns OK when it stopped for the budget or an
  * outcome, AGAIN with *@want, or how the connection ended.
  */
 static FastIo
-h2_read (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, FastError *error)
+h2_read (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
 {
     FastUser *owner = h2->owner;
     gsize budget = READ_BUDGET;
@@ -699,8 +731,6 @@ h2_read (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, F
 
         if (r != FAST_IO_OK)
             return r;
-        if (sample != NULL)
-            sample->bytes_received += n;
         if (G_UNLIKELY (conn->want_ticket))
             fast_save_ticket (owner, conn);
         used = nghttp2_session_mem_recv (h2->session, in, n);
@@ -873,14 +903,13 @@ static void
 h2_pump (FastConn *conn)
 {
     FastH2 *h2 = conn->h2;
-    ThrongSample *sample = h2->n_active > 0 ? h2->active[0]->user->sample : NULL;
     GIOCondition want_in = G_IO_IN, want_out = 0;
     FastError error;
     FastIo r;
 
     for (guint i = 0; i < h2->n_active; i++)
         h2->active[i]->user->read_yielded = FALSE;
-    r = h2_read (conn, h2, sample, &want_in, &error);
+    r = h2_read (conn, h2, &want_in, &error);
     if (r == FAST_IO_EOF || r == FAST_IO_RESET || r == FAST_IO_ERROR) {
         h2_settle (conn, TRUE, r == FAST_IO_ERROR ? error.error_class : THRONG_ERROR_RESET,
                    r == FAST_IO_ERROR     ? error.message
@@ -891,7 +920,7 @@ h2_pump (FastConn *conn)
     }
     /* Even a finished stream's WINDOW_UPDATE and SETTINGS ACK go out now. */
     if (!h2->broken) {
-        r = h2_flush (conn, h2, sample, &want_out, &error);
+        r = h2_flush (conn, h2, &want_out, &error);
         if (r == FAST_IO_ERROR || r == FAST_IO_RESET || r == FAST_IO_EOF) {
             gboolean open = FALSE;
             for (guint i = 0; i < h2->n_active; i++)
@@ -932,7 +961,7 @@ h2_start (FastUser *u)
         return;
     }
     /* Others are in flight: send it, and let the connection's events read for all. */
-    if (h2_flush (conn, h2, u->sample, &want_out, &error) == FAST_IO_AGAIN)
+    if (h2_flush (conn, h2, &want_out, &error) == FAST_IO_AGAIN)
         fast_conn_watch (conn, G_IO_IN | want_out);
 }
 
@@ -996,9 +1025,9 @@ fast_h2_idle_event (FastUser *u, FastConn *conn)
         return;
     }
     /* No stream is open: anything recorded is about the connection. */
-    r = h2_read (conn, h2, NULL, &want, &error);
+    r = h2_read (conn, h2, &want, &error);
     if (r == FAST_IO_OK || r == FAST_IO_AGAIN)
-        r = h2_flush (conn, h2, NULL, &want_out, &error);
+        r = h2_flush (conn, h2, &want_out, &error);
     if ((r == FAST_IO_OK || r == FAST_IO_AGAIN) && !h2->broken && !h2->goaway
         && !h2_session_over (h2)) {
         fast_conn_watch (conn, want | (r == FAST_IO_AGAIN ? want_out : 0));
@@ -1063,7 +1092,7 @@ fast_h2_abandon (FastUser *u)
     if (h2->owner == u)
         fast_pool_put (u, conn);
     if (h2->n_active > 0 && !h2->broken
-        && h2_flush (conn, h2, NULL, &want_out, &error) == FAST_IO_AGAIN)
+        && h2_flush (conn, h2, &want_out, &error) == FAST_IO_AGAIN)
         fast_conn_watch (conn, G_IO_IN | want_out);
     return TRUE;
 }
