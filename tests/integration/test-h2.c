@@ -597,6 +597,103 @@ test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, HOSTILE_ITERATIONS);
 }
 
+/* ------------------------------------------------------------------ */
+/* Streams of a `parallel` (tests/lib/h2-server.c)                     */
+
+#define SERVER_DELAY_US (200 * 1000) /* the server's /slow */
+
+/*
+ * A server that allows one stream at a time: the children of a parallel
+ * wait for a free stream, and the wait is part of their latency (their
+ * samples start when the core first tried them).  The third child waits
+ * for the first two, each the server's delay: its elapsed time is at
+ * least twice that, and the connection stays the only one (no refused
+ * stream retried elsewhere).
+ */
+static void
+test_stream_wait (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+
+    g_assert_no_error (error);
+    throng_test_h2_server_set_max_streams (server, 1);
+    root = hostile_run (fixture, server,
+                        "      - parallel:\n"
+                        "          max: 3\n"
+                        "          steps:\n"
+                        "            - http: { url: /slow }\n"
+                        "            - http: { url: /slow }\n"
+                        "            - http: { url: /slow }\n",
+                        2, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.latency_us.min"), >=,
+                     SERVER_DELAY_US);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.3.stats.latency_us.min"), >=,
+                     2 * SERVER_DELAY_US);
+    /* The parallel: the three one after the other. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.latency_us.min"), >=,
+                     3 * SERVER_DELAY_US);
+}
+
+/*
+ * Three streams at once on one connection, bodies of known, different
+ * sizes: each child's bytes are its own stream's frames (docs/http.md):
+ * received, its HEADERS (one field, :status, HPACK-coded in a byte or
+ * two) and DATA frames with their 9-byte headers, and its share of the
+ * connection's own frames (SETTINGS, WINDOW_UPDATE, PING), bounded here
+ * by 200 bytes; sent, its HEADERS frame, under 200 bytes.
+ */
+static void
+test_stream_bytes (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const guint sizes[] = { 100, 20000, 50000 };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+    guint64 sent = 0, received = 0;
+
+    g_assert_no_error (error);
+    root = hostile_run (fixture, server,
+                        "      - parallel:\n"
+                        "          max: 3\n"
+                        "          steps:\n"
+                        "            - http: { url: /size/100 }\n"
+                        "            - http: { url: /size/20000 }\n"
+                        "            - http: { url: /size/50000 }\n",
+                        3, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+        g_autofree char *path_r
+            = g_strdup_printf ("scenarios.0.steps.%u.stats.bytes_received", i + 1);
+        g_autofree char *path_s = g_strdup_printf ("scenarios.0.steps.%u.stats.bytes_sent", i + 1);
+        gint64 r = throng_test_json_int (root, path_r) / 3;
+        gint64 w = throng_test_json_int (root, path_s) / 3;
+        /* the body in 16 KiB DATA frames, each with its 9 bytes, and the HEADERS frame */
+        gint64 least = sizes[i] + 9 * (sizes[i] / 16384 + 1) + 9 + 1;
+
+        g_test_message ("child %u: %" G_GINT64_FORMAT " received (least %" G_GINT64_FORMAT
+                        "), %" G_GINT64_FORMAT " sent",
+                        i, r, least, w);
+        g_assert_cmpint (r, >=, least);
+        g_assert_cmpint (r, <=, least + 200);
+        g_assert_cmpint (w, >, 9);
+        g_assert_cmpint (w, <, 200);
+        sent += (guint64)w;
+        received += (guint64)r;
+    }
+    /* The parallel's own sample adds its children's. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_received") / 3,
+                     >=, received - 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -641,6 +738,8 @@ main (int argc, char **argv)
     ADD ("/h2/hostile/rst", test_hostile_rst, NULL);
     ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
     ADD ("/h2/hostile/tls-cut", test_hostile_tls_cut, NULL);
+    ADD ("/h2/streams/wait-in-latency", test_stream_wait, NULL);
+    ADD ("/h2/streams/bytes", test_stream_bytes, NULL);
 #undef ADD
 
     return g_test_run ();
