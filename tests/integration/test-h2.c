@@ -598,6 +598,101 @@ test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
 }
 
 /* ------------------------------------------------------------------ */
+/* A run that mixes versions: protocol per sample and per step         */
+
+#define MIXED_REQUESTS (2 * 3) /* per step: 2 users, 3 iterations */
+
+/*
+ * One step over h2, one over HTTP/1.1, on one nginx: the JSON sample
+ * lines say "protocol" each, the summary counts them per step ("h2" on
+ * the first, "http/1.1" on the second), `throng report` reads the counts
+ * back from the jsonl file, and the console's summary lists them per step
+ * because the run mixed them.
+ */
+static void
+test_mixed_protocols (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autofree char *jsonl = g_build_filename (fixture->dir, "run.jsonl", NULL);
+    g_autofree char *again = g_build_filename (fixture->dir, "again.json", NULL);
+    g_autofree char *plan_path = g_build_filename (fixture->dir, "mixed.yaml", NULL);
+    g_autofree char *http = NULL, *reporters = NULL, *plan = NULL, *text = NULL;
+    g_autofree char *out = NULL, *err = NULL, *again_arg = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_autoptr (JsonNode) reread = NULL;
+    g_autoptr (JsonParser) parser = json_parser_new ();
+
+    if (nginx == NULL)
+        return;
+    http = g_strdup_printf ("tls: { ca_file: '%s' }", throng_test_nginx_certs (nginx)->ca_cert);
+    reporters = g_strdup_printf ("reporters:\n  - json: { path: '%s', mode: jsonl, samples: true }\n",
+                                 jsonl);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "mixed",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "mixed",
+        .users = 2,
+        .iterations = 3,
+        .steps = "      - http: { url: /over-h2, version: 2 }\n"
+                 "      - http: { url: /over-h1, version: '1.1' }\n",
+        .plan_extra = reporters,
+    });
+    root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.protocols.h2"), ==,
+                     MIXED_REQUESTS);
+    g_assert_false (throng_test_json_has (root, "scenarios.0.steps.1.stats.protocols.h2"));
+    g_assert_cmpint (protocol_count (root, "scenarios.0.steps.1.stats", "http/1.1"), ==,
+                     MIXED_REQUESTS);
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, MIXED_REQUESTS);
+    g_assert_cmpint (protocol_count (root, "total", "http/1.1"), ==, MIXED_REQUESTS);
+
+    /* Each sample line names its protocol. */
+    g_assert_true (g_file_get_contents (jsonl, &text, NULL, NULL));
+    g_assert_cmpuint (csv_count (jsonl, "\"url\":\"https://"), ==, 2 * MIXED_REQUESTS);
+    g_assert_cmpuint (csv_count (jsonl, "/over-h2\",\"protocol\":\"h2\"}"), ==, MIXED_REQUESTS);
+    g_assert_cmpuint (csv_count (jsonl, "/over-h1\",\"protocol\":\"http/1.1\"}"), ==,
+                      MIXED_REQUESTS);
+
+    /* Read back from the jsonl file, the counts are the same. */
+    again_arg = throng_test_out_arg ("json", again);
+    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, NULL, NULL, "report", jsonl,
+                                       "--out", again_arg, NULL),
+                     ==, 0);
+    g_assert_true (json_parser_load_from_file (parser, again, NULL));
+    reread = json_node_copy (json_parser_get_root (parser));
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.0.stats.protocols.h2"), ==,
+                     MIXED_REQUESTS);
+    g_assert_cmpint (protocol_count (reread, "scenarios.0.steps.1.stats", "http/1.1"), ==,
+                     MIXED_REQUESTS);
+
+    /* The console (the reporter of a plan without any) names them per step: the run mixed them. */
+    g_free (plan);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "mixed",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "mixed",
+        .users = 2,
+        .iterations = 3,
+        .steps = "      - http: { url: /over-h2, version: 2 }\n"
+                 "      - http: { url: /over-h1, version: '1.1' }\n",
+    });
+    g_assert_true (g_file_set_contents (plan_path, plan, -1, NULL));
+    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, NULL, "run", plan_path, NULL),
+                     ==, 0);
+    g_test_message ("%s", out);
+    g_assert_nonnull (strstr (out, "protocols"));
+    g_assert_nonnull (strstr (out, "mixed / GET /over-h2: h2 6\n"));
+    g_assert_nonnull (strstr (out, "mixed / GET /over-h1: http/1.1 6\n"));
+}
+
+/* ------------------------------------------------------------------ */
 /* Streams of a `parallel` (tests/lib/h2-server.c)                     */
 
 #define SERVER_DELAY_US (200 * 1000) /* the server's /slow */
@@ -738,6 +833,7 @@ main (int argc, char **argv)
     ADD ("/h2/hostile/rst", test_hostile_rst, NULL);
     ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
     ADD ("/h2/hostile/tls-cut", test_hostile_tls_cut, NULL);
+    ADD ("/h2/nginx/fast/mixed-protocols", test_mixed_protocols, NULL);
     ADD ("/h2/streams/wait-in-latency", test_stream_wait, NULL);
     ADD ("/h2/streams/bytes", test_stream_bytes, NULL);
 #undef ADD
