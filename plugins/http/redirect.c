@@ -107,33 +107,51 @@ http_hop_response (HttpHop *hop, const HttpStep *step, guint status, SoupMessage
     return TRUE;
 }
 
-/* Set on a jar that ever held a cookie (http_cookie_jar_used). */
-static GQuark jar_used_quark;
+/*
+ * A SoupCookieJar that remembers whether it ever held a cookie, so that
+ * asking it costs a load (http_cookie_jar_used) until one comes.
+ */
+typedef struct {
+    SoupCookieJar parent;
+    gboolean used;
+} HttpCookieJar;
 
-/* The jar's "changed": a cookie came (or went); once is enough to ask it from then on. */
+typedef struct {
+    SoupCookieJarClass parent_class;
+} HttpCookieJarClass;
+
+static GType http_cookie_jar_get_type (void);
+G_DEFINE_TYPE (HttpCookieJar, http_cookie_jar, SOUP_TYPE_COOKIE_JAR)
+
+/* A cookie came (or went): from then on, requests ask the jar. */
 static void
-jar_changed (SoupCookieJar *jar, SoupCookie *old_cookie, SoupCookie *new_cookie, gpointer data)
+http_cookie_jar_changed (SoupCookieJar *jar, SoupCookie *old_cookie, SoupCookie *new_cookie)
 {
-    g_object_set_qdata (G_OBJECT (jar), jar_used_quark, GINT_TO_POINTER (1));
+    ((HttpCookieJar *)jar)->used = TRUE;
+}
+
+static void
+http_cookie_jar_class_init (HttpCookieJarClass *klass)
+{
+    SOUP_COOKIE_JAR_CLASS (klass)->changed = http_cookie_jar_changed;
+}
+
+static void
+http_cookie_jar_init (HttpCookieJar *jar)
+{
 }
 
 SoupCookieJar *
 http_cookie_jar_new (void)
 {
-    static gsize once;
-    SoupCookieJar *jar = soup_cookie_jar_new ();
+    SoupCookieJar *jar = g_object_new (http_cookie_jar_get_type (), NULL);
 
-    if (g_once_init_enter (&once)) {
-        jar_used_quark = g_quark_from_static_string ("throng-http-jar-used");
-        g_once_init_leave (&once, 1);
-    }
     soup_cookie_jar_set_accept_policy (jar, SOUP_COOKIE_JAR_ACCEPT_ALWAYS);
-    g_signal_connect (jar, "changed", G_CALLBACK (jar_changed), NULL);
     return jar;
 }
 
 gboolean
 http_cookie_jar_used (SoupCookieJar *jar)
 {
-    return g_object_get_qdata (G_OBJECT (jar), jar_used_quark) != NULL;
+    return ((HttpCookieJar *)jar)->used;
 }
