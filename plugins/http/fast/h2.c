@@ -31,6 +31,8 @@
 
 /* Our windows, as h2load's defaults (-w 30 -W 30): flow control never paces a download. */
 #define H2_WINDOW ((1 << 30) - 1)
+/* Frames gathered for one write (h2_flush). */
+#define H2_WBUF (16 * 1024)
 /* PING and SETTINGS frames accepted between two frames of the stream: more is a flood. */
 #define H2_CONTROL_MAX 1000
 
@@ -67,8 +69,11 @@ typedef struct _FastH2Stream H2Stream;
 struct _FastH2 {
     nghttp2_session *session;
     FastUser *owner;   /* whose hands or pool hold the connection; its buffer reads */
-    const guint8 *out; /* what mem_send returned and the socket has not taken */
+    const guint8 *out; /* what mem_send returned and h2->wbuf has not taken */
     gsize out_len;
+    guint8 wbuf[H2_WBUF]; /* frames gathered for one write */
+    gsize wbuf_len;
+    gsize wbuf_off; /* written so far */
     gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
     GArray *nva;     /* nghttp2_nv, reused per request */
     GString *text;   /* the request's lower-case names, reused */
@@ -683,7 +688,13 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
 
 /* I/O */
 
-/* Writes what nghttp2 has to send; AGAIN leaves the rest in h2->out. */
+/*
+ * Writes what nghttp2 has to send.  nghttp2 hands out one frame per
+ * mem_send call: the frames are gathered in h2->wbuf and written
+ * together, one system call for the HEADERS of every stream a `parallel`
+ * started (h2load does the same).  AGAIN leaves the rest in h2->wbuf and
+ * h2->out.
+ */
 static FastIo
 h2_flush (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
 {
@@ -691,24 +702,37 @@ h2_flush (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
         gsize n;
         FastIo r;
 
-        if (h2->out_len == 0) {
-            const uint8_t *data;
-            ssize_t len = nghttp2_session_mem_send (h2->session, &data);
-            if (len < 0) {
-                error->error_class = THRONG_ERROR_PROTOCOL;
-                error->message = nghttp2_strerror ((int)len);
-                return FAST_IO_ERROR;
+        while (h2->wbuf_len < H2_WBUF) {
+            if (h2->out_len == 0) {
+                const uint8_t *data;
+                ssize_t len = nghttp2_session_mem_send (h2->session, &data);
+                if (len < 0) {
+                    error->error_class = THRONG_ERROR_PROTOCOL;
+                    error->message = nghttp2_strerror ((int)len);
+                    return FAST_IO_ERROR;
+                }
+                if (len == 0)
+                    break;
+                h2->out = data;
+                h2->out_len = (gsize)len;
             }
-            if (len == 0)
-                return FAST_IO_OK;
-            h2->out = data;
-            h2->out_len = (gsize)len;
+            n = MIN (h2->out_len, H2_WBUF - h2->wbuf_len);
+            memcpy (h2->wbuf + h2->wbuf_len, h2->out, n);
+            h2->wbuf_len += n;
+            h2->out += n;
+            h2->out_len -= n;
         }
-        r = fast_conn_write (conn, h2->out, h2->out_len, &n, want, error);
+        if (h2->wbuf_off == h2->wbuf_len) {
+            h2->wbuf_off = h2->wbuf_len = 0;
+            return FAST_IO_OK;
+        }
+        r = fast_conn_write (conn, h2->wbuf + h2->wbuf_off, h2->wbuf_len - h2->wbuf_off, &n, want,
+                             error);
         if (r != FAST_IO_OK)
             return r;
-        h2->out += n;
-        h2->out_len -= n;
+        h2->wbuf_off += n;
+        if (h2->wbuf_off == h2->wbuf_len)
+            h2->wbuf_off = h2->wbuf_len = 0;
     }
 }
 
@@ -948,8 +972,6 @@ h2_start (FastUser *u)
 {
     FastConn *conn = u->conn;
     FastH2 *h2 = conn->h2;
-    GIOCondition want_out = 0;
-    FastError error;
 
     if (u->h2s == NULL)
         u->h2s = g_new0 (H2Stream, 1);
@@ -960,9 +982,13 @@ h2_start (FastUser *u)
         h2_pump (conn);
         return;
     }
-    /* Others are in flight: send it, and let the connection's events read for all. */
-    if (h2_flush (conn, h2, &want_out, &error) == FAST_IO_AGAIN)
-        fast_conn_watch (conn, G_IO_IN | want_out);
+    /*
+     * Others are in flight: the connection's next event sends it, with
+     * every other stream a `parallel` starts meanwhile (the core starts
+     * them in one pass), one write for all where a write each cost a
+     * system call per request; and reads for all.
+     */
+    fast_conn_watch (conn, G_IO_IN | G_IO_OUT);
 }
 
 gboolean
