@@ -17,7 +17,8 @@
 # `parallel` of 10 requests (`throng-p10`: 10 streams at once on the
 # user's connection), as a ratio to h2load -m10.  Unlike h2load, which
 # keeps 10 in flight all the time, a throng user starts its next 10 when
-# the last of the previous 10 has ended.  The client is pinned to CLIENT_CPU and
+# the last of the previous 10 has ended.  (tests/bench/h2-instr.sh counts
+# instructions and system calls per request instead.)  The client is pinned to CLIENT_CPU and
 # nginx to SERVER_CPU (lib.sh); on a shared machine CPU per request is the
 # figure to compare.
 set -euo pipefail
