@@ -31,8 +31,8 @@
 
 /* Our windows, as h2load's defaults (-w 30 -W 30): flow control never paces a download. */
 #define H2_WINDOW ((1 << 30) - 1)
-/* Frames gathered for one write (h2_flush). */
-#define H2_WBUF (16 * 1024)
+/* Small frames gathered for one write (h2_flush): a connection's memory, so not more. */
+#define H2_WBUF 4096
 /* PING and SETTINGS frames accepted between two frames of the stream: more is a flood. */
 #define H2_CONTROL_MAX 1000
 
@@ -482,7 +482,7 @@ on_frame_send (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     const nghttp2_goaway *goaway = &frame->goaway;
     ThrongSample *sample = frame_sample (h2, frame->hd.stream_id);
 
-    /* A header block nghttp2 split into CONTINUATION frames adds 9 bytes per 16 KiB. */
+    /* A header block sent as HEADERS and CONTINUATION counts one frame header. */
     if (sample != NULL)
         sample->bytes_sent += frame->hd.length + 9;
     if (frame->hd.type != NGHTTP2_GOAWAY || goaway->error_code == NGHTTP2_NO_ERROR)
@@ -690,10 +690,11 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
 
 /*
  * Writes what nghttp2 has to send.  nghttp2 hands out one frame per
- * mem_send call: the frames are gathered in h2->wbuf and written
+ * mem_send call: small frames are gathered in h2->wbuf and written
  * together, one system call for the HEADERS of every stream a `parallel`
- * started (h2load does the same).  AGAIN leaves the rest in h2->wbuf and
- * h2->out.
+ * started (h2load does the same); a frame as large as the buffer (a
+ * request body's DATA) is written from nghttp2's own.  AGAIN leaves the
+ * rest in h2->wbuf and h2->out.
  */
 static FastIo
 h2_flush (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
@@ -716,23 +717,32 @@ h2_flush (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
                 h2->out = data;
                 h2->out_len = (gsize)len;
             }
+            if (h2->wbuf_len == 0 && h2->out_len >= H2_WBUF)
+                break;
             n = MIN (h2->out_len, H2_WBUF - h2->wbuf_len);
             memcpy (h2->wbuf + h2->wbuf_len, h2->out, n);
             h2->wbuf_len += n;
             h2->out += n;
             h2->out_len -= n;
         }
-        if (h2->wbuf_off == h2->wbuf_len) {
-            h2->wbuf_off = h2->wbuf_len = 0;
-            return FAST_IO_OK;
+        if (h2->wbuf_off < h2->wbuf_len) {
+            r = fast_conn_write (conn, h2->wbuf + h2->wbuf_off, h2->wbuf_len - h2->wbuf_off, &n,
+                                 want, error);
+            if (r != FAST_IO_OK)
+                return r;
+            h2->wbuf_off += n;
+            if (h2->wbuf_off == h2->wbuf_len)
+                h2->wbuf_off = h2->wbuf_len = 0;
+            continue;
         }
-        r = fast_conn_write (conn, h2->wbuf + h2->wbuf_off, h2->wbuf_len - h2->wbuf_off, &n, want,
-                             error);
+        h2->wbuf_off = h2->wbuf_len = 0;
+        if (h2->out_len == 0)
+            return FAST_IO_OK;
+        r = fast_conn_write (conn, h2->out, h2->out_len, &n, want, error);
         if (r != FAST_IO_OK)
             return r;
-        h2->wbuf_off += n;
-        if (h2->wbuf_off == h2->wbuf_len)
-            h2->wbuf_off = h2->wbuf_len = 0;
+        h2->out += n;
+        h2->out_len -= n;
     }
 }
 
