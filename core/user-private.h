@@ -55,6 +55,7 @@ typedef struct {
     gboolean ran;
     gint64 first_start_us;
     gint64 last_end_us;
+    gint64 waiting_since_us;    /* the protocol refused child `next` first then; 0: not */
     ThrongErrorClass error;
     guint failed_step;
     guint64 bytes_sent;

@@ -311,7 +311,7 @@ run_setup (FastUser *u, const HttpStep *step, ThrongSample *sample)
 
     u->req = (const guint8 *)fstep->request;
     u->req_len = fstep->request_len;
-    if (G_UNLIKELY (u->jar != NULL)) {
+    if (G_UNLIKELY (u->jar != NULL && http_cookie_jar_used (u->jar))) {
         g_string_truncate (u->out, 0);
         g_string_append_len (u->out, fstep->request, fstep->head_len);
         if (fast_append_cookies (u, step->uri)) {
