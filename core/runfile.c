@@ -192,6 +192,7 @@ read_stats (const Reader *r, gint object, ThrongStats *stats)
     stats->bytes_sent = (guint64) member_int (r, object, "bytes_sent");
     stats->bytes_received = (guint64) member_int (r, object, "bytes_received");
     stats->connections = (guint64) member_int (r, object, "connections");
+    stats->retries = (guint64) member_int (r, object, "retries");
     gint handshakes = member (r, object, "handshakes");
     stats->handshakes_full = (guint64) member_int (r, handshakes, "full");
     stats->handshakes_resumed = (guint64) member_int (r, handshakes, "resumed");

@@ -426,6 +426,9 @@ static JsonNode *
 hostile_run (ThrongTestTmpdir *fixture, ThrongTestH2Server *server, const char *steps,
              guint iterations, char **csv)
 {
+    g_autofree char *reporters = g_strdup_printf (
+        "reporters:\n  - json: { path: \"%s/run.jsonl\", mode: jsonl, overwrite: true }\n",
+        fixture->dir);
     g_autofree char *plan = throng_test_plan_yaml (&(ThrongTestPlan){
         .name = "hostile",
         .transport = "fast",
@@ -435,6 +438,7 @@ hostile_run (ThrongTestTmpdir *fixture, ThrongTestH2Server *server, const char *
         .users = 1,
         .iterations = iterations,
         .steps = steps,
+        .plan_extra = reporters,
     });
     g_autofree char *out = g_build_filename (fixture->dir, "samples.csv", NULL);
     g_autofree char *arg = throng_test_out_arg ("csv", out);
@@ -547,6 +551,23 @@ test_hostile_goaway (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 4);
     g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 4);
     g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, 6);
+
+    /* throng report reads the retries back from the run's jsonl file. */
+    g_autofree char *jsonl = g_build_filename (fixture->dir, "run.jsonl", NULL);
+    g_autofree char *again = g_build_filename (fixture->dir, "again.json", NULL);
+    g_autofree char *again_arg = throng_test_out_arg ("json", again);
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_autofree char *report_err = NULL;
+    int status = throng_test_runv (RUN_TIMEOUT, NULL, &report_err, "report", jsonl, "--out",
+                                   again_arg, NULL);
+    if (status != 0)
+        g_test_message ("throng report: %s", report_err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (json_parser_load_from_file (parser, again, NULL));
+    g_assert_cmpint (throng_test_json_int (json_parser_get_root (parser), "total.retries"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (json_parser_get_root (parser),
+                                           "scenarios.0.steps.1.stats.retries"),
+                     ==, 3);
 }
 
 /*
