@@ -76,6 +76,7 @@ struct _ThrongUser {
     gint64 scenario_start_us;   /* monotonic start of the user's scenario */
     gint64 iteration_start_us;
     gint64 scheduled_us;        /* arrival rate: when the iteration was due */
+    gint64 done_us;             /* when the last step completed, while what follows runs at once; 0 outside */
     ThrongReactorTimer timer;   /* start, think time, pacing, yield, hard deadline */
     gboolean has_timer;         /* the timer is initialised (throng_user_create ran) */
     gboolean in_step_run;
