@@ -5,9 +5,9 @@
  * user and one iteration, the first request's origin as
  * `defaults.http.base_url` (requests to other origins keep absolute
  * URLs) and the headers every request sends as `defaults.http.headers`,
- * the recorded pauses as the scenario's think time, and one http
- * step per request with a comment on its entry and a check of its
- * recorded status.  Every string is written
+ * a `pause` step before each request that the recording reached after
+ * 100 ms or more with nothing in flight, and one http step per request
+ * with a comment on its entry and a check of its recorded status.  Every string is written
  * double-quoted, so no recorded text can change the plan's structure.
  */
 #include "import-har-private.h"
@@ -15,8 +15,12 @@
 #include <string.h>
 #include <throng/version.h>
 
-/* The longest think time a plan accepts (docs/plan-reference.md). */
-#define THINK_TIME_MAX_US (G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC)
+/* The longest pause a plan accepts (docs/plan-reference.md). */
+#define PAUSE_MAX_US (G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC)
+/* Shorter recorded gaps are the browser's own work, not the user's: no pause step. */
+#define PAUSE_MIN_US (100 * 1000)
+/* Pauses are written rounded to this. */
+#define PAUSE_ROUND_US (10 * 1000)
 
 /* Whether YAML lets @c stand in a double-quoted scalar as it is (YAML 1.1's printable set). */
 static gboolean
@@ -214,6 +218,12 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
                      pause != NULL ? pause : "");
     for (guint n = 0; n < request->notes->len; n++)
         append_comment (out, indent, g_ptr_array_index (request->notes, n));
+    if (request->pause_us >= PAUSE_MIN_US) {
+        gint64 rounded = (request->pause_us + PAUSE_ROUND_US / 2) / PAUSE_ROUND_US * PAUSE_ROUND_US;
+
+        g_string_append_printf (out, "      - pause: %" G_GINT64_FORMAT "ms\n",
+                                MIN (rounded, PAUSE_MAX_US) / 1000);
+    }
     g_string_append (out, "      - http:\n          method: ");
     append_quoted (out, request->method);
     g_string_append (out, "\n          url: ");
@@ -244,12 +254,9 @@ har_write_plan (const HarImport *import, const char *name)
     g_autoptr (GPtrArray) origins = g_ptr_array_new ();
     g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
     g_autoptr (GPtrArray) common = common_headers (import);
-    gint64 paused_us = 0;
 
     count_origins (import, origins, counts);
     write_header (out, import, origins, counts);
-    for (guint i = 0; i < import->requests->len; i++)
-        paused_us += ((const HarRequest *) g_ptr_array_index (import->requests, i))->pause_us;
 
     g_string_append (out, "name: ");
     append_quoted (out, name);
@@ -260,18 +267,6 @@ har_write_plan (const HarImport *import, const char *name)
     g_string_append (out, "scenarios:\n  - name: ");
     append_quoted (out, name);
     g_string_append (out, "\n    users: 1\n    iterations: 1\n");
-    if (paused_us >= 1000) {
-        gint64 mean_us = MIN (paused_us / import->requests->len, THINK_TIME_MAX_US);
-        g_autofree char *total = format_duration (paused_us);
-        g_autofree char *mean = format_duration (mean_us);
-
-        append_commentf (out, "    ", "The recording paused %s in all with no request in flight; a "
-                         "plan has one",
-                         total);
-        append_commentf (out, "    ", "think time, after every step, so each step pauses the mean "
-                         "(each pause is above its step).");
-        g_string_append_printf (out, "    think_time: %s\n", mean);
-    }
     g_string_append (out, "    steps:");
     for (guint i = 0; i < import->requests->len; i++)
         write_step (out, g_ptr_array_index (import->requests, i), g_ptr_array_index (origins, 0),

@@ -4,9 +4,45 @@
  * record path is the only one that runs per request: a few additions and
  * one or two histogram records, no allocation, no lock.  A failure's
  * message is kept by pointer (samples' messages live as long as the plan),
- * the first of each class only.
+ * the first of each class only.  Requests per protocol version are a
+ * short array of names (static, as samples name them, or interned), grown
+ * when a name is first seen: an allocation per stats and name, not per
+ * request.
  */
 #include "metrics.h"
+
+#include <string.h>
+
+/*
+ * The distinct messages kept for the life of the process.  A stats block
+ * keeps the first message of each class of each interval, and a message can
+ * name what varies (an address, a port, an extracted value): unbounded
+ * interning would grow for as long as a run goes on.  Past this many, a
+ * first message is replaced by one that says so.
+ */
+#define MESSAGES_KEPT_MAX 4096
+
+static const char *
+keep_message (const char *message)
+{
+    static GMutex lock;
+    static GHashTable *kept;
+    const char *copy;
+
+    if (message == NULL)
+        return NULL;
+    g_mutex_lock (&lock);
+    if (kept == NULL)
+        kept = g_hash_table_new (g_str_hash, g_str_equal);
+    copy = g_hash_table_lookup (kept, message);
+    if (copy == NULL && g_hash_table_size (kept) < MESSAGES_KEPT_MAX) {
+        copy = g_strdup (message);
+        g_hash_table_add (kept, (gpointer) copy);
+    }
+    g_mutex_unlock (&lock);
+    return copy != NULL ? copy : "(message not kept: over " G_STRINGIFY (MESSAGES_KEPT_MAX)
+                                 " distinct messages in this run)";
+}
 
 void
 throng_stats_init (ThrongStats *stats)
@@ -23,6 +59,8 @@ throng_stats_clear (ThrongStats *stats)
     g_clear_pointer (&stats->latency, throng_histogram_free);
     g_clear_pointer (&stats->handshake, throng_histogram_free);
     g_clear_pointer (&stats->error_messages, g_free);
+    g_clear_pointer (&stats->protocols, g_free);
+    stats->n_protocols = 0;
 }
 
 void
@@ -32,6 +70,7 @@ throng_stats_reset (ThrongStats *stats)
     ThrongHistogram *handshake = stats->handshake;
     const char **error_messages = stats->error_messages;
 
+    g_free (stats->protocols);
     memset (stats, 0, sizeof *stats);
     throng_histogram_reset (latency);
     throng_histogram_reset (handshake);
@@ -59,12 +98,38 @@ throng_stats_merge (ThrongStats *into, const ThrongStats *from)
     into->handshakes_full += from->handshakes_full;
     into->handshakes_resumed += from->handshakes_resumed;
     into->retries += from->retries;
+    for (guint i = 0; i < from->n_protocols; i++)
+        throng_stats_add_protocol (into, from->protocols[i].name, from->protocols[i].requests);
     throng_histogram_merge (into->latency, from->latency);
     throng_histogram_merge (into->handshake, from->handshake);
 }
 
 /* ThrongStats is embedded in arrays a 0.1 reporter walks: its size is 0.1's (LP64). */
 G_STATIC_ASSERT (sizeof (ThrongStats) == 232);
+
+/*
+ * Counts @requests over protocol version @name, which must outlive @stats
+ * (a sample's static name, or an interned one).  Names compare by pointer
+ * first: every sample of a plugin names a version with the same string.
+ */
+void
+throng_stats_add_protocol (ThrongStats *stats, const char *name, guint64 requests)
+{
+    guint i;
+
+    for (i = 0; i < stats->n_protocols; i++) {
+        const char *known = stats->protocols[i].name;
+        if (known == name || strcmp (known, name) == 0)
+            break;
+    }
+    if (i == stats->n_protocols) {
+        stats->protocols = g_renew (ThrongProtocolCount, stats->protocols, i + 1);
+        stats->protocols[i].name = name;
+        stats->protocols[i].requests = 0;
+        stats->n_protocols++;
+    }
+    stats->protocols[i].requests += requests;
+}
 
 void
 throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
@@ -76,11 +141,11 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
             slot = THRONG_ERROR_OTHER;
         stats->errors++;
         stats->errors_by_class[slot]++;
-        /* Interned: a message set with throng_sample_set_message() lives in
+        /* Copied: a message set with throng_sample_set_message() lives in
          * the user's buffer, rewritten by its next step and freed with it,
          * while the stats outlive both.  Once per class per stats. */
         if (stats->error_messages != NULL && stats->error_messages[slot] == NULL)
-            stats->error_messages[slot] = g_intern_string (sample->message);
+            stats->error_messages[slot] = keep_message (sample->message);
     }
     stats->bytes_sent += sample->bytes_sent;
     stats->bytes_received += sample->bytes_received;
@@ -88,6 +153,8 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
     stats->handshakes_full += sample->handshakes_full;
     stats->handshakes_resumed += sample->handshakes_resumed;
     stats->retries += sample->retries;
+    if (sample->protocol != NULL)
+        throng_stats_add_protocol (stats, sample->protocol, 1);
     throng_histogram_record (stats->latency, sample->elapsed_us);
     if (sample->handshakes_full + sample->handshakes_resumed > 0)
         throng_histogram_record (stats->handshake, sample->tls_us);

@@ -15,6 +15,7 @@ void throng_stats_clear (ThrongStats *stats);
 void throng_stats_reset (ThrongStats *stats);
 void throng_stats_merge (ThrongStats *into, const ThrongStats *from);
 void throng_stats_record (ThrongStats *stats, const ThrongSample *sample);
+void throng_stats_add_protocol (ThrongStats *stats, const char *name, guint64 requests);
 
 typedef struct {
     guint n_scenarios;

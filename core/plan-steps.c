@@ -2,7 +2,7 @@
 /*
  * A scenario's `steps:` as a tree: protocol requests and the control
  * steps around them (`once`, `group`, `choose`, `repeat`, `set`,
- * `parallel`), read
+ * `parallel`, `pause`), read
  * into the program user.c walks and the flat list of steps that have a
  * row in the reports (requests and groups, in plan order).  Nesting is
  * bounded; every key is checked, with suggestions.
@@ -18,15 +18,19 @@
 #define MAX_WEIGHT 1000000
 #define MAX_PARALLEL 100
 #define DEFAULT_PARALLEL 6
+#define MAX_PAUSE_US ((gint64) 3600 * G_USEC_PER_SEC)
 
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
-    "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", NULL,
+    "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", "pause",
+    NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
-static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", NULL };
+static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", "pause",
+                                             NULL };
 static const char *const branch_keys[] = { "weight", "steps", NULL };
 static const char *const parallel_keys[] = { "name", "max", "steps", NULL };
+static const char *const pause_keys[] = { "min", "max", NULL };
 
 typedef struct {
     ThrongPlanLoader *loader;
@@ -205,7 +209,8 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
         }
         if (g_strv_contains (control_keys, text)) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a step is one of a request, group, choose, repeat, set or parallel; "
+                                   "a step is one of a request, group, choose, repeat, set, parallel "
+                                   "or pause; "
                                    "this one has '%s' and '%s'",
                                    control, text);
             return FALSE;
@@ -356,6 +361,74 @@ read_set (StepReader *reader, const ThrongNode *node, ThrongAction *action, GErr
     return TRUE;
 }
 
+/* One bound of a pause: a duration from 0 to 1 h. */
+static gboolean
+read_pause_bound (const ThrongNode *node, gint64 *out_us, GError **error)
+{
+    gint64 us;
+
+    if (throng_node_kind (node) != THRONG_NODE_SCALAR) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a duration for pause, such as 1.5s");
+        return FALSE;
+    }
+    if (!throng_node_get_duration (node, &us, error))
+        return FALSE;
+    if (us < 0 || us > MAX_PAUSE_US) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
+                               "pause must be between 0 and 1h, got '%s'",
+                               throng_node_scalar (node));
+        return FALSE;
+    }
+    *out_us = us;
+    return TRUE;
+}
+
+/*
+ * `pause: 1.5s` (a fixed wait) or `pause: {min: 1s, max: 3s}` (uniform):
+ * the user waits on its timer; nothing is sent or recorded.
+ */
+static gboolean
+read_pause (const ThrongNode *node, ThrongAction *action, GError **error)
+{
+    const ThrongNode *value = throng_node_lookup (node, "pause");
+    ThrongThinkTime pause = { THRONG_THINK_CONSTANT, 0, 0 };
+
+    if (throng_node_kind (value) == THRONG_NODE_MAP) {
+        const ThrongNode *min = throng_node_lookup (value, "min");
+        const ThrongNode *max = throng_node_lookup (value, "max");
+
+        if (!throng_node_check_keys (value, pause_keys, "pause", error))
+            return FALSE;
+        if (min == NULL || max == NULL) {
+            throng_node_set_error (value, error, THRONG_PLAN_ERROR_MISSING,
+                                   "a random pause needs both 'min' and 'max', such as "
+                                   "'{min: 1s, max: 3s}'");
+            return FALSE;
+        }
+        if (!read_pause_bound (min, &pause.min_us, error)
+            || !read_pause_bound (max, &pause.max_us, error))
+            return FALSE;
+        if (pause.max_us < pause.min_us) {
+            throng_node_set_error (max, error, THRONG_PLAN_ERROR_RANGE,
+                                   "pause's max (%s) is below its min (%s)",
+                                   throng_node_scalar (max), throng_node_scalar (min));
+            return FALSE;
+        }
+        pause.kind = THRONG_THINK_UNIFORM;
+    } else if (throng_node_kind (value) != THRONG_NODE_SCALAR) {
+        throng_node_set_error (value, error, THRONG_PLAN_ERROR_TYPE,
+                               "expected a duration such as 1.5s, or a range such as "
+                               "'{min: 1s, max: 3s}', for pause");
+        return FALSE;
+    } else if (!read_pause_bound (value, &pause.min_us, error)) {
+        return FALSE;
+    }
+    action->kind = THRONG_ACTION_PAUSE;
+    action->pause = pause;
+    return TRUE;
+}
+
 /*
  * `parallel: {name, max, steps}`: its children are protocol requests (a
  * control step inside is refused where it stands), run at most `max` at
@@ -465,6 +538,8 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
         return FALSE;
     if (strcmp (control, "set") == 0)
         return read_set (reader, node, action, error);
+    if (strcmp (control, "pause") == 0)
+        return read_pause (node, action, error);
     if (strcmp (control, "parallel") == 0 && nesting < THRONG_PLAN_MAX_NESTING)
         return read_parallel (reader, node, parent, groups, action, error);
     /* containers: a new level */

@@ -29,6 +29,18 @@ typedef struct {
     guint depth;                    /* how many groups enclose it */
 } ThrongPlanStep;
 
+typedef enum {
+    THRONG_THINK_CONSTANT,      /* min_us */
+    THRONG_THINK_UNIFORM,       /* uniformly in [min_us, max_us] ("100ms..300ms") */
+    THRONG_THINK_EXPONENTIAL,   /* exponentially distributed with mean min_us ("~100ms") */
+} ThrongThinkKind;
+
+typedef struct {
+    ThrongThinkKind kind;
+    gint64 min_us;
+    gint64 max_us;
+} ThrongThinkTime;
+
 /* How deep groups, choose and repeat may nest (docs/plan-reference.md). */
 #define THRONG_PLAN_MAX_NESTING 8
 
@@ -40,6 +52,7 @@ typedef enum {
     THRONG_ACTION_REPEAT,           /* run the children `count` times */
     THRONG_ACTION_SET,              /* assign variables */
     THRONG_ACTION_PARALLEL,         /* run the children (requests) at most `count` at once, then record steps[step] */
+    THRONG_ACTION_PAUSE,            /* wait `pause` on the user's timer; not a step: nothing recorded */
 } ThrongActionKind;
 
 /*
@@ -60,6 +73,7 @@ struct _ThrongAction {
     gint *slots;                    /* set: the variables, … */
     ThrongTemplate **values;        /* … their templates */
     guint n_values;
+    ThrongThinkTime pause;          /* pause: how long (constant or uniform) */
 };
 
 /* The protocol data of one scenario, one per protocol its steps use. */
@@ -81,18 +95,6 @@ typedef struct {
     gint64 duration_us;
     gdouble target;
 } ThrongStage;
-
-typedef enum {
-    THRONG_THINK_CONSTANT,      /* min_us */
-    THRONG_THINK_UNIFORM,       /* uniformly in [min_us, max_us] ("100ms..300ms") */
-    THRONG_THINK_EXPONENTIAL,   /* exponentially distributed with mean min_us ("~100ms") */
-} ThrongThinkKind;
-
-typedef struct {
-    ThrongThinkKind kind;
-    gint64 min_us;
-    gint64 max_us;
-} ThrongThinkTime;
 
 typedef struct _ThrongDataSet ThrongDataSet;
 

@@ -153,6 +153,25 @@ read_histogram (const Reader *r, gint stats, const char *name)
     return histogram != NULL ? histogram : throng_histogram_new ();
 }
 
+/* "protocols": {"h2": N, ...}, absent before 0.4; names interned, as the stats keep them. */
+static void
+read_protocols (const Reader *r, gint protocols, ThrongStats *stats)
+{
+    guint key = (guint) protocols + 1;
+
+    if (protocols < 0 || g_array_index (r->toks->toks, JsonTok, protocols).type != JSONTOK_OBJECT)
+        return;
+    for (guint i = 0; i < jsontok_length (r->toks, protocols); i++) {
+        const JsonTok *key_tok = &g_array_index (r->toks->toks, JsonTok, key);
+        g_string_truncate (r->scratch, 0);
+        g_string_append_len (r->scratch, r->toks->text + key_tok->start,
+                             key_tok->end - key_tok->start);
+        throng_stats_add_protocol (stats, g_intern_string (r->scratch->str),
+                                   (guint64) jsontok_int (r->toks, (gint) key + 1));
+        key = g_array_index (r->toks->toks, JsonTok, key + 1).next;
+    }
+}
+
 static void
 read_stats (const Reader *r, gint object, ThrongStats *stats)
 {
@@ -176,6 +195,7 @@ read_stats (const Reader *r, gint object, ThrongStats *stats)
     gint handshakes = member (r, object, "handshakes");
     stats->handshakes_full = (guint64) member_int (r, handshakes, "full");
     stats->handshakes_resumed = (guint64) member_int (r, handshakes, "resumed");
+    read_protocols (r, member (r, object, "protocols"), stats);
     stats->latency = read_histogram (r, object, "latency_us");
     stats->handshake = read_histogram (r, object, "handshake_us");
 }

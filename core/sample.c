@@ -18,13 +18,16 @@
 /*
  * 0.2 widened `iteration` without moving a field a 0.1 plugin reads: the
  * 32-bit field kept its place (as iteration32) and the 64-bit one took
- * reserved slots, so the struct's size is unchanged too.
+ * reserved slots, so the struct's size is unchanged too.  0.4's
+ * `protocol` took another reserved slot: reporters walk arrays of samples
+ * whose stride a plugin built against 0.1 fixed.
  */
 #if GLIB_SIZEOF_VOID_P == 8
 G_STATIC_ASSERT (offsetof (ThrongSample, iteration32) == 68);
 G_STATIC_ASSERT (offsetof (ThrongSample, status) == 72);
 G_STATIC_ASSERT (offsetof (ThrongSample, message) == 88);
 G_STATIC_ASSERT (offsetof (ThrongSample, wall_start_us) == 104);
+G_STATIC_ASSERT (offsetof (ThrongSample, protocol) == 128);
 G_STATIC_ASSERT (sizeof (ThrongSample) == 144);
 #endif
 

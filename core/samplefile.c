@@ -113,5 +113,8 @@ throng_sample_line_read (const JsonToks *toks, const ThrongRunInfo *info,
     sample->handshakes_full = (guint16) member_int (toks, "handshakes_full");
     sample->handshakes_resumed = (guint16) member_int (toks, "handshakes_resumed");
     sample->resource = jsontok_string (toks, jsontok_member (toks, 0, "url"), strings);
+    /* interned: the stats that count it keep the name */
+    const char *protocol = jsontok_string (toks, jsontok_member (toks, 0, "protocol"), strings);
+    sample->protocol = protocol != NULL ? g_intern_string (protocol) : NULL;
     return TRUE;
 }

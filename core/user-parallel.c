@@ -7,6 +7,11 @@
  * the last one has, the parallel's own sample (from its first child's
  * start to its last child's end, failed when a child failed) becomes the
  * user's step result, and the user goes on as after any step.
+ *
+ * A child the protocol cannot take yet (an HTTP/2 connection at the
+ * server's max_concurrent_streams) starts when another completes; its
+ * sample starts when the core first tried it, so the wait is part of its
+ * latency (docs/http.md).
  */
 #include "user-private.h"
 
@@ -110,9 +115,15 @@ fill (ThrongUser *user, gint64 first_start_us)
         ThrongUserSlot *slot = free_slot (p, n_slots);
 
         g_assert (slot != NULL);
-        if (!start_child (user, slot, action->children[p->next], first_start_us))
+        if (first_start_us == 0)
+            first_start_us = p->waiting_since_us;
+        if (!start_child (user, slot, action->children[p->next], first_start_us)) {
+            if (p->waiting_since_us == 0)
+                p->waiting_since_us = slot->sample.start_us;
             break;
+        }
         first_start_us = 0;
+        p->waiting_since_us = 0;
         p->next++;
     }
     p->filling = FALSE;
@@ -130,6 +141,7 @@ throng_user_parallel_start (ThrongUser *user, gint64 start_us)
     p->next = 0;
     p->running = 0;
     p->ran = FALSE;
+    p->waiting_since_us = 0;
     p->error = THRONG_ERROR_NONE;
     p->bytes_sent = 0;
     p->bytes_received = 0;

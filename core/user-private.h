@@ -18,6 +18,7 @@ typedef enum {
     THRONG_USER_STEP,           /* next: run the current step */
     THRONG_USER_RUNNING,        /* a step is in flight */
     THRONG_USER_DONE,
+    THRONG_USER_PAUSE,          /* in a `pause` step, on its timer; next: walk on */
 } ThrongUserState;
 
 /*
@@ -54,6 +55,7 @@ typedef struct {
     gboolean ran;
     gint64 first_start_us;
     gint64 last_end_us;
+    gint64 waiting_since_us;    /* the protocol refused child `next` first then; 0: not */
     ThrongErrorClass error;
     guint failed_step;
     guint64 bytes_sent;
@@ -76,8 +78,10 @@ struct _ThrongUser {
     gint64 scenario_start_us;   /* monotonic start of the user's scenario */
     gint64 iteration_start_us;
     gint64 scheduled_us;        /* arrival rate: when the iteration was due */
+    gint64 pause_us;            /* the `pause` the walk stopped at: how long, drawn */
+    gint64 pause_start_us;      /* when it began (after the think time before it) */
     gint64 done_us;             /* when the last step completed, while what follows runs at once; 0 outside */
-    ThrongReactorTimer timer;   /* start, think time, pacing, yield, hard deadline */
+    ThrongReactorTimer timer;   /* start, think time, pause, pacing, yield, hard deadline */
     gboolean has_timer;         /* the timer is initialised (throng_user_create ran) */
     gboolean in_step_run;
     gboolean completed_in_run;

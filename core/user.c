@@ -3,7 +3,7 @@
  * One virtual user's life: a small state machine driven from its
  * worker's GMainContext.  It waits to start (the ramp-up), begins an
  * iteration, runs each step through its protocol, pauses for the think
- * time, and so on until its iterations or its scenario's duration are
+ * time and at `pause` steps (on its timer, never blocking the worker), and so on until its iterations or its scenario's duration are
  * done.  In ramping scenarios it parks while the stage does not want it;
  * in arrival-rate scenarios it waits in its pool between iterations.
  * Each completed step is recorded in the worker's metrics block.
@@ -56,6 +56,12 @@ user_timer_fired (ThrongReactorTimer *timer, gpointer data)
         throng_user_finish (user, TRUE);
         return;
     }
+    if (user->state == THRONG_USER_PAUSE && user->hard_deadline_us > 0
+        && due >= user->hard_deadline_us) {
+        /* The pause was cut at the hard deadline: the iteration ends unfinished. */
+        throng_user_finish (user, TRUE);
+        return;
+    }
     if (user->hard_deadline_us > 0 && due == user->hard_deadline_us) {
         /* The hard deadline, left armed between steps, came while the
          * user was not running one: nothing to cancel. */
@@ -99,7 +105,8 @@ throng_user_finish (ThrongUser *user, gboolean now)
     if (user->state == THRONG_USER_DONE)
         return;
     /* Before the worker's last report can go out, below. */
-    if ((user->state == THRONG_USER_RUNNING || user->state == THRONG_USER_STEP)
+    if ((user->state == THRONG_USER_RUNNING || user->state == THRONG_USER_STEP
+         || user->state == THRONG_USER_PAUSE)
         && worker->metrics != NULL)
         worker->metrics->interrupted++;
     if (user_counts_as_active (user->state))
@@ -120,9 +127,14 @@ throng_user_finish (ThrongUser *user, gboolean now)
 void
 throng_user_stop (ThrongUser *user)
 {
-    /* The others end their iteration and then find the worker's stop flag. */
+    /*
+     * The others end their iteration and then find the worker's stop
+     * flag.  A user in a `pause` ends there: waiting out a long pause
+     * would only hold the run up until the grace ran out.
+     */
     if (user->state == THRONG_USER_WAITING || user->state == THRONG_USER_PARKED
-        || user->state == THRONG_USER_IDLE || user->state == THRONG_USER_ITERATION)
+        || user->state == THRONG_USER_IDLE || user->state == THRONG_USER_ITERATION
+        || user->state == THRONG_USER_PAUSE)
         throng_user_finish (user, TRUE);
 }
 
@@ -194,6 +206,27 @@ user_note_in_groups (ThrongUser *user, const ThrongSample *sample)
         }
         frame->bytes_sent += sample->bytes_sent;
         frame->bytes_received += sample->bytes_received;
+    }
+}
+
+/*
+ * A pause from @start_us to @end_us ended inside open groups: each of them
+ * spans it (a transaction includes the think time inside it), though it
+ * is no request and fails nothing.
+ */
+static void
+user_note_pause_in_groups (ThrongUser *user, gint64 start_us, gint64 end_us)
+{
+    for (guint d = user->depth; d > 0; d--) {
+        ThrongUserFrame *frame = &user->frames[d];
+
+        if (frame->action->kind != THRONG_ACTION_GROUP)
+            continue;
+        if (!frame->ran || start_us < frame->start_us)
+            frame->start_us = start_us;
+        if (!frame->ran || end_us > frame->end_us)
+            frame->end_us = end_us;
+        frame->ran = TRUE;
     }
 }
 
@@ -289,13 +322,19 @@ user_choose (ThrongUser *user, const ThrongAction *choose)
     return choose->children[choose->n_children - 1];
 }
 
+typedef enum {
+    USER_NEXT_REQUEST,          /* user->step is the next request (or parallel) */
+    USER_NEXT_PAUSE,            /* a `pause`: user->pause_us is how long */
+    USER_NEXT_END,              /* the iteration has no more */
+} UserNext;
+
 /*
- * Walks the program to the next request of the iteration: sets user->step
- * and returns TRUE, or FALSE when the iteration has no more.  Runs `set`s,
- * draws `choose`s and records the groups that end on the way; allocates
- * nothing.
+ * Walks the program to the next request or pause of the iteration.  Runs
+ * `set`s, draws `choose`s and records the groups that end on the way;
+ * allocates nothing.  A pause stays inside its groups: their transaction
+ * spans it when a request follows it in the group.
  */
-static gboolean
+static UserNext
 user_next_request (ThrongUser *user)
 {
     for (;;) {
@@ -308,7 +347,7 @@ user_next_request (ThrongUser *user)
                 continue;
             }
             if (user->depth == 0)
-                return FALSE;
+                return USER_NEXT_END;
             user->depth--;
             if (container->kind == THRONG_ACTION_GROUP) {
                 user->open_groups--;
@@ -323,11 +362,14 @@ user_next_request (ThrongUser *user)
         switch (child->kind) {
         case THRONG_ACTION_REQUEST:
             user->step = child->step;
-            return TRUE;
+            return USER_NEXT_REQUEST;
         case THRONG_ACTION_PARALLEL:
             user->step = child->step;
             user->parallel.action = child;
-            return TRUE;
+            return USER_NEXT_REQUEST;
+        case THRONG_ACTION_PAUSE:
+            user->pause_us = throng_schedule_think (&child->pause, user->worker->rand);
+            return USER_NEXT_PAUSE;
         case THRONG_ACTION_SET:
             user_set (user, child);
             break;
@@ -344,6 +386,57 @@ user_next_request (ThrongUser *user)
 }
 
 static gboolean user_end_iteration (ThrongUser *user, gint64 now);
+
+/*
+ * Goes on from where the walk stopped, @extra_us (a think time) added to a
+ * pause.  Same contract as user_after_step().
+ */
+static gboolean
+user_walk_on (ThrongUser *user, UserNext next, gint64 now, gint64 extra_us)
+{
+    switch (next) {
+    case USER_NEXT_REQUEST:
+        user->state = THRONG_USER_STEP;
+        if (extra_us > 0) {
+            user_wait_until (user, now + extra_us);
+            return FALSE;
+        }
+        return TRUE;
+    case USER_NEXT_PAUSE: {
+        gint64 end = now + extra_us + user->pause_us;
+
+        user->state = THRONG_USER_PAUSE;
+        user->pause_start_us = now + extra_us;
+        /* An arrival that begins with a pause: its first request is due when the pause ends. */
+        if (user->scheduled_us > 0)
+            user->scheduled_us += extra_us + user->pause_us;
+        /* Past the hard deadline the iteration would be cut anyway: wake then (user_timer_fired). */
+        if (user->hard_deadline_us > 0 && end > user->hard_deadline_us)
+            end = user->hard_deadline_us;
+        user_wait_until (user, end);
+        return FALSE;
+    }
+    case USER_NEXT_END:
+    default:
+        return user_end_iteration (user, now);
+    }
+}
+
+/* A pause ended: the walk goes on, unless the run is stopping. */
+static gboolean
+user_after_pause (ThrongUser *user)
+{
+    gint64 now = g_get_monotonic_time ();
+
+    if (user->worker->stopping
+        || (user->hard_deadline_us > 0 && now >= user->hard_deadline_us)) {
+        throng_user_finish (user, TRUE);
+        return FALSE;
+    }
+    if (user->open_groups > 0)
+        user_note_pause_in_groups (user, user->pause_start_us, now);
+    return user_walk_on (user, user_next_request (user), now, 0);
+}
 
 /*
  * Begins an iteration: the data row, then the first request.  Returns
@@ -379,11 +472,7 @@ user_begin_iteration (ThrongUser *user)
     user->ran_request = FALSE;
     memset (&user->frames[0], 0, sizeof user->frames[0]);
     user->frames[0].action = scenario->program;
-    if (user_next_request (user)) {
-        user->state = THRONG_USER_STEP;
-        return TRUE;
-    }
-    return user_end_iteration (user, user_now (user));
+    return user_walk_on (user, user_next_request (user), user_now (user), 0);
 }
 
 static void
@@ -463,16 +552,11 @@ user_after_step (ThrongUser *user)
     user_record (user);
     user->ran_request = TRUE;
 
-    if (user_next_request (user)) {
-        user->state = THRONG_USER_STEP;
-        gint64 pause = throng_schedule_think (&scenario->think, worker->rand);
-        if (pause > 0) {
-            user_wait_until (user, now + pause);
-            return FALSE;
-        }
-        return TRUE;
-    }
-    return user_end_iteration (user, now);
+    UserNext next = user_next_request (user);
+    if (next == USER_NEXT_END)
+        return user_end_iteration (user, now);
+    /* The think time follows every request; a pause adds to it. */
+    return user_walk_on (user, next, now, throng_schedule_think (&scenario->think, worker->rand));
 }
 
 /* The iteration has run its last request; same contract as user_after_step(). */
@@ -530,6 +614,10 @@ user_advance_steps (ThrongUser *user)
             if (!user->completed_in_run)
                 return;
             if (!user_after_step (user))
+                return;
+            break;
+        case THRONG_USER_PAUSE:
+            if (!user_after_pause (user))
                 return;
             break;
         case THRONG_USER_IDLE:

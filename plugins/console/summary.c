@@ -2,7 +2,8 @@
 /*
  * The console's end-of-run summary: what ran, a traffic table and a
  * latency table with one row per scenario and step, errors by class,
- * retries, throng's own cost per request and its warnings.  Columns are aligned
+ * retries, the protocol versions of a run that mixed them, throng's own
+ * cost per request and its warnings.  Columns are aligned
  * on the text's display width, so colour codes never shift them.
  */
 #include <string.h>
@@ -496,6 +497,61 @@ print_retries (FILE *out, const ThrongSummary *summary, const ConsoleStyle *styl
     }
 }
 
+/* How many protocol versions @stats counted requests over; absent before 0.4. */
+static guint
+protocols_used (const ThrongStats *stats)
+{
+    guint n = 0;
+
+    for (guint i = 0; i < stats->n_protocols; i++)
+        n += stats->protocols[i].requests > 0;
+    return n;
+}
+
+/* One line of the protocols section: "h2 120, http/1.1 30". */
+static void
+print_protocols_row (FILE *out, const char *label, const ThrongStats *stats)
+{
+    if (protocols_used (stats) == 0)
+        return;
+    gboolean first = TRUE;
+
+    fprintf (out, "    %s:", label);
+    for (guint i = 0; i < stats->n_protocols; i++) {
+        if (stats->protocols[i].requests == 0)
+            continue;
+        fprintf (out, "%s %s %" G_GUINT64_FORMAT, first ? "" : ",", stats->protocols[i].name,
+                 stats->protocols[i].requests);
+        first = FALSE;
+    }
+    fputc ('\n', out);
+}
+
+/*
+ * Which protocol version each step's requests went over (h2, http/1.1),
+ * only when the run used more than one: a run all over one version
+ * prints nothing more than before.
+ */
+static void
+print_protocols (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style)
+{
+    if (protocols_used (&summary->total) < 2)
+        return;
+    fprintf (out, "\n%s  protocols%s (requests per step)\n", style->bold, style->reset);
+    for (guint i = 0; i < summary->n_scenarios; i++) {
+        const ThrongScenarioSummary *scenario = &summary->scenarios[i];
+        if (scenario->n_steps < 2) {
+            print_protocols_row (out, scenario->name, &scenario->stats);
+            continue;
+        }
+        for (guint s = 0; s < scenario->n_steps; s++) {
+            g_autofree char *label = g_strdup_printf ("%s / %s", scenario->name,
+                                                      scenario->steps[s].label);
+            print_protocols_row (out, label, &scenario->steps[s].stats);
+        }
+    }
+}
+
 /*
  * Checks as k6 shows them: each check with its passes and fails, then
  * the rate of all of a scenario's checks; and a data set that ran out.
@@ -568,6 +624,7 @@ console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleSty
     print_errors (out, summary, style);
     print_checks (out, summary, style);
     print_retries (out, summary, style);
+    print_protocols (out, summary, style);
     print_thresholds (out, summary, style);
     print_cost (out, summary, style);
 }

@@ -133,28 +133,32 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
 
 /* The inside of a quoted field: quotes doubled. */
 static void
-csv_append_escaped (GString *out, const char *text)
+csv_put_escaped (OutputRow *row, const char *text)
 {
     for (const char *p = text; *p != '\0'; p++) {
         if (*p == '"')
-            g_string_append_c (out, '"');
-        g_string_append_c (out, *p);
+            output_row_put_c (row, '"');
+        output_row_put_c (row, *p);
     }
 }
 
 /* RFC 4180: quote a field that holds a delimiter, a quote or a line break. */
 static void
-csv_append_field (GString *out, const char *text)
+csv_put_field (OutputRow *row, const char *text)
 {
+    gsize plain;
+
     if (text == NULL)
         return;
-    if (strpbrk (text, ",\"\r\n") == NULL) {
-        g_string_append (out, text);
+    /* One scan finds both whether the field needs quotes and its length. */
+    plain = strcspn (text, ",\"\r\n");
+    if (text[plain] == '\0') {
+        output_row_put_len (row, text, plain);
         return;
     }
-    g_string_append_c (out, '"');
-    csv_append_escaped (out, text);
-    g_string_append_c (out, '"');
+    output_row_put_c (row, '"');
+    csv_put_escaped (row, text);
+    output_row_put_c (row, '"');
 }
 
 /* JMeter's columns are whole milliseconds; rounding keeps their mean unbiased. */
@@ -201,7 +205,7 @@ csv_transaction (Csv *csv, const ThrongSample *sample, const ThrongStepInfo *inf
 }
 
 static void
-csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
+csv_append_row (Csv *csv, OutputRow *out, const ThrongSample *sample)
 {
     const char *label = "";
     gboolean transaction = FALSE;
@@ -219,42 +223,46 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
     gboolean success = sample->error == THRONG_ERROR_NONE;
     const char *class_name = throng_error_class_name (sample->error);
 
-    output_append_int (out, sample->wall_start_us / 1000);
-    g_string_append_c (out, ',');
-    output_append_int (out, csv_ms (sample->elapsed_us));
-    g_string_append_c (out, ',');
-    csv_append_field (out, label);
-    g_string_append_c (out, ',');
+    output_row_put_int (out, sample->wall_start_us / 1000);
+    output_row_put_c (out, ',');
+    output_row_put_int (out, csv_ms (sample->elapsed_us));
+    output_row_put_c (out, ',');
+    csv_put_field (out, label);
+    output_row_put_c (out, ',');
     if (sample->status > 0) {
-        output_append_int (out, sample->status);
+        output_row_put_int (out, sample->status);
     } else if (!success) {
         /* JMeter's wording for a failure without a response; our class stands for its exception. */
-        g_string_append (out, "Non HTTP response code: ");
-        csv_append_field (out, class_name);
+        output_row_put_literal (out, "Non HTTP response code: ");
+        csv_put_field (out, class_name);
     }
-    g_string_append_c (out, ',');
-    csv_append_field (out, transaction && sample->message == NULL ? transaction_message
+    output_row_put_c (out, ',');
+    csv_put_field (out, transaction && sample->message == NULL ? transaction_message
                                                                   : sample->message);
-    g_string_append_c (out, ',');
+    output_row_put_c (out, ',');
 
     /* threadName: the scenario's prefix, then the user counted from 1. */
     if (sample->scenario < csv->n_scenarios) {
         gboolean quote = csv->quote_threads[sample->scenario];
         if (quote) {
-            g_string_append_c (out, '"');
-            csv_append_escaped (out, csv->thread_prefixes[sample->scenario]);
+            output_row_put_c (out, '"');
+            csv_put_escaped (out, csv->thread_prefixes[sample->scenario]);
         } else {
-            g_string_append (out, csv->thread_prefixes[sample->scenario]);
+            output_row_put (out, csv->thread_prefixes[sample->scenario]);
         }
-        output_append_int (out, (gint64) sample->user + 1);
+        output_row_put_int (out, (gint64) sample->user + 1);
         if (quote)
-            g_string_append_c (out, '"');
+            output_row_put_c (out, '"');
     }
     /* JMeter's Transaction Controller writes its parent sample without a data type. */
-    if (transaction)
-        g_string_append (out, success ? ",,true," : ",,false,");
+    if (transaction && success)
+        output_row_put_literal (out, ",,true,");
+    else if (transaction)
+        output_row_put_literal (out, ",,false,");
+    else if (success)
+        output_row_put_literal (out, ",text,true,");
     else
-        g_string_append (out, success ? ",text,true," : ",text,false,");
+        output_row_put_literal (out, ",text,false,");
     if (!success) {
         gboolean has_message = sample->message != NULL && *sample->message != '\0';
         g_autofree char *failure = NULL;
@@ -266,13 +274,13 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
             failure = g_strdup_printf ("%s: %s", class_name, sample->message);
         else
             failure = g_strdup (class_name);
-        csv_append_field (out, failure);
+        csv_put_field (out, failure);
     }
-    g_string_append_c (out, ',');
-    output_append_int (out, (gint64) sample->bytes_received);
-    g_string_append_c (out, ',');
-    output_append_int (out, (gint64) sample->bytes_sent);
-    g_string_append_c (out, ',');
+    output_row_put_c (out, ',');
+    output_row_put_int (out, (gint64) sample->bytes_received);
+    output_row_put_c (out, ',');
+    output_row_put_int (out, (gint64) sample->bytes_sent);
+    output_row_put_c (out, ',');
     /* A row comes from a user that was active when it completed, so at
      * least 1: an open-model scenario against a fast target often has no
      * user busy at the instant of the snapshot (JMeter counts the thread
@@ -280,17 +288,17 @@ csv_append_row (Csv *csv, GString *out, const ThrongSample *sample)
     guint group = MAX (sample->scenario < csv->n_scenarios ? csv->active_users[sample->scenario]
                                                            : 0,
                        1);
-    output_append_int (out, group);
-    g_string_append_c (out, ',');
-    output_append_int (out, MAX (csv->all_users, group));
-    g_string_append_c (out, ',');
-    csv_append_field (out, sample->resource);
-    g_string_append_c (out, ',');
-    output_append_int (out, csv_ms (sample->latency_us));
+    output_row_put_int (out, group);
+    output_row_put_c (out, ',');
+    output_row_put_int (out, MAX (csv->all_users, group));
+    output_row_put_c (out, ',');
+    csv_put_field (out, sample->resource);
+    output_row_put_c (out, ',');
+    output_row_put_int (out, csv_ms (sample->latency_us));
     /* JMeter's HTTP client counts the TLS handshake as part of Connect. */
-    g_string_append (out, ",0,");
-    output_append_int (out, csv_ms (sample->connect_us + sample->tls_us));
-    g_string_append_c (out, '\n');
+    output_row_put_literal (out, ",0,");
+    output_row_put_int (out, csv_ms (sample->connect_us + sample->tls_us));
+    output_row_put_c (out, '\n');
 }
 
 static void
@@ -303,7 +311,11 @@ csv_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
     output_file_publish (csv->file);
     GString *out = output_file_buffer (csv->file);
     for (gsize i = 0; i < n_samples; i++) {
-        csv_append_row (csv, out, &samples[i]);
+        OutputRow row;
+
+        output_row_begin (&row, out);
+        csv_append_row (csv, &row, &samples[i]);
+        output_row_end (&row);
         output_file_commit (csv->file);
     }
 }

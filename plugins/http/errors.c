@@ -136,11 +136,7 @@ http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint stat
 void
 http_sample_note_protocol (ThrongSample *sample, const char *protocol)
 {
-    char text[128];
-
-    g_snprintf (text, sizeof text, "%s (%s)", sample->message != NULL ? sample->message : "",
-                protocol);
-    sample_set_message (sample, text);
+    sample->protocol = protocol;
 }
 
 void

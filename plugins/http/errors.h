@@ -37,9 +37,9 @@ void http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint
 void http_sample_fail (ThrongSample *sample, ThrongErrorClass error_class, const char *message);
 
 /*
- * The exchange that set the sample's status went over @protocol ("h2"):
- * its message, the reason phrase, gets " (h2)" appended, which is how
- * reporters see the protocol until samples carry it.
+ * The exchange that set the sample's status went over @protocol ("h2", a
+ * static string): the sample says so (#ThrongSample.protocol).  Without
+ * it, a response's sample says "http/1.1" (http_hop_response).
  */
 void http_sample_note_protocol (ThrongSample *sample, const char *protocol);
 

@@ -20,7 +20,7 @@ http_request_text_init (HttpRequestText *text)
     text->target = g_string_sized_new (128);
     text->body = g_string_sized_new (0);
     text->values = g_string_sized_new (0);
-    text->offsets = g_array_new (FALSE, FALSE, sizeof (gsize));
+    text->spans = g_array_new (FALSE, TRUE, sizeof (HttpSpan));
     /* Borrowed names and values: no clear function. */
     text->headers = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
     text->message = g_string_sized_new (0);
@@ -35,7 +35,7 @@ http_request_text_clear (HttpRequestText *text)
     g_string_free (text->target, TRUE);
     g_string_free (text->body, TRUE);
     g_string_free (text->values, TRUE);
-    g_array_unref (text->offsets);
+    g_array_unref (text->spans);
     g_array_unref (text->headers);
     g_string_free (text->message, TRUE);
     memset (text, 0, sizeof *text);
@@ -234,54 +234,80 @@ target_is_valid (const char *target, gsize length)
     return TRUE;
 }
 
-/* The url's expansion as a path and query on the step's origin, into text->target. */
+/* A header value has no CR, LF or NUL (a NUL would cut it short on soup and h2). */
+static gboolean
+header_value_is_valid (const char *value, gsize length)
+{
+    for (gsize i = 0; i < length; i++) {
+        char c = value[i];
+        if (c == '\r' || c == '\n' || c == '\0')
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean
+target_refuse (HttpRequestText *text, const char *url)
+{
+    g_string_printf (text->message,
+                     "url expands to '%.80s', which has a space or a control byte; "
+                     "use | urlencode",
+                     url);
+    return FALSE;
+}
+
+/*
+ * The url's expansion, made in text->target, as a path and query on the
+ * step's origin.  An absolute path (the common case) stays where it is,
+ * cut at its fragment; anything else is copied to text->url and resolved.
+ */
 static gboolean
 resolve_target (const HttpStep *step, HttpRequestText *text)
 {
-    const char *url = text->url->str;
+    const char *url = text->target->str;
+    GUri *base = step->base_uri != NULL ? step->base_uri : step->uri;
     g_autoptr (GUri) uri = NULL;
-    const char *hash;
+    const char *path, *query;
+    int port;
 
-    g_string_truncate (text->target, 0);
     if (url[0] == '/' && url[1] != '/') {
-        hash = strchr (url, '#');
-        g_string_append_len (text->target, url, hash != NULL ? hash - url : (gssize)text->url->len);
-    } else {
-        GUri *base = step->base_uri != NULL ? step->base_uri : step->uri;
-        const char *path, *query;
-        int port;
+        const char *hash = memchr (url, '#', text->target->len);
+        gsize length = hash != NULL ? (gsize)(hash - url) : text->target->len;
 
-        uri = g_uri_parse_relative (base, url, G_URI_FLAGS_ENCODED, NULL);
-        if (uri == NULL || g_uri_get_host (uri) == NULL) {
-            g_string_printf (text->message, "url expands to '%.80s', which is not a valid URL",
-                             url);
-            return FALSE;
-        }
-        port = g_uri_get_port (uri);
-        if (port <= 0)
-            port = g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
-        if (g_ascii_strcasecmp (g_uri_get_host (uri), step->host) != 0 || port != step->port
-            || (g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0) != step->tls) {
-            g_string_printf (text->message,
-                             "url expands to '%.80s', another origin than the step's %s:%u", url,
-                             step->host, step->port);
-            return FALSE;
-        }
-        path = g_uri_get_path (uri);
-        query = g_uri_get_query (uri);
-        g_string_append (text->target, *path != '\0' ? path : "/");
-        if (query != NULL) {
-            g_string_append_c (text->target, '?');
-            g_string_append (text->target, query);
-        }
+        if (!target_is_valid (url, length))
+            return target_refuse (text, url);
+        g_string_truncate (text->target, length);
+        return TRUE;
     }
-    if (!target_is_valid (text->target->str, text->target->len)) {
-        g_string_printf (text->message,
-                         "url expands to '%.80s', which has a space or a control byte; "
-                         "use | urlencode",
-                         url);
+
+    g_string_truncate (text->url, 0);
+    g_string_append_len (text->url, text->target->str, (gssize)text->target->len);
+    g_string_truncate (text->target, 0);
+    url = text->url->str;
+    uri = g_uri_parse_relative (base, url, G_URI_FLAGS_ENCODED, NULL);
+    if (uri == NULL || g_uri_get_host (uri) == NULL) {
+        g_string_printf (text->message, "url expands to '%.80s', which is not a valid URL", url);
         return FALSE;
     }
+    port = g_uri_get_port (uri);
+    if (port <= 0)
+        port = g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
+    if (g_ascii_strcasecmp (g_uri_get_host (uri), step->host) != 0 || port != step->port
+        || (g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0) != step->tls) {
+        g_string_printf (text->message,
+                         "url expands to '%.80s', another origin than the step's %s:%u", url,
+                         step->host, step->port);
+        return FALSE;
+    }
+    path = g_uri_get_path (uri);
+    query = g_uri_get_query (uri);
+    g_string_append (text->target, *path != '\0' ? path : "/");
+    if (query != NULL) {
+        g_string_append_c (text->target, '?');
+        g_string_append (text->target, query);
+    }
+    if (!target_is_valid (text->target->str, text->target->len))
+        return target_refuse (text, url);
     return TRUE;
 }
 
@@ -290,8 +316,8 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
                      ThrongSample *sample)
 {
     if (step->url_template != NULL) {
-        g_string_truncate (text->url, 0);
-        if (!expand (step->url_template, user, text->url, text) || !resolve_target (step, text))
+        g_string_truncate (text->target, 0);
+        if (!expand (step->url_template, user, text->target, text) || !resolve_target (step, text))
             return refuse (text, sample);
     }
 
@@ -299,19 +325,19 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
         const GArray *headers = step->headers;
 
         g_string_truncate (text->values, 0);
-        g_array_set_size (text->offsets, headers->len);
+        g_array_set_size (text->spans, headers->len);
         for (guint i = 0; i < headers->len; i++) {
             const ThrongTemplate *tpl = step->header_templates[i];
-            gsize start = text->values->len;
+            HttpSpan *span = &g_array_index (text->spans, HttpSpan, i);
 
-            g_array_index (text->offsets, gsize, i) = start;
+            span->offset = text->values->len;
+            span->length = 0;
             if (tpl == NULL)
                 continue;
             if (!expand (tpl, user, text->values, text))
                 return refuse (text, sample);
-            if (memchr (text->values->str + start, '\r', text->values->len - start) != NULL
-                || memchr (text->values->str + start, '\n', text->values->len - start) != NULL
-                || strlen (text->values->str + start) != text->values->len - start) {
+            span->length = text->values->len - span->offset;
+            if (!header_value_is_valid (text->values->str + span->offset, span->length)) {
                 g_string_printf (text->message, "header %s expands to a value with a line break",
                                  g_array_index (headers, HttpHeader, i).name);
                 return refuse (text, sample);
@@ -326,7 +352,7 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
 
             sent->name = header->name;
             sent->value = step->header_templates[i] != NULL
-                              ? text->values->str + g_array_index (text->offsets, gsize, i)
+                              ? text->values->str + g_array_index (text->spans, HttpSpan, i).offset
                               : header->value;
             sent->node = NULL;
         }

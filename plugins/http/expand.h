@@ -13,15 +13,40 @@
  */
 #pragma once
 
+#include <string.h>
+
 #include "http.h"
+
+/* Where a header's expanded value lies in HttpRequestText.values. */
+typedef struct {
+    gsize offset;
+    gsize length; /* without the NUL that ends it */
+} HttpSpan;
+
+/*
+ * g_string_append_len() without its general insert when the bytes fit,
+ * for the few-byte appends a templated request is made of (GLib 2.74
+ * inlines none of g_string_append_len).
+ */
+static inline void
+http_string_append (GString *out, const char *s, gsize length)
+{
+    if (G_LIKELY (out->len + length < out->allocated_len)) {
+        memcpy (out->str + out->len, s, length);
+        out->len += length;
+        out->str[out->len] = '\0';
+    } else {
+        g_string_append_len (out, s, (gssize)length);
+    }
+}
 
 /* A user's expansion of the step in flight; every buffer is reused. */
 typedef struct {
-    GString *url;    /* the url's expansion */
-    GString *target; /* the path and query sent */
+    GString *url;    /* the url's expansion, when not an absolute path (resolved then) */
+    GString *target; /* the path and query sent: the url is expanded here */
     GString *body;
     GString *values;  /* expanded header values, each ending in a NUL */
-    GArray *offsets;  /* gsize: where each header's value starts in values */
+    GArray *spans;    /* HttpSpan: where each templated header's value is in values */
     GArray *headers;  /* HttpHeader borrowing the step's names and the values: what is sent */
     GString *message; /* why the expansion failed */
 } HttpRequestText;

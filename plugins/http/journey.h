@@ -51,9 +51,22 @@ http_journey_hop (HttpJourney *journey)
 }
 
 /*
+ * Whether http_journey_end() reads the response's headers: only a step
+ * with extractors or checks, or an exchange --http-debug prints.  A
+ * transport that builds SoupMessageHeaders on demand (fast) passes NULL
+ * otherwise, so a templated step does not pay for parsing them.
+ */
+static inline gboolean
+http_journey_reads_headers (const HttpJourney *journey, const HttpStep *step)
+{
+    return step->rules != NULL || journey->debug;
+}
+
+/*
  * The exchange ended with a complete final response (@status, @headers,
  * from @uri): prints it when debugging, and judges it unless the step
- * failed for another reason than its status.
+ * failed for another reason than its status.  @headers may be NULL when
+ * http_journey_reads_headers() is FALSE.
  */
 void http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,
                        SoupMessageHeaders *headers, GUri *uri, ThrongSample *sample);

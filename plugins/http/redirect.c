@@ -72,6 +72,10 @@ http_hop_response (HttpHop *hop, const HttpStep *step, guint status, SoupMessage
     const char *location = NULL;
     GUri *next;
 
+    /* Every response names its protocol; an h2 exchange then says "h2"
+     * (http_sample_note_protocol).  An HTTP/1.0 answer counts as http/1.1:
+     * the request went out as one. */
+    sample->protocol = "http/1.1";
     if (step->follow_redirects && http_status_is_redirect (status))
         location = soup_message_headers_get_one (headers, "Location");
     if (location == NULL) {
@@ -103,11 +107,51 @@ http_hop_response (HttpHop *hop, const HttpStep *step, guint status, SoupMessage
     return TRUE;
 }
 
+/*
+ * A SoupCookieJar that remembers whether it ever held a cookie, so that
+ * asking it costs a load (http_cookie_jar_used) until one comes.
+ */
+typedef struct {
+    SoupCookieJar parent;
+    gboolean used;
+} HttpCookieJar;
+
+typedef struct {
+    SoupCookieJarClass parent_class;
+} HttpCookieJarClass;
+
+static GType http_cookie_jar_get_type (void);
+G_DEFINE_TYPE (HttpCookieJar, http_cookie_jar, SOUP_TYPE_COOKIE_JAR)
+
+/* A cookie came (or went): from then on, requests ask the jar. */
+static void
+http_cookie_jar_changed (SoupCookieJar *jar, SoupCookie *old_cookie, SoupCookie *new_cookie)
+{
+    ((HttpCookieJar *)jar)->used = TRUE;
+}
+
+static void
+http_cookie_jar_class_init (HttpCookieJarClass *klass)
+{
+    SOUP_COOKIE_JAR_CLASS (klass)->changed = http_cookie_jar_changed;
+}
+
+static void
+http_cookie_jar_init (HttpCookieJar *jar)
+{
+}
+
 SoupCookieJar *
 http_cookie_jar_new (void)
 {
-    SoupCookieJar *jar = soup_cookie_jar_new ();
+    SoupCookieJar *jar = g_object_new (http_cookie_jar_get_type (), NULL);
 
     soup_cookie_jar_set_accept_policy (jar, SOUP_COOKIE_JAR_ACCEPT_ALWAYS);
     return jar;
+}
+
+gboolean
+http_cookie_jar_used (SoupCookieJar *jar)
+{
+    return ((HttpCookieJar *)jar)->used;
 }

@@ -55,3 +55,10 @@ gboolean http_hop_response (HttpHop *hop, const HttpStep *step, guint status,
  * redirect chain reach only the hosts they were set for.
  */
 SoupCookieJar *http_cookie_jar_new (void);
+
+/*
+ * FALSE while no cookie was ever stored in @jar (made by
+ * http_cookie_jar_new): a request need not ask it for a Cookie header,
+ * which costs libsoup a walk of the URI and the jar even when empty.
+ */
+gboolean http_cookie_jar_used (SoupCookieJar *jar);

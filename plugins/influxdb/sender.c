@@ -6,9 +6,10 @@
  * dead database never slows the run.  The queue is bounded in points:
  * past the bound the oldest batches are dropped and counted.  A write that
  * fails for the network, a 5xx or a 429 goes back to the head of the
- * queue and is retried after a backoff; one the database refuses (another
- * 4xx: a bad database name, a bad token) is dropped at once, since
- * sending it again cannot help.
+ * queue and is retried after a backoff, never sooner than the answer's
+ * Retry-After (InfluxDB 2 sends one with 429 and 503); one the database
+ * refuses (another 4xx: a bad database name, a bad token) is dropped at
+ * once, since sending it again cannot help.
  */
 #include <libsoup/soup.h>
 
@@ -38,6 +39,7 @@ struct _InfluxSender {
     GCancellable *cancellable;
     GSource *retry;             /* the backoff's timer, while one runs */
     gint64 backoff_us;
+    gint64 retry_after_us;      /* the last answer's Retry-After, 0: none */
     gboolean flushing;          /* the run has ended: retry soon, the deadline bounds it */
 
     /* Shared, under @lock. */
@@ -96,11 +98,16 @@ on_retry (gpointer data)
 static void
 schedule_retry (InfluxSender *sender)
 {
+    gint64 wait_us;
+
     sender->backoff_us = sender->backoff_us == 0 || sender->flushing
                              ? BACKOFF_FIRST_US
                              : MIN (sender->backoff_us * 2, sender->backoff_max_us);
-    g_debug ("retrying in %" G_GINT64_FORMAT " ms", sender->backoff_us / 1000);
-    sender->retry = g_timeout_source_new ((guint) (sender->backoff_us / 1000));
+    /* The server's Retry-After is a floor, except once the run has ended (flush_timeout bounds it). */
+    wait_us = sender->flushing ? sender->backoff_us
+                               : MAX (sender->backoff_us, sender->retry_after_us);
+    g_debug ("retrying in %" G_GINT64_FORMAT " ms", wait_us / 1000);
+    sender->retry = g_timeout_source_new ((guint) (wait_us / 1000));
     g_source_set_callback (sender->retry, on_retry, sender, NULL);
     g_source_attach (sender->retry, sender->context);
 }
@@ -111,6 +118,19 @@ set_error_locked (InfluxSender *sender, char *message)
     g_free (sender->report.last_error);
     sender->report.last_error = message;
     sender->report.failed_writes++;
+}
+
+/* Retry-After in seconds (RFC 9110 §10.2.3), at most an hour; 0 when absent or an HTTP date. */
+static gint64
+retry_after_us (SoupMessage *message)
+{
+    const char *value
+        = soup_message_headers_get_one (soup_message_get_response_headers (message), "Retry-After");
+    guint64 seconds;
+
+    if (value == NULL || !g_ascii_string_to_unsigned (value, 10, 0, 3600, &seconds, NULL))
+        return 0;
+    return (gint64) seconds * G_USEC_PER_SEC;
 }
 
 static void
@@ -124,6 +144,8 @@ on_sent (GObject *source, GAsyncResult *result, gpointer data)
                                                                    &error);
     guint status = answer != NULL ? soup_message_get_status (message) : 0;
     gboolean retry = FALSE;
+
+    sender->retry_after_us = answer != NULL ? retry_after_us (message) : 0;
 
     g_mutex_lock (&sender->lock);
     sender->busy = FALSE;

@@ -130,6 +130,14 @@ json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats
     json_add_int (builder, "bytes_received", (gint64) stats->bytes_received);
     json_add_int (builder, "connections", (gint64) stats->connections);
     json_add_int (builder, "retries", (gint64) stats->retries);
+    if (stats->n_protocols > 0) {
+        json_builder_set_member_name (builder, "protocols");
+        json_builder_begin_object (builder);
+        for (guint i = 0; i < stats->n_protocols; i++)
+            json_add_int (builder, stats->protocols[i].name,
+                          (gint64) stats->protocols[i].requests);
+        json_builder_end_object (builder);
+    }
     json_builder_set_member_name (builder, "handshakes");
     json_builder_begin_object (builder);
     json_add_int (builder, "full", (gint64) stats->handshakes_full);
@@ -532,6 +540,10 @@ json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSam
     json_append_member_int (out, ",\"handshakes_resumed\":", sample->handshakes_resumed);
     g_string_append (out, ",\"url\":");
     json_append_string (out, sample->resource);
+    if (sample->protocol != NULL) {
+        g_string_append (out, ",\"protocol\":");
+        json_append_string (out, sample->protocol);
+    }
     g_string_append_c (out, '}');
 }
 

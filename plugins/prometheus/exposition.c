@@ -5,7 +5,9 @@
  * from the last snapshot, and their text form.  The latency histograms
  * are throng's own, merged interval by interval; their `_bucket` series
  * are counted at edges of throng's buckets, so they are exact, not
- * estimated.  Everything here runs on the main thread.
+ * estimated.  The requests counter's status_class comes from the samples
+ * (the summaries keep no per-status counts).  Everything here runs on the
+ * main thread.
  */
 #include <string.h>
 
@@ -18,9 +20,20 @@ const gint64 prometheus_edges_us[] = {
 };
 const guint prometheus_n_edges = G_N_ELEMENTS (prometheus_edges_us);
 
+/*
+ * The values of the status_class label: 1xx … 5xx for a step that got a
+ * status, the error class's name for one that failed without a status
+ * (connect, timeout, tls …), and `none` for one that neither got a status
+ * nor failed (a group, a protocol without statuses).  Bounded: 5 + one per
+ * error class + 1.
+ */
+#define STATUS_SLOTS 5
+#define N_CLASS_SLOTS (STATUS_SLOTS + THRONG_ERROR_CLASS_SLOTS)
+
 typedef struct {
     char *label;
     guint64 requests;
+    guint64 by_status_class[N_CLASS_SLOTS]; /* from the samples, never reset */
     guint64 errors_by_class[THRONG_ERROR_CLASS_SLOTS];
     guint64 bytes_sent;
     guint64 bytes_received;
@@ -121,6 +134,46 @@ figures_take (PrometheusFigures *figures, const ThrongSummary *summary, gboolean
     }
     figures->cpu_share = summary->cpu_share;
     figures->saturated = summary->saturated;
+}
+
+/* The slot of a sample's status_class. */
+static guint
+status_class_slot (const ThrongSample *sample)
+{
+    if (sample->status >= 100 && sample->status <= 599)
+        return (guint) sample->status / 100 - 1;
+    /* A class this core cannot name is "other": one series, not several of the same labels. */
+    if ((guint) sample->error >= THRONG_ERROR_CLASS_SLOTS
+        || (sample->error != THRONG_ERROR_OTHER
+            && strcmp (throng_error_class_name (sample->error), "other") == 0))
+        return STATUS_SLOTS + THRONG_ERROR_OTHER;
+    return STATUS_SLOTS + (guint) sample->error;
+}
+
+static const char *
+status_class_name (guint slot)
+{
+    static const char *const names[STATUS_SLOTS] = { "1xx", "2xx", "3xx", "4xx", "5xx" };
+
+    if (slot < STATUS_SLOTS)
+        return names[slot];
+    return throng_error_class_name ((ThrongErrorClass) (slot - STATUS_SLOTS));
+}
+
+void
+prometheus_figures_add_samples (PrometheusFigures *figures, const ThrongSample *samples,
+                                gsize n_samples)
+{
+    for (gsize i = 0; i < n_samples; i++) {
+        const ThrongSample *sample = &samples[i];
+
+        if (sample->scenario >= figures->n_scenarios)
+            continue;
+        ScenarioFigures *scenario = &figures->scenarios[sample->scenario];
+        if (sample->step >= scenario->n_steps)
+            continue;
+        scenario->steps[sample->step].by_status_class[status_class_slot (sample)]++;
+    }
 }
 
 void
@@ -234,16 +287,6 @@ append_seconds_label (GString *out, gint64 us)
                             us / G_USEC_PER_SEC, us % G_USEC_PER_SEC);
 }
 
-static guint64
-step_errors (const StepFigures *step)
-{
-    guint64 errors = 0;
-
-    for (guint c = 1; c < THRONG_ERROR_CLASS_SLOTS; c++)
-        errors += step->errors_by_class[c];
-    return errors;
-}
-
 #define FOR_EACH_STEP(figures, scenario, step)                                                    \
     for (const ScenarioFigures *scenario = (figures)->scenarios;                                  \
          scenario < (figures)->scenarios + (figures)->n_scenarios; scenario++)                    \
@@ -254,16 +297,19 @@ static void
 render_requests (GString *out, const PrometheusFigures *figures)
 {
     append_family (out, "throng_requests_total", "counter",
-                   "Steps completed, by outcome: status_class is ok or error.");
+                   "Steps completed, by status_class: 1xx to 5xx from the response's status, "
+                   "the error class when there was none (connect, timeout ...), none for "
+                   "steps without either.");
     FOR_EACH_STEP (figures, scenario, step) {
-        guint64 errors = step_errors (step);
-
-        append_series (out, "throng_requests_total", scenario, step);
-        g_string_append (out, ",status_class=\"ok\"}");
-        append_uint (out, step->requests >= errors ? step->requests - errors : 0);
-        append_series (out, "throng_requests_total", scenario, step);
-        g_string_append (out, ",status_class=\"error\"}");
-        append_uint (out, errors);
+        for (guint slot = 0; slot < N_CLASS_SLOTS; slot++) {
+            if (step->by_status_class[slot] == 0)
+                continue;
+            append_series (out, "throng_requests_total", scenario, step);
+            g_string_append_c (out, ',');
+            append_label (out, "status_class", status_class_name (slot));
+            g_string_append_c (out, '}');
+            append_uint (out, step->by_status_class[slot]);
+        }
     }
 
     append_family (out, "throng_errors_total", "counter",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The prometheus reporter: its options and hooks.  open starts the
- * server (a taken port stops the run before any load); each snapshot adds
+ * server (a taken port stops the run before any load); each batch of
+ * samples counts their status classes; each snapshot adds
  * its interval to the figures and publishes their text; close publishes
  * the final summary's; free lingers, so that Prometheus scrapes the final
  * figures, then stops the server.  Lingering in free, not close, lets the
@@ -146,6 +147,15 @@ prometheus_open (gpointer self, const ThrongRunInfo *run, GError **error)
 }
 
 static void
+prometheus_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
+{
+    Prometheus *prometheus = self;
+
+    if (prometheus->figures != NULL)
+        prometheus_figures_add_samples (prometheus->figures, samples, n_samples);
+}
+
+static void
 prometheus_snapshot (gpointer self, const ThrongSummary *snapshot)
 {
     Prometheus *prometheus = self;
@@ -178,6 +188,7 @@ const ThrongReporter prometheus_reporter = {
     .name = "prometheus",
     .configure = prometheus_configure,
     .open = prometheus_open,
+    .samples = prometheus_samples,
     .snapshot = prometheus_snapshot,
     .close = prometheus_close,
     .free = prometheus_free,

@@ -29,6 +29,10 @@ typedef struct _PrometheusFigures PrometheusFigures;
 PrometheusFigures *prometheus_figures_new (const ThrongRunInfo *run);
 void prometheus_figures_free (PrometheusFigures *figures);
 
+/* Counts a batch of samples by their status_class (the requests counter's label). */
+void prometheus_figures_add_samples (PrometheusFigures *figures, const ThrongSample *samples,
+                                     gsize n_samples);
+
 /* Adds a snapshot's interval to the run so far and takes its gauges. */
 void prometheus_figures_add_interval (PrometheusFigures *figures, const ThrongSummary *snapshot);
 

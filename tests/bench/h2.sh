@@ -8,7 +8,8 @@
 #
 # CONNS connections (default 50), HTTPS (h2 through ALPN, TLS 1.3) and h2c
 # (prior knowledge), each run bounded to DURATION seconds (default 5, at
-# most 10), each figure the median of RUNS runs (default 3): client CPU µs
+# most 10), each figure the median of RUNS runs (default 3, the tools'
+# runs interleaved): client CPU µs
 # per request (user + system of the client process) and requests/s, as
 # ratios to h2load's with one stream per connection (-m1).  throng runs
 # CONNS users, each with its one connection and one stream in flight.
@@ -17,7 +18,8 @@
 # `parallel` of 10 requests (`throng-p10`: 10 streams at once on the
 # user's connection), as a ratio to h2load -m10.  Unlike h2load, which
 # keeps 10 in flight all the time, a throng user starts its next 10 when
-# the last of the previous 10 has ended.  The client is pinned to CLIENT_CPU and
+# the last of the previous 10 has ended.  (tests/bench/h2-instr.sh counts
+# instructions and system calls per request instead.)  The client is pinned to CLIENT_CPU and
 # nginx to SERVER_CPU (lib.sh); on a shared machine CPU per request is the
 # figure to compare.
 set -euo pipefail
@@ -86,27 +88,31 @@ measure() { # TOOL URL
 bench_header "throng h2 bench: $DURATION s runs, median of $RUNS, $CONNS connections"
 echo "# $(uptime)"
 printf '%-6s %-11s %12s %10s %12s %10s\n' proto tool 'cpu us/req' 'x h2load' 'req/s' 'x h2load'
-declare -A CPU_US RPS
+declare -A CPU_US RPS CPUS RPSS
+TOOLS="h2load-m1 throng h2load-m10 throng-p10"
 for proto in https h2c; do
     url=$HTTPS_URL
     [[ $proto == h2c ]] && url=$HTTP_URL
-    for tool in h2load-m1 throng h2load-m10 throng-p10; do
+    # Interleaved: run i of every tool, then run i + 1, so that the machine's
+    # drift during the bench falls on all tools alike.
+    for _ in $(seq "$RUNS"); do
+        for tool in $TOOLS; do
+            read -r requests cpu < <(measure "$tool" "$url")
+            CPUS[$proto.$tool]+="$(awk -v c="$cpu" -v r="$requests" 'BEGIN { printf "%.2f", (r > 0 ? c * 1e6 / r : 0) }') "
+            RPSS[$proto.$tool]+="$(awk -v d="$DURATION" -v r="$requests" 'BEGIN { printf "%.0f", r / d }') "
+        done
+    done
+    for tool in $TOOLS; do
         base=h2load-m1
         [[ $tool == *10 ]] && base=h2load-m10
-        cpus=() rpss=()
-        for _ in $(seq "$RUNS"); do
-            read -r requests cpu < <(measure "$tool" "$url")
-            cpus+=("$(awk -v c="$cpu" -v r="$requests" 'BEGIN { printf "%.2f", (r > 0 ? c * 1e6 / r : 0) }')")
-            rpss+=("$(awk -v d="$DURATION" -v r="$requests" 'BEGIN { printf "%.0f", r / d }')")
-        done
-        CPU_US[$proto.$tool]=$(printf '%s\n' "${cpus[@]}" | median)
-        RPS[$proto.$tool]=$(printf '%s\n' "${rpss[@]}" | median)
-        printf '%-6s %-11s %12s %10s %12s %10s   (runs: %s us; %s req/s)\n' "$proto" "$tool" \
+        CPU_US[$proto.$tool]=$(tr ' ' '\n' <<<"${CPUS[$proto.$tool]}" | grep . | median)
+        RPS[$proto.$tool]=$(tr ' ' '\n' <<<"${RPSS[$proto.$tool]}" | grep . | median)
+        printf '%-6s %-11s %12s %10s %12s %10s   (runs: %sus; %sreq/s)\n' "$proto" "$tool" \
             "${CPU_US[$proto.$tool]}" \
             "$(awk -v a="${CPU_US[$proto.$tool]}" -v b="${CPU_US[$proto.$base]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
             "${RPS[$proto.$tool]}" \
             "$(awk -v a="${RPS[$proto.$tool]}" -v b="${RPS[$proto.$base]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
-            "${cpus[*]}" "${rpss[*]}"
+            "${CPUS[$proto.$tool]}" "${RPSS[$proto.$tool]}"
     done
 done
 echo "# throng-p10: a parallel of 10 per user, 10 streams at once on its h2 connection; ratio to h2load -m10"

@@ -17,11 +17,24 @@
 # with USERS users (default 50) on one worker, pinned as lib.sh pins them.
 # Runs of the variants are interleaved, so that a change in the machine's
 # load falls on all of them alike.
+#
+# CPU time on a shared machine moves by more than the 2% asked of a
+# reporter, and this VM has no hardware counters, so a second table counts
+# instructions (user space only, all threads) under valgrind's cachegrind:
+# each variant once, for CG_ITERATIONS iterations per user (default 1000;
+# 0 leaves the table out), instructions per request and the ratio to the
+# baseline's.  The count does not move with the machine's load; it leaves
+# out the kernel's share (most of a keep-alive request's CPU), so read it
+# beside the first table, not instead of it.  Under valgrind a run takes
+# tens of times longer, so work done once a second (snapshots, a
+# reporter's interval) weighs that much more per request there than in
+# the first table: the count is an upper bound for such reporters.
 set -euo pipefail
 
 BUILD_DIR=${1:-build}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-5}
+CG_ITERATIONS=${CG_ITERATIONS:-1000}
 USERS=${USERS:-50}
 PROM_PORT=${PROM_PORT:-29464}
 INFLUX_PORT=${INFLUX_PORT:-28086}
@@ -63,8 +76,9 @@ CONF
     variants+=(influxdb)
 fi
 
-plan() { # VARIANT: writes the plan of one variant, prints its path
-    local reporters=''
+plan() { # VARIANT [ITERATIONS]: writes the plan of one variant, prints its path
+    local reporters='' length="duration: ${DURATION}s"
+    [ -n "${2:-}" ] && length="iterations: $2"
     case $1 in
     csv) reporters="reporters: [ { csv: { path: \"$WORK/out.csv\" } } ]" ;;
     prometheus) reporters="reporters: [ { prometheus: { listen: \"127.0.0.1:$PROM_PORT\", linger: 0s } } ]" ;;
@@ -77,7 +91,7 @@ $reporters
 scenarios:
   - name: $1
     users: $USERS
-    duration: ${DURATION}s
+    $length
     http: { base_url: "${HTTP_URL%/}", transport: fast }
     steps:
       - http: { url: / }
@@ -107,3 +121,22 @@ for variant in "${variants[@]}"; do
 done
 echo
 echo "target: each reporter at most 1.02 x baseline"
+
+if (( CG_ITERATIONS > 0 )) && command -v valgrind >/dev/null; then
+    echo
+    printf '%-11s %12s %12s   (cachegrind, %s iterations x %s users, user-space instructions)\n' \
+        reporter 'instr/req' 'x baseline' "$CG_ITERATIONS" "$USERS"
+    base_ir=
+    for variant in "${variants[@]}"; do
+        rm -f "$WORK/out.json" "$WORK/out.csv" "$WORK/out.xml" "$WORK/cg.out"
+        taskset -c "$CLIENT_CPU" valgrind --tool=cachegrind --cache-sim=no \
+            --cachegrind-out-file="$WORK/cg.out" "$THRONG" run "$(plan "$variant" "$CG_ITERATIONS")" \
+            --workers 1 --quiet --overwrite --out "json=$WORK/out.json" >"$WORK/cg.txt" 2>&1
+        requests=$(json "$WORK/out.json" total.requests)
+        ir=$(awk '/^summary:/ { print $2 }' "$WORK/cg.out")
+        per=$(awk -v i="$ir" -v r="$requests" 'BEGIN { printf "%.0f", (r > 0 ? i / r : 0) }')
+        [ -z "$base_ir" ] && base_ir=$per
+        printf '%-11s %12s %12s\n' "$variant" "$per" \
+            "$(awk -v a="$per" -v b="$base_ir" 'BEGIN { printf "%.3f", a / b }')"
+    done
+fi

@@ -3,7 +3,8 @@
  * The two http transports agree.  One table of cases — every redirect
  * code with and without a body, redirects to another scheme, host and
  * port, a loop, a missing, relative, invalid or non-http Location,
- * max_redirects reached, cookies across hosts, and every fault of the
+ * max_redirects reached, cookies across hosts and beside a step's own
+ * Cookie header, and every fault of the
  * fault suite — each run by the real throng binary once with
  * `transport: fast` and once with `transport: soup`.  Each run must give
  * the case's expected outcome (success, error class, status and, where
@@ -88,13 +89,25 @@ handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHashTab
     RedirectServer *server = data;
     SoupMessageHeaders *request = soup_server_message_get_request_headers (message);
     SoupMessageHeaders *response = soup_server_message_get_response_headers (message);
-    const char *cookie = soup_message_headers_get_one (request, "Cookie");
     SoupMessageBody *body = soup_server_message_get_request_body (message);
+    g_autoptr (GString) cookies = g_string_new (NULL);
+    SoupMessageHeadersIter iter;
+    const char *name, *value;
+
+    /* Each Cookie field, so that two of them (RFC 6265 §5.4 allows one) show as "a | b". */
+    soup_message_headers_iter_init (&iter, request);
+    while (soup_message_headers_iter_next (&iter, &name, &value)) {
+        if (g_ascii_strcasecmp (name, "Cookie") != 0)
+            continue;
+        if (cookies->len > 0)
+            g_string_append (cookies, " | ");
+        g_string_append (cookies, value);
+    }
 
     g_mutex_lock (&server->lock);
     g_string_append_printf (server->log, "%s %s %" G_GINT64_FORMAT " %s\n",
                             soup_server_message_get_method (message), path, body->length,
-                            cookie != NULL ? cookie : "-");
+                            cookies->len > 0 ? cookies->str : "-");
     g_mutex_unlock (&server->lock);
 
     if (g_str_has_prefix (path, "/r/")) {
@@ -331,6 +344,9 @@ static const Case cases[] = {
       "GET /cookie/same 0 -\nGET /final 0 c=1\n" },
     { "cookie/other-host", ON_REDIRECT, "/cookie/host", FOLLOW, NULL, 200, "OK",
       "GET /cookie/host 0 -\nGET /final 0 -\n" },
+    /* A step's own Cookie header and the jar's cookies go in one field (RFC 6265 §5.4). */
+    { "cookie/step-header", ON_REDIRECT, "/cookie/same", FOLLOW ", headers: { Cookie: \"pre=1\" }",
+      NULL, 200, "OK", "GET /cookie/same 0 pre=1\nGET /final 0 pre=1; c=1\n" },
 
     /* The fault suite's faults (tests/integration/test-faults.c). */
     { "fault/refused", ON_CLOSED_HTTP, "/ok", NULL, "connect", 0, NULL, NULL, NULL, NULL, 0,

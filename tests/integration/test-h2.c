@@ -7,8 +7,9 @@
  * each TLS session policy's connection and handshake counts equal
  * nginx's over h2; `auto` falls back to HTTP/1.1 against a server
  * without h2, and `version: 2` fails there with class `protocol`.  The
- * negotiated protocol reaches the reporters as " (h2)" after the sample's
- * reason phrase, counted here in the csv reporter's rows.  The real
+ * negotiated protocol reaches the reporters per sample (JSON sample
+ * lines' "protocol") and per step (the summary's "protocols" counts).
+ * The real
  * `throng` binary runs as a subprocess (TLS resumption, see
  * test-tls-policy.c).
  */
@@ -33,6 +34,18 @@ csv_count (const char *path, const char *fragment)
     for (const char *p = text; (p = strstr (p, fragment)) != NULL; p += strlen (fragment))
         n++;
     return n;
+}
+
+/* The requests over @protocol in the "protocols" of the stats at @path (a name with a dot). */
+static gint64
+protocol_count (JsonNode *root, const char *path, const char *protocol)
+{
+    g_autofree char *at = g_strdup_printf ("%s.protocols", path);
+    JsonObject *protocols = json_node_get_object (throng_test_json_get (root, at));
+
+    return json_object_has_member (protocols, protocol)
+               ? json_object_get_int_member (protocols, protocol)
+               : 0;
 }
 
 typedef struct {
@@ -116,8 +129,12 @@ test_version_2 (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (server.connections, ==, USERS);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, USERS);
     g_assert_cmpuint (server.max_connection_requests, ==, ITERATIONS * STEPS);
-    /* And the reporters see it on every sample. */
-    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, REQUESTS);
+    /* And the reporters see it on every sample, counted per step. */
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, REQUESTS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.protocols.h2"), ==,
+                     REQUESTS / STEPS);
+    /* No longer in the message. */
+    g_assert_cmpuint (csv_count (csv, "(h2)"), ==, 0);
 }
 
 /*
@@ -178,7 +195,7 @@ test_cookies_redirects (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (server.lines, ==, users * iterations * 4);
     g_assert_cmpuint (server.http2, ==, server.lines);
     g_assert_cmpuint (server.status_2xx, ==, users * iterations * 3);
-    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, users * iterations * 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, users * iterations * 3);
 }
 
 /*
@@ -231,7 +248,9 @@ test_bodies (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 2);
     g_assert_true (throng_test_nginx_log_wait (nginx, 18, 5000, &server));
     g_assert_cmpuint (server.http2, ==, 18);
-    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, 12);
+    /* The failures too went over h2. */
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, 18);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.protocols.h2"), ==, 6);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,7 +341,8 @@ test_auto_falls_back (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (server.lines, ==, REQUESTS);
     g_assert_cmpuint (server.http2, ==, 0);
     g_assert_cmpuint (server.connections, ==, USERS);
-    g_assert_cmpuint (csv_count (csv, "(h2)"), ==, 0);
+    g_assert_false (throng_test_json_has (root, "total.protocols.h2"));
+    g_assert_cmpint (protocol_count (root, "total", "http/1.1"), ==, REQUESTS);
 }
 
 static void
@@ -500,7 +520,7 @@ test_hostile_rst (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
     g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
     g_assert_cmpuint (csv_count (csv, "RST_STREAM (INTERNAL_ERROR) from the server"), ==, 6);
-    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.protocols.h2"), ==, 3);
 }
 
 /*
@@ -526,7 +546,7 @@ test_hostile_goaway (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.retries"), ==, 3);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 4);
     g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 4);
-    g_assert_cmpuint (csv_count (csv, "OK (h2)"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, 6);
 }
 
 /*
@@ -572,8 +592,201 @@ test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (csv_count (out, "HTTP/2 connection closed before the response was complete"),
                       ==, 2 * HOSTILE_ITERATIONS);
     /* Over h2 through ALPN, a new TLS connection after each cut. */
-    g_assert_cmpuint (csv_count (out, "OK (h2)"), ==, HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.protocols.h2"), ==,
+                     HOSTILE_ITERATIONS);
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, HOSTILE_ITERATIONS);
+}
+
+/* ------------------------------------------------------------------ */
+/* A run that mixes versions: protocol per sample and per step         */
+
+#define MIXED_REQUESTS (2 * 3) /* per step: 2 users, 3 iterations */
+
+/*
+ * One step over h2, one over HTTP/1.1, on one nginx: the JSON sample
+ * lines say "protocol" each, the summary counts them per step ("h2" on
+ * the first, "http/1.1" on the second), `throng report` reads the counts
+ * back from the jsonl file, and the console's summary lists them per step
+ * because the run mixed them.
+ */
+static void
+test_mixed_protocols (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE };
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
+    g_autofree char *jsonl = g_build_filename (fixture->dir, "run.jsonl", NULL);
+    g_autofree char *again = g_build_filename (fixture->dir, "again.json", NULL);
+    g_autofree char *plan_path = g_build_filename (fixture->dir, "mixed.yaml", NULL);
+    g_autofree char *http = NULL, *reporters = NULL, *plan = NULL, *text = NULL;
+    g_autofree char *out = NULL, *err = NULL, *again_arg = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_autoptr (JsonNode) reread = NULL;
+    g_autoptr (JsonParser) parser = json_parser_new ();
+
+    if (nginx == NULL)
+        return;
+    http = g_strdup_printf ("tls: { ca_file: '%s' }", throng_test_nginx_certs (nginx)->ca_cert);
+    reporters = g_strdup_printf ("reporters:\n  - json: { path: '%s', mode: jsonl, samples: true }\n",
+                                 jsonl);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "mixed",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "mixed",
+        .users = 2,
+        .iterations = 3,
+        .steps = "      - http: { url: /over-h2, version: 2 }\n"
+                 "      - http: { url: /over-h1, version: '1.1' }\n",
+        .plan_extra = reporters,
+    });
+    root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.protocols.h2"), ==,
+                     MIXED_REQUESTS);
+    g_assert_false (throng_test_json_has (root, "scenarios.0.steps.1.stats.protocols.h2"));
+    g_assert_cmpint (protocol_count (root, "scenarios.0.steps.1.stats", "http/1.1"), ==,
+                     MIXED_REQUESTS);
+    g_assert_cmpint (throng_test_json_int (root, "total.protocols.h2"), ==, MIXED_REQUESTS);
+    g_assert_cmpint (protocol_count (root, "total", "http/1.1"), ==, MIXED_REQUESTS);
+
+    /* Each sample line names its protocol. */
+    g_assert_true (g_file_get_contents (jsonl, &text, NULL, NULL));
+    g_assert_cmpuint (csv_count (jsonl, "\"url\":\"https://"), ==, 2 * MIXED_REQUESTS);
+    g_assert_cmpuint (csv_count (jsonl, "/over-h2\",\"protocol\":\"h2\"}"), ==, MIXED_REQUESTS);
+    g_assert_cmpuint (csv_count (jsonl, "/over-h1\",\"protocol\":\"http/1.1\"}"), ==,
+                      MIXED_REQUESTS);
+
+    /* Read back from the jsonl file, the counts are the same. */
+    again_arg = throng_test_out_arg ("json", again);
+    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, NULL, NULL, "report", jsonl,
+                                       "--out", again_arg, NULL),
+                     ==, 0);
+    g_assert_true (json_parser_load_from_file (parser, again, NULL));
+    reread = json_node_copy (json_parser_get_root (parser));
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.0.stats.protocols.h2"), ==,
+                     MIXED_REQUESTS);
+    g_assert_cmpint (protocol_count (reread, "scenarios.0.steps.1.stats", "http/1.1"), ==,
+                     MIXED_REQUESTS);
+
+    /* The console (the reporter of a plan without any) names them per step: the run mixed them. */
+    g_free (plan);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "mixed",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "mixed",
+        .users = 2,
+        .iterations = 3,
+        .steps = "      - http: { url: /over-h2, version: 2 }\n"
+                 "      - http: { url: /over-h1, version: '1.1' }\n",
+    });
+    g_assert_true (g_file_set_contents (plan_path, plan, -1, NULL));
+    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, NULL, "run", plan_path, NULL),
+                     ==, 0);
+    g_test_message ("%s", out);
+    g_assert_nonnull (strstr (out, "protocols"));
+    g_assert_nonnull (strstr (out, "mixed / GET /over-h2: h2 6\n"));
+    g_assert_nonnull (strstr (out, "mixed / GET /over-h1: http/1.1 6\n"));
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams of a `parallel` (tests/lib/h2-server.c)                     */
+
+#define SERVER_DELAY_US (200 * 1000) /* the server's /slow */
+
+/*
+ * A server that allows one stream at a time: the children of a parallel
+ * wait for a free stream, and the wait is part of their latency (their
+ * samples start when the core first tried them).  The third child waits
+ * for the first two, each the server's delay: its elapsed time is at
+ * least twice that, and the connection stays the only one (no refused
+ * stream retried elsewhere).
+ */
+static void
+test_stream_wait (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+
+    g_assert_no_error (error);
+    throng_test_h2_server_set_max_streams (server, 1);
+    root = hostile_run (fixture, server,
+                        "      - parallel:\n"
+                        "          max: 3\n"
+                        "          steps:\n"
+                        "            - http: { url: /slow }\n"
+                        "            - http: { url: /slow }\n"
+                        "            - http: { url: /slow }\n",
+                        2, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    g_assert_cmpuint (throng_test_h2_server_connections (server), ==, 1);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.latency_us.min"), >=,
+                     SERVER_DELAY_US);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.3.stats.latency_us.min"), >=,
+                     2 * SERVER_DELAY_US);
+    /* The parallel: the three one after the other. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.latency_us.min"), >=,
+                     3 * SERVER_DELAY_US);
+}
+
+/*
+ * Three streams at once on one connection, bodies of known, different
+ * sizes: each child's bytes are its own stream's frames (docs/http.md):
+ * received, its HEADERS (one field, :status, HPACK-coded in a byte or
+ * two) and DATA frames with their 9-byte headers, and its share of the
+ * connection's own frames (SETTINGS, WINDOW_UPDATE, PING), bounded here
+ * by 200 bytes; sent, its HEADERS frame, under 200 bytes.
+ */
+static void
+test_stream_bytes (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const guint sizes[] = { 100, 20000, 50000 };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *csv = NULL;
+    guint64 sent = 0, received = 0;
+
+    g_assert_no_error (error);
+    root = hostile_run (fixture, server,
+                        "      - parallel:\n"
+                        "          max: 3\n"
+                        "          steps:\n"
+                        "            - http: { url: /size/100 }\n"
+                        "            - http: { url: /size/20000 }\n"
+                        "            - http: { url: /size/50000 }\n",
+                        3, &csv);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+        g_autofree char *path_r
+            = g_strdup_printf ("scenarios.0.steps.%u.stats.bytes_received", i + 1);
+        g_autofree char *path_s = g_strdup_printf ("scenarios.0.steps.%u.stats.bytes_sent", i + 1);
+        gint64 r = throng_test_json_int (root, path_r) / 3;
+        gint64 w = throng_test_json_int (root, path_s) / 3;
+        /* the body in 16 KiB DATA frames, each with its 9 bytes, and the HEADERS frame */
+        gint64 least = sizes[i] + 9 * (sizes[i] / 16384 + 1) + 9 + 1;
+
+        g_test_message ("child %u: %" G_GINT64_FORMAT " received (least %" G_GINT64_FORMAT
+                        "), %" G_GINT64_FORMAT " sent",
+                        i, r, least, w);
+        g_assert_cmpint (r, >=, least);
+        g_assert_cmpint (r, <=, least + 200);
+        g_assert_cmpint (w, >, 9);
+        g_assert_cmpint (w, <, 200);
+        sent += (guint64)w;
+        received += (guint64)r;
+    }
+    /* The parallel's own sample adds its children's. */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_received") / 3,
+                     >=, received - 3);
 }
 
 int
@@ -620,6 +833,9 @@ main (int argc, char **argv)
     ADD ("/h2/hostile/rst", test_hostile_rst, NULL);
     ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
     ADD ("/h2/hostile/tls-cut", test_hostile_tls_cut, NULL);
+    ADD ("/h2/nginx/fast/mixed-protocols", test_mixed_protocols, NULL);
+    ADD ("/h2/streams/wait-in-latency", test_stream_wait, NULL);
+    ADD ("/h2/streams/bytes", test_stream_bytes, NULL);
 #undef ADD
 
     return g_test_run ();

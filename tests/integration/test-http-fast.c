@@ -23,6 +23,7 @@
 
 /* The framing code is compiled into this test as it is into the plugin. */
 #include "../../plugins/http/fast/parse.c"
+#include "../../plugins/http/fast/request.c"
 
 #define RUN_TIMEOUT 60
 
@@ -52,6 +53,108 @@ test_parse_request_head (void)
     fast_request_head_append (out, "GET", "127.0.0.1", 80, FALSE, "/", headers, -1, FALSE);
     g_assert_null (strstr (out->str, "Host: 127.0.0.1"));
     g_assert_nonnull (strstr (out->str, "host: virtual.test\r\n"));
+}
+
+/*
+ * A templated step's head plan, its holes filled, is byte for byte the
+ * head written with the expanded values: a templated target with a query,
+ * an empty templated value, a templated Host, a templated body's length
+ * (which changes from request to request), the headers the transport
+ * drops or adds, and `Connection: close`.
+ */
+static void
+test_request_head_plan (void)
+{
+    static const struct {
+        const char *target;      /* NULL: the url is templated */
+        const char *values[4];   /* per header; NULL where it is templated */
+        const char *filled[4];   /* the expansion of the templated ones */
+        const char *sent_target; /* the expanded target */
+        const char *body;        /* a templated body's expansion; NULL: none */
+        gssize body_len;         /* the literal body's length when @body is NULL */
+        gboolean close;
+    } cases[] = {
+        { NULL,
+          { "a", NULL, "c", "d" },
+          { NULL, "22", NULL, NULL },
+          "/x?u=1&i=2",
+          NULL,
+          -1,
+          FALSE },
+        { "/plain", { NULL, "b", NULL, "d" }, { "", NULL, "", NULL }, NULL, NULL, -1, TRUE },
+        { NULL, { "a", "b", "c", "d" }, { NULL }, "/q?a=%20", "", -1, FALSE },
+        { "/p",
+          { "a", "b", NULL, NULL },
+          { NULL, NULL, "v.test", "x" },
+          NULL,
+          "{\"n\": 12345}",
+          -1,
+          TRUE },
+        { NULL, { "a", "b", "c", NULL }, { NULL, NULL, NULL, "z" }, "/", NULL, 5, FALSE },
+    };
+    static const char *const names[4] = { "X-One", "Content-Length", "Host", "Connection" };
+
+    for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+        g_autoptr (GArray) headers = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
+        g_autoptr (GArray) sent = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
+        g_autoptr (GString) want = g_string_new (NULL);
+        g_autoptr (GString) got = g_string_new ("kept:");
+        ThrongTemplate *holes[4] = { NULL };
+        HttpStep step = {
+            .method = (char *)"POST",
+            .host = (char *)"127.0.0.1",
+            .port = 8080,
+            .target = (char *)cases[c].target,
+            .headers = headers,
+            .header_templates = holes,
+        };
+        HttpRequestText text = {
+            .target = g_string_new (cases[c].sent_target),
+            .values = g_string_new (NULL),
+            .spans = g_array_new (FALSE, TRUE, sizeof (HttpSpan)),
+            .body = g_string_new (cases[c].body),
+        };
+        FastHeadPlan plan;
+        gssize body_len
+            = cases[c].body != NULL ? (gssize)strlen (cases[c].body) : cases[c].body_len;
+
+        /* Only whether a template is there matters to the plan. */
+        if (cases[c].target == NULL)
+            step.url_template = (ThrongTemplate *)&step;
+        if (cases[c].body != NULL)
+            step.body_template = (ThrongTemplate *)&step;
+        g_array_set_size (text.spans, 4);
+        for (guint i = 0; i < 4; i++) {
+            HttpHeader h = { (char *)names[i], (char *)cases[c].values[i], NULL };
+            HttpSpan *span = &g_array_index (text.spans, HttpSpan, i);
+
+            g_array_append_val (headers, h);
+            if (cases[c].values[i] == NULL) {
+                holes[i] = (ThrongTemplate *)&step;
+                span->offset = text.values->len;
+                span->length = strlen (cases[c].filled[i]);
+                g_string_append (text.values, cases[c].filled[i]);
+                g_string_append_c (text.values, '\0');
+                h.value = (char *)cases[c].filled[i];
+            }
+            g_array_append_val (sent, h);
+        }
+
+        fast_request_head_append (want, "POST", "127.0.0.1", 8080, FALSE,
+                                  cases[c].target != NULL ? cases[c].target : cases[c].sent_target,
+                                  sent, body_len, cases[c].close);
+        fast_head_plan_init (&plan, &step, cases[c].body != NULL ? FAST_BODY_LENGTH_HOLE : body_len,
+                             cases[c].close);
+        fast_head_plan_append (&plan, got, &text);
+        g_assert_true (g_str_has_prefix (got->str, "kept:"));
+        g_assert_cmpstr (got->str + 5, ==, want->str);
+        g_assert_cmpuint (got->len, ==, want->len + 5);
+        fast_head_plan_clear (&plan);
+        g_string_free (text.target, TRUE);
+        g_string_free (text.values, TRUE);
+        g_string_free (text.body, TRUE);
+        g_array_unref (text.spans);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -822,6 +925,7 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
 
     g_test_add_func ("/http-fast/parse/request-head", test_parse_request_head);
+    g_test_add_func ("/http-fast/parse/request-head-plan", test_request_head_plan);
 
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
     ADD ("/http-fast/framing/content-length", test_content_length);

@@ -7,7 +7,9 @@
  * database is stopped mid-run and started again, what throng reports as
  * dropped plus what was stored is exactly the run's count, and what was
  * dropped is bounded by what the outage produced.  Skipped with a message
- * (failed under CI) when influxd is not installed.
+ * (failed under CI) when influxd is not installed.  The 2.x write API is
+ * checked against its documented contract, played by an in-process
+ * SoupServer (below: there is no 2.x server to run).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -34,12 +36,8 @@ fixture_setup (Fixture *fixture, gconstpointer data)
 static void
 stop_influxd (Fixture *fixture)
 {
-    if (fixture->influxd == NULL)
-        return;
-    /* It may have been stopped (SIGSTOP) by /influxdb/hung. */
-    throng_test_process_signal (fixture->influxd, SIGCONT);
-    throng_test_process_stop (fixture->influxd, SIGTERM, 10000);
-    g_clear_pointer (&fixture->influxd, throng_test_process_free);
+    /* It may have been stopped (SIGSTOP) by /influxdb/hung: the helper sends SIGCONT first. */
+    throng_test_daemon_stop (&fixture->influxd, 10000);
 }
 
 static void
@@ -51,21 +49,28 @@ fixture_teardown (Fixture *fixture, gconstpointer data)
     throng_test_tmpdir_free (fixture->dir);
 }
 
-/* Starts influxd on the fixture's ports and directories (again, after a stop); TRUE when it answers. */
+/*
+ * Starts influxd on the fixture's ports and directories (again, after a
+ * stop); TRUE when it answers.  With @last_try, not answering fails the
+ * test with influxd's log.
+ */
 static gboolean
-spawn_influxd (Fixture *fixture)
+spawn_influxd (Fixture *fixture, gboolean last_try)
 {
     g_autofree char *log = g_build_filename (fixture->dir, "influxd.log", NULL);
     g_autofree char *ping = g_strdup_printf ("http://127.0.0.1:%u/ping", fixture->port);
-    const char *argv[] = { fixture->program, "run", "-config", fixture->config, NULL };
-    g_autoptr (GError) error = NULL;
+    ThrongTestDaemon daemon = {
+        .name = "influxd",
+        .argv = (const char *const[]) { fixture->program, "run", "-config", fixture->config,
+                                        NULL },
+        .log_path = log,
+        .ready_url = ping,
+    };
 
-    fixture->influxd = throng_test_process_spawn (
-        argv, &(ThrongTestSpawnOptions) { .output_path = log, .death_signal = SIGTERM }, &error);
-    g_assert_no_error (error);
-    g_test_message ("influxd pid %s on port %u", throng_test_process_pid (fixture->influxd),
-                    fixture->port);
-    return throng_test_http_wait_ok (ping, 30000);
+    fixture->influxd = throng_test_daemon_start (&daemon);
+    if (fixture->influxd == NULL && last_try)
+        throng_test_daemon_fail (&daemon);
+    return fixture->influxd != NULL;
 }
 
 static gboolean
@@ -90,11 +95,9 @@ start_influxd (Fixture *fixture)
             fixture->rpc_port, fixture->dir, fixture->dir, fixture->dir, fixture->port);
         g_free (fixture->config);
         fixture->config = throng_test_write_file (fixture->dir, "influxdb.conf", text);
-        if (spawn_influxd (fixture))
+        if (spawn_influxd (fixture, attempt == 2))
             break;
-        stop_influxd (fixture);
     }
-    g_assert_nonnull (fixture->influxd);
 
     guint status = 0;
     g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/query", fixture->port);
@@ -195,6 +198,20 @@ influx_warning (JsonNode *summary)
     return NULL;
 }
 
+/* The summary's influxdb warning, asserting it says that every request of the run was lost. */
+static const char *
+influx_all_lost (JsonNode *summary)
+{
+    g_autofree char *expected = g_strdup_printf (
+        "points (%" G_GINT64_FORMAT " requests) were not stored",
+        throng_test_json_int (summary, "total.requests"));
+    const char *warning = influx_warning (summary);
+
+    g_test_message ("%s", warning);
+    g_assert_nonnull (strstr (warning, expected));
+    return warning;
+}
+
 /*
  * The database stops for about four seconds of a ten-second run, then
  * comes back.  Batches of four points (two steps, the scenario, the run)
@@ -221,7 +238,7 @@ test_outage (Fixture *fixture, gconstpointer data)
     gint64 outage_start = g_get_monotonic_time ();
     stop_influxd (fixture);
     g_usleep (4000 * 1000);
-    g_assert_true (spawn_influxd (fixture));
+    g_assert_true (spawn_influxd (fixture, TRUE));
     gint64 outage_s = (g_get_monotonic_time () - outage_start + G_USEC_PER_SEC - 1)
                       / G_USEC_PER_SEC;
     g_assert_true (throng_test_process_wait (throng, 60, &status, &out, &err));
@@ -273,11 +290,7 @@ test_refused (Fixture *fixture, gconstpointer data)
     g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
 
     g_test_message ("%s", err);
-    g_autofree char *expected = g_strdup_printf (
-        "points (%" G_GINT64_FORMAT " requests) were not stored",
-        throng_test_json_int (summary, "total.requests"));
-    const char *warning = influx_warning (summary);
-    g_assert_nonnull (strstr (warning, expected));
+    const char *warning = influx_all_lost (summary);
     g_assert_nonnull (strstr (warning, "HTTP 404"));
     g_assert_nonnull (strstr (warning, "database not found"));
 }
@@ -313,10 +326,273 @@ test_hung (Fixture *fixture, gconstpointer data)
     gint64 start_up_ms = g_getenv ("THRONG_SANITIZED") != NULL ? 12000 : 4000;
     g_assert_cmpint (took_ms, <, 3000 + 2000 + start_up_ms);
     g_assert_cmpfloat (throng_test_json_double (summary, "duration_s"), <, 3.5);
-    g_autofree char *expected = g_strdup_printf (
-        "points (%" G_GINT64_FORMAT " requests) were not stored",
-        throng_test_json_int (summary, "total.requests"));
-    g_assert_nonnull (strstr (influx_warning (summary), expected));
+    influx_all_lost (summary);
+}
+
+/* ---- InfluxDB 2.x: the documented write API, not a real server -------------------------
+ *
+ * Debian ships InfluxDB 1.6 only, so there is no 2.x server to run.  These
+ * cases check throng against the contract InfluxDB 2's documentation
+ * gives for POST /api/v2/write (docs.influxdata.com, "Write data with
+ * the InfluxDB API"), played by an in-process SoupServer: the query's
+ * org, bucket and precision; `Authorization: Token …`; a line protocol
+ * body whose timestamps are in the precision the query names; 204 on
+ * success, 401 for a bad token (dropped, counted in the summary's
+ * warning), 503 with Retry-After while the server is unavailable
+ * (retried, no sooner than Retry-After).  What a real 2.x server does
+ * beyond its documentation is not tested here.
+ */
+
+typedef enum {
+    V2_ACCEPT,                  /* 204 */
+    V2_UNAUTHORIZED,            /* 401, as InfluxDB 2 answers a bad token */
+    V2_UNAVAILABLE_TWICE,       /* 503 with Retry-After: 1 for the first two writes, then 204 */
+} V2Mode;
+
+typedef struct {
+    GMutex lock;
+    V2Mode mode;
+    guint writes;               /* POSTs received */
+    GPtrArray *problems;        /* char*: what a write got wrong */
+    GString *accepted;          /* the bodies answered 204 */
+    GArray *times;              /* gint64: when each write arrived (monotonic) */
+} V2Server;
+
+static void
+v2_problem (V2Server *v2, char *text)
+{
+    g_ptr_array_add (v2->problems, text);
+}
+
+static void
+v2_handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHashTable *query,
+           gpointer data)
+{
+    V2Server *v2 = data;
+    SoupMessageHeaders *request = soup_server_message_get_request_headers (message);
+    SoupMessageHeaders *response = soup_server_message_get_response_headers (message);
+    SoupMessageBody *body = soup_server_message_get_request_body (message);
+    const char *type = soup_message_headers_get_one (request, "Content-Type");
+    const char *authorization = soup_message_headers_get_one (request, "Authorization");
+    gint64 now = g_get_monotonic_time ();
+    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&v2->lock);
+
+    v2->writes++;
+    g_array_append_val (v2->times, now);
+    if (strcmp (soup_server_message_get_method (message), "POST") != 0
+        || strcmp (path, "/api/v2/write") != 0) {
+        v2_problem (v2, g_strdup_printf ("%s %s", soup_server_message_get_method (message), path));
+        soup_server_message_set_status (message, 404, NULL);
+        return;
+    }
+    if (query == NULL || g_strcmp0 (g_hash_table_lookup (query, "org"), "acme & co") != 0
+        || g_strcmp0 (g_hash_table_lookup (query, "bucket"), "load/tests") != 0
+        || g_strcmp0 (g_hash_table_lookup (query, "precision"), "us") != 0)
+        v2_problem (v2, g_strdup_printf ("query %s", g_uri_get_query (soup_server_message_get_uri (message))));
+    if (type == NULL || !g_str_has_prefix (type, "text/plain"))
+        v2_problem (v2, g_strdup_printf ("Content-Type %s", type != NULL ? type : "(none)"));
+
+    if (v2->mode == V2_UNAUTHORIZED || g_strcmp0 (authorization, "Token s3cr3t") != 0) {
+        soup_server_message_set_status (message, 401, NULL);
+        soup_server_message_set_response (message, "application/json", SOUP_MEMORY_STATIC,
+                                          "{\"code\":\"unauthorized\",\"message\":\"unauthorized access\"}",
+                                          strlen ("{\"code\":\"unauthorized\",\"message\":\"unauthorized access\"}"));
+        return;
+    }
+    if (v2->mode == V2_UNAVAILABLE_TWICE && v2->writes <= 2) {
+        soup_server_message_set_status (message, 503, NULL);
+        soup_message_headers_replace (response, "Retry-After", "1");
+        return;
+    }
+    g_string_append_len (v2->accepted, body->data, body->length);
+    if (body->length > 0 && body->data[body->length - 1] != '\n')
+        g_string_append_c (v2->accepted, '\n');
+    soup_server_message_set_status (message, 204, NULL);
+}
+
+/*
+ * The parts of a line protocol line split at unescaped spaces:
+ * measurement and tags, fields, timestamp.  NULL when there are not three.
+ */
+static GStrv
+line_parts (const char *line)
+{
+    g_autoptr (GPtrArray) parts = g_ptr_array_new ();
+    g_autoptr (GString) part = g_string_new (NULL);
+
+    for (const char *p = line; *p != '\0'; p++) {
+        if (*p == '\\' && p[1] != '\0') {
+            g_string_append_c (part, *p++);
+            g_string_append_c (part, *p);
+        } else if (*p == ' ') {
+            g_ptr_array_add (parts, g_strdup (part->str));
+            g_string_truncate (part, 0);
+        } else {
+            g_string_append_c (part, *p);
+        }
+    }
+    g_ptr_array_add (parts, g_strdup (part->str));
+    if (parts->len != 3) {
+        for (guint i = 0; i < parts->len; i++)
+            g_free (parts->pdata[i]);
+        return NULL;
+    }
+    g_ptr_array_add (parts, NULL);
+    return (GStrv) g_ptr_array_free (g_steal_pointer (&parts), FALSE);
+}
+
+/* The integer field @key of the fields part @fields ("a=1i,b=2i"), 0 when absent. */
+static gint64
+field_int (const char *fields, const char *key)
+{
+    g_auto (GStrv) pairs = g_strsplit (fields, ",", -1);
+    gsize length = strlen (key);
+
+    for (char **pair = pairs; *pair != NULL; pair++)
+        if (strncmp (*pair, key, length) == 0 && (*pair)[length] == '=')
+            return g_ascii_strtoll (*pair + length + 1, NULL, 10);
+    return 0;
+}
+
+/* The points the server accepted, each as line_parts() splits it (asserting each line parses). */
+static GPtrArray *
+v2_points (V2Server *v2)
+{
+    g_auto (GStrv) lines = g_strsplit (v2->accepted->str, "\n", -1);
+    GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+
+    for (char **line = lines; *line != NULL; line++) {
+        if (**line == '\0')
+            continue;
+        GStrv parts = line_parts (*line);
+        g_assert_nonnull (parts);
+        g_ptr_array_add (points, parts);
+    }
+    return points;
+}
+
+/* Runs the plan with api v2 against the fake server in @mode; the summary. */
+static JsonNode *
+run_v2 (Fixture *fixture, V2Server *v2, V2Mode mode, const char *duration, char **err)
+{
+    g_autoptr (ThrongTestSoupServer) server = NULL;
+
+    g_mutex_init (&v2->lock);
+    v2->mode = mode;
+    v2->problems = g_ptr_array_new_with_free_func (g_free);
+    v2->accepted = g_string_new (NULL);
+    v2->times = g_array_new (FALSE, FALSE, sizeof (gint64));
+    server = throng_test_soup_server_start (NULL, v2_handle, v2);
+    g_autoptr (GUri) url = g_uri_parse (throng_test_soup_server_http_url (server), G_URI_FLAGS_NONE,
+                                        NULL);
+    fixture->port = (guint16) g_uri_get_port (url);
+
+    g_autofree char *plan = plan_yaml (fixture, duration, 10000);
+    char *database = strstr (plan, "      database: throng\n");
+    g_assert_nonnull (database);
+    memcpy (database, "      api: v2         \n", strlen ("      database: throng\n"));
+    g_setenv ("THRONG_INFLUXDB_ORG", "acme & co", TRUE);
+    g_setenv ("THRONG_INFLUXDB_BUCKET", "load/tests", TRUE);
+    g_setenv ("THRONG_INFLUXDB_TOKEN", "s3cr3t", TRUE);
+    gint64 wall_before = g_get_real_time ();
+    JsonNode *summary = throng_test_run_summary (fixture->dir, plan, NULL, 60, 0, err);
+    gint64 wall_after = g_get_real_time ();
+    g_unsetenv ("THRONG_INFLUXDB_ORG");
+    g_unsetenv ("THRONG_INFLUXDB_BUCKET");
+    g_unsetenv ("THRONG_INFLUXDB_TOKEN");
+
+    g_clear_pointer (&server, throng_test_soup_server_stop);
+    for (guint i = 0; i < v2->problems->len; i++)
+        g_test_message ("write %u: %s", i, (char *) v2->problems->pdata[i]);
+    g_assert_cmpuint (v2->problems->len, ==, 0);
+
+    /* precision=us: every timestamp is a time of the run in microseconds. */
+    g_autoptr (GPtrArray) points = v2_points (v2);
+    for (guint i = 0; i < points->len; i++) {
+        gint64 stamp = g_ascii_strtoll (((GStrv) points->pdata[i])[2], NULL, 10);
+        g_assert_cmpint (stamp, >=, wall_before);
+        g_assert_cmpint (stamp, <=, wall_after);
+    }
+    return summary;
+}
+
+static void
+v2_clear (V2Server *v2)
+{
+    g_ptr_array_unref (v2->problems);
+    g_string_free (v2->accepted, TRUE);
+    g_array_unref (v2->times);
+    g_mutex_clear (&v2->lock);
+}
+
+/* The sum of field @key over the accepted throng_step points. */
+static gint64
+v2_sum (V2Server *v2, const char *key)
+{
+    g_autoptr (GPtrArray) points = v2_points (v2);
+    gint64 sum = 0;
+
+    for (guint i = 0; i < points->len; i++) {
+        GStrv parts = points->pdata[i];
+        if (g_str_has_prefix (parts[0], "throng_step,"))
+            sum += field_int (parts[1], key);
+    }
+    return sum;
+}
+
+/* The documented write: org, bucket, precision, token; the counts are the summary's. */
+static void
+test_v2_contract (Fixture *fixture, gconstpointer data)
+{
+    V2Server v2 = { 0 };
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = run_v2 (fixture, &v2, V2_ACCEPT, "3s", &err);
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_null (strstr (err, "influxdb"));
+    g_assert_cmpuint (v2.writes, >=, 3);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
+    g_assert_cmpint (v2_sum (&v2, "requests"), ==, throng_test_json_int (summary, "total.requests"));
+    g_assert_cmpint (v2_sum (&v2, "errors_status"), ==,
+                     throng_test_json_int (summary, "total.errors_by_class.status"));
+    v2_clear (&v2);
+}
+
+/* A bad token: every write answered 401, dropped at once and counted in the summary. */
+static void
+test_v2_unauthorized (Fixture *fixture, gconstpointer data)
+{
+    V2Server v2 = { 0 };
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = run_v2 (fixture, &v2, V2_UNAUTHORIZED, "2s", &err);
+    const char *warning = influx_all_lost (summary);
+
+    g_assert_nonnull (strstr (warning, "HTTP 401 Unauthorized"));
+    g_assert_nonnull (strstr (warning, "unauthorized access"));
+    /* Not retried: one write per batch, a batch a second and the remainder. */
+    g_assert_cmpuint (v2.writes, <=, 5);
+    g_assert_cmpuint (v2.accepted->len, ==, 0);
+    v2_clear (&v2);
+}
+
+/* 503 with Retry-After: 1, twice: retried, no sooner than asked, then everything stored. */
+static void
+test_v2_unavailable (Fixture *fixture, gconstpointer data)
+{
+    V2Server v2 = { 0 };
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = run_v2 (fixture, &v2, V2_UNAVAILABLE_TWICE, "4s", &err);
+
+    g_test_message ("%s", err);
+    g_assert_null (strstr (err, "influxdb"));
+    g_assert_cmpuint (v2.times->len, >=, 3);
+    for (guint i = 1; i < 3; i++) {
+        gint64 gap = g_array_index (v2.times, gint64, i) - g_array_index (v2.times, gint64, i - 1);
+        g_test_message ("retry %u after %" G_GINT64_FORMAT " ms", i, gap / 1000);
+        g_assert_cmpint (gap, >=, G_USEC_PER_SEC - 50 * 1000);
+    }
+    g_assert_cmpint (v2_sum (&v2, "requests"), ==, throng_test_json_int (summary, "total.requests"));
+    v2_clear (&v2);
 }
 
 /* Options are checked at plan load, located, without a database. */
@@ -368,5 +644,11 @@ main (int argc, char **argv)
     g_test_add ("/influxdb/options-invalid", Fixture, NULL, fixture_setup, test_options_invalid,
                 fixture_teardown);
     g_test_add ("/influxdb/hung", Fixture, NULL, fixture_setup, test_hung, fixture_teardown);
+    g_test_add ("/influxdb/v2/contract", Fixture, NULL, fixture_setup, test_v2_contract,
+                fixture_teardown);
+    g_test_add ("/influxdb/v2/unauthorized", Fixture, NULL, fixture_setup, test_v2_unauthorized,
+                fixture_teardown);
+    g_test_add ("/influxdb/v2/unavailable", Fixture, NULL, fixture_setup, test_v2_unavailable,
+                fixture_teardown);
     return g_test_run ();
 }

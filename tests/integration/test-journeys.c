@@ -9,6 +9,7 @@
  */
 #include "test-utils.h"
 
+#include <signal.h>
 #include <string.h>
 
 #define RUN_TIMEOUT 120
@@ -27,6 +28,10 @@ typedef struct {
     guint never;           /* /never requests: a step that must not send */
     GPtrArray *echoes;     /* the query strings /echo received, in order */
     GPtrArray *bodies;     /* the bodies /echo received */
+    GPtrArray *heads;      /* X-Empty, X-Iter and X-Lit as /echo received them */
+    gint64 paused_answered; /* monotonic: /paused/before was last answered */
+    gint64 paused_gap;      /* the shortest time from that answer to /paused/after, -1: none */
+    guint paused_after;     /* /paused/after requests */
 } Journey;
 
 typedef struct {
@@ -98,6 +103,18 @@ handle_items (Journey *j, SoupServerMessage *msg)
     respond (msg, 200, "application/json", "{\"items\": [{\"id\": 42}], \"in_stock\": true}");
 }
 
+/* "X-Empty=[…] X-Iter=[…] X-Lit=[…]", "-" for a field that is absent. */
+static char *
+echo_head (SoupMessageHeaders *headers)
+{
+    const char *empty = soup_message_headers_get_one (headers, "X-Empty");
+    const char *iter = soup_message_headers_get_one (headers, "X-Iter");
+    const char *lit = soup_message_headers_get_one (headers, "X-Lit");
+
+    return g_strdup_printf ("X-Empty=[%s] X-Iter=[%s] X-Lit=[%s]", empty != NULL ? empty : "-",
+                            iter != NULL ? iter : "-", lit != NULL ? lit : "-");
+}
+
 static void
 handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
          gpointer data)
@@ -143,6 +160,16 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
         guint ms = (guint)atoi (path + strlen ("/slow/"));
         g_clear_pointer (&locker, g_mutex_locker_free);
         throng_test_soup_server_respond_later (msg, ms, "slow\n");
+    } else if (strcmp (path, "/paused/before") == 0) {
+        respond (msg, 200, "text/plain", "before\n");
+        j->paused_answered = g_get_monotonic_time ();
+    } else if (strcmp (path, "/paused/after") == 0) {
+        gint64 gap = g_get_monotonic_time () - j->paused_answered;
+
+        if (j->paused_gap < 0 || gap < j->paused_gap)
+            j->paused_gap = gap;
+        j->paused_after++;
+        respond (msg, 200, "text/plain", "after\n");
     } else if (strcmp (path, "/echo") == 0) {
         SoupMessageBody *body = soup_server_message_get_request_body (msg);
         g_autoptr (GBytes) bytes = soup_message_body_flatten (body);
@@ -152,6 +179,7 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
                          g_strdup (g_uri_get_query (uri) != NULL ? g_uri_get_query (uri) : ""));
         g_ptr_array_add (j->bodies,
                          g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
+        g_ptr_array_add (j->heads, echo_head (soup_server_message_get_request_headers (msg)));
         respond (msg, 200, "text/plain", "echo\n");
     } else {
         respond (msg, 404, "text/plain", "not found\n");
@@ -172,6 +200,8 @@ fixture_setup (Fixture *f, gconstpointer data)
                                           (GDestroyNotify)g_hash_table_unref);
     j->echoes = g_ptr_array_new_with_free_func (g_free);
     j->bodies = g_ptr_array_new_with_free_func (g_free);
+    j->heads = g_ptr_array_new_with_free_func (g_free);
+    j->paused_gap = -1;
     f->server = throng_test_soup_server_start (NULL, handler, j);
 }
 
@@ -186,6 +216,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
     g_hash_table_unref (j->row_users);
     g_ptr_array_unref (j->echoes);
     g_ptr_array_unref (j->bodies);
+    g_ptr_array_unref (j->heads);
     g_mutex_clear (&j->lock);
     throng_test_tmpdir_free (f->dir);
 }
@@ -442,6 +473,40 @@ test_functions (Fixture *f, gconstpointer data)
     g_assert_cmpint (atoi (c2), ==, atoi (c1) + 1);
     g_assert_true (g_regex_match_simple ("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}",
                                          g_ptr_array_index (j->bodies, 0), 0, 0));
+}
+
+/*
+ * What a templated request is made of, on one kept-alive connection: a
+ * url with a query (its fragment not sent), a header whose value expands
+ * to nothing, one that changes, a literal one, a Content-Length the plan
+ * gives (the transport's own wins), and a body whose length changes
+ * between iterations, so a stale length would break the next request.
+ */
+static void
+test_templated_parts (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - set: { empty: \"\", pad: \"p${iteration}${iteration}${iteration}\" }\n"
+          "      - http:\n"
+          "          method: POST\n"
+          "          url: \"/echo?u=${user.id}&i=${iteration}#frag\"\n"
+          "          headers: { X-Empty: \"${vars.empty}\", X-Iter: \"i${iteration}\",\n"
+          "                     X-Lit: plain, Content-Length: \"999\" }\n"
+          "          body: '${vars.pad}'\n";
+    g_autoptr (JsonNode) root = run (f, 1, 12, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->echoes->len, ==, 12);
+    for (guint i = 1; i <= 12; i++) {
+        g_autofree char *query = g_strdup_printf ("u=1&i=%u", i);
+        g_autofree char *body = g_strdup_printf ("p%u%u%u", i, i, i);
+        g_autofree char *head = g_strdup_printf ("X-Empty=[] X-Iter=[i%u] X-Lit=[plain]", i);
+
+        g_assert_cmpstr (g_ptr_array_index (j->echoes, i - 1), ==, query);
+        g_assert_cmpstr (g_ptr_array_index (j->bodies, i - 1), ==, body);
+        g_assert_cmpstr (g_ptr_array_index (j->heads, i - 1), ==, head);
+    }
 }
 
 /* A body_file with `template: true` is expanded per request; without it, sent as written. */
@@ -873,6 +938,91 @@ test_bad_plans (void)
     throng_test_tmpdir_free (dir);
 }
 
+/*
+ * `pause: 300ms` between two requests inside a group: the server sees the
+ * second request at least 300 ms after it answered the first (the answer
+ * leaves the server before the client has it, so the gap it sees is
+ * never shorter than the pause), the group's transaction spans the pause,
+ * and the pause is no request: no row, no count.
+ */
+static void
+test_pause (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - group: paused\n"
+                                "        steps:\n"
+                                "          - http: { url: /paused/before }\n"
+                                "          - pause: 300ms\n"
+                                "          - http: { url: /paused/after }\n";
+    g_auto (GStrv) lines = NULL;
+    g_autoptr (JsonNode) root = run_with_csv (f, steps, 2, &lines);
+    guint groups = 0, rows = 0;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
+    /* The group and its two requests: the pause has no row. */
+    g_assert_cmpuint (throng_test_json_length (root, "scenarios.0.steps"), ==, 3);
+    g_assert_cmpuint (f->journey.paused_after, ==, 2);
+    g_test_message ("shortest gap the server saw: %" G_GINT64_FORMAT " µs", f->journey.paused_gap);
+    g_assert_cmpint (f->journey.paused_gap, >=, 300 * 1000);
+    for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
+        g_autoptr (GPtrArray) fields = csv_fields (lines[i]);
+        gint64 elapsed = g_ascii_strtoll (g_ptr_array_index (fields, 1), NULL, 10);
+
+        rows++;
+        if (strcmp (g_ptr_array_index (fields, 2), "paused") != 0)
+            continue;
+        g_test_message ("group took %" G_GINT64_FORMAT " ms", elapsed);
+        g_assert_cmpint (elapsed, >=, 300);
+        groups++;
+    }
+    g_assert_cmpuint (groups, ==, 2);
+    g_assert_cmpuint (rows, ==, 6);
+}
+
+/*
+ * A stop (SIGINT) while the user is in a long pause ends the run at once,
+ * well within the grace, and the request after the pause is never sent.
+ */
+static void
+test_pause_stop (Fixture *f, gconstpointer data)
+{
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .duration = "1m",
+        .scenario_extra = "    graceful_stop: 20s\n",
+        .steps = "      - http: { url: /paused/before }\n"
+                 "      - pause: 30s\n"
+                 "      - http: { url: /paused/after }\n",
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
+    g_auto (GStrv) args = throng_test_run_args (path, summary);
+    g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *) args, NULL);
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    throng_test_wait_started ();
+    g_mutex_lock (&f->journey.lock);
+    g_assert_cmpint (f->journey.paused_answered, >, 0);
+    g_mutex_unlock (&f->journey.lock);
+
+    gint64 stopped = g_get_monotonic_time ();
+    throng_test_process_signal (throng, SIGINT);
+    g_assert_true (throng_test_process_wait (throng, 60, &status, NULL, &err));
+    gint64 took_ms = (g_get_monotonic_time () - stopped) / 1000;
+
+    g_test_message ("the run ended %" G_GINT64_FORMAT " ms after SIGINT", took_ms);
+    g_assert_cmpint (took_ms, <, 5000);
+    g_assert_cmpuint (f->journey.paused_after, ==, 0);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -889,6 +1039,7 @@ main (int argc, char **argv)
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },
         { "body-file", test_body_file, TRUE },
+        { "templated-parts", test_templated_parts, TRUE },
         { "report-back", test_report_back, FALSE },
         { "h2", test_h2, TRUE },
         { "unique-rows", test_unique_rows, TRUE },
@@ -896,6 +1047,8 @@ main (int argc, char **argv)
         { "group-timing", test_group_timing, TRUE },
         { "group-nested-bytes", test_group_nested_bytes, TRUE },
         { "debug", test_debug, TRUE },
+        { "pause", test_pause, TRUE },
+        { "pause-stop", test_pause_stop, FALSE },
     };
 
     g_test_init (&argc, &argv, NULL);

@@ -38,15 +38,9 @@ static const char plan_yaml[] =
 static char *
 xpath (const char *xmllint, const char *path, const char *expression)
 {
-    const char *argv[] = { xmllint, "--xpath", expression, path, NULL };
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
-    int status = throng_test_process_run (argv, NULL, 30, &out, &err);
-
-    if (status != 0)
-        g_test_message ("xmllint --xpath %s: %s", expression, err);
-    g_assert_cmpint (status, ==, 0);
-    return g_strstrip (g_strdup (out));
+    return throng_test_tool_output ((const char *const[]) { xmllint, "--xpath", expression, path,
+                                                            NULL },
+                                    30);
 }
 
 static void
@@ -73,12 +67,8 @@ test_thresholds (ThrongTestTmpdir *fixture, gconstpointer data)
 
     /* The file is JUnit XML as Jenkins's schema has it. */
     g_autofree char *xsd = throng_test_source_path ("tests/data/junit.xsd");
-    g_autofree char *lint_err = NULL;
-    int status = throng_test_process_run (
-        (const char *const[]) { xmllint, "--noout", "--schema", xsd, xml, NULL }, NULL, 30, NULL,
-        &lint_err);
-    g_test_message ("%s", lint_err);
-    g_assert_cmpint (status, ==, 0);
+    g_autofree char *lint = throng_test_tool_output (
+        (const char *const[]) { xmllint, "--noout", "--schema", xsd, xml, NULL }, 30);
 
     /* One suite per scenario, one for `total` and the protocol's threshold. */
     assert_xpath (xmllint, xml, "count(/testsuites/testsuite)", "3");

@@ -3,7 +3,9 @@
  * The prometheus reporter against a real Prometheus: the test starts
  * Prometheus on a loopback port with its own storage and a 1 s scrape
  * interval, runs throng with the reporter, and asks Prometheus's HTTP API
- * what it scraped: the request counters equal throng's JSON summary, and
+ * what it scraped: the request counters equal throng's JSON summary (per
+ * status_class too: 200s, 404s, 503s and timeouts from the builtin
+ * target), and
  * histogram_quantile(0.99, …) over the buckets falls in the bucket that
  * holds throng's own p99.  Skipped with a message (failed under CI) when
  * Prometheus is not installed.  Also: the `_bucket` counts are exact at
@@ -11,7 +13,6 @@
  * starts.
  */
 #include <math.h>
-#include <signal.h>
 #include <string.h>
 
 #include "http-client.h"
@@ -34,9 +35,7 @@ fixture_setup (Fixture *fixture, gconstpointer data)
 static void
 fixture_teardown (Fixture *fixture, gconstpointer data)
 {
-    if (fixture->prometheus != NULL)
-        throng_test_process_stop (fixture->prometheus, SIGTERM, 5000);
-    g_clear_pointer (&fixture->prometheus, throng_test_process_free);
+    throng_test_daemon_stop (&fixture->prometheus, 5000);
     throng_test_tmpdir_free (fixture->dir);
 }
 
@@ -66,25 +65,21 @@ start_prometheus (Fixture *fixture)
         g_autofree char *storage_arg = g_strdup_printf ("--storage.tsdb.path=%s", storage);
         g_autofree char *listen_arg = g_strdup_printf ("--web.listen-address=127.0.0.1:%u",
                                                        fixture->port);
-        const char *argv[] = { program, config_arg, storage_arg, listen_arg, "--log.level=warn",
-                               NULL };
-        g_autoptr (GError) error = NULL;
         g_autofree char *ready = g_strdup_printf ("http://127.0.0.1:%u/-/ready", fixture->port);
+        ThrongTestDaemon daemon = {
+            .name = "prometheus",
+            .argv = (const char *const[]) { program, config_arg, storage_arg, listen_arg,
+                                            "--log.level=warn", NULL },
+            .log_path = log,
+            .ready_url = ready,
+        };
 
-        fixture->prometheus = throng_test_process_spawn (
-            argv, &(ThrongTestSpawnOptions) { .output_path = log, .death_signal = SIGTERM },
-            &error);
-        g_assert_no_error (error);
-        g_test_message ("prometheus pid %s on port %u", throng_test_process_pid (fixture->prometheus),
-                        fixture->port);
-        if (throng_test_http_wait_ok (ready, 30000))
+        fixture->prometheus = throng_test_daemon_start (&daemon);
+        if (fixture->prometheus != NULL)
             return TRUE;
-        throng_test_process_stop (fixture->prometheus, SIGTERM, 5000);
-        g_clear_pointer (&fixture->prometheus, throng_test_process_free);
+        if (attempt == 2)
+            throng_test_daemon_fail (&daemon);
     }
-    g_autofree char *text = NULL;
-    g_file_get_contents (log, &text, NULL, NULL);
-    g_error ("prometheus did not become ready:\n%s", text);
     return FALSE;
 }
 
@@ -123,6 +118,10 @@ static const char plan_format[] =
     "        http: { url: / }\n"
     "      - name: \"missing \\\"page\\\"\"\n"
     "        http: { url: /status/404 }\n"
+    "      - name: busy\n"
+    "        http: { url: /status/503 }\n"
+    "      - name: slow\n"
+    "        http: { url: /delay/2000, timeout: 100ms }\n"
     "reporters:\n"
     "  - prometheus: { listen: \"127.0.0.1:%u\", linger: 20s }\n";
 
@@ -153,12 +152,30 @@ test_scraped (Fixture *fixture, gconstpointer data)
                        (double) throng_test_json_int (summary, "total.requests"));
     g_assert_cmpfloat (query_value (fixture, "sum(throng_errors_total{class=\"status\"})"), ==,
                        (double) throng_test_json_int (summary, "total.errors_by_class.status"));
-    g_assert_cmpfloat (query_value (fixture, "sum(throng_requests_total{status_class=\"error\"})"),
-                       ==, (double) throng_test_json_int (summary, "total.errors"));
+    /* status_class: the status's class, or the error class of a step without a status. */
+    g_assert_cmpfloat (query_value (fixture, "sum(throng_requests_total{status_class=\"2xx\"})"),
+                       ==, (double) (throng_test_json_int (summary, "total.requests")
+                                     - throng_test_json_int (summary, "total.errors")));
+    g_assert_cmpfloat (
+        query_value (fixture, "sum(throng_requests_total{step=\"busy\",status_class=\"5xx\"})"), ==,
+        (double) throng_test_json_int (summary, "scenarios.0.steps.2.stats.errors_by_class.status"));
+    g_assert_cmpfloat (query_value (fixture, "sum(throng_requests_total{status_class=\"4xx\"})"),
+                       ==, (double) throng_test_json_int (
+                               summary, "scenarios.0.steps.1.stats.errors_by_class.status"));
+    g_assert_cmpfloat (
+        query_value (fixture, "sum(throng_requests_total{step=\"slow\",status_class=\"timeout\"})"),
+        ==, (double) throng_test_json_int (summary, "total.errors_by_class.timeout"));
+    g_assert_cmpfloat (
+        (double) throng_test_json_int (summary, "scenarios.0.steps.3.stats.requests"), ==,
+        (double) throng_test_json_int (summary, "total.errors_by_class.timeout"));
+    g_assert_cmpint (throng_test_json_int (summary, "total.errors_by_class.timeout"), >, 0);
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.2.stats.requests"), >, 0);
+    g_assert_true (isnan (query_value (
+        fixture, "count(throng_requests_total{status_class!~\"2xx|4xx|5xx|timeout\"})")));
     g_assert_cmpfloat (query_value (fixture, "sum(throng_iterations_total)"), ==,
                        (double) throng_test_json_int (summary, "scenarios.0.iterations"));
 
-    for (guint step = 0; step < 2; step++) {
+    for (guint step = 0; step < 4; step++) {
         g_autofree char *path = g_strdup_printf ("scenarios.0.steps.%u", step);
         g_autofree char *label_path = g_strdup_printf ("%s.label", path);
         g_autofree char *requests_path = g_strdup_printf ("%s.stats.requests", path);

@@ -47,6 +47,21 @@ typedef struct {
     ThrongThresholdResult thresholds[2];
 } FakeRun;
 
+/* Longer than the buffer a CSV row is assembled in: "…a,a,a…" (quoted) or "…a/a/a…". */
+static const char *
+long_url (char separator)
+{
+    static char urls[2][1601];
+    char *url = urls[separator == ','];
+
+    if (url[0] == '\0') {
+        memcpy (url, "https://127.0.0.1:8443/q?", 25);
+        for (guint i = 25; i < sizeof urls[0] - 1; i++)
+            url[i] = i % 2 ? 'a' : separator;
+    }
+    return url;
+}
+
 static FakeRun *
 fake_run_new (void)
 {
@@ -90,6 +105,8 @@ fake_run_new (void)
         sample->bytes_received = 1000 + i % 13;
         sample->resource = sample->step == 0 ? "https://127.0.0.1:8443/"
                                              : "https://127.0.0.1:8443/cart?a=1,2";
+        if (i == 500 || i == 501)
+            sample->resource = long_url (i == 500 ? ',' : '/');
         if (i < 4) {
             /* The first request of each user opens a connection with a full handshake. */
             sample->connections_opened = 1;
@@ -348,7 +365,7 @@ static const char csv_check_script[] =
     "    assert (r['success'] == 'true') == (r['failureMessage'] == ''), r\n"
     "for k in ('timeStamp','elapsed','Latency','Connect','responseCode','threadName','label',"
     "'failureMessage','URL','grpThreads','allThreads','responseMessage'):\n"
-    "    for i in (0, 1, 49, 96, 999):\n"
+    "    for i in (0, 1, 49, 96, 500, 501, 999):\n"
     "        print(i, k, rows[i][k], sep='\\t')\n";
 
 /* The checker's "INDEX\tCOLUMN\tVALUE" lines, as COLUMN/INDEX → VALUE. */
@@ -400,6 +417,9 @@ test_csv_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpstr (g_hash_table_lookup (f, "label/0"), ==, "GET /");
     g_assert_cmpstr (g_hash_table_lookup (f, "label/1"), ==, "add, \"to\" cart");
     g_assert_cmpstr (g_hash_table_lookup (f, "URL/1"), ==, "https://127.0.0.1:8443/cart?a=1,2");
+    g_assert_cmpstr (g_hash_table_lookup (f, "URL/500"), ==, long_url (','));
+    g_assert_cmpstr (g_hash_table_lookup (f, "URL/501"), ==, long_url ('/'));
+    g_assert_cmpstr (g_hash_table_lookup (f, "threadName/501"), ==, "shop 1-2");
     g_assert_cmpstr (g_hash_table_lookup (f, "responseCode/0"), ==, "200");
     g_assert_cmpstr (g_hash_table_lookup (f, "responseMessage/0"), ==, "OK");
     g_assert_cmpstr (g_hash_table_lookup (f, "threadName/0"), ==, "shop 1-1");

@@ -191,6 +191,11 @@ test_closed (ThrongTestTmpdir *fixture, gconstpointer data)
         g_assert_true (throng_test_nginx_log_wait (nginx, 200, 5000, &log));
         g_assert_cmpint (throng_test_json_int (merged, "total.requests"), ==, log.lines);
         g_assert_cmpint (throng_test_json_int (merged, "total.requests"), ==, sum);
+        /* Requests per protocol version sum like the rest (all HTTP/1.1 here). */
+        g_assert_cmpint (json_object_get_int_member (
+                             json_node_get_object (throng_test_json_get (merged, "total.protocols")),
+                             "http/1.1"),
+                         ==, sum);
         g_assert_cmpint (throng_test_json_int (merged, "scenarios.0.users"), ==, 100);
         g_assert_cmpuint (throng_test_json_length (merged, "shards"), ==, n);
         g_assert_false (throng_test_json_bool (merged, "partial"));

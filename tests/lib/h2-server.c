@@ -27,6 +27,7 @@ struct _ThrongTestH2Server {
     char *url;
     gint stopping;
     guint connections;
+    guint max_streams; /* SETTINGS_MAX_CONCURRENT_STREAMS; 0: not sent */
     GThread *acceptor;
     GMutex lock;
     GPtrArray *threads;
@@ -46,6 +47,7 @@ typedef enum {
     ACT_H1_REPLY,
     ACT_TLS_CUT,
     ACT_SLOW,
+    ACT_SIZED,
 } Action;
 
 #define QUEUE_MAX 64
@@ -77,6 +79,9 @@ typedef struct {
     Action path_action; /* of the request whose head is being read */
     Action pending;     /* to do once mem_recv returned */
     gint32 pending_stream;
+    gsize path_size;    /* /size/N: N */
+    gsize pending_size;
+    gsize queue_size[QUEUE_MAX];
     Action queue[QUEUE_MAX]; /* requests whose heads one read brought, in order */
     gint32 queue_stream[QUEUE_MAX];
     guint n_queue;
@@ -162,6 +167,40 @@ read_never (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t le
     return NGHTTP2_ERR_DEFERRED;
 }
 
+/* /size/N: N bytes of 'x', the count left in the source's pointer (freed at the end). */
+static ssize_t
+read_sized (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
+            uint32_t *flags, nghttp2_data_source *source, void *data)
+{
+    gsize *left = source->ptr;
+    gsize n = MIN (*left, length);
+
+    memset (buf, 'x', n);
+    *left -= n;
+    if (*left == 0) {
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+        g_free (left);
+    }
+    return (ssize_t)n;
+}
+
+static void
+respond_sized (Conn *c, gint32 stream, gsize size)
+{
+    nghttp2_nv nva[]
+        = { { (uint8_t *)":status", (uint8_t *)"200", 7, 3, NGHTTP2_NV_FLAG_NONE } };
+    gsize *left = g_new (gsize, 1);
+    nghttp2_data_provider provider = { .source.ptr = left, .read_callback = read_sized };
+
+    *left = size;
+    if (size == 0) {
+        g_free (left);
+        nghttp2_submit_response (c->session, stream, nva, 1, NULL);
+        return;
+    }
+    nghttp2_submit_response (c->session, stream, nva, 1, &provider);
+}
+
 static void
 respond (Conn *c, gint32 stream, const nghttp2_nv *extra, gsize n_extra, gboolean body)
 {
@@ -185,6 +224,9 @@ act (Conn *c)
     switch (action) {
     case ACT_OK:
         respond (c, stream, NULL, 0, TRUE);
+        break;
+    case ACT_SIZED:
+        respond_sized (c, stream, c->pending_size);
         break;
     case ACT_SLOW:
         if (c->n_slow < QUEUE_MAX) {
@@ -294,6 +336,11 @@ on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *
     if (namelen != 5 || memcmp (name, ":path", 5) != 0)
         return 0;
     c->path_action = ACT_NONE;
+    if (valuelen > 6 && memcmp (value, "/size/", 6) == 0) {
+        c->path_action = ACT_SIZED;
+        c->path_size = g_ascii_strtoull ((const char *)value + 6, NULL, 10);
+        return 0;
+    }
     for (guint i = 0; i < G_N_ELEMENTS (routes); i++)
         if (strlen (routes[i].path) == valuelen && memcmp (routes[i].path, value, valuelen) == 0)
             c->path_action = routes[i].action;
@@ -309,6 +356,7 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST
         && c->n_queue < QUEUE_MAX) {
         c->queue[c->n_queue] = c->path_action != ACT_NONE ? c->path_action : ACT_OK;
+        c->queue_size[c->n_queue] = c->path_size;
         c->queue_stream[c->n_queue++] = frame->hd.stream_id;
     }
     return 0;
@@ -352,7 +400,13 @@ conn_thread (gpointer data)
     nghttp2_session_server_new2 (&c->session, callbacks, c, option);
     nghttp2_session_callbacks_del (callbacks);
     nghttp2_option_del (option);
-    nghttp2_submit_settings (c->session, NGHTTP2_FLAG_NONE, NULL, 0);
+    if (c->server->max_streams > 0) {
+        nghttp2_settings_entry limit = { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS,
+                                         c->server->max_streams };
+        nghttp2_submit_settings (c->session, NGHTTP2_FLAG_NONE, &limit, 1);
+    } else {
+        nghttp2_submit_settings (c->session, NGHTTP2_FLAG_NONE, NULL, 0);
+    }
     ok = c->server->credentials == NULL || tls_start (c);
 
     while (ok && !g_atomic_int_get (&c->server->stopping)) {
@@ -389,6 +443,7 @@ conn_thread (gpointer data)
         for (guint i = 0; i < c->n_queue && !c->close_after && !c->discard; i++) {
             c->pending = c->queue[i];
             c->pending_stream = c->queue_stream[i];
+            c->pending_size = c->queue_size[i];
             act (c);
         }
         c->n_queue = 0;
@@ -490,6 +545,12 @@ const char *
 throng_test_h2_server_url (ThrongTestH2Server *server)
 {
     return server->url;
+}
+
+void
+throng_test_h2_server_set_max_streams (ThrongTestH2Server *server, guint max_streams)
+{
+    server->max_streams = max_streams;
 }
 
 guint

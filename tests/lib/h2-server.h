@@ -23,6 +23,7 @@
  *   /tls-cut       (TLS) HEADERS, then a DATA frame header announcing 100 bytes and
  *                  10 of them, then a TLS close_notify and the close
  *   /slow          200 "ok" 200 ms later (the connection's other streams served meanwhile)
+ *   /size/N        200 with N bytes of body, no other field than :status
  */
 #pragma once
 
@@ -41,6 +42,13 @@ ThrongTestH2Server *throng_test_h2_server_new_tls (const char *cert_file, const 
 
 /* "http://127.0.0.1:PORT", or "https://…" for a TLS server */
 const char *throng_test_h2_server_url (ThrongTestH2Server *server);
+
+/*
+ * From now on, new connections' SETTINGS say MAX_CONCURRENT_STREAMS
+ * @max_streams (0: no limit sent, the default).  Call before the client
+ * connects.
+ */
+void throng_test_h2_server_set_max_streams (ThrongTestH2Server *server, guint max_streams);
 
 /* Connections accepted so far. */
 guint throng_test_h2_server_connections (ThrongTestH2Server *server);

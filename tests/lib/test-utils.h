@@ -5,7 +5,8 @@
  * SoupServer on a thread of its own (soup-server.h), the fault server as
  * a child (fault-fixture.h), nginx from a generated configuration
  * (nginx.h), a throw-away PKI (certs.h), the common plan
- * (plan-builder.h), reading summaries and sample files (summary.h); and
+ * (plan-builder.h), reading summaries and sample files (summary.h),
+ * daemons and tools the reporter tests drive (daemon.h); and
  * here: missing tools, per-test temporary directories and plan files,
  * free loopback ports.  Every helper that can fail in a way the test did
  * not cause asserts or fails the test itself, so callers stay short; the
@@ -17,6 +18,7 @@
 #include <glib.h>
 
 #include "certs.h"
+#include "daemon.h"
 #include "fault-fixture.h"
 #include "h2-server.h"
 #include "nginx.h"
@@ -84,6 +86,9 @@ extern const ThrongTestPluginInfo throng_test_builtin_plugins[];
 /* The newline characters in @text: its lines, when each ends with one. */
 guint throng_test_count_lines (const char *text);
 
+/* How often @needle occurs in @text (occurrences may overlap). */
+guint throng_test_count (const char *text, const char *needle);
+
 /*
  * Asserts that @text (usually a captured stderr) carries no GLib
  * "CRITICAL", "WARNING" or "ERROR" log line, and no sanitizer report.
@@ -132,9 +137,11 @@ char *throng_test_write_plan (const char *dir, const char *name, const char *yam
 /* Network                                                             */
 
 /*
- * A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0,
- * read back and closed).  Asserts on failure.  Another process may take it
- * before the caller binds; callers that start servers retry.
+ * A TCP port on 127.0.0.1 that was free a moment ago (bound, read back and
+ * closed), below the kernel's ephemeral range when there is room there, so
+ * that no outgoing connection takes it.  Asserts on failure.  Another
+ * process may take it before the caller binds; callers that start servers
+ * retry.
  */
 guint16 throng_test_free_port (void);
 

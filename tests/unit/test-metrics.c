@@ -90,6 +90,46 @@ test_stats_first_message_and_retries (void)
     throng_stats_clear (&stats);
 }
 
+/*
+ * Each interval's stats keep the first message of each class; messages
+ * that name what varies must not be kept without bound for a long run.
+ * The same text stays one copy, and past the bound a message says so.
+ */
+static void
+test_stats_messages_bounded (void)
+{
+    ThrongStats stats;
+    ThrongSample failed = sample_make (10, THRONG_ERROR_CONNECT);
+    const char *first = NULL;
+    guint kept = 0;
+    gboolean bounded = FALSE;
+
+    throng_stats_init (&stats);
+    for (guint i = 0; i < 10000 && !bounded; i++) {
+        char text[64];
+
+        g_snprintf (text, sizeof text, "connect: 127.0.0.1:%u refused", i);
+        failed.message = text;
+        throng_stats_reset (&stats);
+        throng_stats_record (&stats, &failed);
+        if (g_str_has_prefix (stats.error_messages[THRONG_ERROR_CONNECT], "(message not kept"))
+            bounded = TRUE;
+        else
+            g_assert_cmpstr (stats.error_messages[THRONG_ERROR_CONNECT], ==, text);
+        if (i == 0)
+            first = stats.error_messages[THRONG_ERROR_CONNECT];
+        kept++;
+    }
+    g_assert_true (bounded);
+    g_assert_cmpuint (kept, <=, 4097);
+    /* A message already kept is still found, as the same copy. */
+    failed.message = "connect: 127.0.0.1:0 refused";
+    throng_stats_reset (&stats);
+    throng_stats_record (&stats, &failed);
+    g_assert_true (stats.error_messages[THRONG_ERROR_CONNECT] == first);
+    throng_stats_clear (&stats);
+}
+
 /* A class past the table (a plugin built against a newer SDK) counts as "other", never out of bounds. */
 static void
 test_stats_unknown_class (void)
@@ -194,6 +234,7 @@ main (int argc, char **argv)
     g_test_add_func ("/metrics/stats/record", test_stats_record);
     g_test_add_func ("/metrics/stats/unknown-class", test_stats_unknown_class);
     g_test_add_func ("/metrics/stats/first-message-and-retries", test_stats_first_message_and_retries);
+    g_test_add_func ("/metrics/stats/messages-bounded", test_stats_messages_bounded);
     g_test_add_func ("/metrics/layout", test_metrics_layout);
     g_test_add_func ("/metrics/merge-equals-union", test_metrics_merge_equals_union);
     return g_test_run ();

@@ -4,7 +4,8 @@
  * `null` test protocol: `once`, `group` (its own row, a transaction that
  * spans its children and fails with them, left out of the scenario's and
  * the run's requests), `repeat`, `choose` (weights over 10,000 draws),
- * data sets that stop or hand each row to one user, and `-e` overriding
+ * `pause` anywhere but in `parallel`, data sets that stop or hand each
+ * row to one user, and `-e` overriding
  * the environment for `${env.*}` anywhere in the plan.
  */
 #include "dataset-private.h"
@@ -211,6 +212,72 @@ test_all_once (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), <, 20.0);
 }
 
+/*
+ * `pause` inside repeat, choose, once and at a group's edges: nothing
+ * recorded for it (no row, no request), the iteration and a group that
+ * ends with a pause each take at least the pauses' time, a uniform pause
+ * stays within its bounds.
+ */
+static void
+test_pause (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - users: 2\n"
+                                          "    iterations: 2\n"
+                                          "    steps:\n"
+                                          "      - once: true\n"
+                                          "        pause: 50ms\n"
+                                          "      - group: waits\n"
+                                          "        steps:\n"
+                                          "          - name: first\n"
+                                          "            null: {}\n"
+                                          "          - repeat: 2\n"
+                                          "            steps:\n"
+                                          "              - pause: { min: 20ms, max: 30ms }\n"
+                                          "          - choose:\n"
+                                          "              - steps: [ { pause: 10ms } ]\n"
+                                          "          - pause: 40ms\n",
+                                          NULL);
+    gint64 took_us = g_get_monotonic_time () - start;
+
+    /* The group and its one request: pauses have no row. */
+    g_assert_cmpuint (throng_test_json_length (root, "scenarios.0.steps"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 4);
+    /* The group spans its pauses, the last one included: 2 × 20 + 10 + 40 ms at least. */
+    g_assert_cmpint (step_int (root, 0, "stats.requests"), ==, 4);
+    g_assert_cmpint (step_int (root, 0, "stats.latency_us.min"), >=, 90000);
+    g_assert_cmpint (step_int (root, 0, "stats.latency_us.max"), <, 2000000);
+    /* Each user: 50 ms once, then two iterations of at least 90 ms. */
+    g_assert_cmpint (took_us, >=, 230000);
+}
+
+/*
+ * An open-model iteration that begins with a pause: its first request is
+ * measured from when it was due, the pause's end, not from the arrival
+ * (which would put the pause in its latency).
+ */
+static void
+test_pause_open (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (JsonNode) root = run_plan (fixture,
+                                          "scenarios:\n"
+                                          "  - executor: constant-arrival-rate\n"
+                                          "    rate: 10/s\n"
+                                          "    duration: 1s\n"
+                                          "    max_users: 20\n"
+                                          "    steps:\n"
+                                          "      - pause: 200ms\n"
+                                          "      - name: after\n"
+                                          "        null: {}\n",
+                                          NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), >=, 5);
+    g_assert_cmpint (step_int (root, 0, "stats.latency_us.max"), <, 100000);
+}
+
 /* `${env.*}` in a setting that is not a template; `-e` wins over the environment. */
 static void
 test_env (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -337,6 +404,8 @@ main (int argc, char **argv)
     ADD ("/steps/data/stop", test_data_stop);
     ADD ("/steps/data/unique-per-user", test_data_unique);
     ADD ("/steps/once/all", test_all_once);
+    ADD ("/steps/pause", test_pause);
+    ADD ("/steps/pause/open", test_pause_open);
     ADD ("/steps/env", test_env);
     ADD ("/steps/summary/journey", test_summary_journey);
     return g_test_run ();

@@ -117,6 +117,12 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  * @iteration: the user's iteration, from 0 (set by the core); the same
  *   width as throng_user_get_iteration().  Since 0.2 (0.1 had a 32-bit
  *   field, now @iteration32, in its place)
+ * @protocol: (nullable): the protocol version the step's request went over
+ *   ("http/1.1", "h2"), a static string the protocol plugin assigns; NULL
+ *   when it did not say (no exchange took place, or a plugin older than
+ *   0.4).  The core counts samples per name in #ThrongStats.protocols.
+ *   It took a reserved slot, so the struct's size (the stride of the
+ *   arrays reporters receive) is unchanged.  Since: 0.4
  *
  * The plugin sets the fields it measures and leaves the others to the core.
  * Every field is reset to zero before a step runs.  The struct is the
@@ -150,7 +156,10 @@ typedef struct {
     guint64 iteration;
     /*< private >*/
     gpointer owner;
-    gpointer reserved[2];
+    /*< public >*/
+    const char *protocol;
+    /*< private >*/
+    gpointer reserved[1];
 } ThrongSample;
 
 /**

@@ -14,6 +14,21 @@
 G_BEGIN_DECLS
 
 /**
+ * ThrongProtocolCount:
+ * @name: a protocol version as samples name it (#ThrongSample.protocol:
+ *   "http/1.1", "h2")
+ * @requests: the requests counted here that went over it
+ *
+ * One entry of #ThrongStats.protocols.
+ *
+ * Since: 0.4
+ */
+typedef struct {
+    const char *name;
+    guint64 requests;
+} ThrongProtocolCount;
+
+/**
  * ThrongStats:
  * @requests: steps completed (successes and failures)
  * @errors: steps that failed (the sum of @errors_by_class)
@@ -32,6 +47,13 @@ G_BEGIN_DECLS
  *   older than 0.2.  Since: 0.2
  * @retries: requests the protocol sent again (the sum of
  *   #ThrongSample.retries); 0 from a core older than 0.2.  Since: 0.2
+ * @protocols: (array length=n_protocols) (nullable): the requests per
+ *   protocol version (#ThrongSample.protocol), in the order the versions
+ *   were first seen; requests whose sample named none are in no entry, so
+ *   the counts may sum to less than @requests.  NULL when no sample named
+ *   one, and from a core older than 0.4 (the fields were a reserved slot).
+ *   Since: 0.4
+ * @n_protocols: how many entries @protocols has.  Since: 0.4
  *
  * Counters of one step, one scenario or the whole run.  The histograms
  * are the core's (transfer none): read them, never free or keep them.
@@ -51,8 +73,9 @@ typedef struct {
     ThrongHistogram *handshake;
     const char **error_messages;
     guint64 retries; /* in the place of a reserved pointer of 0.1 */
-    /*< private >*/
-    gpointer reserved[2];
+    /* 0.4: in the place of the reserved slots of 0.1, keeping the size */
+    ThrongProtocolCount *protocols;
+    guint n_protocols;
 } ThrongStats;
 
 /**

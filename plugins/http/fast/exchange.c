@@ -145,20 +145,46 @@ fast_store_cookies (FastUser *u)
     }
 }
 
-/* Appends the user's cookies for @uri as a Cookie line; FALSE when there are none. */
+/* Where the head in @out has a Cookie field (the step's own header): the end of its value, or -1. */
+static gssize
+cookie_field_end (const GString *out)
+{
+    for (const char *line = strstr (out->str, "\r\n"); line != NULL;
+         line = strstr (line + 2, "\r\n")) {
+        if (g_ascii_strncasecmp (line + 2, "Cookie:", 7) == 0) {
+            const char *end = strstr (line + 2, "\r\n");
+            return end != NULL ? end - out->str : -1;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Appends the user's cookies for @uri to the head in u->out; FALSE when
+ * there are none.  A request carries one Cookie field (RFC 6265 §5.4):
+ * when the step sends its own, the jar's cookies join it after "; ", as
+ * the soup transport's jar does; otherwise they make a Cookie line.
+ */
 gboolean
 fast_append_cookies (FastUser *u, GUri *uri)
 {
     char *cookies;
+    gssize own;
 
     if (u->jar == NULL)
         return FALSE;
     cookies = soup_cookie_jar_get_cookies (u->jar, uri, TRUE);
     if (cookies == NULL)
         return FALSE;
-    g_string_append (u->out, "Cookie: ");
-    g_string_append (u->out, cookies);
-    g_string_append (u->out, "\r\n");
+    own = cookie_field_end (u->out);
+    if (own >= 0) {
+        g_string_insert (u->out, own, cookies);
+        g_string_insert (u->out, own, "; ");
+    } else {
+        g_string_append (u->out, "Cookie: ");
+        g_string_append (u->out, cookies);
+        g_string_append (u->out, "\r\n");
+    }
     g_free (cookies);
     return TRUE;
 }
@@ -236,7 +262,9 @@ fast_hop_done (FastUser *u, guint status, const char *protocol)
         http_sample_note_protocol (u->sample, protocol);
     if (G_UNLIKELY (u->journey.active))
         http_journey_end (&u->journey, u->step, u->user, status,
-                          fast_response_headers (&u->response),
+                          http_journey_reads_headers (&u->journey, u->step)
+                              ? fast_response_headers (&u->response)
+                              : NULL,
                           http_hop_uri (&u->hop, u->step), u->sample);
     fast_step_finish (u);
 }

@@ -4,7 +4,7 @@
  * per-step and per-user state, and the calls between the user's life
  * (transport.c), getting a connection for an exchange (connect.c) and the
  * exchange itself (exchange.c).  Below them: one connection (conn.c),
- * HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
+ * the request head (request.c), HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
  * session store (session.c).  A FastUser runs one exchange at a time; a
  * virtual user running concurrent steps has several (lanes, ../lanes.c),
  * sharing its cookie jar and TLS session: over HTTP/1.1 each with its own
@@ -17,6 +17,7 @@
 #include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
+#include "request.h"
 #include "response.h"
 #include "session.h"
 
@@ -49,6 +50,7 @@ typedef struct {
     gsize request_len;
     gsize head_len;     /* where a Cookie line goes */
     gboolean head_only; /* HEAD: the response has no body */
+    FastHeadPlan plan;  /* a templated step's head, its holes filled per request */
 } FastStep;
 
 typedef struct {

@@ -31,6 +31,8 @@
 
 /* Our windows, as h2load's defaults (-w 30 -W 30): flow control never paces a download. */
 #define H2_WINDOW ((1 << 30) - 1)
+/* Small frames gathered for one write (h2_flush): a connection's memory, so not more. */
+#define H2_WBUF 4096
 /* PING and SETTINGS frames accepted between two frames of the stream: more is a flood. */
 #define H2_CONTROL_MAX 1000
 
@@ -54,6 +56,7 @@ struct _FastH2Stream {
     gboolean got_head;
     gboolean remote_ended; /* the response's END_STREAM arrived */
     gsize header_bytes;
+    guint64 content_length; /* the final head's Content-Length, 0 when none */
     guint64 body_bytes;
     const guint8 *body;
     gsize body_len;
@@ -66,11 +69,16 @@ typedef struct _FastH2Stream H2Stream;
 struct _FastH2 {
     nghttp2_session *session;
     FastUser *owner;   /* whose hands or pool hold the connection; its buffer reads */
-    const guint8 *out; /* what mem_send returned and the socket has not taken */
+    const guint8 *out; /* what mem_send returned and h2->wbuf has not taken */
     gsize out_len;
+    guint8 wbuf[H2_WBUF]; /* frames gathered for one write */
+    gsize wbuf_len;
+    gsize wbuf_off; /* written so far */
     gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
     GArray *nva;     /* nghttp2_nv, reused per request */
-    GString *text;   /* the request's :authority and lower-case names, reused */
+    GString *text;   /* the request's lower-case names, reused */
+    char *authority; /* the connection's host and port, every stream's :authority */
+    gsize authority_len;
     H2Stream *active[H2_STREAMS_MAX]; /* the streams in flight */
     guint n_active;
     /* the connection's failure, which ends every stream on it */
@@ -204,6 +212,34 @@ h2_has_outcome (const FastH2 *h2)
 
 /* Callbacks: they record, never end an exchange (see the top of the file). */
 
+/*
+ * Bytes per stream (docs/http.md): a frame's payload and its 9-byte
+ * header go to the sample of the stream it belongs to; a frame of the
+ * connection (SETTINGS, PING, WINDOW_UPDATE on stream 0, GOAWAY) or of a
+ * stream no longer in flight to the sample of a stream in flight, if any
+ * (uncounted otherwise, as the client preface's 24 bytes always are).
+ */
+static ThrongSample *
+frame_sample (FastH2 *h2, gint32 stream_id)
+{
+    H2Stream *s = stream_id != 0 ? stream_of (h2, stream_id) : NULL;
+
+    if (s == NULL)
+        s = h2->n_active > 0 ? h2->active[0] : NULL;
+    return s != NULL ? s->user->sample : NULL;
+}
+
+/* Every frame received, CONTINUATION included, before its payload is read. */
+static int
+on_begin_frame (nghttp2_session *session, const nghttp2_frame_hd *hd, void *data)
+{
+    ThrongSample *sample = frame_sample (data, hd->stream_id);
+
+    if (sample != NULL)
+        sample->bytes_received += hd->length + 9;
+    return 0;
+}
+
 /* Refuses the rest of the response: the stream ends, the connection goes on. */
 static void
 h2_cancel (FastH2 *h2, H2Stream *s)
@@ -219,8 +255,31 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
     if (frame->hd.type == NGHTTP2_HEADERS && s != NULL) {
         fast_response_headers_reset (&s->user->response);
         s->header_bytes = 0;
+        s->content_length = 0;
     }
     return 0;
+}
+
+/*
+ * Whether a response field goes into u->response.headers: all of them
+ * for a journey (checks and extractors read any), otherwise only those
+ * the exchange reads (cookies, a redirect's Location; on_header reads the
+ * length itself); the rest would cost a copy each and be read by nobody.
+ * HTTP/2 names are lower case.
+ */
+static gboolean
+header_kept (const FastUser *u, const uint8_t *name, size_t namelen)
+{
+    if (G_UNLIKELY (u->journey.active))
+        return TRUE;
+    switch (namelen) {
+    case 8:
+        return memcmp (name, "location", 8) == 0;
+    case 10:
+        return memcmp (name, "set-cookie", 10) == 0;
+    default:
+        return FALSE;
+    }
 }
 
 static int
@@ -243,6 +302,10 @@ on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *
         return 0;
     }
     if (namelen > 0 && name[0] == ':')
+        return 0;
+    if (namelen == 14 && memcmp (name, "content-length", 14) == 0)
+        s->content_length = g_ascii_strtoull ((const char *)value, NULL, 10);
+    if (!header_kept (s->user, name, namelen))
         return 0;
     soup_message_headers_append (s->user->response.headers, (const char *)name,
                                  (const char *)value);
@@ -317,8 +380,7 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         s->got_head = TRUE;
         u->state = ST_READING_BODY;
         /* As over HTTP/1.1: a declared length over max_body fails at the head. */
-        if ((guint64)soup_message_headers_get_content_length (u->response.headers)
-            > u->step->max_body) {
+        if (s->content_length > u->step->max_body) {
             h2_end (s, H2_FAILED, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
             h2_cancel (h2, s);
             return 0;
@@ -418,7 +480,11 @@ on_frame_send (nghttp2_session *session, const nghttp2_frame *frame, void *data)
 {
     FastH2 *h2 = data;
     const nghttp2_goaway *goaway = &frame->goaway;
+    ThrongSample *sample = frame_sample (h2, frame->hd.stream_id);
 
+    /* A header block sent as HEADERS and CONTINUATION counts one frame header. */
+    if (sample != NULL)
+        sample->bytes_sent += frame->hd.length + 9;
     if (frame->hd.type != NGHTTP2_GOAWAY || goaway->error_code == NGHTTP2_NO_ERROR)
         return 0;
     h2_break (h2, THRONG_ERROR_PROTOCOL, "the server broke HTTP/2: GOAWAY (%s) sent%s%.*s",
@@ -459,6 +525,7 @@ callbacks_once (gpointer unused)
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback (callbacks, on_invalid_frame);
     nghttp2_session_callbacks_set_error_callback2 (callbacks, on_error);
     nghttp2_session_callbacks_set_on_frame_send_callback (callbacks, on_frame_send);
+    nghttp2_session_callbacks_set_on_begin_frame_callback (callbacks, on_begin_frame);
     nghttp2_option_new (&options);
     /* Headers are counted against HTTP_MAX_HEAD in on_header; nghttp2 bounds each field. */
     nghttp2_option_set_max_send_header_block_length (options, 256 * 1024);
@@ -470,6 +537,7 @@ h2_new (FastUser *u)
 {
     static GOnce once = G_ONCE_INIT;
     FastH2 *h2 = g_new0 (FastH2, 1);
+    gboolean v6;
     const nghttp2_settings_entry settings[] = {
         { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
         { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100 },
@@ -481,6 +549,14 @@ h2_new (FastUser *u)
     h2->owner = u;
     h2->nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     h2->text = g_string_sized_new (256);
+    /* A stream joins only a connection to its own host and port (fast_h2_joinable). */
+    v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
+    if (u->port != (u->tls ? 443 : 80))
+        h2->authority = g_strdup_printf ("%s%s%s:%u", v6 ? "[" : "", u->host, v6 ? "]" : "",
+                                         u->port);
+    else
+        h2->authority = g_strdup_printf ("%s%s%s", v6 ? "[" : "", u->host, v6 ? "]" : "");
+    h2->authority_len = strlen (h2->authority);
     nghttp2_session_client_new2 (&h2->session, callbacks, h2, options);
     nghttp2_submit_settings (h2->session, NGHTTP2_FLAG_NONE, settings, G_N_ELEMENTS (settings));
     nghttp2_session_set_local_window_size (h2->session, NGHTTP2_FLAG_NONE, 0, H2_WINDOW);
@@ -495,6 +571,7 @@ fast_h2_free (FastH2 *h2)
     nghttp2_session_del (h2->session);
     g_array_unref (h2->nva);
     g_string_free (h2->text, TRUE);
+    g_free (h2->authority);
     g_free (h2);
 }
 
@@ -536,11 +613,11 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     GUri *uri = http_hop_uri (&u->hop, step);
     gssize body_len = fast_body_length (step, request, u->hop.method, u->hop.body);
     g_autofree char *target = uri != step->uri ? fast_uri_target (uri) : NULL;
-    g_autofree char *cookies
-        = u->jar != NULL ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE) : NULL;
-    gboolean v6 = strchr (u->host, ':') != NULL && u->host[0] != '[';
+    g_autofree char *cookies = u->jar != NULL && http_cookie_jar_used (u->jar)
+                                   ? soup_cookie_jar_get_cookies (u->jar, uri, TRUE)
+                                   : NULL;
     GString *text = h2->text;
-    gsize authority, length = 0, *names;
+    gsize length = 0, *names;
     guint n_headers = headers != NULL ? headers->len : 0;
     gsize body_size = 0;
     const char *body = http_request_body (step, request, &body_size);
@@ -551,11 +628,6 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     /* Offsets, not pointers, while the string may still grow. */
     names = g_newa (gsize, n_headers + 1);
     g_string_truncate (text, 0);
-    authority = 0;
-    g_string_append_printf (text, "%s%s%s", v6 ? "[" : "", u->host, v6 ? "]" : "");
-    if (u->port != (u->tls ? 443 : 80))
-        g_string_append_printf (text, ":%u", u->port);
-    g_string_append_c (text, '\0');
     for (guint i = 0; i < n_headers; i++) {
         const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
         names[i] = text->len;
@@ -569,7 +641,7 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     g_array_set_size (h2->nva, 0);
     nv_add (h2->nva, ":method", 7, u->hop.method, strlen (u->hop.method));
     nv_add (h2->nva, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
-    nv_add (h2->nva, ":authority", 10, text->str + authority, strlen (text->str + authority));
+    nv_add (h2->nva, ":authority", 10, h2->authority, h2->authority_len);
     const char *path = target != NULL ? target : http_request_target (step, request);
     nv_add (h2->nva, ":path", 5, path, strlen (path));
     gboolean agent = FALSE;
@@ -616,44 +688,71 @@ h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
 
 /* I/O */
 
-/* Writes what nghttp2 has to send; AGAIN leaves the rest in h2->out. */
+/*
+ * Writes what nghttp2 has to send.  nghttp2 hands out one frame per
+ * mem_send call: small frames are gathered in h2->wbuf and written
+ * together, one system call for the HEADERS of every stream a `parallel`
+ * started (h2load does the same); a frame as large as the buffer (a
+ * request body's DATA) is written from nghttp2's own.  AGAIN leaves the
+ * rest in h2->wbuf and h2->out.
+ */
 static FastIo
-h2_flush (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, FastError *error)
+h2_flush (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
 {
     for (;;) {
         gsize n;
         FastIo r;
 
-        if (h2->out_len == 0) {
-            const uint8_t *data;
-            ssize_t len = nghttp2_session_mem_send (h2->session, &data);
-            if (len < 0) {
-                error->error_class = THRONG_ERROR_PROTOCOL;
-                error->message = nghttp2_strerror ((int)len);
-                return FAST_IO_ERROR;
+        while (h2->wbuf_len < H2_WBUF) {
+            if (h2->out_len == 0) {
+                const uint8_t *data;
+                ssize_t len = nghttp2_session_mem_send (h2->session, &data);
+                if (len < 0) {
+                    error->error_class = THRONG_ERROR_PROTOCOL;
+                    error->message = nghttp2_strerror ((int)len);
+                    return FAST_IO_ERROR;
+                }
+                if (len == 0)
+                    break;
+                h2->out = data;
+                h2->out_len = (gsize)len;
             }
-            if (len == 0)
-                return FAST_IO_OK;
-            h2->out = data;
-            h2->out_len = (gsize)len;
+            if (h2->wbuf_len == 0 && h2->out_len >= H2_WBUF)
+                break;
+            n = MIN (h2->out_len, H2_WBUF - h2->wbuf_len);
+            memcpy (h2->wbuf + h2->wbuf_len, h2->out, n);
+            h2->wbuf_len += n;
+            h2->out += n;
+            h2->out_len -= n;
         }
+        if (h2->wbuf_off < h2->wbuf_len) {
+            r = fast_conn_write (conn, h2->wbuf + h2->wbuf_off, h2->wbuf_len - h2->wbuf_off, &n,
+                                 want, error);
+            if (r != FAST_IO_OK)
+                return r;
+            h2->wbuf_off += n;
+            if (h2->wbuf_off == h2->wbuf_len)
+                h2->wbuf_off = h2->wbuf_len = 0;
+            continue;
+        }
+        h2->wbuf_off = h2->wbuf_len = 0;
+        if (h2->out_len == 0)
+            return FAST_IO_OK;
         r = fast_conn_write (conn, h2->out, h2->out_len, &n, want, error);
         if (r != FAST_IO_OK)
             return r;
         h2->out += n;
         h2->out_len -= n;
-        if (sample != NULL)
-            sample->bytes_sent += n;
     }
 }
 
 /*
- * Reads within the budget and feeds nghttp2, counting what it reads to
- * @sample (nullable).  Returns OK when it stopped for the budget or an
+ * Reads within the budget and feeds nghttp2 (whose callbacks count the
+ * frames to their streams' samples, frame_bytes()).  Returns OK when it stopped for the budget or an
  * outcome, AGAIN with *@want, or how the connection ended.
  */
 static FastIo
-h2_read (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, FastError *error)
+h2_read (FastConn *conn, FastH2 *h2, GIOCondition *want, FastError *error)
 {
     FastUser *owner = h2->owner;
     gsize budget = READ_BUDGET;
@@ -666,8 +765,6 @@ h2_read (FastConn *conn, FastH2 *h2, ThrongSample *sample, GIOCondition *want, F
 
         if (r != FAST_IO_OK)
             return r;
-        if (sample != NULL)
-            sample->bytes_received += n;
         if (G_UNLIKELY (conn->want_ticket))
             fast_save_ticket (owner, conn);
         used = nghttp2_session_mem_recv (h2->session, in, n);
@@ -807,6 +904,8 @@ h2_settle (FastConn *conn, gboolean gone, ThrongErrorClass lost_class, const cha
         H2Ending *e = &endings[i];
         FastUser *u = e->user;
 
+        /* a failure too went over h2; a retry's new exchange says its own */
+        http_sample_note_protocol (u->sample, "h2");
         switch (e->outcome) {
         case H2_DONE:
             fast_hop_done (u, e->status, "h2");
@@ -838,14 +937,13 @@ static void
 h2_pump (FastConn *conn)
 {
     FastH2 *h2 = conn->h2;
-    ThrongSample *sample = h2->n_active > 0 ? h2->active[0]->user->sample : NULL;
     GIOCondition want_in = G_IO_IN, want_out = 0;
     FastError error;
     FastIo r;
 
     for (guint i = 0; i < h2->n_active; i++)
         h2->active[i]->user->read_yielded = FALSE;
-    r = h2_read (conn, h2, sample, &want_in, &error);
+    r = h2_read (conn, h2, &want_in, &error);
     if (r == FAST_IO_EOF || r == FAST_IO_RESET || r == FAST_IO_ERROR) {
         h2_settle (conn, TRUE, r == FAST_IO_ERROR ? error.error_class : THRONG_ERROR_RESET,
                    r == FAST_IO_ERROR     ? error.message
@@ -856,7 +954,7 @@ h2_pump (FastConn *conn)
     }
     /* Even a finished stream's WINDOW_UPDATE and SETTINGS ACK go out now. */
     if (!h2->broken) {
-        r = h2_flush (conn, h2, sample, &want_out, &error);
+        r = h2_flush (conn, h2, &want_out, &error);
         if (r == FAST_IO_ERROR || r == FAST_IO_RESET || r == FAST_IO_EOF) {
             gboolean open = FALSE;
             for (guint i = 0; i < h2->n_active; i++)
@@ -884,8 +982,6 @@ h2_start (FastUser *u)
 {
     FastConn *conn = u->conn;
     FastH2 *h2 = conn->h2;
-    GIOCondition want_out = 0;
-    FastError error;
 
     if (u->h2s == NULL)
         u->h2s = g_new0 (H2Stream, 1);
@@ -896,9 +992,13 @@ h2_start (FastUser *u)
         h2_pump (conn);
         return;
     }
-    /* Others are in flight: send it, and let the connection's events read for all. */
-    if (h2_flush (conn, h2, u->sample, &want_out, &error) == FAST_IO_AGAIN)
-        fast_conn_watch (conn, G_IO_IN | want_out);
+    /*
+     * Others are in flight: the connection's next event sends it, with
+     * every other stream a `parallel` starts meanwhile (the core starts
+     * them in one pass), one write for all where a write each cost a
+     * system call per request; and reads for all.
+     */
+    fast_conn_watch (conn, G_IO_IN | G_IO_OUT);
 }
 
 gboolean
@@ -961,9 +1061,9 @@ fast_h2_idle_event (FastUser *u, FastConn *conn)
         return;
     }
     /* No stream is open: anything recorded is about the connection. */
-    r = h2_read (conn, h2, NULL, &want, &error);
+    r = h2_read (conn, h2, &want, &error);
     if (r == FAST_IO_OK || r == FAST_IO_AGAIN)
-        r = h2_flush (conn, h2, NULL, &want_out, &error);
+        r = h2_flush (conn, h2, &want_out, &error);
     if ((r == FAST_IO_OK || r == FAST_IO_AGAIN) && !h2->broken && !h2->goaway
         && !h2_session_over (h2)) {
         fast_conn_watch (conn, want | (r == FAST_IO_AGAIN ? want_out : 0));
@@ -1000,8 +1100,7 @@ fast_h2_join (FastUser *u, FastUser *owner)
 {
     FastConn *conn = owner->conn;
 
-    g_debug ("fast: stream %u on the connection to %s:%u", conn->h2->n_active + 1, conn->host,
-             conn->port);
+    /* No g_debug here: formatting it costs more than the stream (GLib formats first). */
     u->conn = conn;
     u->reused = TRUE;
     h2_start (u);
@@ -1029,7 +1128,7 @@ fast_h2_abandon (FastUser *u)
     if (h2->owner == u)
         fast_pool_put (u, conn);
     if (h2->n_active > 0 && !h2->broken
-        && h2_flush (conn, h2, NULL, &want_out, &error) == FAST_IO_AGAIN)
+        && h2_flush (conn, h2, &want_out, &error) == FAST_IO_AGAIN)
         fast_conn_watch (conn, G_IO_IN | want_out);
     return TRUE;
 }

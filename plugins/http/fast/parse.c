@@ -9,50 +9,6 @@
 
 #include <string.h>
 
-static gboolean
-headers_have (const GArray *headers, const char *name)
-{
-    if (headers == NULL)
-        return FALSE;
-    for (guint i = 0; i < headers->len; i++) {
-        const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
-        if (g_ascii_strcasecmp (h->name, name) == 0)
-            return TRUE;
-    }
-    return FALSE;
-}
-
-void
-fast_request_head_append (GString *out, const char *method, const char *host, guint16 port,
-                          gboolean tls, const char *target, const GArray *headers, gssize body_len,
-                          gboolean close)
-{
-    g_string_append_printf (out, "%s %s HTTP/1.1\r\n", method, target);
-    if (!headers_have (headers, "Host")) {
-        gboolean v6 = strchr (host, ':') != NULL && host[0] != '[';
-        g_string_append_printf (out, "Host: %s%s%s", v6 ? "[" : "", host, v6 ? "]" : "");
-        if (port != (tls ? 443 : 80))
-            g_string_append_printf (out, ":%u", port);
-        g_string_append (out, "\r\n");
-    }
-    if (headers != NULL) {
-        for (guint i = 0; i < headers->len; i++) {
-            const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
-            /* The transport frames the body and the connection itself. */
-            if (g_ascii_strcasecmp (h->name, "Content-Length") == 0
-                || (close && g_ascii_strcasecmp (h->name, "Connection") == 0))
-                continue;
-            g_string_append_printf (out, "%s: %s\r\n", h->name, h->value);
-        }
-    }
-    if (!headers_have (headers, "User-Agent"))
-        g_string_append (out, "User-Agent: throng/" THRONG_VERSION_STRING "\r\n");
-    if (body_len >= 0)
-        g_string_append_printf (out, "Content-Length: %" G_GSSIZE_FORMAT "\r\n", body_len);
-    if (close)
-        g_string_append (out, "Connection: close\r\n");
-}
-
 char *
 fast_uri_target (GUri *uri)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * HTTP/1.1 framing for the fast transport: building a request head once,
- * finding where a response head ends, and decoding a chunked body without
- * keeping it.  The response parser (response.c) puts these together with
+ * HTTP/1.1 framing for the fast transport: finding where a response head
+ * ends, and decoding a chunked body without keeping it (the request head
+ * is request.h's).  The response parser (response.c) puts these together with
  * the head reader (head.c, libsoup's for the rest) and the framing rule
  * of ../framing.c.
  */
@@ -14,17 +14,6 @@
 
 /* Largest response head accepted; beyond it the response is malformed. */
 #define FAST_MAX_HEAD HTTP_MAX_HEAD
-
-/*
- * Appends to @out a request head without its final empty line: request
- * line, Host (unless @headers has one), @headers, User-Agent (unless
- * given), Content-Length when @body_len is not -1, and `Connection:
- * close` when @close.  The caller appends optional lines, then "\r\n"
- * and the body.
- */
-void fast_request_head_append (GString *out, const char *method, const char *host, guint16 port,
-                               gboolean tls, const char *target, const GArray *headers,
-                               gssize body_len, gboolean close);
 
 /* The path and query of @uri as sent on a request line ("/" when empty); (transfer full). */
 char *fast_uri_target (GUri *uri);

@@ -3,8 +3,9 @@
  * The http plugin's `fast` transport: HTTP/1.1 over non-blocking sockets
  * on the user's worker loop, TLS through GnuTLS directly, responses
  * parsed with libsoup's header parser.  This file owns the HttpTransport
- * table: the per-scenario TLS set-up, the per-step request template and
- * the user's life (fast.h lists the other files).
+ * table: the per-scenario TLS set-up, the per-step request (pre-built, or
+ * a head plan when templated: request.h) and the user's life (fast.h
+ * lists the other files).
  */
 #include "fast.h"
 #include "h2.h"
@@ -99,6 +100,7 @@ fast_step_free (gpointer data)
     if (fstep == NULL)
         return;
     g_free (fstep->request);
+    fast_head_plan_clear (&fstep->plan);
     g_free (fstep);
 }
 
@@ -156,6 +158,10 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
     fstep->request_len = request->len;
     fstep->request = g_string_free (request, FALSE);
     fstep->head_only = strcmp (step->method, "HEAD") == 0;
+    if (step->templated)
+        fast_head_plan_init (&fstep->plan, step,
+                             step->body_template != NULL ? FAST_BODY_LENGTH_HOLE : body_len,
+                             !fs->keep_alive);
     return fstep;
 }
 
@@ -246,24 +252,25 @@ fast_iteration_begin (gpointer data)
     fast_sessions_iteration_begin (u->fs->sessions, &u->session);
 }
 
-/* A templated step's request, assembled in u->out from the user's expansion. */
+/*
+ * A templated step's request, assembled in u->out: the head from the
+ * step's plan with the user's expansion in its holes, then the body.
+ */
 static void
-build_templated (FastUser *u, const HttpStep *step)
+build_templated (FastUser *u, const HttpStep *step, const FastStep *fstep)
 {
     const HttpRequestText *text = &u->journey.request;
-    gssize body_len = fast_body_length (step, text, step->method, TRUE);
     const char *body;
     gsize length;
 
     g_string_truncate (u->out, 0);
-    fast_request_head_append (u->out, step->method, step->host, step->port, step->tls,
-                              http_request_target (step, text), http_request_headers (step, text),
-                              body_len, !u->fs->keep_alive);
-    fast_append_cookies (u, step->uri);
-    g_string_append (u->out, "\r\n");
+    fast_head_plan_append (&fstep->plan, u->out, text);
+    if (G_UNLIKELY (u->jar != NULL))
+        fast_append_cookies (u, step->uri);
+    http_string_append (u->out, "\r\n", 2);
     body = http_request_body (step, text, &length);
-    if (body_len > 0)
-        g_string_append_len (u->out, body, (gssize)length);
+    if (length > 0)
+        http_string_append (u->out, body, length);
     u->req = (const guint8 *)u->out->str;
     u->req_len = u->out->len;
 }
@@ -297,14 +304,14 @@ run_setup (FastUser *u, const HttpStep *step, ThrongSample *sample)
             return FALSE;
         }
         if (step->templated) {
-            build_templated (u, step);
+            build_templated (u, step, fstep);
             goto send;
         }
     }
 
     u->req = (const guint8 *)fstep->request;
     u->req_len = fstep->request_len;
-    if (G_UNLIKELY (u->jar != NULL)) {
+    if (G_UNLIKELY (u->jar != NULL && http_cookie_jar_used (u->jar))) {
         g_string_truncate (u->out, 0);
         g_string_append_len (u->out, fstep->request, fstep->head_len);
         if (fast_append_cookies (u, step->uri)) {

@@ -747,6 +747,22 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
     body_read (user);
 }
 
+/*
+ * "starting", after the cookie jar's handler, which replaces the request's
+ * Cookie field by the jar's cookies or removes it: the step's own Cookie
+ * (@data) goes back in, with the jar's after "; ", so that the request
+ * carries one Cookie field (RFC 6265 §5.4), as on the fast transport.
+ */
+static void
+merge_own_cookie (SoupMessage *message, gpointer data)
+{
+    SoupMessageHeaders *headers = soup_message_get_request_headers (message);
+    const char *jar = soup_message_headers_get_one (headers, "Cookie");
+    g_autofree char *merged = jar != NULL ? g_strconcat (data, "; ", jar, NULL) : NULL;
+
+    soup_message_headers_replace (headers, "Cookie", merged != NULL ? merged : data);
+}
+
 static void
 hop_send (SoupUser *user)
 {
@@ -774,6 +790,10 @@ hop_send (SoupUser *user)
     for (guint i = 0; i < sent->len; i++) {
         const HttpHeader *header = &g_array_index (sent, HttpHeader, i);
         soup_message_headers_replace (headers, header->name, header->value);
+        if (g_ascii_strcasecmp (header->name, "Cookie") == 0)
+            g_signal_connect_data (user->message, "starting", G_CALLBACK (merge_own_cookie),
+                                   g_strdup (header->value), (GClosureNotify) (void (*) (void)) g_free,
+                                   G_CONNECT_AFTER);
     }
     if (!options->keep_alive)
         soup_message_headers_replace (headers, "Connection", "close");
