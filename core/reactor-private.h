@@ -55,6 +55,9 @@ GSource *throng_reactor_get_source (ThrongReactor *reactor);
 
 /* Armed timers and open watches: what a test or a leak check counts. */
 guint throng_reactor_get_n_timers (ThrongReactor *reactor);
+
+/* When the earliest armed timer is due (what the loop's poll waits for); -1 without one. */
+gint64 throng_reactor_get_next_due (ThrongReactor *reactor);
 guint throng_reactor_get_n_watches (ThrongReactor *reactor);
 
 void throng_reactor_timer_init (ThrongReactorTimer *timer, ThrongReactor *reactor,

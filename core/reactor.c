@@ -7,6 +7,12 @@
  * epoll set) and one ready time (the earliest timer), and a dispatch
  * touches only the timers that expired and the fds that are ready.
  *
+ * GLib learns the earliest timer from the source's prepare() on each
+ * loop iteration, not from a ready time: g_source_set_ready_time()
+ * signals the context's eventfd on every change, even from the loop's
+ * own thread, so a worker whose earliest timer moved at each wakeup (any
+ * think time) paid an eventfd write, a read and a spurious poll() for it.
+ *
  * A dispatch first moves the expired timers (at most a batch of them)
  * out of the heap and runs them in (due, arming order), then reads one
  * batch of fd events and runs those.  Both batches are bounded, so
@@ -44,7 +50,6 @@ struct _ThrongReactor {
     GSource *source;
     gpointer epoll_tag;
     int epoll_fd;
-    gint64 ready_us;            /* the ready time last given to the source */
     gboolean dispatching;
 
     HeapEntry *heap;
@@ -138,16 +143,34 @@ heap_remove (ThrongReactor *reactor, guint i)
 
 /* --- the source ---------------------------------------------------------- */
 
-/* Gives the source the earliest due time, outside a dispatch (which does it once, at its end). */
-static void
-reactor_update_ready_time (ThrongReactor *reactor)
+/*
+ * The poll timeout until the earliest timer, rounded up to GLib's
+ * milliseconds (as GLib rounds a ready time); TRUE when one is due now.
+ */
+static gboolean
+reactor_prepare (GSource *source, gint *timeout)
 {
-    gint64 ready = reactor->heap_len > 0 ? reactor->heap[0].due_us : -1;
+    ThrongReactor *reactor = ((ReactorSource *) source)->reactor;
 
-    if (reactor->dispatching || ready == reactor->ready_us)
-        return;
-    reactor->ready_us = ready;
-    g_source_set_ready_time (reactor->source, ready);
+    *timeout = -1;
+    if (reactor->heap_len == 0)
+        return FALSE;
+    gint64 left = reactor->heap[0].due_us - g_get_monotonic_time ();
+    if (left <= 0) {
+        *timeout = 0;
+        return TRUE;
+    }
+    *timeout = (gint) MIN ((left + 999) / 1000, G_MAXINT);
+    return FALSE;
+}
+
+/* After the poll: a timer came due (a ready epoll fd makes GLib dispatch by itself). */
+static gboolean
+reactor_check (GSource *source)
+{
+    ThrongReactor *reactor = ((ReactorSource *) source)->reactor;
+
+    return reactor->heap_len > 0 && reactor->heap[0].due_us <= g_get_monotonic_time ();
 }
 
 static void
@@ -254,11 +277,12 @@ reactor_dispatch (GSource *source, GSourceFunc callback, gpointer data)
     if (g_source_query_unix_fd (source, reactor->epoll_tag) & G_IO_IN)
         reactor_run_events (reactor);
     reactor->dispatching = FALSE;
-    reactor_update_ready_time (reactor);
     return G_SOURCE_CONTINUE;
 }
 
 static GSourceFuncs reactor_source_funcs = {
+    .prepare = reactor_prepare,
+    .check = reactor_check,
     .dispatch = reactor_dispatch,
 };
 
@@ -270,7 +294,6 @@ throng_reactor_new (GMainContext *context)
     reactor->epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
     if (reactor->epoll_fd < 0)
         g_error ("epoll_create1: %s", g_strerror (errno)); /* out of fds or memory at start */
-    reactor->ready_us = -1;
     reactor->source = g_source_new (&reactor_source_funcs, sizeof (ReactorSource));
     ((ReactorSource *) reactor->source)->reactor = reactor;
     g_source_set_static_name (reactor->source, "throng reactor");
@@ -312,6 +335,12 @@ throng_reactor_get_n_timers (ThrongReactor *reactor)
     return reactor->heap_len + reactor->n_batched;
 }
 
+gint64
+throng_reactor_get_next_due (ThrongReactor *reactor)
+{
+    return reactor->heap_len > 0 ? reactor->heap[0].due_us : -1;
+}
+
 guint
 throng_reactor_get_n_watches (ThrongReactor *reactor)
 {
@@ -342,7 +371,6 @@ throng_reactor_timer_cancel (ThrongReactorTimer *timer)
     switch (timer->state) {
     case TIMER_QUEUED:
         heap_remove (reactor, timer->slot);
-        reactor_update_ready_time (reactor);
         break;
     case TIMER_BATCHED:
         reactor->batch[timer->slot] = NULL;
@@ -379,7 +407,6 @@ throng_reactor_timer_arm (ThrongReactorTimer *timer, gint64 due_us)
         timer->due_us = due_us;
         heap_push (reactor, timer);
     }
-    reactor_update_ready_time (reactor);
 }
 
 gboolean

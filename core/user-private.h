@@ -80,6 +80,7 @@ struct _ThrongUser {
     gint64 scheduled_us;        /* arrival rate: when the iteration was due */
     gint64 pause_us;            /* the `pause` the walk stopped at: how long, drawn */
     gint64 pause_start_us;      /* when it began (after the think time before it) */
+    gint64 done_us;             /* when the last step completed, while what follows runs at once; 0 outside */
     ThrongReactorTimer timer;   /* start, think time, pause, pacing, yield, hard deadline */
     gboolean has_timer;         /* the timer is initialised (throng_user_create ran) */
     gboolean in_step_run;

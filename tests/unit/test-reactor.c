@@ -146,8 +146,7 @@ test_timer_cancel_in_callback (Fixture *fixture, gconstpointer data)
     g_assert_cmpuint (g_array_index (fired, guint, 0), ==, 0);
     g_assert_cmpuint (g_array_index (fired, guint, 1), ==, 2);
     g_assert_cmpuint (throng_reactor_get_n_timers (fixture->reactor), ==, 0);
-    g_assert_cmpint (g_source_get_ready_time (throng_reactor_get_source (fixture->reactor)), ==,
-                     -1);
+    g_assert_cmpint (throng_reactor_get_next_due (fixture->reactor), ==, -1);
     g_assert_false (g_main_context_iteration (fixture->context, FALSE));
     g_assert_cmpuint (fired->len, ==, 2);
 }
@@ -181,34 +180,55 @@ test_timer_rearm_in_callback (Fixture *fixture, gconstpointer data)
     g_assert_false (g_main_context_iteration (fixture->context, FALSE));
 }
 
-static void
-test_timer_ready_time (Fixture *fixture, gconstpointer data)
+/* The loop's poll timeout, in GLib's milliseconds, after a prepare of @context. */
+static gint
+poll_timeout (GMainContext *context)
 {
-    GSource *source = throng_reactor_get_source (fixture->reactor);
+    GPollFD fds[8];
+    gint priority, timeout;
+
+    g_main_context_acquire (context);
+    g_main_context_prepare (context, &priority);
+    g_main_context_query (context, G_MAXINT, &timeout, fds, G_N_ELEMENTS (fds));
+    g_main_context_release (context);
+    return timeout;
+}
+
+/* The earliest timer is what the loop waits for, told by prepare() (no ready time, no eventfd). */
+static void
+test_timer_next_due (Fixture *fixture, gconstpointer data)
+{
+    ThrongReactor *reactor = fixture->reactor;
     g_autoptr (GArray) fired = g_array_new (FALSE, FALSE, sizeof (guint));
     gint64 now = g_get_monotonic_time ();
     TestTimer a = { .index = 0, .fired = fired };
     TestTimer b = { .index = 1, .fired = fired };
 
-    throng_reactor_timer_init (&a.timer, fixture->reactor, record_fired, &a);
-    throng_reactor_timer_init (&b.timer, fixture->reactor, record_fired, &b);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, -1);
+    throng_reactor_timer_init (&a.timer, reactor, record_fired, &a);
+    throng_reactor_timer_init (&b.timer, reactor, record_fired, &b);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, -1);
+    g_assert_cmpint (poll_timeout (fixture->context), ==, -1);
     throng_reactor_timer_arm (&a.timer, now + 10 * G_USEC_PER_SEC);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, now + 10 * G_USEC_PER_SEC);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, now + 10 * G_USEC_PER_SEC);
+    g_assert_cmpint (poll_timeout (fixture->context), >, 9000);
+    g_assert_cmpint (poll_timeout (fixture->context), <=, 10000);
     throng_reactor_timer_arm (&b.timer, now + 5 * G_USEC_PER_SEC);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, now + 5 * G_USEC_PER_SEC);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, now + 5 * G_USEC_PER_SEC);
+    g_assert_cmpint (poll_timeout (fixture->context), <=, 5000);
     throng_reactor_timer_arm (&b.timer, now + 20 * G_USEC_PER_SEC);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, now + 10 * G_USEC_PER_SEC);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, now + 10 * G_USEC_PER_SEC);
     throng_reactor_timer_cancel (&a.timer);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, now + 20 * G_USEC_PER_SEC);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, now + 20 * G_USEC_PER_SEC);
+    g_assert_cmpint (poll_timeout (fixture->context), >, 10000);
     throng_reactor_timer_arm (&a.timer, now - 5);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, now - 5);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, now - 5);
+    g_assert_cmpint (poll_timeout (fixture->context), ==, 0);
     g_assert_true (g_main_context_iteration (fixture->context, FALSE));
     g_assert_cmpuint (fired->len, ==, 1);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, now + 20 * G_USEC_PER_SEC);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, now + 20 * G_USEC_PER_SEC);
     throng_reactor_timer_cancel (&b.timer);
     throng_reactor_timer_cancel (&b.timer);
-    g_assert_cmpint (g_source_get_ready_time (source), ==, -1);
+    g_assert_cmpint (throng_reactor_get_next_due (reactor), ==, -1);
     g_assert_false (g_main_context_iteration (fixture->context, FALSE));
 }
 
@@ -297,8 +317,7 @@ test_timer_many (Fixture *fixture, gconstpointer data)
     /* One dispatch runs a bounded batch, so other sources get their turn. */
     g_assert_cmpuint (run.max_per_dispatch, <=, THRONG_REACTOR_TIMER_BATCH);
     g_assert_cmpuint (throng_reactor_get_n_timers (fixture->reactor), ==, 0);
-    g_assert_cmpint (g_source_get_ready_time (throng_reactor_get_source (fixture->reactor)), ==,
-                     -1);
+    g_assert_cmpint (throng_reactor_get_next_due (fixture->reactor), ==, -1);
     many_run = NULL;
     g_free (run.timers);
 }
@@ -574,7 +593,7 @@ main (int argc, char **argv)
     ADD ("/reactor/timer/future", test_timer_future);
     ADD ("/reactor/timer/cancel-in-callback", test_timer_cancel_in_callback);
     ADD ("/reactor/timer/rearm-in-callback", test_timer_rearm_in_callback);
-    ADD ("/reactor/timer/ready-time", test_timer_ready_time);
+    ADD ("/reactor/timer/next-due", test_timer_next_due);
     ADD ("/reactor/timer/many", test_timer_many);
     ADD ("/reactor/fd/wakes-loop", test_fd_wakes_loop);
     ADD ("/reactor/fd/remove-in-batch", test_fd_remove_in_batch);

@@ -61,13 +61,16 @@ struct _FastConn {
     gsize ahead_end;
     guint8 *spill; /* NULL while nothing waits between calls, which is nearly always */
     gsize spill_cap;
+    gboolean established; /* the connect had completed when connect() returned */
 };
 
 /*
  * Starts connecting to @addr, watched on @user's worker.  Returns NULL with @error set
  * when the connect fails at once (refused on loopback often does).
- * Otherwise the connection waits for G_IO_OUT; then call
- * fast_conn_connect_finish().
+ * Otherwise, when the handshake already completed inside connect() (on
+ * loopback it nearly always has), conn->established is TRUE and the
+ * connection is watched for G_IO_IN: use it at once.  Else it waits for
+ * G_IO_OUT; then call fast_conn_connect_finish().
  */
 FastConn *fast_conn_connect (ThrongUser *user, const struct sockaddr *addr, socklen_t addr_len,
                              const char *host, guint16 port, gboolean is_tls, FastConnFunc func,

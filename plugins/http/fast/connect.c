@@ -214,6 +214,8 @@ connect_start (FastUser *u)
         return;
     }
     u->state = ST_CONNECTING;
+    if (u->conn->established)
+        fast_connected (u);
 }
 
 static void

@@ -142,11 +142,9 @@ head_parsed (FastResponse *r, gsize end)
     const char *refused = NULL;
     FastHead simple;
 
-    /* libsoup would end the head at a NUL and read no further. */
-    if (memchr (r->head, '\0', end) != NULL)
-        return fail (r, THRONG_ERROR_PROTOCOL, "NUL byte in the response head");
     /* libsoup reads the status code with strtoul, which wants a string that ends. */
     r->head[end] = '\0';
+    /* head.c refuses a NUL as any control byte, so only libsoup's way needs the check. */
     if (!r->soup_only && fast_head_scan (r->head, end, &simple)) {
         if (simple.status < 200) {
             /* 100-199 but 101: interim, as below. */
@@ -161,6 +159,9 @@ head_parsed (FastResponse *r, gsize end)
         if (head_simple (r, &simple, &refused))
             goto framed;
     }
+    /* libsoup would end the head at a NUL and read no further. */
+    if (memchr (r->head, '\0', end) != NULL)
+        return fail (r, THRONG_ERROR_PROTOCOL, "NUL byte in the response head");
     r->headers_pending = FALSE;
     soup_message_headers_clear (r->headers);
     parsed = soup_headers_parse_response ((const char *)r->head, end, r->headers, &version,
