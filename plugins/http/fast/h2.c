@@ -75,6 +75,9 @@ struct _FastH2 {
     gsize wbuf_len;
     gsize wbuf_off; /* written so far */
     gboolean goaway; /* the server sent GOAWAY: no new stream on this connection */
+    /* The server's first SETTINGS came: until then its stream limit is unknown
+     * (nghttp2 says unlimited), and streams joined then could be refused. */
+    gboolean settings_seen;
     GArray *nva;     /* nghttp2_nv, reused per request */
     GString *text;   /* the request's lower-case names, reused */
     char *authority; /* the connection's host and port, every stream's :authority */
@@ -325,6 +328,8 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
     switch (frame->hd.type) {
     case NGHTTP2_PING:
     case NGHTTP2_SETTINGS:
+        if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK))
+            h2->settings_seen = TRUE;
         h2->last_control = frame->hd.type;
         if (++h2->control_frames > H2_CONTROL_MAX)
             h2_break (h2, THRONG_ERROR_PROTOCOL,
@@ -1081,7 +1086,8 @@ h2_has_room (const FastConn *conn)
     guint32 limit = nghttp2_session_get_remote_settings (h2->session,
                                                          NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
 
-    return !h2->goaway && !h2->broken && h2->n_active < MIN (limit, H2_STREAMS_MAX);
+    return h2->settings_seen && !h2->goaway && !h2->broken
+           && h2->n_active < MIN (limit, H2_STREAMS_MAX);
 }
 
 gboolean
