@@ -34,6 +34,8 @@ set -euo pipefail
 BUILD_DIR=${1:-build}
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-5}
+# REPORTERS="influxdb" measures only those beside the baseline (default: all).
+REPORTERS=${REPORTERS:-}
 CG_ITERATIONS=${CG_ITERATIONS:-1000}
 USERS=${USERS:-50}
 PROM_PORT=${PROM_PORT:-29464}
@@ -74,6 +76,9 @@ CONF
         sleep 0.1
     done
     variants+=(influxdb)
+fi
+if [ -n "$REPORTERS" ]; then
+    variants=(baseline $REPORTERS)
 fi
 
 plan() { # VARIANT [ITERATIONS]: writes the plan of one variant, prints its path

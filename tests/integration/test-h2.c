@@ -15,7 +15,10 @@
  */
 #include "test-utils.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #define RUN_TIMEOUT 120
 #define USERS 5
@@ -527,6 +530,61 @@ test_hostile_rst (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.protocols.h2"), ==, 3);
 }
 
+/* The peak RSS (KiB) of `throng run` of @steps for @iterations against @server; asserts it exited 0. */
+static glong
+run_peak_rss_kib (ThrongTestTmpdir *fixture, ThrongTestH2Server *server, const char *steps,
+                  guint iterations)
+{
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "rss",
+        .transport = "fast",
+        .base_url = throng_test_h2_server_url (server),
+        .http = "version: 2, timeout: 2s",
+        .scenario = "rss",
+        .users = 1,
+        .iterations = iterations,
+        .steps = steps,
+    });
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "rss.yaml", yaml);
+    const char *argv[] = { throng_test_exe (), "run", plan, "--quiet", NULL };
+    g_autoptr (GError) error = NULL;
+    struct rusage usage;
+    GPid pid;
+    int status;
+
+    /* wait4(): this child's own peak, not the largest of every child the test waited for. */
+    g_assert_true (g_spawn_async (NULL, (char **)argv, NULL,
+                                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                  NULL, &pid, &error));
+    g_assert_no_error (error);
+    while (wait4 (pid, &status, 0, &usage) < 0)
+        g_assert_cmpint (errno, ==, EINTR);
+    g_spawn_close_pid (pid);
+    g_assert_true (WIFEXITED (status));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+    return usage.ru_maxrss;
+}
+
+/*
+ * A header block that decompresses past the limit is refused without
+ * keeping it: 100 responses of 200 header fields of 1,000 bytes each
+ * (20 MB of headers in all) leave throng's peak RSS within a few MB of
+ * the same run answered with small heads.
+ */
+static void
+test_hostile_huge_headers_rss (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestH2Server) server = throng_test_h2_server_new (&error);
+    glong small, huge;
+
+    g_assert_no_error (error);
+    small = run_peak_rss_kib (fixture, server, "      - http: { url: /ok }\n", 100);
+    huge = run_peak_rss_kib (fixture, server, "      - http: { url: /huge-headers }\n", 100);
+    g_test_message ("peak RSS: %ld KiB with small heads, %ld KiB with 200 kB heads", small, huge);
+    g_assert_cmpint (huge - small, <, 8 * 1024);
+}
+
 /*
  * GOAWAY whose last stream id is below the request's: the request is
  * retried once on a new connection, counted as retried, and succeeds.
@@ -852,6 +910,7 @@ main (int argc, char **argv)
         ADD (path, test_hostile, &hostile_cases[i]);
     }
     ADD ("/h2/hostile/rst", test_hostile_rst, NULL);
+    ADD ("/h2/hostile/huge-headers-rss", test_hostile_huge_headers_rss, NULL);
     ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
     ADD ("/h2/hostile/tls-cut", test_hostile_tls_cut, NULL);
     ADD ("/h2/nginx/fast/mixed-protocols", test_mixed_protocols, NULL);
