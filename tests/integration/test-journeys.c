@@ -684,17 +684,23 @@ test_choose (Fixture *f, gconstpointer data)
                                 "            steps: [ { http: { url: /choose/b } } ]\n"
                                 "          - weight: 10\n"
                                 "            steps: [ { http: { url: /choose/c } } ]\n";
-    g_autoptr (JsonNode) root = run (f, 10, 1000, NULL, steps, 0, NULL);
+    /* Under the sanitizers the in-process server makes 10,000 requests take a
+     * minute: 2,000 check the same code, with a tolerance of about 4 standard
+     * deviations of the 70% branch instead of 2 (the plain run keeps 2). */
+    gboolean sanitized = g_getenv ("THRONG_SANITIZED") != NULL;
+    guint iterations = sanitized ? 200 : 1000;
+    double tolerance = sanitized ? 4 : 2;
+    g_autoptr (JsonNode) root = run (f, 10, iterations, NULL, steps, 0, NULL);
     static const double weights[] = { 70, 20, 10 };
     Journey *j = &f->journey;
 
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
-    g_assert_cmpuint (j->choices[0] + j->choices[1] + j->choices[2], ==, 10000);
+    g_assert_cmpuint (j->choices[0] + j->choices[1] + j->choices[2], ==, 10 * iterations);
     for (guint i = 0; i < 3; i++) {
-        double share = 100.0 * j->choices[i] / 10000.0;
+        double share = 100.0 * j->choices[i] / (10.0 * iterations);
         g_test_message ("branch %u: %.2f%%", i, share);
-        g_assert_cmpfloat (share, >=, weights[i] - 2);
-        g_assert_cmpfloat (share, <=, weights[i] + 2);
+        g_assert_cmpfloat (share, >=, weights[i] - tolerance);
+        g_assert_cmpfloat (share, <=, weights[i] + tolerance);
     }
 }
 
