@@ -26,33 +26,6 @@ HTTPS_PORT=${HTTPS_PORT:-18443}
 . "$(dirname "$0")/lib.sh"
 bench_setup h2load valgrind strace
 
-throng_plan() { # URL STREAMS ITERATIONS
-    local streams=$2 steps="      - http: { url: / }"
-    if (( streams > 1 )); then
-        steps="      - parallel:
-          max: $streams
-          steps:"
-        for _ in $(seq "$streams"); do
-            steps+="
-            - http: { url: / }"
-        done
-    fi
-    cat > "$WORK/h2.yaml" <<PLAN
-name: h2
-scenarios:
-  - name: h2
-    users: $CONNS
-    iterations: $3
-    http:
-      base_url: $1
-      transport: fast
-      version: 2
-    steps:
-$steps
-PLAN
-    echo "$WORK/h2.yaml"
-}
-
 # The command line of TOOL (throng-pS or h2load-mS) for ITERATIONS per connection.
 command_of() { # TOOL ITERATIONS
     local tool=$1 it=$2 s
@@ -62,7 +35,7 @@ command_of() { # TOOL ITERATIONS
         echo h2load -t1 -c"$CONNS" -m"$s" -n$(( CONNS * it * s )) "${HTTP_URL%/}/" ;;
     throng-p*)
         s=${tool#throng-p}
-        echo "$THRONG" run "$(throng_plan "${HTTP_URL%/}" "$s" "$it")" --workers 1 --quiet ;;
+        echo "$THRONG" run "$(h2_plan "${HTTP_URL%/}" "$s" "iterations: $it")" --workers 1 --quiet ;;
     esac
 }
 

@@ -38,34 +38,6 @@ NGINX_HTTP2=1
 . "$(dirname "$0")/lib.sh"
 bench_setup h2load
 
-throng_plan() { # URL [STREAMS]
-    local streams=${2:-1} steps="      - http: { url: / }"
-    if (( streams > 1 )); then
-        steps="      - parallel:
-          max: $streams
-          steps:"
-        for _ in $(seq "$streams"); do
-            steps+="
-            - http: { url: / }"
-        done
-    fi
-    cat > "$WORK/h2.yaml" <<PLAN
-name: h2
-scenarios:
-  - name: h2
-    users: $CONNS
-    duration: ${DURATION}s
-    http:
-      base_url: $1
-      transport: fast
-      version: 2
-      tls: { ca_file: '$WORK/ca.pem' }
-    steps:
-$steps
-PLAN
-    echo "$WORK/h2.yaml"
-}
-
 # One measurement: prints "REQUESTS CPU_S" for TOOL (throng, throng-p10, h2load-m1, h2load-m10) against URL.
 measure() { # TOOL URL
     local tool=$1 url=$2 out=$WORK/out.txt cpu requests plan errors
@@ -76,7 +48,7 @@ measure() { # TOOL URL
     throng*)
         local streams=1
         [[ $tool == throng-p* ]] && streams=${tool#throng-p}
-        plan=$(throng_plan "${url%/}" "$streams")
+        plan=$(h2_plan "${url%/}" "$streams" "duration: ${DURATION}s")
         rm -f "$WORK/h2.json"
         cpu=$(run_timed "$out" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/h2.json")
         read -r requests errors < <(json "$WORK/h2.json" total.requests total.errors)

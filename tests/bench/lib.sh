@@ -145,6 +145,38 @@ for path in sys.argv[2:]:
     print(v, end=" ")
 print()' "$@"; }
 
+# h2_plan URL STREAMS LENGTH: writes $WORK/h2.yaml, CONNS users of `fast`
+# HTTP/2 against URL, each iteration one request, or a `parallel` of STREAMS
+# (its streams at once on the user's connection); LENGTH is the scenario's
+# "duration: 5s" or "iterations: N".  Prints the plan's path.
+h2_plan() {
+    local streams=$2 steps="      - http: { url: / }"
+    if (( streams > 1 )); then
+        steps="      - parallel:
+          max: $streams
+          steps:"
+        for _ in $(seq "$streams"); do
+            steps+="
+            - http: { url: / }"
+        done
+    fi
+    cat > "$WORK/h2.yaml" <<PLAN
+name: h2
+scenarios:
+  - name: h2
+    users: $CONNS
+    $3
+    http:
+      base_url: $1
+      transport: fast
+      version: 2
+      tls: { ca_file: '$WORK/ca.pem' }
+    steps:
+$steps
+PLAN
+    echo "$WORK/h2.yaml"
+}
+
 # The header lines every benchmark prints: when, where, and how busy the machine was.
 bench_header() { # TITLE
     printf '# %s, client on CPU %s, nginx on CPU %s, %s\n' "$1" "$CLIENT_CPU" "$SERVER_CPU" \
