@@ -424,6 +424,24 @@ test_soup_mixed_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 /* ------------------------------------------------------------------ */
 /* Hostile servers (tests/lib/h2-server.c)                             */
 
+/* The summary `throng report` draws from the json reporter's @jsonl file. */
+static JsonNode *
+report_summary (ThrongTestTmpdir *fixture, const char *jsonl)
+{
+    g_autofree char *again = g_build_filename (fixture->dir, "again.json", NULL);
+    g_autofree char *again_arg = throng_test_out_arg ("json", again);
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (RUN_TIMEOUT, NULL, &err, "report", jsonl, "--out", again_arg,
+                                   NULL);
+
+    if (status != 0)
+        g_test_message ("throng report: %s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (json_parser_load_from_file (parser, again, NULL));
+    return json_node_copy (json_parser_get_root (parser));
+}
+
 /* Runs @steps, version 2 over h2c, against @server; *@csv receives the samples' file. */
 static JsonNode *
 hostile_run (ThrongTestTmpdir *fixture, ThrongTestH2Server *server, const char *steps,
@@ -612,20 +630,9 @@ test_hostile_goaway (ThrongTestTmpdir *fixture, gconstpointer data)
 
     /* throng report reads the retries back from the run's jsonl file. */
     g_autofree char *jsonl = g_build_filename (fixture->dir, "run.jsonl", NULL);
-    g_autofree char *again = g_build_filename (fixture->dir, "again.json", NULL);
-    g_autofree char *again_arg = throng_test_out_arg ("json", again);
-    g_autoptr (JsonParser) parser = json_parser_new ();
-    g_autofree char *report_err = NULL;
-    int status = throng_test_runv (RUN_TIMEOUT, NULL, &report_err, "report", jsonl, "--out",
-                                   again_arg, NULL);
-    if (status != 0)
-        g_test_message ("throng report: %s", report_err);
-    g_assert_cmpint (status, ==, 0);
-    g_assert_true (json_parser_load_from_file (parser, again, NULL));
-    g_assert_cmpint (throng_test_json_int (json_parser_get_root (parser), "total.retries"), ==, 3);
-    g_assert_cmpint (throng_test_json_int (json_parser_get_root (parser),
-                                           "scenarios.0.steps.1.stats.retries"),
-                     ==, 3);
+    g_autoptr (JsonNode) reread = report_summary (fixture, jsonl);
+    g_assert_cmpint (throng_test_json_int (reread, "total.retries"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.1.stats.retries"), ==, 3);
 }
 
 /*
@@ -694,20 +701,18 @@ test_mixed_protocols (ThrongTestTmpdir *fixture, gconstpointer data)
     ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE };
     g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
     g_autofree char *jsonl = g_build_filename (fixture->dir, "run.jsonl", NULL);
-    g_autofree char *again = g_build_filename (fixture->dir, "again.json", NULL);
     g_autofree char *plan_path = g_build_filename (fixture->dir, "mixed.yaml", NULL);
     g_autofree char *http = NULL, *reporters = NULL, *plan = NULL, *text = NULL;
-    g_autofree char *out = NULL, *err = NULL, *again_arg = NULL;
+    g_autofree char *out = NULL, *err = NULL;
     g_autoptr (JsonNode) root = NULL;
     g_autoptr (JsonNode) reread = NULL;
-    g_autoptr (JsonParser) parser = json_parser_new ();
 
     if (nginx == NULL)
         return;
     http = g_strdup_printf ("tls: { ca_file: '%s' }", throng_test_nginx_certs (nginx)->ca_cert);
     reporters = g_strdup_printf ("reporters:\n  - json: { path: '%s', mode: jsonl, samples: true }\n",
                                  jsonl);
-    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+    ThrongTestPlan mixed = {
         .name = "mixed",
         .transport = "fast",
         .base_url = throng_test_nginx_https_url (nginx),
@@ -718,7 +723,8 @@ test_mixed_protocols (ThrongTestTmpdir *fixture, gconstpointer data)
         .steps = "      - http: { url: /over-h2, version: 2 }\n"
                  "      - http: { url: /over-h1, version: '1.1' }\n",
         .plan_extra = reporters,
-    });
+    };
+    plan = throng_test_plan_yaml (&mixed);
     root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
     throng_test_assert_no_glib_noise (err);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
@@ -738,12 +744,7 @@ test_mixed_protocols (ThrongTestTmpdir *fixture, gconstpointer data)
                       MIXED_REQUESTS);
 
     /* Read back from the jsonl file, the counts are the same. */
-    again_arg = throng_test_out_arg ("json", again);
-    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, NULL, NULL, "report", jsonl,
-                                       "--out", again_arg, NULL),
-                     ==, 0);
-    g_assert_true (json_parser_load_from_file (parser, again, NULL));
-    reread = json_node_copy (json_parser_get_root (parser));
+    reread = report_summary (fixture, jsonl);
     g_assert_cmpint (throng_test_json_int (reread, "scenarios.0.steps.0.stats.protocols.h2"), ==,
                      MIXED_REQUESTS);
     g_assert_cmpint (protocol_count (reread, "scenarios.0.steps.1.stats", "http/1.1"), ==,
@@ -751,17 +752,8 @@ test_mixed_protocols (ThrongTestTmpdir *fixture, gconstpointer data)
 
     /* The console (the reporter of a plan without any) names them per step: the run mixed them. */
     g_free (plan);
-    plan = throng_test_plan_yaml (&(ThrongTestPlan){
-        .name = "mixed",
-        .transport = "fast",
-        .base_url = throng_test_nginx_https_url (nginx),
-        .http = http,
-        .scenario = "mixed",
-        .users = 2,
-        .iterations = 3,
-        .steps = "      - http: { url: /over-h2, version: 2 }\n"
-                 "      - http: { url: /over-h1, version: '1.1' }\n",
-    });
+    mixed.plan_extra = NULL;
+    plan = throng_test_plan_yaml (&mixed);
     g_assert_true (g_file_set_contents (plan_path, plan, -1, NULL));
     g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, NULL, "run", plan_path, NULL),
                      ==, 0);
