@@ -118,7 +118,8 @@ send_report (ThrongWorker *worker, gboolean with_metrics, guint tick, gboolean f
         metrics->samples_dropped = worker->samples_dropped;
         worker->samples_dropped = 0;
         gint64 wait = thread_run_wait_us ();
-        metrics->run_wait_us = wait >= 0 && worker->run_wait_us >= 0 ? wait - worker->run_wait_us : -1;
+        metrics->run_wait_us
+            = wait >= 0 && worker->run_wait_us >= 0 ? wait - worker->run_wait_us : -1;
         worker->run_wait_us = wait;
         call->report.metrics = metrics;
         worker->metrics = final ? NULL : new_metrics_block (worker);
