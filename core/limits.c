@@ -52,14 +52,14 @@ ceiling (rlim_t hard)
  * Grows the process's descriptor table to @count slots before the load
  * starts.  The kernel doubles the table when a new descriptor does not
  * fit, and in a process with threads each doubling waits for an RCU grace
- * period inside that socket() call (expand_files → synchronize_rcu): 10
- * to 65 ms on this 2-core machine, measured with perf's sched_switch
- * stacks.  A ramp to 8,000 users doubled it seven times, each a stall of
- * the worker in the middle of the ramp: the users started behind it
- * bunched up, stayed bunched (each thinks from its own last response),
- * and their timers ran late a second later and every second after, which
- * flagged the run saturated at 21% CPU.  The table never shrinks, so
- * one dup to the last slot here pays that once, before any user starts.
+ * period inside that socket() call (expand_files → synchronize_rcu).
+ * perf's sched_switch stacks caught the worker asleep there five times in
+ * one ramp to 8,000 users, for milliseconds each on a busy 2-core machine:
+ * the users started behind a stall bunch up, stay bunched (each thinks
+ * from its own last response) and come due together every second after,
+ * which flagged runs saturated at 20-40% CPU (docs/internals.md).  The
+ * table never shrinks, so one dup to the last slot here pays for the
+ * growth once, before any user starts.
  * Best effort: a failure only leaves the growth to the run.
  */
 static void
