@@ -177,6 +177,22 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
     snapshot->saturated = complete
                           && (unanswered || snapshot->cpu_share > engine->plan->saturation_cpu
                               || snapshot->lag_p99_us > engine->plan->saturation_lag_us);
+    if (snapshot->saturated) {
+        /* Which criterion tripped, and when: the summary keeps only the worst of
+         * each.  The wait for a CPU tells the machine's share of a lag (other
+         * processes ran) from the worker's own (-0.0: the kernel does not say). */
+        g_debug ("engine: interval %u (%.2f s at %.1f s) saturated:%s%s%s (CPU %.0f%%, lag p99 "
+                 "%.1f ms, loop delay max %.1f ms, a worker waited %.1f ms for a CPU)",
+                 engine->intervals + 1, (gdouble) snapshot->interval_us / G_USEC_PER_SEC,
+                 (gdouble) (now - engine->start_us) / G_USEC_PER_SEC,
+                 unanswered ? " a worker did not answer the tick;" : "",
+                 snapshot->cpu_share > engine->plan->saturation_cpu ? " CPU over the limit;" : "",
+                 snapshot->lag_p99_us > engine->plan->saturation_lag_us ? " lag over the limit;"
+                                                                        : "",
+                 snapshot->cpu_share * 100.0, (gdouble) snapshot->lag_p99_us / 1000.0,
+                 (gdouble) snapshot->loop_delay_max_us / 1000.0,
+                 (gdouble) engine->interval->run_wait_us / 1000.0);
+    }
     if (complete) {
         engine->intervals++;
         if (snapshot->saturated)

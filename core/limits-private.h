@@ -37,5 +37,7 @@ guint64 throng_limits_fds_needed (const ThrongLimitsRun *run);
  * G_IO_ERROR_TOO_MANY_OPEN_FILES, naming the limit, the users and how to
  * raise it, when the raised limit is still short of
  * throng_limits_fds_needed(@run); the limit stays raised either way.
+ * On success the descriptor table already has room for that many
+ * descriptors, so that no socket() of the run waits for it to grow.
  */
 gboolean throng_limits_prepare (const ThrongLimitsRun *run, GError **error);

@@ -8,7 +8,9 @@
 #include "limits-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 
@@ -44,6 +46,36 @@ ceiling (rlim_t hard)
         && g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXUINT64, &nr_open, NULL))
         return (rlim_t) nr_open;
     return 1024 * 1024; /* the kernel's default nr_open */
+}
+
+/*
+ * Grows the process's descriptor table to @count slots before the load
+ * starts.  The kernel doubles the table when a new descriptor does not
+ * fit, and in a process with threads each doubling waits for an RCU grace
+ * period inside that socket() call (expand_files → synchronize_rcu).
+ * perf's sched_switch stacks caught the worker asleep there five times in
+ * one ramp to 8,000 users, for milliseconds each on a busy 2-core machine:
+ * the users started behind a stall bunch up, stay bunched (each thinks
+ * from its own last response) and come due together every second after,
+ * which flagged runs saturated at 20-40% CPU (docs/internals.md).  The
+ * table never shrinks, so one dup to the last slot here pays for the
+ * growth once, before any user starts.
+ * Best effort: a failure only leaves the growth to the run.
+ */
+static void
+reserve_descriptors (guint64 count)
+{
+    int fd;
+
+    if (count > G_MAXINT)
+        return;
+    fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    int high = fcntl (fd, F_DUPFD_CLOEXEC, (int) count - 1);
+    if (high >= 0)
+        close (high);
+    close (fd);
 }
 
 gboolean
@@ -91,5 +123,7 @@ throng_limits_prepare (const ThrongLimitsRun *run, GError **error)
                      THRONG_LIMITS_FDS_PER_WORKER, THRONG_LIMITS_FDS_MARGIN, needed);
         return FALSE;
     }
+    reserve_descriptors (limit.rlim_cur != RLIM_INFINITY ? MIN (needed, (guint64)limit.rlim_cur)
+                                                         : needed);
     return TRUE;
 }

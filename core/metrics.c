@@ -187,6 +187,7 @@ throng_metrics_new_full (guint n_scenarios, const guint *steps_per_scenario,
     metrics->active_users = g_new0 (guint, MAX (n_scenarios, 1));
     metrics->dropped = g_new0 (guint64, MAX (n_scenarios, 1));
     metrics->lag = throng_histogram_new ();
+    metrics->run_wait_us = -1;
     metrics->first_check = g_new0 (guint, n_scenarios + 1);
     for (guint i = 0; i < n_scenarios; i++) {
         metrics->first_check[i] = checks;
@@ -228,6 +229,7 @@ throng_metrics_reset (ThrongMetrics *metrics)
     metrics->samples_dropped = 0;
     throng_histogram_reset (metrics->lag);
     metrics->loop_delay_max_us = 0;
+    metrics->run_wait_us = -1;
     metrics->interrupted = 0;
     metrics->last_done_us = 0;
     memset (metrics->check_passes, 0, sizeof (guint64) * metrics->first_check[metrics->n_scenarios]);
@@ -248,6 +250,7 @@ throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
     into->samples_dropped += from->samples_dropped;
     throng_histogram_merge (into->lag, from->lag);
     into->loop_delay_max_us = MAX (into->loop_delay_max_us, from->loop_delay_max_us);
+    into->run_wait_us = MAX (into->run_wait_us, from->run_wait_us);
     into->interrupted += from->interrupted;
     into->last_done_us = MAX (into->last_done_us, from->last_done_us);
     g_assert (into->first_check[into->n_scenarios] == from->first_check[from->n_scenarios]);

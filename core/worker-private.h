@@ -30,6 +30,7 @@ struct _ThrongWorker {
     GString *scratch;           /* `set` expands into it, one user at a time */
     GPtrArray *arrivals;        /* ThrongArrivals*, one per arrival-rate scenario with users here */
     ThrongReactorTimer probe;
+    gint64 run_wait_us;         /* the thread's run-queue wait so far (schedstat), -1: unknown */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include "schedule.h"
 #include "user-private.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Samples per batch handed to the main thread. */
@@ -30,6 +31,25 @@
 #define PROBE_INTERVAL_US (100 * 1000)
 
 /* --- reports to the main thread --------------------------------------- */
+
+/*
+ * How long the calling thread has been runnable but not running, in all
+ * (the second field of Linux's /proc/thread-self/schedstat, in ns), or
+ * -1 where the kernel does not say.  Read once a second: a lag that this
+ * explains is the machine's (other processes had the CPU), one it does
+ * not is the worker's own.
+ */
+static gint64
+thread_run_wait_us (void)
+{
+    g_autofree char *text = NULL;
+    guint64 cpu_ns, wait_ns;
+
+    if (!g_file_get_contents ("/proc/thread-self/schedstat", &text, NULL, NULL)
+        || sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &cpu_ns, &wait_ns) != 2)
+        return -1;
+    return (gint64) (wait_ns / 1000);
+}
 
 typedef struct {
     ThrongWorkerReport report;
@@ -97,6 +117,10 @@ send_report (ThrongWorker *worker, gboolean with_metrics, guint tick, gboolean f
                 sizeof (guint) * metrics->n_scenarios);
         metrics->samples_dropped = worker->samples_dropped;
         worker->samples_dropped = 0;
+        gint64 wait = thread_run_wait_us ();
+        metrics->run_wait_us
+            = wait >= 0 && worker->run_wait_us >= 0 ? wait - worker->run_wait_us : -1;
+        worker->run_wait_us = wait;
         call->report.metrics = metrics;
         worker->metrics = final ? NULL : new_metrics_block (worker);
     }
@@ -172,6 +196,7 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->free_metrics = g_async_queue_new_full ((GDestroyNotify) throng_metrics_free);
     worker->free_samples = g_async_queue_new_full ((GDestroyNotify) throng_sample_batch_free);
     worker->metrics = new_metrics_block (worker);
+    worker->run_wait_us = -1;
     worker->rand = g_rand_new ();
     worker->scratch = g_string_sized_new (256);
     worker->arrivals = g_ptr_array_new_with_free_func (throng_arrivals_free);
@@ -231,6 +256,7 @@ worker_start_users (ThrongWorker *worker)
     }
 
     throng_reactor_timer_arm (&worker->probe, g_get_monotonic_time () + PROBE_INTERVAL_US);
+    worker->run_wait_us = thread_run_wait_us ();
 }
 
 static void

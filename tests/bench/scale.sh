@@ -26,7 +26,9 @@
 #                handshakes.
 #   KiB/user     (RSS at N users - RSS at N/10) / (0.9 N), peak RSS, one extra
 #                run at N/10; only for the rows with think time
-#   saturated    throng's own verdict (cpu_share or schedule lag past their limits)
+#   saturated    throng's own verdict (cpu_share or schedule lag past their limits);
+#                for each flagged run a line on stderr says which criterion and how
+#                long the worker waited for a CPU (other processes holding its core)
 # The client is pinned to CLIENT_CPU (default 0) and nginx to SERVER_CPU
 # (default 1).  ROWS="ref closed-2000 …" chooses rows (names as printed).
 # A shared machine makes every figure noisy: compare rows of one run,
@@ -119,14 +121,25 @@ print("- -" if requests == 0 else "%.2f %.2f" % (cpu * 1e6 / requests, p99 / 100
         || echo "- -"
 }
 
+# On stderr, for a run with saturated intervals: how many, by which
+# criterion, and the most the worker waited for a CPU in one of them (the
+# engine's debug lines): hundreds of ms a second is the machine, not throng.
+saturation_note() { # PLAN OUT
+    awk -v plan="$(basename "$1" .yaml)" '/engine: interval .* saturated:/ {
+            n++; if ($0 ~ /lag over/) lag++; if ($0 ~ /CPU over/) cpu++; if ($0 ~ /did not answer/) late++
+            if (match($0, /waited [0-9.-]+ ms/)) { w = substr($0, RSTART + 7, RLENGTH - 10) + 0; if (w > wait) wait = w }
+        }
+        END { if (n > 0) printf "# %s: %d interval(s) saturated (lag %d, CPU %d, unanswered %d); worker waited up to %.0f ms for a CPU in one\n", plan, n, lag, cpu, late, wait }' "$2"
+}
+
 # One throng run of PLAN on one worker: prints "CPU_US_PER_REQ P50_MS P99_MS
 # SATURATED MAX_RSS_KIB REQUESTS STEADY_CPU STEADY_P99"; the steady figures
 # from STEADY_FROM to STEADY_TO seconds (environment), "-" without them.
 throng_once() {
     local plan=$1 out=$WORK/out.txt cpu rss steady_figures="- -"
     rm -f "$WORK/run.json" "$WORK/run.jsonl"
-    read -r user sys rss < <(run_timed_rss "$out" "$THRONG" run "$plan" --workers 1 --quiet \
-        --out "json=$WORK/run.json")
+    read -r user sys rss < <(G_MESSAGES_DEBUG=throng-core run_timed_rss "$out" "$THRONG" run \
+        "$plan" --workers 1 --quiet --out "json=$WORK/run.json")
     if [[ ! -s $WORK/run.json ]]; then
         echo "throng failed on $plan:" >&2
         tail -n 5 "$out" >&2
@@ -135,6 +148,7 @@ throng_once() {
     fi
     read -r requests p50 p99 saturated < <(json "$WORK/run.json" total.requests \
         total.latency_us.p50 total.latency_us.p99 saturated)
+    saturation_note "$plan" "$out" >&2
     if [[ -n ${STEADY_FROM:-} && -s $WORK/run.jsonl ]]; then
         steady_figures=$(steady "$WORK/run.jsonl" "$STEADY_FROM" "$STEADY_TO")
     fi

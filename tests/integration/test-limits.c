@@ -148,6 +148,65 @@ test_prepare_raises (void)
     g_test_trap_assert_passed ();
 }
 
+/* The kernel's descriptor table size ("FDSize" in /proc/self/status), 0 where it does not say. */
+static guint64
+fd_table_size (void)
+{
+    g_autofree char *status = NULL;
+    const char *line;
+
+    if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL)
+        || (line = strstr (status, "\nFDSize:")) == NULL)
+        return 0;
+    return g_ascii_strtoull (line + strlen ("\nFDSize:"), NULL, 10);
+}
+
+static guint
+open_descriptors (void)
+{
+    g_autoptr (GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+    guint n = 0;
+
+    g_assert_nonnull (dir);
+    while (g_dir_read_name (dir) != NULL)
+        n++;
+    return n;
+}
+
+/*
+ * A run's sockets must not wait for the descriptor table to grow (each
+ * doubling waits for an RCU grace period in a threaded process): the
+ * table has room for the plan's descriptors once prepare() returns, and
+ * reserving it leaves no descriptor open.
+ */
+static void
+test_prepare_reserves (void)
+{
+    if (!hard_nofile_allows (4096))
+        return;
+    if (fd_table_size () == 0) {
+        g_test_skip ("the kernel does not report FDSize");
+        return;
+    }
+    if (g_test_subprocess ()) {
+        const ThrongLimitsRun crowd = { .users = 3000, .workers = 2 };
+        g_autoptr (GError) error = NULL;
+
+        set_nofile (4096, 4096);
+        g_assert_cmpuint (fd_table_size (), <, 3072);
+        guint open_before = open_descriptors ();
+        g_assert_true (throng_limits_prepare (&crowd, &error));
+        g_assert_no_error (error);
+        g_test_message ("FDSize %" G_GUINT64_FORMAT " for %" G_GUINT64_FORMAT " descriptors",
+                        fd_table_size (), throng_limits_fds_needed (&crowd));
+        g_assert_cmpuint (fd_table_size (), >=, throng_limits_fds_needed (&crowd));
+        g_assert_cmpuint (open_descriptors (), ==, open_before);
+        return;
+    }
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed ();
+}
+
 /* ---- the binary, with a lowered limit ----------------------------------- */
 
 typedef struct {
@@ -309,6 +368,7 @@ main (int argc, char **argv)
     g_test_add_func ("/limits/fds-needed", test_fds_needed);
     g_test_add_func ("/limits/prepare/short", test_prepare_short);
     g_test_add_func ("/limits/prepare/raises", test_prepare_raises);
+    g_test_add_func ("/limits/prepare/reserves", test_prepare_reserves);
     g_test_add ("/limits/run/refused-at-start", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_refused_at_start, throng_test_tmpdir_teardown);
     g_test_add ("/limits/run/one-per-user", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
