@@ -51,6 +51,10 @@ typedef struct {
     gint64 interval_start_us;
 
     gint64 start_us;
+    /* When the last snapshot closed the last interval: the run's end, so
+     * that the intervals' lengths add up to the summary's duration
+     * whatever the reporters spend on that snapshot. */
+    gint64 end_us;
     gint64 wall_offset_us;
     gint64 start_wall_us;
     gint64 planned_us;
@@ -108,6 +112,7 @@ engine_summary (ThrongEngine *engine, ThrongSummaryBuffer *buffer, ThrongMetrics
     ThrongSummaryRun run = {
         .plan = engine->plan,
         .start_us = engine->start_us,
+        .end_us = engine->end_us,
         .start_wall_us = engine->start_wall_us,
         .wall_offset_us = engine->wall_offset_us,
         .planned_us = engine->planned_us,
@@ -150,6 +155,8 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
     gint64 now = g_get_monotonic_time ();
 
     sum_active (engine, active);
+    if (last)
+        engine->end_us = now;
     engine_summary (engine, &buffer, engine->interval, active, now - engine->interval_start_us);
 
     /* Snapshots carry the interval's CPU, not the run's. */

@@ -22,6 +22,7 @@ typedef struct {
 typedef struct {
     const ThrongPlan *plan;
     gint64 start_us;            /* monotonic start of the load */
+    gint64 end_us;              /* monotonic end of the load; 0: now */
     gint64 start_wall_us;
     gint64 wall_offset_us;      /* wall clock minus monotonic clock */
     gint64 planned_us;

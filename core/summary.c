@@ -52,7 +52,7 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
 {
     const ThrongPlan *plan = run->plan;
     ThrongSummary *summary = &buffer->summary;
-    gint64 now = g_get_monotonic_time ();
+    gint64 now = run->end_us != 0 ? run->end_us : g_get_monotonic_time ();
     guint n_steps = metrics->first_step[metrics->n_scenarios];
 
     summary->size = sizeof (ThrongSummary);
