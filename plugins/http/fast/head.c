@@ -154,11 +154,12 @@ fast_head_scan (const guint8 *head, gsize len, FastHead *out)
 
         switch (name_len) {
         case 10:
-            if (name_is (name, name_len, "connection", 10)
-                && !note (&out->connection, value - head, value_end - value))
-                return FALSE;
-            if (name_is (name, name_len, "set-cookie", 10))
+            if (name_is (name, name_len, "connection", 10)) {
+                if (!note (&out->connection, value - head, value_end - value))
+                    return FALSE;
+            } else if (name_is (name, name_len, "set-cookie", 10)) {
                 out->set_cookie = TRUE;
+            }
             break;
         case 14:
             if (name_is (name, name_len, "content-length", 14)
