@@ -479,10 +479,26 @@ static void
 test_connection_values (void)
 {
     static const char *const values[] = {
-        "keep-alive", "Keep-Alive", "KEEP-ALIVE", "close", "Close", "CLOSE",
-        "keep-alive, close", "close, keep-alive", "Keep-Alive, Upgrade", "upgrade",
-        "keep-alivex", "keep-aliv", "keep_alive", "keep\ralive", "closed", "clos", "",
-        "kEEP-aLIVE", "keep-alive,", "keep\r-alive",
+        "keep-alive",
+        "Keep-Alive",
+        "KEEP-ALIVE",
+        "close",
+        "Close",
+        "CLOSE",
+        "keep-alive, close",
+        "close, keep-alive",
+        "Keep-Alive, Upgrade",
+        "upgrade",
+        "keep-alivex",
+        "keep-aliv",
+        "keep_alive",
+        "keep\ralive",
+        "closed",
+        "clos",
+        "",
+        "kEEP-aLIVE",
+        "keep-alive,",
+        "keep\r-alive",
     };
     static const SoupHTTPVersion versions[] = { SOUP_HTTP_1_0, SOUP_HTTP_1_1 };
 
@@ -492,8 +508,8 @@ test_connection_values (void)
             gboolean expected = !soup_header_contains (values[i], "close")
                                 && (versions[v] == SOUP_HTTP_1_1
                                     || soup_header_contains (values[i], "keep-alive"));
-            g_assert_null (http_framing_from_fields (values[i], NULL, "2", versions[v], 200,
-                                                     FALSE, &framing));
+            g_assert_null (
+                http_framing_from_fields (values[i], NULL, "2", versions[v], 200, FALSE, &framing));
             g_assert_cmpint (framing.keep_alive, ==, expected);
         }
     }

@@ -105,12 +105,12 @@ struct _FastUser {
     gsize req_len;
     gsize req_off;
     gint64 deadline;
-    gint64 timer_at; /* when the timer is armed for, -1 when it is not */
+    gint64 timer_at;    /* when the timer is armed for, -1 when it is not */
     ThrongTimer *timer; /* the step's (or the connect's) deadline */
     FastConn *pool[POOL_MAX];
     guint n_pool;
     SoupCookieJar *jar; /* made by the first Set-Cookie */
-    HttpHop hop; /* redirect.c: the current hop's URL, method and body */
+    HttpHop hop;        /* redirect.c: the current hop's URL, method and body */
     FastResponse response;
 
     /* set-up and the rarer paths */
@@ -124,7 +124,7 @@ struct _FastUser {
     GPtrArray *hosts; /* FastHost: resolved once per user */
     GResolver *resolver;
     FastLookup *lookup;
-    GString *out; /* a request assembled per exchange (cookies, redirects) */
+    GString *out;        /* a request assembled per exchange (cookies, redirects) */
     HttpJourney journey; /* ../journey.h: templates, kept body, extractors and checks */
     struct _FastH2Stream *h2s; /* h2.c: the stream of this exchange, made on first use */
 };
