@@ -130,7 +130,7 @@ http_sample_set_response (ThrongSample *sample, const HttpStep *step, guint stat
     sample->error = http_step_expects (step, status) ? THRONG_ERROR_NONE : THRONG_ERROR_STATUS;
     /* A static phrase outlives the run (sample.h): no copy per response,
      * and no message buffer for a user that only ever sees statuses. */
-    sample->message = soup_status_get_phrase (status);
+    sample->message = status == SOUP_STATUS_OK ? "OK" : soup_status_get_phrase (status);
 }
 
 void

@@ -469,6 +469,52 @@ test_head_scan_words (void)
     }
 }
 
+/*
+ * framing.c reads a lone "keep-alive" or "close" Connection value without
+ * libsoup's list reader: the keep-alive decision is the one
+ * soup_header_contains() gives, for those values in any case and for
+ * values that only look like them.
+ */
+static void
+test_connection_values (void)
+{
+    static const char *const values[] = {
+        "keep-alive",
+        "Keep-Alive",
+        "KEEP-ALIVE",
+        "close",
+        "Close",
+        "CLOSE",
+        "keep-alive, close",
+        "close, keep-alive",
+        "Keep-Alive, Upgrade",
+        "upgrade",
+        "keep-alivex",
+        "keep-aliv",
+        "keep_alive",
+        "keep\ralive",
+        "closed",
+        "clos",
+        "",
+        "kEEP-aLIVE",
+        "keep-alive,",
+        "keep\r-alive",
+    };
+    static const SoupHTTPVersion versions[] = { SOUP_HTTP_1_0, SOUP_HTTP_1_1 };
+
+    for (gsize v = 0; v < G_N_ELEMENTS (versions); v++) {
+        for (gsize i = 0; i < G_N_ELEMENTS (values); i++) {
+            HttpFraming framing;
+            gboolean expected = !soup_header_contains (values[i], "close")
+                                && (versions[v] == SOUP_HTTP_1_1
+                                    || soup_header_contains (values[i], "keep-alive"));
+            g_assert_null (
+                http_framing_from_fields (values[i], NULL, "2", versions[v], 200, FALSE, &framing));
+            g_assert_cmpint (framing.keep_alive, ==, expected);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -481,5 +527,6 @@ main (int argc, char **argv)
     g_test_add_func ("/http-parse/lazy-headers", test_lazy_headers);
     g_test_add_func ("/http-parse/content-length", test_content_length);
     g_test_add_func ("/http-parse/head-scan-words", test_head_scan_words);
+    g_test_add_func ("/http-parse/connection-values", test_connection_values);
     return g_test_run ();
 }

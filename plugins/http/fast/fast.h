@@ -82,45 +82,49 @@ typedef struct {
 } FastLookup;
 
 struct _FastUser {
+    /*
+     * The exchange in flight first, then its response: what every request
+     * touches lies on as few cache lines as it can, since with thousands
+     * of users on a worker each user's lines are cold when its turn comes.
+     */
     FastScenario *fs;
     ThrongUser *user;
-    GMainContext *context;
-    ThrongTimer *timer; /* the step's (or the connect's) deadline */
-    FastSessionSlot session;
-    FastSessionSlot *slot; /* the session this user's connections offer and save: its own, or a lane's main's */
-    FastConn *pool[POOL_MAX];
-    guint n_pool;
-    GPtrArray *hosts; /* FastHost: resolved once per user */
-    GResolver *resolver;
-    FastLookup *lookup;
-    SoupCookieJar *jar; /* made by the first Set-Cookie */
-    GString *out; /* a request assembled per exchange (cookies, redirects) */
-
-    /* the exchange in flight */
     const HttpStep *step;
     ThrongSample *sample;
-    FastState state;
     FastConn *conn;
-    FastHost *host_entry;
-    guint addr_try;
-    gint64 deadline;
-    gint64 connect_deadline;
-    gint64 timer_at; /* when the timer is armed for, -1 when it is not */
-    gint64 phase_start;
-    const guint8 *req;
-    gsize req_len;
-    gsize req_off;
-    HttpHop hop; /* redirect.c: the current hop's URL, method and body */
-    const char *host;
-    guint16 port;
+    FastState state;
     gboolean tls;
     gboolean head_only;
     gboolean reused; /* the exchange runs on a kept-alive connection */
     gboolean retried;
     gboolean got_bytes;    /* some of the response arrived */
     gboolean read_yielded; /* the read budget ran out with bytes still waiting */
-
+    guint16 port;
+    const char *host;
+    const guint8 *req;
+    gsize req_len;
+    gsize req_off;
+    gint64 deadline;
+    gint64 timer_at;    /* when the timer is armed for, -1 when it is not */
+    ThrongTimer *timer; /* the step's (or the connect's) deadline */
+    FastConn *pool[POOL_MAX];
+    guint n_pool;
+    SoupCookieJar *jar; /* made by the first Set-Cookie */
+    HttpHop hop;        /* redirect.c: the current hop's URL, method and body */
     FastResponse response;
+
+    /* set-up and the rarer paths */
+    FastHost *host_entry;
+    guint addr_try;
+    gint64 connect_deadline;
+    gint64 phase_start;
+    GMainContext *context;
+    FastSessionSlot session;
+    FastSessionSlot *slot; /* the session this user's connections offer and save: its own, or a lane's main's */
+    GPtrArray *hosts; /* FastHost: resolved once per user */
+    GResolver *resolver;
+    FastLookup *lookup;
+    GString *out;        /* a request assembled per exchange (cookies, redirects) */
     HttpJourney journey; /* ../journey.h: templates, kept body, extractors and checks */
     struct _FastH2Stream *h2s; /* h2.c: the stream of this exchange, made on first use */
 };

@@ -91,7 +91,8 @@ skip_text (const guint8 *p, const guint8 *end)
             break;
         p += 8;
     }
-    while (p < end && byte_class[*p] != C_CTL)
+    /* No bound needed: the head's last byte is its LF, a control byte. */
+    while (byte_class[*p] != C_CTL)
         p++;
     return p;
 }
@@ -106,7 +107,9 @@ fast_head_scan (const guint8 *head, gsize len, FastHead *out)
         classes_init ();
         g_once_init_leave (&initialized, 1);
     }
-    if (len > G_MAXUINT16)
+    /* A head ends with its empty line, so with an LF: the loops below stop
+     * at that control byte without a bound check per byte. */
+    if (len > G_MAXUINT16 || len == 0 || head[len - 1] != '\n')
         return FALSE;
     memset (out, 0, sizeof *out);
 
@@ -131,13 +134,13 @@ fast_head_scan (const guint8 *head, gsize len, FastHead *out)
             return FALSE;
         if (p[0] == '\r' && p[1] == '\n')
             return p + 2 == end;
-        while (p < end && byte_class[*p] == C_TCHAR)
+        while (byte_class[*p] == C_TCHAR)
             p++;
         name_len = (gsize)(p - name);
-        if (name_len == 0 || p == end || *p != ':')
+        if (name_len == 0 || *p != ':')
             return FALSE;
         p++;
-        while (p < end && byte_class[*p] == C_BLANK)
+        while (byte_class[*p] == C_BLANK)
             p++;
         value = p;
         p = skip_text (p, end);
@@ -151,11 +154,12 @@ fast_head_scan (const guint8 *head, gsize len, FastHead *out)
 
         switch (name_len) {
         case 10:
-            if (name_is (name, name_len, "connection", 10)
-                && !note (&out->connection, value - head, value_end - value))
-                return FALSE;
-            if (name_is (name, name_len, "set-cookie", 10))
+            if (name_is (name, name_len, "connection", 10)) {
+                if (!note (&out->connection, value - head, value_end - value))
+                    return FALSE;
+            } else if (name_is (name, name_len, "set-cookie", 10)) {
                 out->set_cookie = TRUE;
+            }
             break;
         case 14:
             if (name_is (name, name_len, "content-length", 14)

@@ -54,7 +54,6 @@ typedef struct {
     /* the body */
     guint64 body_left;
     guint64 body_bytes;
-    FastChunked chunked;
 
     /* the body's bytes are appended here when not NULL (set after fast_response_start) */
     GString *body;
@@ -62,6 +61,10 @@ typedef struct {
     /* on FAST_RESPONSE_ERROR */
     ThrongErrorClass error_class;
     const char *message; /* static */
+
+    /* Last, after what every response touches (a user's lines are cold
+     * when a worker holds thousands): only a chunked body uses it. */
+    FastChunked chunked;
 } FastResponse;
 
 void fast_response_init (FastResponse *r);
