@@ -846,6 +846,77 @@ test_plugin_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 }
 
 /* ------------------------------------------------------------------ */
+/* A slow connect that succeeds                                        */
+
+/* The Connect column (the last) of the CSV's first sample row, in ms. */
+static gint64
+csv_first_connect_ms (const char *path)
+{
+    g_autofree char *text = NULL;
+    g_auto (GStrv) lines = NULL;
+    const char *last;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    lines = g_strsplit (text, "\n", 3);
+    g_assert_cmpuint (g_strv_length (lines), >=, 2);
+    last = strrchr (lines[1], ',');
+    g_assert_nonnull (last);
+    return g_ascii_strtoll (last + 1, NULL, 10);
+}
+
+/*
+ * On loopback a connect completes inside the call, so the path where a
+ * connection waits to become writable is otherwise reached only by
+ * connects that fail.  The slow-accept listener drops the first SYN (its
+ * queue is full) and then empties the queue, so the connect completes on
+ * the SYN's retransmission a second later.  The request must succeed,
+ * the second second must show in its elapsed and connect times, and the
+ * next iteration must reuse the connection.
+ */
+static void
+test_slow_connect (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *transport = data;
+    g_autoptr (ThrongTestFaultServer) server
+        = throng_test_fault_server_start ((const char *const[]) { FAULT_KIND_SLOW_ACCEPT, NULL });
+    g_autofree char *base_url
+        = g_strdup_printf ("http://127.0.0.1:%u", throng_test_fault_server_port (server, 0));
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "slow-connect",
+        .transport = transport,
+        .base_url = base_url,
+        .http = "timeout: 10s, connect_timeout: 5s",
+        .users = 1,
+        .iterations = 2,
+        .steps = "      - http: { url: " FAULT_PATH_OK " }\n",
+    });
+    g_autofree char *csv = g_build_filename (fixture->dir, "samples.csv", NULL);
+    g_autofree char *csv_arg = throng_test_out_arg ("csv", csv);
+    const char *extra[] = { "--out", csv_arg, NULL };
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    gint64 max_us, connect_ms;
+    int status = -1;
+
+    root = throng_test_run_json (fixture->dir, yaml, extra, RUN_TIMEOUT_S, &status, &err);
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (root);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, 1);
+    max_us = throng_test_json_int (root, "total.latency_us.max");
+    connect_ms = csv_first_connect_ms (csv);
+    g_test_message ("slowest request %" G_GINT64_FORMAT " us, first connect %" G_GINT64_FORMAT
+                    " ms",
+                    max_us, connect_ms);
+    /* Linux retransmits a SYN after its initial RTO of one second. */
+    g_assert_cmpint (max_us, >=, 900 * 1000);
+    g_assert_cmpint (max_us, <=, (1000 + SLACK_MS) * 1000);
+    g_assert_cmpint (connect_ms, >=, 900);
+}
+
+/* ------------------------------------------------------------------ */
 
 static const char *const transports[] = { "fast", "soup" };
 
@@ -881,6 +952,12 @@ main (int argc, char **argv)
         add_fixture_test (mixed, transports[t], test_mixed);
         add_fixture_test (memory, transports[t], test_memory_bounded);
         add_fixture_test (dies, transports[t], test_target_dies);
+    }
+    for (gsize t = 0; t < G_N_ELEMENTS (transports); t++) {
+        g_autofree char *path = g_strdup_printf ("/faults/%s/slow-connect", transports[t]);
+
+        g_test_add (path, ThrongTestTmpdir, transports[t], throng_test_tmpdir_setup,
+                    test_slow_connect, throng_test_tmpdir_teardown);
     }
     g_test_add ("/faults/plugin/fails-every-step", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_plugin_fails_every_step, throng_test_tmpdir_teardown);

@@ -29,6 +29,7 @@ typedef struct {
     int fd;
     guint16 port;
     gnutls_certificate_credentials_t creds; /* https only */
+    guint16 filler_port; /* backlog kinds: local port of the connect left in SYN-SENT */
 } Listener;
 
 typedef struct {
@@ -406,7 +407,7 @@ conn_thread (gpointer data)
     const char *kind = conn->listener->kind;
     char hello[4096];
 
-    if (strcmp (kind, FAULT_KIND_HTTP) == 0) {
+    if (strcmp (kind, FAULT_KIND_HTTP) == 0 || strcmp (kind, FAULT_KIND_SLOW_ACCEPT) == 0) {
         serve_http (conn);
     } else if (strcmp (kind, FAULT_KIND_HTTPS) == 0) {
         int ret;
@@ -492,7 +493,7 @@ listen_loopback (int backlog, guint16 *port)
  * Returns FALSE if the queue never filled.
  */
 static gboolean
-fill_backlog (guint16 port)
+fill_backlog (guint16 port, guint16 *filler_port)
 {
     struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons (port) };
 
@@ -507,10 +508,55 @@ fill_backlog (guint16 port)
             continue;
         if (errno != EINPROGRESS)
             return FALSE;
-        if (poll (&pfd, 1, 200) == 0)
-            return TRUE; /* this one hangs: the queue is full; keep it */
+        if (poll (&pfd, 1, 200) == 0) {
+            struct sockaddr_in local;
+            socklen_t len = sizeof local;
+
+            /* This one hangs: the queue is full; keep it. */
+            if (getsockname (fd, (struct sockaddr *)&local, &len) < 0)
+                return FALSE;
+            *filler_port = ntohs (local.sin_port);
+            return TRUE;
+        }
     }
     return FALSE;
+}
+
+/*
+ * Whether a socket other than our own filler is in SYN-SENT towards
+ * @listener: a client whose SYN the full queue dropped.  /proc/net/tcp
+ * names it by ports (hex), state 02.
+ */
+static gboolean
+client_waiting (const Listener *listener)
+{
+    g_autofree char *text = NULL;
+    g_auto (GStrv) lines = NULL;
+
+    if (!g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL))
+        return FALSE;
+    lines = g_strsplit (text, "\n", -1);
+    for (guint i = 1; lines[i] != NULL; i++) {
+        unsigned local_port, remote_port, state;
+
+        if (sscanf (lines[i], " %*u: %*x:%x %*x:%x %x", &local_port, &remote_port, &state) == 3
+            && state == 0x02 && remote_port == listener->port
+            && local_port != listener->filler_port)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* Empties the queue once a client waits, then accepts as http does. */
+static gpointer
+slow_accept_thread (gpointer data)
+{
+    const Listener *listener = data;
+
+    while (!client_waiting (listener))
+        g_usleep (5000);
+    g_usleep (50000);
+    return accept_thread (data);
 }
 
 static gboolean
@@ -518,7 +564,8 @@ listener_open (Listener *listener, const char *spec)
 {
     g_auto (GStrv) parts = g_strsplit (spec, ":", 3);
     const char *kind = parts[0];
-    gboolean backlog = strcmp (kind, FAULT_KIND_BACKLOG) == 0;
+    gboolean slow = strcmp (kind, FAULT_KIND_SLOW_ACCEPT) == 0;
+    gboolean backlog = slow || strcmp (kind, FAULT_KIND_BACKLOG) == 0;
 
     if (strcmp (kind, FAULT_KIND_HTTP) == 0)
         listener->kind = FAULT_KIND_HTTP;
@@ -530,6 +577,8 @@ listener_open (Listener *listener, const char *spec)
         listener->kind = FAULT_KIND_TLS_HANG;
     else if (strcmp (kind, FAULT_KIND_RESET_ACCEPT) == 0)
         listener->kind = FAULT_KIND_RESET_ACCEPT;
+    else if (slow)
+        listener->kind = FAULT_KIND_SLOW_ACCEPT;
     else if (backlog)
         listener->kind = FAULT_KIND_BACKLOG;
     else {
@@ -559,10 +608,12 @@ listener_open (Listener *listener, const char *spec)
         return FALSE;
     }
     if (backlog) {
-        if (!fill_backlog (listener->port)) {
+        if (!fill_backlog (listener->port, &listener->filler_port)) {
             g_printerr ("fault-server: the accept queue did not fill\n");
             return FALSE;
         }
+        if (slow)
+            g_thread_unref (g_thread_new ("fault-slow-accept", slow_accept_thread, listener));
         return TRUE;
     }
     g_thread_unref (g_thread_new ("fault-accept", accept_thread, listener));
@@ -577,7 +628,8 @@ main (int argc, char **argv)
     g_autoptr (GError) error = NULL;
     const GOptionEntry entries[] = {
         { "listen", 0, 0, G_OPTION_ARG_STRING_ARRAY, &specs,
-          "a listener: http, https:CERT:KEY, tls-drop, tls-hang, reset-accept or backlog", "KIND" },
+          "a listener: http, https:CERT:KEY, tls-drop, tls-hang, reset-accept, backlog or "
+          "slow-accept", "KIND" },
         { NULL },
     };
     Listener *listeners;

@@ -23,6 +23,11 @@
  * so that a further connect() stays in SYN-SENT: a connect that never
  * completes, on loopback. */
 #define FAULT_KIND_BACKLOG "backlog"
+/* The backlog listener's full queue, emptied 50 ms after a client's SYN
+ * has been dropped; it then serves as http.  The client's connect
+ * completes on its SYN retransmission (about a second later on Linux): a
+ * slow connect that succeeds, on loopback. */
+#define FAULT_KIND_SLOW_ACCEPT "slow-accept"
 /* accepts, then closes with a reset (SO_LINGER 0) before reading anything */
 #define FAULT_KIND_RESET_ACCEPT "reset-accept"
 
