@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 #include <gnutls/gnutls.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <nghttp2/nghttp2.h>
 #include <poll.h>
 #include <string.h>
@@ -680,6 +681,8 @@ accept_thread (gpointer data)
         fd = accept (server->fd, NULL, NULL);
         if (fd < 0)
             continue;
+        /* Frames go out in several writes: Nagle would hold one for the client's delayed ACK. */
+        setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
         Conn *c = g_new0 (Conn, 1);
         c->server = server;
         c->fd = fd;
