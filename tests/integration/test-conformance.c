@@ -39,10 +39,11 @@
  *                 abs, none, ftp, bad (not a URL), nohost, host (localhost),
  *                 port (the other server of the same scheme), https (the
  *                 TLS port: another scheme from an http:// run, the same
- *                 from an https:// one);
+ *                 from an https:// one), slow (/delay/3000);
  *   /loop         302 to itself;  /chain/N  302 to /chain/N-1, /chain/0 to /final;
  *   /cookie/same  sets c=1 and 302 to /final;  /cookie/host  sets c=1 and
- *                 302 to localhost;
+ *                 302 to localhost;  /cookie/two  sets c=1 and d=2 (two
+ *                 fields) and 302 to /final;
  *   /delay/MS     200 "ok" MS milliseconds later;
  *   /final        200 "ok".
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
@@ -103,6 +104,8 @@ location_for (const Site *site, gboolean tls, guint16 port, const char *kind)
                                                                : site->http_port));
     if (strcmp (kind, "https") == 0)
         return g_strdup_printf ("https://127.0.0.1:%u/final", site->https_port);
+    if (strcmp (kind, "slow") == 0)
+        return g_strdup ("/delay/3000");
     return NULL; /* "none" */
 }
 
@@ -152,6 +155,8 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
         location = strcmp (path, "/cookie/host") == 0 ? location_for (site, tls, port, "host")
                                                        : g_strdup ("/final");
         soup_message_headers_append (response, "Set-Cookie", "c=1; Path=/");
+        if (strcmp (path, "/cookie/two") == 0)
+            soup_message_headers_append (response, "Set-Cookie", "d=2; Path=/");
     } else if (g_str_has_prefix (path, "/delay/")) {
         exchange->status = 200;
         exchange->delay_ms = (guint)g_ascii_strtoull (path + 7, NULL, 10);
@@ -498,10 +503,30 @@ static const Case cases[] = {
     /* A step's own Cookie header and the jar's cookies go in one field (RFC 6265 §5.4). */
     { "cookie/step-header", ON_REDIRECT, "/cookie/same", FOLLOW ", headers: { Cookie: \"pre=1\" }",
       NULL, 200, "OK", "GET /cookie/same 0 pre=1\nGET /final 0 pre=1; c=1\n" },
+    /* Two Set-Cookie fields in one response (HTTP/2 sends each as a field of its own). */
+    { "cookie/two", ON_REDIRECT, "/cookie/two", FOLLOW, NULL, 200, "OK",
+      "GET /cookie/two 0 -\nGET /final 0 c=1; d=2\n" },
+    /*
+     * A header HTTP/2 forbids (RFC 9113 §8.2.2): sent over HTTP/1.1,
+     * left out over h2 by both transports, where the server would
+     * otherwise refuse the stream as malformed.
+     */
+    { "header/connection", ON_REDIRECT, "/final", ", headers: { Connection: close }", NULL, 200,
+      "OK", "GET /final 0 -\n" },
+
+    /* A response later than the step's timeout: `timeout` on every version, nothing waits at stop. */
+    { "timeout/slow-response", ON_REDIRECT, "/delay/3000", NULL, "timeout", 0, "step timed out",
+      "GET /delay/3000 0 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
+    { "timeout/slow-response-post", ON_REDIRECT, "/delay/3000", POST, "timeout", 0,
+      "step timed out", "POST /delay/3000 5 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
+    /* The timeout bounds the step, every hop of it. */
+    { "timeout/slow-after-redirect", ON_REDIRECT, "/r/302/slow", FOLLOW, "timeout", 0,
+      "step timed out", "GET /r/302/slow 0 -\nGET /delay/3000 0 -\n", "400ms", NULL, 390,
+      400 + SLACK_MS },
 
     /* The fault suite's faults (tests/integration/test-faults.c). */
     { "fault/refused", ON_CLOSED_HTTP, "/ok", NULL, "connect", 0, NULL, NULL, NULL, NULL, 0,
-      SLACK_MS },
+      SLACK_MS, .below_http = TRUE },
     { "fault/status-500", ON_HTTP, FAULT_PATH_STATUS_500, NULL, "status", 500,
       "Internal Server Error" },
     { "fault/status-503", ON_HTTP, FAULT_PATH_STATUS_503, NULL, "status", 503,
@@ -521,7 +546,7 @@ static const Case cases[] = {
       "body-limit", 200 },
     { "fault/endless-close", ON_HTTP, FAULT_PATH_ENDLESS_CLOSE, ", max_body: 1MiB", "body-limit",
       200 },
-    { "fault/tls-refused", ON_CLOSED_HTTPS, "/ok", NULL, "connect", 0 },
+    { "fault/tls-refused", ON_CLOSED_HTTPS, "/ok", NULL, "connect", 0, .below_http = TRUE },
     { "fault/tls-status-503", ON_HTTPS, FAULT_PATH_STATUS_503, NULL, "status", 503,
       "Service Unavailable" },
     { "fault/tls-never-answers", ON_HTTPS, FAULT_PATH_HANG, NULL, "timeout", 0, "step timed out",
@@ -534,18 +559,18 @@ static const Case cases[] = {
     { "fault/tls-garbage", ON_HTTPS, FAULT_PATH_GARBAGE, NULL, "protocol", 0 },
     { "fault/tls-endless-chunked", ON_HTTPS, FAULT_PATH_ENDLESS_CHUNKED, ", max_body: 1MiB",
       "body-limit", 200 },
-    { "fault/tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", NULL, "tls", 0 },
-    { "fault/certificate-expired", ON_EXPIRED, "/ok", NULL, "certificate", 0 },
-    { "fault/certificate-wrong-host", ON_WRONG_HOST, "/ok", NULL, "certificate", 0 },
-    { "fault/certificate-self-signed", ON_SELF_SIGNED, "/ok", NULL, "certificate", 0 },
+    { "fault/tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", NULL, "tls", 0, .below_http = TRUE },
+    { "fault/certificate-expired", ON_EXPIRED, "/ok", NULL, "certificate", 0, .below_http = TRUE },
+    { "fault/certificate-wrong-host", ON_WRONG_HOST, "/ok", NULL, "certificate", 0, .below_http = TRUE },
+    { "fault/certificate-self-signed", ON_SELF_SIGNED, "/ok", NULL, "certificate", 0, .below_http = TRUE },
     { "fault/connect-timeout-tcp", ON_BACKLOG, "/ok", NULL, "timeout", 0, "connect timed out", NULL,
-      "10s", "300ms", 290, 300 + SLACK_MS },
+      "10s", "300ms", 290, 300 + SLACK_MS, .below_http = TRUE },
     { "fault/connect-timeout-tls", ON_TLS_HANG, "/ok", NULL, "timeout", 0, "connect timed out",
-      NULL, "10s", "300ms", 290, 300 + SLACK_MS },
+      NULL, "10s", "300ms", 290, 300 + SLACK_MS, .below_http = TRUE },
     { "fault/step-timeout-bounds-connect", ON_BACKLOG, "/ok", NULL, "timeout", 0, "step timed out",
-      NULL, "300ms", "10s", 290, 300 + SLACK_MS },
+      NULL, "300ms", "10s", 290, 300 + SLACK_MS, .below_http = TRUE },
     { .name = "fault/tls-dropped-counts-one-connection", .on = ON_TLS_DROP, .path = "/ok",
-      .klass = "tls", .connections = 1 },
+      .klass = "tls", .connections = 1, .below_http = TRUE },
 
     /* Hostile servers (docs/failure-modes.md, "Hostile servers"). */
     { .name = "hostile/interim-flood", .on = ON_HTTP, .path = FAULT_PATH_INTERIM_FLOOD,
@@ -631,7 +656,7 @@ static const Case cases[] = {
      * on that path (docs/failure-modes.md).
      */
     { .name = "hostile/tls-reset-after-accept", .on = ON_RESET_ACCEPT, .path = "/ok",
-      .klass = "tls", .or_klass = "reset",
+      .klass = "tls", .or_klass = "reset", .below_http = TRUE,
       .soup_noise = "GLib-GObject-CRITICAL **: g_object_unref: assertion 'G_IS_OBJECT (object)' "
                     "failed" },
 };
