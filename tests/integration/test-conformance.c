@@ -45,6 +45,7 @@
  *                 302 to localhost;  /cookie/two  sets c=1 and d=2 (two
  *                 fields) and 302 to /final;
  *   /delay/MS     200 "ok" MS milliseconds later;
+ *   /stall-body   200 and its head, then never the body;
  *   /final        200 "ok".
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
  * (COOKIE "-" when none; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
@@ -161,6 +162,9 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
         exchange->status = 200;
         exchange->delay_ms = (guint)g_ascii_strtoull (path + 7, NULL, 10);
         exchange->body = "ok\n";
+    } else if (strcmp (path, "/stall-body") == 0) {
+        exchange->status = 200;
+        exchange->stall_body = TRUE;
     } else if (strcmp (path, "/final") == 0) {
         exchange->status = 200;
         exchange->body = "ok\n";
@@ -195,6 +199,9 @@ soup_handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHa
         throng_test_soup_server_respond_later (message, exchange.delay_ms, exchange.body);
         return;
     }
+    /* Chunked with no chunk: libsoup writes the head and waits for a body that never comes. */
+    if (exchange.stall_body)
+        soup_message_headers_set_encoding (exchange.response_headers, SOUP_ENCODING_CHUNKED);
     soup_server_message_set_status (message, exchange.status, NULL);
     if (exchange.body != NULL)
         soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC,
@@ -519,6 +526,8 @@ static const Case cases[] = {
       "GET /delay/3000 0 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
     { "timeout/slow-response-post", ON_REDIRECT, "/delay/3000", POST, "timeout", 0,
       "step timed out", "POST /delay/3000 5 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
+    { "timeout/stalled-body", ON_REDIRECT, "/stall-body", NULL, "timeout", 0, "step timed out",
+      "GET /stall-body 0 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
     /* The timeout bounds the step, every hop of it. */
     { "timeout/slow-after-redirect", ON_REDIRECT, "/r/302/slow", FOLLOW, "timeout", 0,
       "step timed out", "GET /r/302/slow 0 -\nGET /delay/3000 0 -\n", "400ms", NULL, 390,
@@ -921,6 +930,42 @@ test_case (gconstpointer data)
     throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
+/*
+ * The run the table leaves out: h2c on soup, which libsoup does not
+ * speak, is refused at load, and the server sees nothing.
+ */
+static void
+test_h2c_on_soup (void)
+{
+    g_autofree char *dir = throng_test_tmpdir_new ();
+    g_autofree char *base = listener_url (ON_REDIRECT, PROTO_H2C);
+    g_autofree char *yaml = g_strdup_printf ("name: conformance\n"
+                                             "defaults:\n"
+                                             "  http: { transport: soup, version: \"2\" }\n"
+                                             "scenarios:\n"
+                                             "  - name: s\n"
+                                             "    users: 1\n"
+                                             "    iterations: 1\n"
+                                             "    steps:\n"
+                                             "      - http: { url: \"%s/final\" }\n",
+                                             base);
+    g_autofree char *err = NULL;
+    g_autofree char *requests = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    int status = -1;
+
+    g_free (redirect_server_take_log (&redirect_server, NULL));
+    root = throng_test_run_json (dir, yaml, NULL, RUN_TIMEOUT_S, &status, &err);
+    g_test_message ("stderr: %s", err);
+    g_assert_cmpint (status, !=, 0);
+    g_assert_null (root);
+    g_assert_nonnull (strstr (err, "version: 2 over http:// is h2c, which libsoup does not speak; "
+                                   "use transport: fast"));
+    requests = redirect_server_take_log (&redirect_server, NULL);
+    g_assert_cmpstr (requests, ==, "");
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -943,6 +988,7 @@ main (int argc, char **argv)
         g_autofree char *path = g_strconcat ("/conformance/", cases[i].name, NULL);
         g_test_add_data_func (path, &cases[i], test_case);
     }
+    g_test_add_func ("/conformance/h2c-on-soup", test_h2c_on_soup);
     result = g_test_run ();
 
     g_clear_pointer (&fault_server, throng_test_fault_server_stop);

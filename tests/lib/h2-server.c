@@ -90,6 +90,7 @@ typedef struct {
     guint status;
     SoupMessageHeaders *headers;
     const char *body; /* static; NULL: none */
+    gboolean stall_body;
 } Reply;
 
 typedef struct {
@@ -487,7 +488,8 @@ reply_submit (Conn *c, Reply *reply)
     g_autoptr (GArray) nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     g_autofree char *status = g_strdup_printf ("%u", reply->status);
     nghttp2_data_provider provider = { .source.ptr = (void *)reply->body,
-                                       .read_callback = read_static };
+                                       .read_callback = reply->stall_body ? read_never
+                                                                          : read_static };
     nghttp2_nv nv = { (uint8_t *)":status", (uint8_t *)status, 7, strlen (status),
                       NGHTTP2_NV_FLAG_NONE };
     SoupMessageHeadersIter iter;
@@ -504,7 +506,7 @@ reply_submit (Conn *c, Reply *reply)
     }
     /* A stream the client reset meanwhile refuses it: nothing to do then. */
     nghttp2_submit_response (c->session, reply->stream, (nghttp2_nv *)(void *)nva->data, nva->len,
-                             reply->body != NULL ? &provider : NULL);
+                             reply->body != NULL || reply->stall_body ? &provider : NULL);
 }
 
 /* The handler's answers to the requests completed by the last read. */
@@ -538,6 +540,7 @@ handle_requests (Conn *c)
                               && exchange.body[0] != '\0'
                           ? exchange.body
                           : NULL;
+        reply->stall_body = exchange.stall_body;
         reply->due = g_get_monotonic_time () + (gint64)exchange.delay_ms * 1000;
         g_ptr_array_add (c->replies, reply);
     }

@@ -65,6 +65,7 @@ typedef struct {
     SoupMessageHeaders *response_headers; /* sent with names in lower case */
     const char *body;                     /* (nullable) a static string; none for HEAD */
     guint delay_ms;                       /* answered this much later (other streams go on) */
+    gboolean stall_body;                  /* the head, then never the body nor its end */
 } ThrongTestH2Exchange;
 
 typedef void (*ThrongTestH2Handler) (ThrongTestH2Exchange *exchange, gpointer data);
