@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two http transports agree.  One table of cases — every redirect
- * code with and without a body, redirects to another scheme, host and
- * port, a loop, a missing, relative, invalid or non-http Location,
- * max_redirects reached, cookies across hosts and beside a step's own
- * Cookie header, and every fault of the
- * fault suite — each run by the real throng binary once with
- * `transport: fast` and once with `transport: soup`.  Each run must give
- * the case's expected outcome (success, error class, status and, where
- * the shared code writes it, the message), and the redirect server must
- * have seen the same requests (method, path, body length, Cookie) from
- * both.  Where the transports legitimately differ, the case says so in
- * `soup_klass` and docs/http.md ("Where the transports differ") says why.
+ * The two http transports agree, over HTTP/1.1 and HTTP/2.  One table of
+ * cases — every redirect code with and without a body, redirects to
+ * another scheme, host and port, a loop, a missing, relative, invalid or
+ * non-http Location, max_redirects reached, cookies across hosts and
+ * beside a step's own Cookie header, responses later than the step's
+ * timeout, and every fault of the fault suite — each run by the real
+ * throng binary with `transport: fast` and `transport: soup`, over
+ * HTTP/1.1, over h2 (ALPN) and, on fast, over h2c (the version is one
+ * more dimension of each run, `runs` below).  Each run must give the
+ * case's expected outcome (success, error class, status and, where the
+ * shared code writes it, the message), and the redirect server must have
+ * seen the same requests (method, path, body length, Cookie) from every
+ * run, each over the protocol the run asked for.  Where the transports or
+ * versions legitimately differ, the case says so (`soup_klass`,
+ * `h1_only`, `below_http`) and docs/http.md ("Where the transports
+ * differ") says why.
  */
 #include "fault-server.h"
 #include "h2-server.h"

@@ -3,8 +3,9 @@
  * A hostile HTTP/2 server for the tests: h2c (prior knowledge), or h2
  * over TLS (GnuTLS, ALPN h2), on 127.0.0.1, built on nghttp2's server session, one thread per
  * connection, running in the test's process while the test runs
- * `throng` as a subprocess against it.  The request's path picks what it
- * does wrong:
+ * `throng` as a subprocess against it.  With a route handler
+ * (throng_test_h2_server_set_handler) it serves the test's routes, well;
+ * without one, the request's path picks what it does wrong:
  *
  *   /ok            200 "ok"
  *   /rst           RST_STREAM (INTERNAL_ERROR) on the stream; the connection goes on
