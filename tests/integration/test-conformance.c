@@ -65,9 +65,9 @@ typedef struct {
 } Site;
 
 typedef struct {
-    ThrongTestSoupServer *soup[2];   /* HTTP and HTTPS each */
-    ThrongTestH2Server *h2c[2];      /* h2c (prior knowledge) */
-    ThrongTestH2Server *h2[2];       /* h2 over TLS (ALPN) */
+    ThrongTestSoupServer *soup[2]; /* HTTP and HTTPS each */
+    ThrongTestH2Server *h2c[2];    /* h2c (prior knowledge) */
+    ThrongTestH2Server *h2[2];     /* h2 over TLS (ALPN) */
     Site sites[N_SITES];
     GMutex lock;
     GString *log;
@@ -102,11 +102,10 @@ location_for (const Site *site, gboolean tls, guint16 port, const char *kind)
     if (strcmp (kind, "host") == 0)
         return g_strdup_printf ("%s://localhost:%u/final", scheme, port);
     if (strcmp (kind, "port") == 0)
-        return g_strdup_printf ("%s://127.0.0.1:%u/final", scheme,
-                                tls ? (port == site->https_port ? site->second_https_port
-                                                                : site->https_port)
-                                    : (port == site->http_port ? site->second_http_port
-                                                               : site->http_port));
+        return g_strdup_printf (
+            "%s://127.0.0.1:%u/final", scheme,
+            tls ? (port == site->https_port ? site->second_https_port : site->https_port)
+                : (port == site->http_port ? site->second_http_port : site->http_port));
     if (strcmp (kind, "https") == 0)
         return g_strdup_printf ("https://127.0.0.1:%u/final", site->https_port);
     if (strcmp (kind, "slow") == 0)
@@ -158,7 +157,7 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
         location = n > 0 ? g_strdup_printf ("/chain/%d", n - 1) : g_strdup ("/final");
     } else if (g_str_has_prefix (path, "/cookie/")) {
         location = strcmp (path, "/cookie/host") == 0 ? location_for (site, tls, port, "host")
-                                                       : g_strdup ("/final");
+                                                      : g_strdup ("/final");
         soup_message_headers_append (response, "Set-Cookie", "c=1; Path=/");
         if (strcmp (path, "/cookie/two") == 0)
             soup_message_headers_append (response, "Set-Cookie", "d=2; Path=/");
@@ -208,8 +207,8 @@ soup_handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHa
         soup_message_headers_set_encoding (exchange.response_headers, SOUP_ENCODING_CHUNKED);
     soup_server_message_set_status (message, exchange.status, NULL);
     if (exchange.body != NULL)
-        soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC,
-                                          exchange.body, strlen (exchange.body));
+        soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC, exchange.body,
+                                          strlen (exchange.body));
 }
 
 /* The nghttp2 server's side: route() on an HTTP/2 request. */
@@ -390,9 +389,9 @@ listener_url (Listener on, Proto proto)
     case ON_REDIRECT:
         if (proto == PROTO_H2)
             return g_strdup_printf ("https://127.0.0.1:%u", h2->https_port);
-        return g_strdup_printf ("http://127.0.0.1:%u", proto == PROTO_H2C
-                                                            ? h2->http_port
-                                                            : redirect_server.sites[SITE_H1].http_port);
+        return g_strdup_printf ("http://127.0.0.1:%u",
+                                proto == PROTO_H2C ? h2->http_port
+                                                   : redirect_server.sites[SITE_H1].http_port);
     case ON_HTTP:
     case ON_BACKLOG:
         return g_strdup_printf ("http://127.0.0.1:%u", fault_port (on));
@@ -525,7 +524,7 @@ static const Case cases[] = {
     { "header/connection", ON_REDIRECT, "/final", ", headers: { Connection: close }", NULL, 200,
       "OK", "GET /final 0 -\n" },
 
-    /* A response later than the step's timeout: `timeout` on every version, nothing waits at stop. */
+    /* A response later than the step's timeout: `timeout` on every version; nothing waits. */
     { "timeout/slow-response", ON_REDIRECT, "/delay/3000", NULL, "timeout", 0, "step timed out",
       "GET /delay/3000 0 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
     { "timeout/slow-response-post", ON_REDIRECT, "/delay/3000", POST, "timeout", 0,
@@ -574,8 +573,10 @@ static const Case cases[] = {
       "body-limit", 200 },
     { "fault/tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", NULL, "tls", 0, .below_http = TRUE },
     { "fault/certificate-expired", ON_EXPIRED, "/ok", NULL, "certificate", 0, .below_http = TRUE },
-    { "fault/certificate-wrong-host", ON_WRONG_HOST, "/ok", NULL, "certificate", 0, .below_http = TRUE },
-    { "fault/certificate-self-signed", ON_SELF_SIGNED, "/ok", NULL, "certificate", 0, .below_http = TRUE },
+    { "fault/certificate-wrong-host", ON_WRONG_HOST, "/ok", NULL, "certificate", 0,
+      .below_http = TRUE },
+    { "fault/certificate-self-signed", ON_SELF_SIGNED, "/ok", NULL, "certificate", 0,
+      .below_http = TRUE },
     { "fault/connect-timeout-tcp", ON_BACKLOG, "/ok", NULL, "timeout", 0, "connect timed out", NULL,
       "10s", "300ms", 290, 300 + SLACK_MS, .below_http = TRUE },
     { "fault/connect-timeout-tls", ON_TLS_HANG, "/ok", NULL, "timeout", 0, "connect timed out",

@@ -111,8 +111,8 @@ typedef struct {
     gint64 slow_due[QUEUE_MAX];
     guint n_slow;
     gboolean close_after;
-    gboolean discard; /* no longer HTTP/2: read and drop until the peer goes */
-    GArray *handled; /* streams whose request is complete, for the handler */
+    gboolean discard;   /* no longer HTTP/2: read and drop until the peer goes */
+    GArray *handled;    /* streams whose request is complete, for the handler */
     GPtrArray *replies; /* Reply, waiting for their time */
 } Conn;
 
@@ -487,11 +487,11 @@ reply_submit (Conn *c, Reply *reply)
     g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GArray) nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     g_autofree char *status = g_strdup_printf ("%u", reply->status);
-    nghttp2_data_provider provider = { .source.ptr = (void *)reply->body,
-                                       .read_callback = reply->stall_body ? read_never
-                                                                          : read_static };
-    nghttp2_nv nv = { (uint8_t *)":status", (uint8_t *)status, 7, strlen (status),
-                      NGHTTP2_NV_FLAG_NONE };
+    nghttp2_data_provider provider
+        = { .source.ptr = (void *)reply->body,
+            .read_callback = reply->stall_body ? read_never : read_static };
+    nghttp2_nv nv
+        = { (uint8_t *)":status", (uint8_t *)status, 7, strlen (status), NGHTTP2_NV_FLAG_NONE };
     SoupMessageHeadersIter iter;
     const char *name, *value;
 

@@ -337,7 +337,8 @@ close_h2_connection (SoupUser *user, guint64 id)
     for (guint i = 0; i < user->connections->len; i++) {
         UserConnection *c = &g_array_index (user->connections, UserConnection, i);
         if (c->id == id && !g_io_stream_is_closed (G_IO_STREAM (c->connection))) {
-            g_debug ("soup: closing HTTP/2 connection %" G_GUINT64_FORMAT " to end a cancelled stream",
+            g_debug ("soup: closing HTTP/2 connection %" G_GUINT64_FORMAT
+                     " to end a cancelled stream",
                      id);
             g_socket_shutdown (g_socket_connection_get_socket (c->connection), TRUE, TRUE, NULL);
         }
