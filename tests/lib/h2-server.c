@@ -114,6 +114,7 @@ typedef struct {
     gboolean discard;   /* no longer HTTP/2: read and drop until the peer goes */
     GArray *handled;    /* streams whose request is complete, for the handler */
     GPtrArray *replies; /* Reply, waiting for their time */
+    GHashTable *requests; /* stream id → Request: those open when the session ends are freed too */
 } Conn;
 
 static gboolean
@@ -433,6 +434,7 @@ on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *da
     request->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_REQUEST);
     request->cookie = g_string_new (NULL);
     nghttp2_session_set_stream_user_data (session, frame->hd.stream_id, request);
+    g_hash_table_insert (c->requests, GINT_TO_POINTER (frame->hd.stream_id), request);
     return 0;
 }
 
@@ -452,11 +454,11 @@ on_data_chunk (nghttp2_session *session, uint8_t flags, int32_t stream, const ui
 static int
 on_stream_close (nghttp2_session *session, int32_t stream, uint32_t error_code, void *data)
 {
-    Request *request = nghttp2_session_get_stream_user_data (session, stream);
+    Conn *c = data;
 
-    if (request != NULL) {
+    if (nghttp2_session_get_stream_user_data (session, stream) != NULL) {
         nghttp2_session_set_stream_user_data (session, stream, NULL);
-        request_free (request);
+        g_hash_table_remove (c->requests, GINT_TO_POINTER (stream));
     }
     return 0;
 }
@@ -663,6 +665,7 @@ conn_thread (gpointer data)
     nghttp2_session_del (c->session);
     g_array_unref (c->handled);
     g_ptr_array_unref (c->replies);
+    g_hash_table_unref (c->requests);
     if (c->tls != NULL)
         gnutls_deinit (c->tls);
     close (c->fd);
@@ -691,6 +694,8 @@ accept_thread (gpointer data)
         c->fd = fd;
         c->handled = g_array_new (FALSE, FALSE, sizeof (gint32));
         c->replies = g_ptr_array_new_with_free_func ((GDestroyNotify)reply_free);
+        c->requests
+            = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify)request_free);
         g_mutex_lock (&server->lock);
         server->connections++;
         g_ptr_array_add (server->threads, g_thread_new ("h2-conn", conn_thread, c));
