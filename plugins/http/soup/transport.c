@@ -32,18 +32,33 @@ typedef struct {
     GTlsCertificate *certificate; /* tls.cert_file + tls.key_file */
 } SoupScenario;
 
-/* A connection of the user's session, by libsoup's id (cancel_step). */
+/*
+ * A connection of the user's session, by libsoup's id (cancel_step);
+ * weakly held, so that libsoup alone decides when it goes.
+ */
 typedef struct {
     guint64 id;
-    GSocketConnection *connection;
+    GWeakRef connection; /* GSocketConnection */
 } UserConnection;
 
 static void
-user_connection_clear (gpointer data)
+user_connection_free (gpointer data)
 {
     UserConnection *c = data;
 
-    g_clear_object (&c->connection);
+    g_weak_ref_clear (&c->connection);
+    g_free (c);
+}
+
+/* The connection, if it is still open; (transfer full) (nullable). */
+static GSocketConnection *
+user_connection_get (UserConnection *c)
+{
+    GSocketConnection *connection = g_weak_ref_get (&c->connection);
+
+    if (connection != NULL && g_io_stream_is_closed (G_IO_STREAM (connection)))
+        g_clear_object (&connection);
+    return connection;
 }
 
 typedef struct {
@@ -73,7 +88,7 @@ typedef struct {
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
     const char *cancel_message;    /* and what the sample says, as `fast` words it */
     HttpJourney journey;           /* ../journey.h: templates, kept body, extractors and checks */
-    GArray *connections;           /* UserConnection: each TCP connection libsoup opened */
+    GPtrArray *connections;        /* UserConnection: the TCP connections libsoup opened */
 } SoupUser;
 
 /*
@@ -244,8 +259,7 @@ soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     user->context = throng_user_get_context (throng_user);
     user->buffer = g_malloc (SOUP_READ_BUFFER);
     user->cancellable = g_cancellable_new ();
-    user->connections = g_array_new (FALSE, TRUE, sizeof (UserConnection));
-    g_array_set_clear_func (user->connections, user_connection_clear);
+    user->connections = g_ptr_array_new_with_free_func (user_connection_free);
     http_journey_init (&user->journey);
 
     user->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
@@ -278,7 +292,7 @@ user_unref (SoupUser *user)
         return;
     g_clear_object (&user->session);
     g_clear_object (&user->cancellable);
-    g_clear_pointer (&user->connections, g_array_unref);
+    g_clear_pointer (&user->connections, g_ptr_array_unref);
     g_free (user->buffer);
     http_journey_clear (&user->journey);
     g_free (user);
@@ -335,12 +349,13 @@ static void
 close_h2_connection (SoupUser *user, guint64 id)
 {
     for (guint i = 0; i < user->connections->len; i++) {
-        UserConnection *c = &g_array_index (user->connections, UserConnection, i);
-        if (c->id == id && !g_io_stream_is_closed (G_IO_STREAM (c->connection))) {
+        UserConnection *c = g_ptr_array_index (user->connections, i);
+        g_autoptr (GSocketConnection) connection = c->id == id ? user_connection_get (c) : NULL;
+        if (connection != NULL) {
             g_debug ("soup: closing HTTP/2 connection %" G_GUINT64_FORMAT
                      " to end a cancelled stream",
                      id);
-            g_socket_shutdown (g_socket_connection_get_socket (c->connection), TRUE, TRUE, NULL);
+            g_socket_shutdown (g_socket_connection_get_socket (connection), TRUE, TRUE, NULL);
         }
     }
 }
@@ -429,14 +444,17 @@ network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connec
         return;
     /* A connection counts once TCP connected, whatever TLS does next, as on `fast`. */
     if (event == G_SOCKET_CLIENT_CONNECTED) {
-        UserConnection c = { soup_message_get_connection_id (message),
-                             g_object_ref (G_SOCKET_CONNECTION (connection)) };
-        /* Those libsoup closed are forgotten as new ones come. */
-        for (guint i = user->connections->len; i-- > 0;)
-            if (g_io_stream_is_closed (
-                    G_IO_STREAM (g_array_index (user->connections, UserConnection, i).connection)))
-                g_array_remove_index_fast (user->connections, i);
-        g_array_append_val (user->connections, c);
+        UserConnection *c = g_new0 (UserConnection, 1);
+        /* Those libsoup closed or dropped are forgotten as new ones come. */
+        for (guint i = user->connections->len; i-- > 0;) {
+            g_autoptr (GSocketConnection) open
+                = user_connection_get (g_ptr_array_index (user->connections, i));
+            if (open == NULL)
+                g_ptr_array_remove_index_fast (user->connections, i);
+        }
+        c->id = soup_message_get_connection_id (message);
+        g_weak_ref_init (&c->connection, connection);
+        g_ptr_array_add (user->connections, c);
         user->sample->connections_opened++;
         g_debug ("soup: connection to %s opened",
                  g_uri_get_host (soup_message_get_uri (message)));
