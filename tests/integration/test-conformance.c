@@ -443,6 +443,10 @@ typedef struct {
 #define FOLLOW ", follow_redirects: true"
 #define POST FOLLOW ", method: POST, body: hello"
 #define PUT FOLLOW ", method: PUT, body: hello"
+/* LARGE_BODY: test_case() writes it beside the plan. */
+#define LARGE_BODY "large.bin"
+#define LARGE_BODY_SIZE 200000
+#define POST_LARGE FOLLOW ", method: POST, body_file: " LARGE_BODY
 #define HEAD FOLLOW ", method: HEAD"
 #define SCHEME_MESSAGE "redirect to a scheme other than http or https"
 
@@ -474,6 +478,9 @@ static const Case cases[] = {
       "GET /r/308/rel 0 -\nGET /final 0 -\n" },
     { "redirect/308-post", ON_REDIRECT, "/r/308/rel", POST, NULL, 200, "OK",
       "POST /r/308/rel 5 -\nPOST /final 5 -\n" },
+    /* A body larger than HTTP/2's initial window (65,535 bytes), sent twice. */
+    { "redirect/307-post-large", ON_REDIRECT, "/r/307/rel", POST_LARGE, NULL, 200, "OK",
+      "POST /r/307/rel 200000 -\nPOST /final 200000 -\n" },
     /* Not followed: the redirect is the response. */
     { "redirect/not-followed", ON_REDIRECT, "/r/302/rel", NULL, NULL, 302, "Found",
       "GET /r/302/rel 0 -\n" },
@@ -889,6 +896,13 @@ test_case (gconstpointer data)
     g_autofree char *dir = throng_test_tmpdir_new ();
     Outcome outcomes[G_N_ELEMENTS (runs)] = { { 0 } };
     const Outcome *first = &outcomes[0];
+
+    if (c->step_extra != NULL && strstr (c->step_extra, LARGE_BODY) != NULL) {
+        g_autofree char *path = g_build_filename (dir, LARGE_BODY, NULL);
+        g_autofree char *body = g_malloc (LARGE_BODY_SIZE);
+        memset (body, 'x', LARGE_BODY_SIZE);
+        g_assert_true (g_file_set_contents (path, body, LARGE_BODY_SIZE, NULL));
+    }
 
     for (gsize t = 0; t < G_N_ELEMENTS (runs); t++) {
         const char *transport = runs[t].transport;
