@@ -50,6 +50,7 @@
  *                 fields) and 302 to /final;
  *   /delay/MS     200 "ok" MS milliseconds later;
  *   /stall-body   200 and its head, then never the body;
+ *   /large        200 with LARGE_RESPONSE_SIZE bytes of body;
  *   /final        200 "ok".
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
  * (COOKIE "-" when none; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
@@ -82,6 +83,9 @@ typedef struct {
 } H2Listener;
 
 static RedirectServer redirect_server;
+
+#define LARGE_RESPONSE_SIZE 100000
+static char large_response[LARGE_RESPONSE_SIZE + 1]; /* filled before the servers start */
 static H2Listener h2_listeners[4];
 
 static char *
@@ -168,6 +172,9 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
     } else if (strcmp (path, "/stall-body") == 0) {
         exchange->status = 200;
         exchange->stall_body = TRUE;
+    } else if (strcmp (path, "/large") == 0) {
+        exchange->status = 200;
+        exchange->body = large_response;
     } else if (strcmp (path, "/final") == 0) {
         exchange->status = 200;
         exchange->body = "ok\n";
@@ -481,6 +488,12 @@ static const Case cases[] = {
     /* A body larger than HTTP/2's initial window (65,535 bytes), sent twice. */
     { "redirect/307-post-large", ON_REDIRECT, "/r/307/rel", POST_LARGE, NULL, 200, "OK",
       "POST /r/307/rel 200000 -\nPOST /final 200000 -\n" },
+    /* max_body, and the same body within it. */
+    { "limit/max-body", ON_REDIRECT, "/large", ", max_body: 64KiB", "body-limit", 200,
+      "response body over max_body",
+      "GET /large 0 -\n" },
+    { "limit/max-body-fits", ON_REDIRECT, "/large", ", max_body: 1MiB", NULL, 200, "OK",
+      "GET /large 0 -\n" },
     /* Not followed: the redirect is the response. */
     { "redirect/not-followed", ON_REDIRECT, "/r/302/rel", NULL, NULL, 302, "Found",
       "GET /r/302/rel 0 -\n" },
@@ -1001,6 +1014,7 @@ main (int argc, char **argv)
     g_assert_no_errno (g_mkdir (pki, 0700));
     certs = throng_test_certs_new (pki, &error);
     g_assert_no_error (error);
+    memset (large_response, 'x', LARGE_RESPONSE_SIZE);
     redirect_server_start (&redirect_server, certs);
     fault_server_start (certs);
 

@@ -115,6 +115,7 @@ typedef struct {
     GArray *handled;    /* streams whose request is complete, for the handler */
     GPtrArray *replies; /* Reply, waiting for their time */
     GHashTable *requests; /* stream id → Request: those open when the session ends are freed too */
+    GPtrArray *cursors;   /* where each reply's body is at */
 } Conn;
 
 static gboolean
@@ -474,12 +475,13 @@ static ssize_t
 read_static (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
              uint32_t *flags, nghttp2_data_source *source, void *data)
 {
-    const char *body = source->ptr;
-    gsize n = strlen (body);
+    const char **next = source->ptr; /* the rest of the static body (Conn.cursors) */
+    gsize n = MIN (strlen (*next), length);
 
-    g_assert (n <= length);
-    memcpy (buf, body, n);
-    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    memcpy (buf, *next, n);
+    *next += n;
+    if (**next == '\0')
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
 
@@ -489,14 +491,16 @@ reply_submit (Conn *c, Reply *reply)
     g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GArray) nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     g_autofree char *status = g_strdup_printf ("%u", reply->status);
+    const char **cursor = g_memdup2 (&reply->body, sizeof reply->body);
     nghttp2_data_provider provider
-        = { .source.ptr = (void *)reply->body,
-            .read_callback = reply->stall_body ? read_never : read_static };
+        = { .source.ptr = cursor, .read_callback = reply->stall_body ? read_never : read_static };
     nghttp2_nv nv
         = { (uint8_t *)":status", (uint8_t *)status, 7, strlen (status), NGHTTP2_NV_FLAG_NONE };
     SoupMessageHeadersIter iter;
     const char *name, *value;
 
+    /* Kept to the connection's end: a stream may be reset before its body's end. */
+    g_ptr_array_add (c->cursors, cursor);
     g_array_append_val (nva, nv);
     soup_message_headers_iter_init (&iter, reply->headers);
     while (soup_message_headers_iter_next (&iter, &name, &value)) {
@@ -666,6 +670,7 @@ conn_thread (gpointer data)
     g_array_unref (c->handled);
     g_ptr_array_unref (c->replies);
     g_hash_table_unref (c->requests);
+    g_ptr_array_unref (c->cursors);
     if (c->tls != NULL)
         gnutls_deinit (c->tls);
     close (c->fd);
@@ -696,6 +701,7 @@ accept_thread (gpointer data)
         c->replies = g_ptr_array_new_with_free_func ((GDestroyNotify)reply_free);
         c->requests
             = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify)request_free);
+        c->cursors = g_ptr_array_new_with_free_func (g_free);
         g_mutex_lock (&server->lock);
         server->connections++;
         g_ptr_array_add (server->threads, g_thread_new ("h2-conn", conn_thread, c));
