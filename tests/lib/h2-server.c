@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 #include <gnutls/gnutls.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <nghttp2/nghttp2.h>
 #include <poll.h>
 #include <string.h>
@@ -28,6 +29,8 @@ struct _ThrongTestH2Server {
     gint stopping;
     guint connections;
     guint max_streams; /* SETTINGS_MAX_CONCURRENT_STREAMS; 0: not sent */
+    ThrongTestH2Handler handler; /* NULL: the hostile routes */
+    gpointer handler_data;
     GThread *acceptor;
     GMutex lock;
     GPtrArray *threads;
@@ -71,6 +74,25 @@ static const struct {
     { "/slow", ACT_SLOW },
 };
 
+/* A request to the handler, while it is read: the stream's user data. */
+typedef struct {
+    char *method;
+    char *path;
+    SoupMessageHeaders *headers;
+    GString *cookie; /* the crumbs, joined */
+    gsize body_length;
+} Request;
+
+/* The handler's answer, owned here until it is due and submitted. */
+typedef struct {
+    gint32 stream;
+    gint64 due;
+    guint status;
+    SoupMessageHeaders *headers;
+    const char *body; /* static; NULL: none */
+    gboolean stall_body;
+} Reply;
+
 typedef struct {
     ThrongTestH2Server *server;
     int fd;
@@ -89,7 +111,11 @@ typedef struct {
     gint64 slow_due[QUEUE_MAX];
     guint n_slow;
     gboolean close_after;
-    gboolean discard; /* no longer HTTP/2: read and drop until the peer goes */
+    gboolean discard;   /* no longer HTTP/2: read and drop until the peer goes */
+    GArray *handled;    /* streams whose request is complete, for the handler */
+    GPtrArray *replies; /* Reply, waiting for their time */
+    GHashTable *requests; /* stream id → Request: those open when the session ends are freed too */
+    GPtrArray *cursors;   /* where each reply's body is at */
 } Conn;
 
 static gboolean
@@ -332,7 +358,24 @@ on_header (nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *
            size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *data)
 {
     Conn *c = data;
+    Request *request = frame->hd.type == NGHTTP2_HEADERS
+                           ? nghttp2_session_get_stream_user_data (session, frame->hd.stream_id)
+                           : NULL;
 
+    if (request != NULL) {
+        g_autofree char *n = g_strndup ((const char *)name, namelen);
+        g_autofree char *v = g_strndup ((const char *)value, valuelen);
+        if (strcmp (n, ":method") == 0)
+            request->method = g_steal_pointer (&v);
+        else if (strcmp (n, ":path") == 0)
+            request->path = g_steal_pointer (&v);
+        else if (strcmp (n, "cookie") == 0)
+            g_string_append_printf (request->cookie, "%s%s", request->cookie->len > 0 ? "; " : "",
+                                    v);
+        else if (n[0] != ':')
+            soup_message_headers_append (request->headers, n, v);
+        return 0;
+    }
     if (namelen != 5 || memcmp (name, ":path", 5) != 0)
         return 0;
     c->path_action = ACT_NONE;
@@ -352,6 +395,14 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
 {
     Conn *c = data;
 
+    /* The handler answers once the request's body is in. */
+    if (c->server->handler != NULL) {
+        if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA)
+            && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)
+            && nghttp2_session_get_stream_user_data (session, frame->hd.stream_id) != NULL)
+            g_array_append_val (c->handled, frame->hd.stream_id);
+        return 0;
+    }
     /* Acts once the head is in; a request body is never waited for. */
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST
         && c->n_queue < QUEUE_MAX) {
@@ -360,6 +411,163 @@ on_frame_recv (nghttp2_session *session, const nghttp2_frame *frame, void *data)
         c->queue_stream[c->n_queue++] = frame->hd.stream_id;
     }
     return 0;
+}
+
+static void
+request_free (Request *request)
+{
+    g_free (request->method);
+    g_free (request->path);
+    soup_message_headers_unref (request->headers);
+    g_string_free (request->cookie, TRUE);
+    g_free (request);
+}
+
+static int
+on_begin_headers (nghttp2_session *session, const nghttp2_frame *frame, void *data)
+{
+    Conn *c = data;
+    Request *request;
+
+    if (c->server->handler == NULL || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0;
+    request = g_new0 (Request, 1);
+    request->headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_REQUEST);
+    request->cookie = g_string_new (NULL);
+    nghttp2_session_set_stream_user_data (session, frame->hd.stream_id, request);
+    g_hash_table_insert (c->requests, GINT_TO_POINTER (frame->hd.stream_id), request);
+    return 0;
+}
+
+static int
+on_data_chunk (nghttp2_session *session, uint8_t flags, int32_t stream, const uint8_t *data,
+               size_t len, void *user_data)
+{
+    Request *request = nghttp2_session_get_stream_user_data (session, stream);
+
+    if (request == NULL)
+        return 0;
+    request->body_length += len;
+    nghttp2_session_consume (session, stream, len);
+    return 0;
+}
+
+static int
+on_stream_close (nghttp2_session *session, int32_t stream, uint32_t error_code, void *data)
+{
+    Conn *c = data;
+
+    if (nghttp2_session_get_stream_user_data (session, stream) != NULL) {
+        nghttp2_session_set_stream_user_data (session, stream, NULL);
+        g_hash_table_remove (c->requests, GINT_TO_POINTER (stream));
+    }
+    return 0;
+}
+
+static void
+reply_free (Reply *reply)
+{
+    soup_message_headers_unref (reply->headers);
+    g_free (reply);
+}
+
+static ssize_t
+read_static (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
+             uint32_t *flags, nghttp2_data_source *source, void *data)
+{
+    const char **next = source->ptr; /* the rest of the static body (Conn.cursors) */
+    gsize n = MIN (strlen (*next), length);
+
+    memcpy (buf, *next, n);
+    *next += n;
+    if (**next == '\0')
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+static void
+reply_submit (Conn *c, Reply *reply)
+{
+    g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GArray) nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
+    g_autofree char *status = g_strdup_printf ("%u", reply->status);
+    const char **cursor = g_memdup2 (&reply->body, sizeof reply->body);
+    nghttp2_data_provider provider
+        = { .source.ptr = cursor, .read_callback = reply->stall_body ? read_never : read_static };
+    nghttp2_nv nv
+        = { (uint8_t *)":status", (uint8_t *)status, 7, strlen (status), NGHTTP2_NV_FLAG_NONE };
+    SoupMessageHeadersIter iter;
+    const char *name, *value;
+
+    /* Kept to the connection's end: a stream may be reset before its body's end. */
+    g_ptr_array_add (c->cursors, cursor);
+    g_array_append_val (nva, nv);
+    soup_message_headers_iter_init (&iter, reply->headers);
+    while (soup_message_headers_iter_next (&iter, &name, &value)) {
+        char *lower = g_ascii_strdown (name, -1);
+        g_ptr_array_add (strings, lower);
+        nv = (nghttp2_nv){ (uint8_t *)lower, (uint8_t *)value, strlen (lower), strlen (value),
+                           NGHTTP2_NV_FLAG_NONE };
+        g_array_append_val (nva, nv);
+    }
+    /* A stream the client reset meanwhile refuses it: nothing to do then. */
+    nghttp2_submit_response (c->session, reply->stream, (nghttp2_nv *)(void *)nva->data, nva->len,
+                             reply->body != NULL || reply->stall_body ? &provider : NULL);
+}
+
+/* The handler's answers to the requests completed by the last read. */
+static void
+handle_requests (Conn *c)
+{
+    for (guint i = 0; i < c->handled->len; i++) {
+        gint32 stream = g_array_index (c->handled, gint32, i);
+        Request *request = nghttp2_session_get_stream_user_data (c->session, stream);
+        Reply *reply;
+        ThrongTestH2Exchange exchange;
+
+        if (request == NULL) /* reset by the client meanwhile */
+            continue;
+        reply = g_new0 (Reply, 1);
+        exchange = (ThrongTestH2Exchange){
+            .method = request->method != NULL ? request->method : "",
+            .path = request->path != NULL ? request->path : "",
+            .request_headers = request->headers,
+            .body_length = request->body_length,
+            .response_headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE),
+        };
+
+        if (request->cookie->len > 0)
+            soup_message_headers_replace (request->headers, "Cookie", request->cookie->str);
+        c->server->handler (&exchange, c->server->handler_data);
+        reply->stream = stream;
+        reply->status = exchange.status != 0 ? exchange.status : 404;
+        reply->headers = exchange.response_headers;
+        reply->body = strcmp (exchange.method, "HEAD") != 0 && exchange.body != NULL
+                              && exchange.body[0] != '\0'
+                          ? exchange.body
+                          : NULL;
+        reply->stall_body = exchange.stall_body;
+        reply->due = g_get_monotonic_time () + (gint64)exchange.delay_ms * 1000;
+        g_ptr_array_add (c->replies, reply);
+    }
+    g_array_set_size (c->handled, 0);
+}
+
+/* Submits the replies that are due. */
+static void
+replies_due (Conn *c)
+{
+    gint64 now = g_get_monotonic_time ();
+
+    for (guint i = 0; i < c->replies->len;) {
+        Reply *reply = g_ptr_array_index (c->replies, i);
+        if (reply->due > now) {
+            i++;
+            continue;
+        }
+        reply_submit (c, reply);
+        g_ptr_array_remove_index_fast (c->replies, i);
+    }
 }
 
 /* The blocking TLS handshake, offering ALPN h2 only. */
@@ -393,6 +601,9 @@ conn_thread (gpointer data)
     nghttp2_session_callbacks_new (&callbacks);
     nghttp2_session_callbacks_set_on_header_callback (callbacks, on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback (callbacks, on_frame_recv);
+    nghttp2_session_callbacks_set_on_begin_headers_callback (callbacks, on_begin_headers);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback (callbacks, on_data_chunk);
+    nghttp2_session_callbacks_set_on_stream_close_callback (callbacks, on_stream_close);
     nghttp2_option_new (&option);
     /* Request bodies are never consumed: no WINDOW_UPDATE ever goes out. */
     nghttp2_option_set_no_auto_window_update (option, 1);
@@ -413,6 +624,7 @@ conn_thread (gpointer data)
         struct pollfd pfd = { c->fd, POLLIN, 0 };
         gssize n;
 
+        replies_due (c);
         for (guint i = 0; i < c->n_slow;) {
             if (g_get_monotonic_time () < c->slow_due[i]) {
                 i++;
@@ -440,6 +652,8 @@ conn_thread (gpointer data)
             continue;
         if (nghttp2_session_mem_recv (c->session, buf, (gsize)n) < 0)
             break;
+        handle_requests (c);
+        replies_due (c);
         for (guint i = 0; i < c->n_queue && !c->close_after && !c->discard; i++) {
             c->pending = c->queue[i];
             c->pending_stream = c->queue_stream[i];
@@ -453,6 +667,10 @@ conn_thread (gpointer data)
     if (ok && !c->discard)
         drain (c);
     nghttp2_session_del (c->session);
+    g_array_unref (c->handled);
+    g_ptr_array_unref (c->replies);
+    g_hash_table_unref (c->requests);
+    g_ptr_array_unref (c->cursors);
     if (c->tls != NULL)
         gnutls_deinit (c->tls);
     close (c->fd);
@@ -474,9 +692,16 @@ accept_thread (gpointer data)
         fd = accept (server->fd, NULL, NULL);
         if (fd < 0)
             continue;
+        /* Frames go out in several writes: Nagle would hold one for the client's delayed ACK. */
+        setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof (int));
         Conn *c = g_new0 (Conn, 1);
         c->server = server;
         c->fd = fd;
+        c->handled = g_array_new (FALSE, FALSE, sizeof (gint32));
+        c->replies = g_ptr_array_new_with_free_func ((GDestroyNotify)reply_free);
+        c->requests
+            = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify)request_free);
+        c->cursors = g_ptr_array_new_with_free_func (g_free);
         g_mutex_lock (&server->lock);
         server->connections++;
         g_ptr_array_add (server->threads, g_thread_new ("h2-conn", conn_thread, c));
@@ -551,6 +776,14 @@ void
 throng_test_h2_server_set_max_streams (ThrongTestH2Server *server, guint max_streams)
 {
     server->max_streams = max_streams;
+}
+
+void
+throng_test_h2_server_set_handler (ThrongTestH2Server *server, ThrongTestH2Handler handler,
+                                   gpointer data)
+{
+    server->handler = handler;
+    server->handler_data = data;
 }
 
 guint

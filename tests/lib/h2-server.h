@@ -3,8 +3,9 @@
  * A hostile HTTP/2 server for the tests: h2c (prior knowledge), or h2
  * over TLS (GnuTLS, ALPN h2), on 127.0.0.1, built on nghttp2's server session, one thread per
  * connection, running in the test's process while the test runs
- * `throng` as a subprocess against it.  The request's path picks what it
- * does wrong:
+ * `throng` as a subprocess against it.  With a route handler
+ * (throng_test_h2_server_set_handler) it serves the test's routes, well;
+ * without one, the request's path picks what it does wrong:
  *
  *   /ok            200 "ok"
  *   /rst           RST_STREAM (INTERNAL_ERROR) on the stream; the connection goes on
@@ -28,6 +29,7 @@
 #pragma once
 
 #include <glib.h>
+#include <libsoup/soup.h>
 
 G_BEGIN_DECLS
 
@@ -49,6 +51,34 @@ const char *throng_test_h2_server_url (ThrongTestH2Server *server);
  * connects.
  */
 void throng_test_h2_server_set_max_streams (ThrongTestH2Server *server, guint max_streams);
+
+/*
+ * One request as a route handler (throng_test_h2_server_set_handler)
+ * sees it, once its body is in, and the answer the handler fills in.
+ */
+typedef struct {
+    const char *method;
+    const char *path;
+    SoupMessageHeaders *request_headers; /* Cookie crumbs joined by "; " (RFC 9113 §8.2.3) */
+    gsize body_length;
+    /* The answer: */
+    guint status;                         /* 0: 404 */
+    SoupMessageHeaders *response_headers; /* sent with names in lower case */
+    const char *body;                     /* (nullable) a static string; none for HEAD */
+    guint delay_ms;                       /* answered this much later (other streams go on) */
+    gboolean stall_body;                  /* the head, then never the body nor its end */
+} ThrongTestH2Exchange;
+
+typedef void (*ThrongTestH2Handler) (ThrongTestH2Exchange *exchange, gpointer data);
+
+/*
+ * From now on every request goes to @handler (@data), on a connection's
+ * thread (what it shares needs a lock), instead of the hostile routes
+ * above.  Request bodies are consumed, so their windows reopen.  Call
+ * before the client connects.
+ */
+void throng_test_h2_server_set_handler (ThrongTestH2Server *server, ThrongTestH2Handler handler,
+                                        gpointer data);
 
 /* Connections accepted so far. */
 guint throng_test_h2_server_connections (ThrongTestH2Server *server);

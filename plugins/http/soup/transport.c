@@ -32,6 +32,35 @@ typedef struct {
     GTlsCertificate *certificate; /* tls.cert_file + tls.key_file */
 } SoupScenario;
 
+/*
+ * A connection of the user's session, by libsoup's id (cancel_step);
+ * weakly held, so that libsoup alone decides when it goes.
+ */
+typedef struct {
+    guint64 id;
+    GWeakRef connection; /* GSocketConnection */
+} UserConnection;
+
+static void
+user_connection_free (gpointer data)
+{
+    UserConnection *c = data;
+
+    g_weak_ref_clear (&c->connection);
+    g_free (c);
+}
+
+/* The connection, if it is still open; (transfer full) (nullable). */
+static GSocketConnection *
+user_connection_get (UserConnection *c)
+{
+    GSocketConnection *connection = g_weak_ref_get (&c->connection);
+
+    if (connection != NULL && g_io_stream_is_closed (G_IO_STREAM (connection)))
+        g_clear_object (&connection);
+    return connection;
+}
+
 typedef struct {
     guint refs;     /* the owner's, plus one while a step is in flight */
     gboolean freed; /* user_free came: complete nothing */
@@ -59,6 +88,7 @@ typedef struct {
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
     const char *cancel_message;    /* and what the sample says, as `fast` words it */
     HttpJourney journey;           /* ../journey.h: templates, kept body, extractors and checks */
+    GPtrArray *connections;        /* UserConnection: the TCP connections libsoup opened */
 } SoupUser;
 
 /*
@@ -229,6 +259,7 @@ soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     user->context = throng_user_get_context (throng_user);
     user->buffer = g_malloc (SOUP_READ_BUFFER);
     user->cancellable = g_cancellable_new ();
+    user->connections = g_ptr_array_new_with_free_func (user_connection_free);
     http_journey_init (&user->journey);
 
     user->timer = g_source_new (&http_timer_funcs, sizeof (GSource));
@@ -261,6 +292,7 @@ user_unref (SoupUser *user)
         return;
     g_clear_object (&user->session);
     g_clear_object (&user->cancellable);
+    g_clear_pointer (&user->connections, g_ptr_array_unref);
     g_free (user->buffer);
     http_journey_clear (&user->journey);
     g_free (user);
@@ -312,6 +344,22 @@ timer_arm (SoupUser *user)
     g_source_set_ready_time (user->timer, ready);
 }
 
+/* Shuts down the socket of the user's connection @id, if it is open: see cancel_step(). */
+static void
+close_h2_connection (SoupUser *user, guint64 id)
+{
+    for (guint i = 0; i < user->connections->len; i++) {
+        UserConnection *c = g_ptr_array_index (user->connections, i);
+        g_autoptr (GSocketConnection) connection = c->id == id ? user_connection_get (c) : NULL;
+        if (connection != NULL) {
+            g_debug ("soup: closing HTTP/2 connection %" G_GUINT64_FORMAT
+                     " to end a cancelled stream",
+                     id);
+            g_socket_shutdown (g_socket_connection_get_socket (connection), TRUE, TRUE, NULL);
+        }
+    }
+}
+
 /* Ends the step in flight from throng's side: its callback then fails it with @error_class. */
 static void
 cancel_step (SoupUser *user, ThrongErrorClass error_class, const char *message)
@@ -321,6 +369,16 @@ cancel_step (SoupUser *user, ThrongErrorClass error_class, const char *message)
     user->cancel_class = error_class;
     user->cancel_message = message;
     g_cancellable_cancel (user->cancellable);
+    /*
+     * libsoup 3.2 looks at the cancellable of a message on an HTTP/2
+     * stream only when bytes arrive on its connection: a server that
+     * stays silent would hold the step to its response, past `timeout`.
+     * Shutting the connection's socket down wakes libsoup, which then
+     * sees the cancel (and closes the connection, as a cancel
+     * mid-response does over HTTP/1.1).
+     */
+    if (user->message != NULL && soup_message_get_http_version (user->message) == SOUP_HTTP_2_0)
+        close_h2_connection (user, soup_message_get_connection_id (user->message));
 }
 
 static gboolean
@@ -386,6 +444,17 @@ network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connec
         return;
     /* A connection counts once TCP connected, whatever TLS does next, as on `fast`. */
     if (event == G_SOCKET_CLIENT_CONNECTED) {
+        UserConnection *c = g_new0 (UserConnection, 1);
+        /* Those libsoup closed or dropped are forgotten as new ones come. */
+        for (guint i = user->connections->len; i-- > 0;) {
+            g_autoptr (GSocketConnection) open
+                = user_connection_get (g_ptr_array_index (user->connections, i));
+            if (open == NULL)
+                g_ptr_array_remove_index_fast (user->connections, i);
+        }
+        c->id = soup_message_get_connection_id (message);
+        g_weak_ref_init (&c->connection, connection);
+        g_ptr_array_add (user->connections, c);
         user->sample->connections_opened++;
         g_debug ("soup: connection to %s opened",
                  g_uri_get_host (soup_message_get_uri (message)));
