@@ -53,10 +53,11 @@ export THRONG_SANITIZED=address,undefined
 # nginx's $ssl_session_reused; the same transports and their TLS session
 # stores stay sanitized through http-soup, http-fast, h2, journeys and
 # workload.  html-browser measures headless Chromium rendering a page
-# that the sanitized html test writes.  conformance (~190 s) runs the
-# fault suite's cases and the redirect matrix once more through both
-# transports to compare their verdicts: faults sanitizes the same hostile
-# servers and fuzz-response the parser.  idle-users (~55 s) times 5,000
+# that the sanitized html test writes.  conformance (~280-330 s since it
+# runs over HTTP/2 too) runs the fault suite's cases and the redirect
+# matrix once more through both transports and versions to compare their
+# verdicts: faults sanitizes the same hostile servers, h2 both h2 paths and
+# fuzz-response the parser; `scripts/sanitize.sh conformance` runs it.  idle-users (~55 s) times 5,000
 # users' timers, whose code reactor, engine and workload sanitize; target
 # (~65 s) is the demo target's routes, which configs and run drive
 # sanitized.  In a fresh clone on a quiet machine on 2026-12-03, with only
