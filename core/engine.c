@@ -187,18 +187,29 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
     if (snapshot->saturated) {
         /* Which criterion tripped, and when: the summary keeps only the worst of
          * each.  The wait for a CPU tells the machine's share of a lag (other
-         * processes ran) from the worker's own (-0.0: the kernel does not say). */
-        g_debug ("engine: interval %u (%.2f s at %.1f s) saturated:%s%s%s (CPU %.0f%%, lag p99 "
-                 "%.1f ms, loop delay max %.1f ms, a worker waited %.1f ms for a CPU)",
+         * processes ran) from the worker's own; -1 means the kernel did not
+         * say, which must not read as a wait of zero. */
+        const char *why[4] = { NULL };
+        guint n_why = 0;
+        gint64 wait_us = engine->interval->run_wait_us;
+
+        if (unanswered)
+            why[n_why++] = "a worker did not answer the tick";
+        if (snapshot->cpu_share > engine->plan->saturation_cpu)
+            why[n_why++] = "CPU over the limit";
+        if (snapshot->lag_p99_us > engine->plan->saturation_lag_us)
+            why[n_why++] = "lag over the limit";
+        g_autofree char *criteria = g_strjoinv ("; ", (char **) why);
+        g_autofree char *wait = wait_us >= 0
+                                    ? g_strdup_printf ("a worker waited %.1f ms for a CPU",
+                                                       (gdouble) wait_us / 1000.0)
+                                    : g_strdup ("CPU wait unknown");
+        g_debug ("engine: interval %u (%.2f s at %.1f s) saturated: %s (CPU %.0f%%, lag p99 "
+                 "%.1f ms, loop delay max %.1f ms, %s)",
                  engine->intervals + 1, (gdouble) snapshot->interval_us / G_USEC_PER_SEC,
-                 (gdouble) (now - engine->start_us) / G_USEC_PER_SEC,
-                 unanswered ? " a worker did not answer the tick;" : "",
-                 snapshot->cpu_share > engine->plan->saturation_cpu ? " CPU over the limit;" : "",
-                 snapshot->lag_p99_us > engine->plan->saturation_lag_us ? " lag over the limit;"
-                                                                        : "",
+                 (gdouble) (now - engine->start_us) / G_USEC_PER_SEC, criteria,
                  snapshot->cpu_share * 100.0, (gdouble) snapshot->lag_p99_us / 1000.0,
-                 (gdouble) snapshot->loop_delay_max_us / 1000.0,
-                 (gdouble) engine->interval->run_wait_us / 1000.0);
+                 (gdouble) snapshot->loop_delay_max_us / 1000.0, wait);
     }
     if (complete) {
         engine->intervals++;

@@ -437,7 +437,7 @@ parse_share (const ThrongNode *node, gdouble *out, GError **error)
     gdouble value = g_ascii_strtod (copy, &end);
     if (end == NULL || *end != '\0' || !isfinite (value) || value <= 0 || value > 100) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_RANGE,
-                               "expected a percentage between 0%% and 100%%, got '%s'", text);
+                               "expected a percentage over 0%% and at most 100%%, got '%s'", text);
         return FALSE;
     }
     *out = value / 100.0;

@@ -688,6 +688,70 @@ test_hostile_tls_cut (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, HOSTILE_ITERATIONS);
 }
 
+/* /head-only: a head, then never the body; anything else: 200 "ok". */
+static void
+stall_or_ok (ThrongTestH2Exchange *exchange, gpointer data)
+{
+    exchange->status = 200;
+    if (strcmp (exchange->path, "/head-only") == 0)
+        exchange->stall_body = TRUE;
+    else
+        exchange->body = "ok";
+}
+
+/*
+ * soup's step timeout over h2 shuts the timed-out stream's connection
+ * down (transport.c, cancel_step): the step fails with `timeout`, and
+ * the user's next request, on a new connection, is neither failed nor
+ * sent again by that shutdown.  Before the response (/slow answers
+ * 200 ms late) and in the middle of its body (a head, then nothing);
+ * the timeout is 100 ms.
+ */
+static void
+test_soup_timeout_then_next (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const char *first = data;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongTestCerts) certs = throng_test_certs_new (fixture->dir, &error);
+    g_autoptr (ThrongTestH2Server) server = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *http = NULL;
+    g_autofree char *steps = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_no_error (error);
+    server = throng_test_h2_server_new_tls (certs->server_cert, certs->server_key, &error);
+    g_assert_no_error (error);
+    if (strcmp (first, "/head-only") == 0)
+        throng_test_h2_server_set_handler (server, stall_or_ok, NULL);
+    http = g_strdup_printf ("version: 2, timeout: 100ms, tls: { ca_file: '%s' }", certs->ca_cert);
+    steps = g_strdup_printf ("      - http: { url: %s }\n"
+                             "      - http: { url: /ok }\n",
+                             first);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "soup-timeout",
+        .transport = "soup",
+        .base_url = throng_test_h2_server_url (server),
+        .http = http,
+        .scenario = "soup-timeout",
+        .users = 1,
+        .iterations = HOSTILE_ITERATIONS,
+        .steps = steps,
+    });
+    root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors_by_class.timeout"),
+                     ==, HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.protocols.h2"), ==,
+                     HOSTILE_ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "total.retries"), ==, 0);
+    /* The first connection, then one after each timeout. */
+    g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, HOSTILE_ITERATIONS + 1);
+    g_assert_cmpuint (throng_test_h2_server_connections (server), ==, HOSTILE_ITERATIONS + 1);
+}
+
 /* ------------------------------------------------------------------ */
 /* A run that mixes versions: protocol per sample and per step         */
 
@@ -910,6 +974,8 @@ main (int argc, char **argv)
     ADD ("/h2/hostile/huge-headers-rss", test_hostile_huge_headers_rss, NULL);
     ADD ("/h2/hostile/goaway", test_hostile_goaway, NULL);
     ADD ("/h2/hostile/tls-cut", test_hostile_tls_cut, NULL);
+    ADD ("/h2/soup/timeout-then-next/head", test_soup_timeout_then_next, "/slow");
+    ADD ("/h2/soup/timeout-then-next/body", test_soup_timeout_then_next, "/head-only");
     ADD ("/h2/nginx/fast/mixed-protocols", test_mixed_protocols, NULL);
     ADD ("/h2/streams/wait-in-latency", test_stream_wait, NULL);
     ADD ("/h2/streams/bytes", test_stream_bytes, NULL);

@@ -486,10 +486,12 @@ listen_loopback (int backlog, guint16 *port)
 }
 
 /*
- * Fills the accept queue of a listener that never accepts: connects until
- * one connect does not complete within 200 ms, and keeps every socket open
- * (the last stays in SYN-SENT).  Linux then drops each new SYN, so a
- * client's connect neither succeeds nor fails until its own timer ends it.
+ * Fills the accept queue of a listener that does not accept (backlog; or
+ * not yet, slow-accept): connects until one connect does not complete
+ * within 200 ms, and keeps every socket open (the last, whose local port
+ * goes to @filler_port, stays in SYN-SENT).  Linux then drops each new
+ * SYN, so a client's connect neither succeeds nor fails until its own
+ * timer ends it or the queue empties.
  * Returns FALSE if the queue never filled.
  */
 static gboolean

@@ -605,7 +605,8 @@ conn_thread (gpointer data)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback (callbacks, on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback (callbacks, on_stream_close);
     nghttp2_option_new (&option);
-    /* Request bodies are never consumed: no WINDOW_UPDATE ever goes out. */
+    /* Without a handler request bodies are never consumed, so no
+     * WINDOW_UPDATE goes out (/window); a handler's requests are (on_data_chunk). */
     nghttp2_option_set_no_auto_window_update (option, 1);
     nghttp2_option_set_max_send_header_block_length (option, 1 << 20);
     nghttp2_session_server_new2 (&c->session, callbacks, c, option);
