@@ -14,7 +14,7 @@
  * seen the same requests (method, path, body length, Cookie) from every
  * run, each over the protocol the run asked for.  Where the transports or
  * versions legitimately differ, the case says so (`soup_klass`,
- * `h1_only`, `below_http`) and docs/http.md ("Where the transports
+ * `below_http`) and docs/http.md ("Where the transports
  * differ") says why.
  */
 #include "fault-server.h"
@@ -435,13 +435,12 @@ typedef struct {
     const char *soup_noise; /* a GLib message soup may print (docs/failure-modes.md says why) */
     gint64 retries;         /* requests sent again in the run, when > 0 */
     /*
-     * Over HTTP/2: a case of the redirect server runs over h2 and h2c
-     * too, unless @h1_only says why it has no h2 meaning; the fault
+     * Over HTTP/2: every case of the redirect server runs over h2 and
+     * h2c too (each has an h2 meaning); the fault
      * server speaks HTTP/1.1 only, so one of its cases runs over h2 only
      * when its fault comes before any HTTP byte (@below_http: TCP or
      * TLS), over h2c on an http:// listener, h2 on an https:// one.
      */
-    const char *h1_only;
     gboolean below_http;
 } Case;
 
@@ -717,7 +716,7 @@ case_runs (const Case *c, Proto proto)
     if (proto == PROTO_H1)
         return TRUE;
     if (c->on == ON_REDIRECT)
-        return c->h1_only == NULL;
+        return TRUE;
     return c->below_http && (proto == PROTO_H2) == listener_is_tls (c->on);
 }
 

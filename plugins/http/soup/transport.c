@@ -653,6 +653,18 @@ soup_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
     }
     if (!step->tls)
         return NULL;
+    /* libsoup drops Connection from an h2 request and keeps the connection
+     * for the next one, so `keep_alive: false` would be ignored without a
+     * word: every request but the first would skip its connect and
+     * handshake, which is exactly what such a plan sets out to measure. */
+    if (wanted == SOUP_VERSIONS_ALPN && !scenario->options.keep_alive) {
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                     "keep_alive: false with version: %s on the soup transport: libsoup keeps "
+                     "an HTTP/2 connection open whatever the request says; use transport: "
+                     "fast, or version: 1.1",
+                     step->version == HTTP_VERSION_2 ? "2" : "auto");
+        return NULL;
+    }
     if (soup_versions == SOUP_VERSIONS_UNDECIDED) {
         gboolean forced = g_getenv ("SOUP_FORCE_HTTP1") != NULL;
         if (wanted == SOUP_VERSIONS_HTTP1 && !forced)
