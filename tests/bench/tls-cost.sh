@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Instructions (valgrind callgrind Ir) the client spends per full TLS
+# handshake and per request on an idle keep-alive connection, HTTPS beside
+# HTTP, against the nginx of lib.sh.  Each figure is a run at 3N minus a
+# run at N, divided by 2N, so start-up and shutdown drop out.  Counts, not
+# times: a loaded machine does not move them.
+#
+#   tests/bench/tls-cost.sh BUILD_DIR [N]
+#
+# Rows: connect+request over HTTP and HTTPS (N users, one iteration each:
+# every user opens its own connection, so every HTTPS one is a full
+# handshake); h2load doing the same (one request per connection); a
+# request on an idle keep-alive connection (N users, 1 or 3 iterations
+# with a 100 ms think time).  KEEP=DIR keeps the callgrind files there.
+set -euo pipefail
+BUILD_DIR=${1:?usage: tls-cost.sh BUILD_DIR [N]}
+N=${2:-20}
+. "$(dirname "$0")/lib.sh"
+bench_setup valgrind
+OUT=${KEEP:-$WORK}
+mkdir -p "$OUT"
+
+plan() { # NAME URL USERS ITERATIONS THINK
+    local think=""
+    [[ $5 != 0 ]] && think="think_time: $5"
+    cat > "$WORK/$1.yaml" <<PLAN
+name: $1
+scenarios:
+  - name: $1
+    users: $3
+    iterations: $4
+    $think
+    http:
+      base_url: ${2%/}
+      transport: fast
+      keep_alive: true
+      tls: { ca_file: '$WORK/ca.pem' }
+    steps:
+      - http: { url: / }
+PLAN
+    echo "$WORK/$1.yaml"
+}
+
+ir() { # NAME CMD...: total Ir of CMD under callgrind
+    local name=$1; shift
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.cg" "$@" >"$WORK/$name.log" 2>&1
+    awk '/^(summary|totals):/ { print $2; exit }' "$OUT/$name.cg"
+}
+
+per() { # NAME MAKE_CMD: Ir per unit between the N and 3N runs
+    local name=$1 a b
+    a=$(ir "$name-1x" $($2 "$N"))
+    b=$(ir "$name-3x" $($2 $(( 3 * N ))))
+    awk -v a="$a" -v b="$b" -v n="$N" -v name="$name" \
+        'BEGIN { printf "%-24s %12.0f   (%d at N=%d, %d at 3N)\n", name, (b - a) / (2 * n), a, n, b }'
+}
+
+throng_cmd() { echo "$THRONG" run "$1" --workers 1 --quiet; }
+connect_http()  { throng_cmd "$(plan c-http "$HTTP_URL" "$1" 1 0)"; }
+connect_https() { throng_cmd "$(plan c-https "$HTTPS_URL" "$1" 1 0)"; }
+h2load_https()  { echo h2load --h1 -t1 -n "$1" -c "$1" "$HTTPS_URL"; }
+h2load_http()   { echo h2load --h1 -t1 -n "$1" -c "$1" "$HTTP_URL"; }
+# Requests on idle connections: USERS fixed at N, iterations 1 or 3.
+idle_http()  { throng_cmd "$(plan i-http "$HTTP_URL" "$N" $(( $1 / N )) 100ms)"; }
+idle_https() { throng_cmd "$(plan i-https "$HTTPS_URL" "$N" $(( $1 / N )) 100ms)"; }
+
+bench_header "Ir per unit, callgrind, N=$N"
+echo "unit                     Ir/unit"
+for row in ${ROWS:-connect_http connect_https h2load_http h2load_https idle_http idle_https}; do
+    per "$row" "$row"
+done
