@@ -423,7 +423,12 @@ tls_verify (gnutls_session_t session)
 gboolean
 fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, FastError *error)
 {
-    int r = gnutls_init (&conn->tls, GNUTLS_CLIENT | GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL);
+    /* One key share, for the first group of the priority string, as
+     * browsers send one: GnuTLS's default of two costs a key generation
+     * per full handshake that the server then ignores.  A server without
+     * that group answers with a HelloRetryRequest. */
+    int r = gnutls_init (&conn->tls,
+                         GNUTLS_CLIENT | GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL | GNUTLS_KEY_SHARE_TOP);
 
     if (r == GNUTLS_E_SUCCESS)
         r = gnutls_priority_set (conn->tls, setup->priority);
