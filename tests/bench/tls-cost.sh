@@ -12,8 +12,8 @@
 # Rows: connect+request over HTTP and HTTPS (N users, one iteration each:
 # every user opens its own connection, so every HTTPS one is a full
 # handshake); h2load doing the same (one request per connection); a
-# request on an idle keep-alive connection (N users, 1 or 3 iterations
-# with a 100 ms think time).  KEEP=DIR keeps the callgrind files there.
+# request on an idle keep-alive connection (4 users, N or 3N requests in
+# all, 50 ms think time between them).  KEEP=DIR keeps the callgrind files there.
 set -euo pipefail
 BUILD_DIR=${1:?usage: tls-cost.sh BUILD_DIR [N]}
 N=${2:-20}
@@ -49,7 +49,7 @@ ir() { # NAME CMD...: total Ir of CMD under callgrind
     awk '/^(summary|totals):/ { print $2; exit }' "$OUT/$name.cg"
 }
 
-per() { # NAME MAKE_CMD: Ir per unit between the N and 3N runs
+per() { # NAME MAKE_CMD: Ir per unit between the runs of N and 3N units
     local name=$1 a b
     a=$(ir "$name-1x" $($2 "$N"))
     b=$(ir "$name-3x" $($2 $(( 3 * N ))))
@@ -62,9 +62,11 @@ connect_http()  { throng_cmd "$(plan c-http "$HTTP_URL" "$1" 1 0)"; }
 connect_https() { throng_cmd "$(plan c-https "$HTTPS_URL" "$1" 1 0)"; }
 h2load_https()  { echo h2load --h1 -t1 -n "$1" -c "$1" "$HTTPS_URL"; }
 h2load_http()   { echo h2load --h1 -t1 -n "$1" -c "$1" "$HTTP_URL"; }
-# Requests on idle connections: USERS fixed at N, iterations 1 or 3.
-idle_http()  { throng_cmd "$(plan i-http "$HTTP_URL" "$N" $(( $1 / N )) 100ms)"; }
-idle_https() { throng_cmd "$(plan i-https "$HTTPS_URL" "$N" $(( $1 / N )) 100ms)"; }
+# Requests on idle connections: IDLE_USERS users (4) and N or 3N
+# requests each, the first of which opens the connection.
+IDLE_USERS=${IDLE_USERS:-4}
+idle_http()  { throng_cmd "$(plan i-http "$HTTP_URL" "$IDLE_USERS" $(( $1 / IDLE_USERS )) 50ms)"; }
+idle_https() { throng_cmd "$(plan i-https "$HTTPS_URL" "$IDLE_USERS" $(( $1 / IDLE_USERS )) 50ms)"; }
 
 bench_header "Ir per unit, callgrind, N=$N"
 echo "unit                     Ir/unit"
