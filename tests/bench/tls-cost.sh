@@ -43,18 +43,27 @@ PLAN
     echo "$WORK/$1.yaml"
 }
 
-ir() { # NAME CMD...: total Ir of CMD under callgrind
+# CACHE_SIM=1: callgrind's cache simulation too, and the D1 and last-level
+# data misses (reads + writes) per unit beside the Ir.
+CACHE_SIM=${CACHE_SIM:-}
+
+ir() { # NAME CMD...: "Ir D1-misses LL-misses" of CMD under callgrind
     local name=$1; shift
-    valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.cg" "$@" >"$WORK/$name.log" 2>&1
-    awk '/^(summary|totals):/ { print $2; exit }' "$OUT/$name.cg"
+    valgrind --tool=callgrind ${CACHE_SIM:+--cache-sim=yes} \
+        --callgrind-out-file="$OUT/$name.cg" "$@" >"$WORK/$name.log" 2>&1
+    # events: Ir [Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw]
+    awk '/^(summary|totals):/ { print $2, $6 + $7, $9 + $10; exit }' "$OUT/$name.cg"
 }
 
-per() { # NAME MAKE_CMD: Ir per unit between the runs of N and 3N units
+per() { # NAME MAKE_CMD: per unit between the runs of N and 3N units
     local name=$1 a b
     a=$(ir "$name-1x" $($2 "$N"))
     b=$(ir "$name-3x" $($2 $(( 3 * N ))))
-    awk -v a="$a" -v b="$b" -v n="$N" -v name="$name" \
-        'BEGIN { printf "%-24s %12.0f   (%d at N=%d, %d at 3N)\n", name, (b - a) / (2 * n), a, n, b }'
+    awk -v a="$a" -v b="$b" -v n="$N" -v name="$name" -v sim="$CACHE_SIM" 'BEGIN {
+        split(a, x, " "); split(b, y, " "); u = 2 * n
+        printf "%-24s %12.0f", name, (y[1] - x[1]) / u
+        if (sim != "") printf " %9.1f %9.1f", (y[2] - x[2]) / u, (y[3] - x[3]) / u
+        printf "   (%d at N=%d, %d at 3N)\n", x[1], n, y[1] }'
 }
 
 throng_cmd() { echo "$THRONG" run "$1" --workers 1 --quiet; }
@@ -63,13 +72,15 @@ connect_https() { throng_cmd "$(plan c-https "$HTTPS_URL" "$1" 1 0)"; }
 h2load_https()  { echo h2load --h1 -t1 -n "$1" -c "$1" "$HTTPS_URL"; }
 h2load_http()   { echo h2load --h1 -t1 -n "$1" -c "$1" "$HTTP_URL"; }
 # Requests on idle connections: IDLE_USERS users (4) and N or 3N
-# requests each, the first of which opens the connection.
+# requests in all, the first of each user's opening its connection,
+# IDLE_THINK (50ms) between them.
 IDLE_USERS=${IDLE_USERS:-4}
-idle_http()  { throng_cmd "$(plan i-http "$HTTP_URL" "$IDLE_USERS" $(( $1 / IDLE_USERS )) 50ms)"; }
-idle_https() { throng_cmd "$(plan i-https "$HTTPS_URL" "$IDLE_USERS" $(( $1 / IDLE_USERS )) 50ms)"; }
+IDLE_THINK=${IDLE_THINK:-50ms}
+idle_http()  { throng_cmd "$(plan i-http "$HTTP_URL" "$IDLE_USERS" $(( $1 / IDLE_USERS )) "$IDLE_THINK")"; }
+idle_https() { throng_cmd "$(plan i-https "$HTTPS_URL" "$IDLE_USERS" $(( $1 / IDLE_USERS )) "$IDLE_THINK")"; }
 
 bench_header "Ir per unit, callgrind, N=$N"
-echo "unit                     Ir/unit"
+echo "unit                     Ir/unit${CACHE_SIM:+   D1 miss   LL miss}"
 for row in ${ROWS:-connect_http connect_https h2load_http h2load_https idle_http idle_https}; do
     per "$row" "$row"
 done
