@@ -44,12 +44,16 @@ PLAN
 }
 
 # CACHE_SIM=1: callgrind's cache simulation too, and the D1 and last-level
-# data misses (reads + writes) per unit beside the Ir.
+# data misses (reads + writes) per unit beside the Ir.  VALGRIND_ARGS: more
+# options, e.g. "--LL=1048576,16,64" for a last-level cache smaller than
+# the idle users' TLS state, as one core's share of it is under load.
 CACHE_SIM=${CACHE_SIM:-}
+VALGRIND_ARGS=${VALGRIND_ARGS:-}
 
 ir() { # NAME CMD...: "Ir D1-misses LL-misses" of CMD under callgrind
     local name=$1; shift
-    valgrind --tool=callgrind ${CACHE_SIM:+--cache-sim=yes} \
+    # shellcheck disable=SC2086
+    valgrind --tool=callgrind ${CACHE_SIM:+--cache-sim=yes} $VALGRIND_ARGS \
         --callgrind-out-file="$OUT/$name.cg" "$@" >"$WORK/$name.log" 2>&1
     # events: Ir [Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw]
     awk '/^(summary|totals):/ { print $2, $6 + $7, $9 + $10; exit }' "$OUT/$name.cg"
