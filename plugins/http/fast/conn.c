@@ -13,6 +13,7 @@
  */
 #include "conn.h"
 #include "h2.h"
+#include "verified.h"
 #include "../errors.h"
 
 #include <errno.h>
@@ -410,10 +411,24 @@ fast_conn_watch (FastConn *conn, GIOCondition events)
     throng_watch_modify (conn->watch, events);
 }
 
+/* Runs where gnutls_session_set_verify_cert() would, within the handshake. */
+static int
+tls_verify (gnutls_session_t session)
+{
+    FastConn *conn = gnutls_transport_get_ptr (session);
+
+    return fast_verified_check (conn->verified, session, conn->verify_name, &conn->verify_status);
+}
+
 gboolean
 fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, FastError *error)
 {
-    int r = gnutls_init (&conn->tls, GNUTLS_CLIENT | GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL);
+    /* One key share, for the first group of the priority string, as
+     * browsers send one: GnuTLS's default of two costs a key generation
+     * per full handshake that the server then ignores.  A server without
+     * that group answers with a HelloRetryRequest. */
+    int r = gnutls_init (&conn->tls,
+                         GNUTLS_CLIENT | GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL | GNUTLS_KEY_SHARE_TOP);
 
     if (r == GNUTLS_E_SUCCESS)
         r = gnutls_priority_set (conn->tls, setup->priority);
@@ -429,8 +444,11 @@ fast_conn_start_tls (FastConn *conn, const FastTlsSetup *setup, GBytes *offer, F
     }
     if (setup->n_alpn > 0)
         gnutls_alpn_set_protocols (conn->tls, setup->alpn, setup->n_alpn, 0);
-    if (setup->verify_name != NULL)
-        gnutls_session_set_verify_cert (conn->tls, setup->verify_name, 0);
+    if (setup->verify_name != NULL) {
+        conn->verify_name = g_strdup (setup->verify_name);
+        conn->verified = setup->verified;
+        gnutls_session_set_verify_function (conn->tls, tls_verify);
+    }
     /* Data that no longer unpacks only costs a full handshake. */
     if (offer != NULL)
         gnutls_session_set_data (conn->tls, g_bytes_get_data (offer, NULL),
@@ -488,7 +506,7 @@ handshake_step (FastConn *conn, GIOCondition *want, FastError *error)
         }
         error->error_class = http_error_class_from_gnutls (r);
         if (error->error_class == THRONG_ERROR_CERTIFICATE)
-            error->message = verify_message (gnutls_session_get_verify_cert_status (conn->tls));
+            error->message = verify_message (conn->verify_status);
         else
             error->message = gnutls_strerror (r);
         return FAST_IO_ERROR;
@@ -565,6 +583,7 @@ fast_conn_close (FastConn *conn, gboolean polite)
     throng_watch_remove (conn->watch);
     close (conn->fd);
     g_free (conn->spill);
+    g_free (conn->verify_name);
     g_free (conn->host);
     g_free (conn);
 }

@@ -62,6 +62,10 @@ struct _FastConn {
     guint8 *spill; /* NULL while nothing waits between calls, which is nearly always */
     gsize spill_cap;
     gboolean established; /* the connect had completed when connect() returned */
+    /* TLS verification (verified.h): the name checked, NULL when not verifying */
+    char *verify_name;
+    struct _FastVerified *verified;
+    unsigned verify_status; /* GNUTLS_CERT_* of a chain that failed */
 };
 
 /*
@@ -86,6 +90,7 @@ typedef struct {
     gnutls_priority_t priority;
     const char *server_name; /* SNI; NULL for none */
     const char *verify_name; /* host name checked; NULL: do not verify */
+    struct _FastVerified *verified; /* verdicts shared by the scenario's connections */
     const gnutls_datum_t *alpn; /* protocols offered through ALPN (h2.c); none when n_alpn is 0 */
     guint n_alpn;
 } FastTlsSetup;

@@ -341,6 +341,7 @@ fast_connected (FastUser *u)
         .priority = u->fs->priority,
         .server_name = tls->server_name != NULL || !u->host_entry->literal ? name : NULL,
         .verify_name = tls->verify ? name : NULL,
+        .verified = u->fs->verified,
     };
     setup.n_alpn = fast_h2_alpn (u->step->version, &setup.alpn);
     GBytes *offer = fast_sessions_offer (u->fs->sessions, u->slot);

@@ -20,6 +20,7 @@
 #include "request.h"
 #include "response.h"
 #include "session.h"
+#include "verified.h"
 
 #include <libsoup/soup.h>
 
@@ -38,6 +39,7 @@ guint8 *fast_in_buffer (void);
 
 typedef struct {
     FastSessions *sessions;
+    FastVerified *verified; /* chains verified in this run (verified.h) */
     gnutls_certificate_credentials_t credentials; /* made by the first step that may need TLS */
     gnutls_priority_t priority;
     gboolean keep_alive;

@@ -58,6 +58,7 @@ fast_scenario_free (gpointer data)
     if (fs == NULL)
         return;
     fast_sessions_free (fs->sessions);
+    fast_verified_free (fs->verified);
     if (fs->credentials != NULL)
         gnutls_certificate_free_credentials (fs->credentials);
     if (fs->priority != NULL)
@@ -75,6 +76,7 @@ fast_scenario_new (HttpScenario *scenario, gboolean validate_only, GError **erro
     FastScenario *fs = g_new0 (FastScenario, 1);
 
     fs->sessions = fast_sessions_new (options->tls.session, options->tls.resumption);
+    fs->verified = fast_verified_new ();
     fs->keep_alive = options->keep_alive;
     fs->connect_timeout_us = options->connect_timeout_us;
     fs->tls = &options->tls;
