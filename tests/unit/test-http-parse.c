@@ -504,7 +504,7 @@ test_connection_values (void)
 
     for (gsize v = 0; v < G_N_ELEMENTS (versions); v++) {
         for (gsize i = 0; i < G_N_ELEMENTS (values); i++) {
-            HttpFraming framing;
+            HttpFraming framing = { 0 };
             gboolean expected = !soup_header_contains (values[i], "close")
                                 && (versions[v] == SOUP_HTTP_1_1
                                     || soup_header_contains (values[i], "keep-alive"));
