@@ -19,6 +19,16 @@
  * neither a flood of timers nor a busy fd keeps the loop from its other
  * sources.  Cancelling a timer or removing a watch clears its entry in
  * the batch being run, which is what makes both safe from any callback.
+ *
+ * GLib's own poll() of the epoll fd, followed by epoll_wait() to learn
+ * what it saw, was a syscall per loop iteration that wrk does not make
+ * (0.86 per request with 50 busy connections).  The reactor installs its
+ * context's poll function: when GLib polls nothing but the epoll fd and
+ * the context's wakeup fd (the worker's fast path; soup's sockets or any
+ * other fd make it fall back to g_poll()), it puts the wakeup fd in the
+ * epoll set and blocks in epoll_wait() itself, keeping the events for
+ * the dispatch.  GPollFunc has no user data, so the reactor that the
+ * thread last prepared is found through a thread-local pointer.
  */
 #include "reactor-private.h"
 
@@ -62,8 +72,16 @@ struct _ThrongReactor {
     guint n_batched;            /* entries of batch still to run */
 
     struct epoll_event events[THRONG_REACTOR_EVENT_BATCH];
+    int n_pending;              /* events the poll function kept for dispatch, or -1 */
+    int wakeup_fd;              /* the context's wakeup fd once in the epoll set, or -1 */
     guint n_watches;
 };
+
+/* What stands for the context's wakeup fd in the epoll set. */
+static char wakeup_mark;
+
+/* The reactor this thread last prepared: whose epoll fd reactor_poll() may wait on. */
+static __thread ThrongReactor *polling_reactor;
 
 G_STATIC_ASSERT (THRONG_REACTOR_EVENT_BATCH <= G_MAXINT);
 
@@ -152,6 +170,7 @@ reactor_prepare (GSource *source, gint *timeout)
 {
     ThrongReactor *reactor = ((ReactorSource *) source)->reactor;
 
+    polling_reactor = reactor;
     *timeout = -1;
     if (reactor->heap_len == 0)
         return FALSE;
@@ -236,23 +255,44 @@ epoll_from_condition (GIOCondition condition)
     return events;
 }
 
+/*
+ * Points each watch among the N events at its entry, so that removing
+ * it clears the entry; returns how many are watches (not the wakeup fd).
+ */
+static int
+mark_events (ThrongReactor *reactor, int n)
+{
+    int n_watches = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (reactor->events[i].data.ptr == &wakeup_mark)
+            continue;
+        ((ThrongReactorWatch *) reactor->events[i].data.ptr)->slot = i;
+        n_watches++;
+    }
+    return n_watches;
+}
+
 static void
 reactor_run_events (ThrongReactor *reactor)
 {
-    int n = epoll_wait (reactor->epoll_fd, reactor->events, THRONG_REACTOR_EVENT_BATCH, 0);
+    int n = reactor->n_pending;
 
+    reactor->n_pending = -1;
     if (n < 0) {
-        /* EINTR: the set is still readable and GLib comes back to it. */
-        g_assert (errno == EINTR);
-        return;
+        n = epoll_wait (reactor->epoll_fd, reactor->events, THRONG_REACTOR_EVENT_BATCH, 0);
+        if (n < 0) {
+            /* EINTR: the set is still readable and GLib comes back to it. */
+            g_assert (errno == EINTR);
+            return;
+        }
+        mark_events (reactor, n);
     }
-    for (int i = 0; i < n; i++)
-        ((ThrongReactorWatch *) reactor->events[i].data.ptr)->slot = i;
 
     for (int i = 0; i < n; i++) {
         ThrongReactorWatch *watch = reactor->events[i].data.ptr;
-        if (watch == NULL)
-            continue; /* removed by an earlier callback */
+        if (watch == NULL || watch == (gpointer) &wakeup_mark)
+            continue; /* removed by an earlier callback, or GLib's */
         watch->slot = -1;
         /* What it still waits for: a callback may have changed that. */
         guint32 events = reactor->events[i].events & (watch->events | EPOLLERR | EPOLLHUP);
@@ -274,10 +314,54 @@ reactor_dispatch (GSource *source, GSourceFunc callback, gpointer data)
     reactor->dispatching = TRUE;
     if (reactor->heap_len > 0)
         reactor_run_timers (reactor, g_get_monotonic_time ());
-    if (g_source_query_unix_fd (source, reactor->epoll_tag) & G_IO_IN)
+    if (reactor->n_pending >= 0 || g_source_query_unix_fd (source, reactor->epoll_tag) & G_IO_IN)
         reactor_run_events (reactor);
     reactor->dispatching = FALSE;
     return G_SOURCE_CONTINUE;
+}
+
+/*
+ * The context's poll function (see the top of the file).  Anything but
+ * the fast path's two fds, a nested iteration or events not yet
+ * dispatched goes to g_poll() as before.
+ */
+static gint
+reactor_poll (GPollFD *fds, guint nfds, gint timeout)
+{
+    ThrongReactor *reactor = polling_reactor;
+    GPollFD *epoll_pfd = NULL, *wakeup_pfd = NULL;
+
+    if (reactor == NULL || nfds != 2 || reactor->dispatching || reactor->n_pending >= 0)
+        return g_poll (fds, nfds, timeout);
+    for (guint i = 0; i < nfds; i++) {
+        if (fds[i].fd == reactor->epoll_fd)
+            epoll_pfd = &fds[i];
+        else
+            wakeup_pfd = &fds[i];
+    }
+    if (epoll_pfd == NULL || wakeup_pfd == NULL || wakeup_pfd->events != G_IO_IN)
+        return g_poll (fds, nfds, timeout);
+    if (reactor->wakeup_fd != wakeup_pfd->fd) {
+        struct epoll_event event = { .events = EPOLLIN, .data.ptr = &wakeup_mark };
+        if (reactor->wakeup_fd >= 0
+            || epoll_ctl (reactor->epoll_fd, EPOLL_CTL_ADD, wakeup_pfd->fd, &event) < 0)
+            return g_poll (fds, nfds, timeout);
+        reactor->wakeup_fd = wakeup_pfd->fd;
+    }
+
+    int n = epoll_wait (reactor->epoll_fd, reactor->events, THRONG_REACTOR_EVENT_BATCH, timeout);
+    epoll_pfd->revents = 0;
+    wakeup_pfd->revents = 0;
+    if (n < 0)
+        return -1; /* EINTR, which GLib expects from poll() */
+    int n_watches = mark_events (reactor, n);
+    if (n_watches > 0) {
+        reactor->n_pending = n;
+        epoll_pfd->revents = G_IO_IN;
+    }
+    if (n_watches < n)
+        wakeup_pfd->revents = G_IO_IN;
+    return (epoll_pfd->revents != 0) + (wakeup_pfd->revents != 0);
 }
 
 static GSourceFuncs reactor_source_funcs = {
@@ -306,7 +390,10 @@ throng_reactor_new (GMainContext *context)
      */
     g_source_set_can_recurse (reactor->source, TRUE);
     reactor->epoll_tag = g_source_add_unix_fd (reactor->source, reactor->epoll_fd, G_IO_IN);
+    reactor->n_pending = -1;
+    reactor->wakeup_fd = -1;
     g_source_attach (reactor->source, context);
+    g_main_context_set_poll_func (context, reactor_poll);
     return reactor;
 }
 
@@ -316,6 +403,9 @@ throng_reactor_free (ThrongReactor *reactor)
     if (reactor == NULL)
         return;
     g_return_if_fail (!reactor->dispatching);
+    g_main_context_set_poll_func (g_source_get_context (reactor->source), NULL);
+    if (polling_reactor == reactor)
+        polling_reactor = NULL;
     g_source_destroy (reactor->source);
     g_source_unref (reactor->source);
     close (reactor->epoll_fd);

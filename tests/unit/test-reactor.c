@@ -4,11 +4,14 @@
  * pairs: timer order and ties, cancelling and re-arming from inside
  * callbacks, 100k timers, the source's ready time, an fd waking a
  * blocking loop iteration, removing and modifying watches whose events
- * are pending in the same batch.
+ * are pending in the same batch; the context's poll function: woken from
+ * another thread, beside a GLib fd source, and a watch removed by another
+ * source between the poll and the reactor's dispatch.
  */
 #include "reactor-private.h"
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -582,6 +585,161 @@ test_timer_and_fd (Fixture *fixture, gconstpointer data)
     close (fds[1]);
 }
 
+/* --- the poll function ------------------------------------------------------ */
+
+static gboolean
+set_flag (gpointer data)
+{
+    *(gboolean *) data = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+typedef struct {
+    GMainContext *context;
+    gboolean *flag;
+} Invoker;
+
+static gpointer
+invoke_later (gpointer data)
+{
+    Invoker *invoker = data;
+
+    g_usleep (50 * 1000);
+    g_main_context_invoke (invoker->context, set_flag, invoker->flag);
+    return NULL;
+}
+
+/* Blocked in epoll_wait() with no timer and no ready fd, the loop must
+ * still wake for another thread's g_main_context_invoke(). */
+static void
+test_poll_woken (Fixture *fixture, gconstpointer data)
+{
+    gboolean flag = FALSE;
+    int fds[2];
+
+    make_pipe (fds);
+    TestWatch *t = test_watch_new (fixture, fds[0], G_IO_IN);
+    Invoker invoker = { fixture->context, &flag };
+    GThread *thread = g_thread_new ("invoker", invoke_later, &invoker);
+    gint64 start = g_get_monotonic_time ();
+    while (!flag) {
+        g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+        g_main_context_iteration (fixture->context, TRUE);
+    }
+    g_thread_join (thread);
+    /* Woken, and back to waiting for the pipe alone. */
+    write_byte (fds[1]);
+    while (t->calls == 0) {
+        g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+        g_main_context_iteration (fixture->context, TRUE);
+    }
+    throng_reactor_watch_remove (&t->watch);
+    g_free (t);
+    close (fds[0]);
+    close (fds[1]);
+}
+
+static gboolean
+count_fd (gint fd, GIOCondition condition, gpointer data)
+{
+    char byte;
+
+    g_assert_cmpint (read (fd, &byte, 1), ==, 1);
+    (*(guint *) data)++;
+    return G_SOURCE_CONTINUE;
+}
+
+/* A GLib fd source in the same context (as the soup transport's sockets
+ * are) takes the poll back to g_poll(); both kinds of fd keep firing. */
+static void
+test_poll_beside_glib_fd (Fixture *fixture, gconstpointer data)
+{
+    guint glib_calls = 0;
+    int ours[2], theirs[2];
+
+    make_pipe (ours);
+    make_pipe (theirs);
+    TestWatch *t = test_watch_new (fixture, ours[0], G_IO_IN);
+    GSource *source = g_unix_fd_source_new (theirs[0], G_IO_IN);
+    g_source_set_callback (source, G_SOURCE_FUNC (count_fd), &glib_calls, NULL);
+    g_source_attach (source, fixture->context);
+
+    gint64 start = g_get_monotonic_time ();
+    for (guint round = 1; round <= 3; round++) {
+        write_byte (theirs[1]);
+        while (glib_calls < round) {
+            g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+            g_main_context_iteration (fixture->context, TRUE);
+        }
+        write_byte (ours[1]);
+        while (t->calls < round) {
+            g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+            g_main_context_iteration (fixture->context, TRUE);
+        }
+        char byte;
+        g_assert_cmpint (read (ours[0], &byte, 1), ==, 1);
+    }
+    g_source_destroy (source);
+    g_source_unref (source);
+    throng_reactor_watch_remove (&t->watch);
+    g_free (t);
+    for (int i = 0; i < 2; i++) {
+        close (ours[i]);
+        close (theirs[i]);
+    }
+}
+
+typedef struct {
+    TestWatch *victim;
+    gboolean ran;
+} Remover;
+
+static gboolean
+remove_victim (gpointer data)
+{
+    Remover *remover = data;
+
+    throng_reactor_watch_remove (&remover->victim->watch);
+    /* Freed at once: ASan would catch the kept event still used. */
+    g_clear_pointer (&remover->victim, g_free);
+    remover->ran = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+/* The poll function keeps the events it read for the reactor's dispatch;
+ * a source dispatched before it in the same iteration (attached first,
+ * same priority) removes and frees a watch whose event is kept. */
+static void
+test_poll_kept_event_removed (gconstpointer data)
+{
+    GMainContext *context = g_main_context_new ();
+    Remover remover = { 0 };
+    int fds[2];
+
+    GSource *idle = g_idle_source_new ();
+    g_source_set_priority (idle, G_PRIORITY_DEFAULT);
+    g_source_set_callback (idle, remove_victim, &remover, NULL);
+    g_source_attach (idle, context);
+    ThrongReactor *reactor = throng_reactor_new (context);
+    Fixture fixture = { context, reactor };
+
+    make_pipe (fds);
+    remover.victim = test_watch_new (&fixture, fds[0], G_IO_IN);
+    write_byte (fds[1]);
+    g_main_context_iteration (context, FALSE);
+    g_assert_true (remover.ran);
+    g_assert_null (remover.victim);
+    /* Nothing kept is left over to make the next poll return at once. */
+    g_assert_false (g_main_context_iteration (context, FALSE));
+
+    g_source_unref (idle);
+    g_assert_cmpuint (throng_reactor_get_n_watches (reactor), ==, 0);
+    throng_reactor_free (reactor);
+    g_main_context_unref (context);
+    close (fds[0]);
+    close (fds[1]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -600,6 +758,9 @@ main (int argc, char **argv)
     ADD ("/reactor/fd/modify", test_fd_modify);
     ADD ("/reactor/fd/refused", test_fd_refused);
     ADD ("/reactor/timer-and-fd", test_timer_and_fd);
+    ADD ("/reactor/poll/woken", test_poll_woken);
+    ADD ("/reactor/poll/beside-glib-fd", test_poll_beside_glib_fd);
 #undef ADD
+    g_test_add_data_func ("/reactor/poll/kept-event-removed", NULL, test_poll_kept_event_removed);
     return g_test_run ();
 }
