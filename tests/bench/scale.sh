@@ -4,9 +4,9 @@
 # Does a request cost more when a worker holds more users?  (issue 12)
 # throng's `fast` transport on one worker against one nginx, on loopback,
 # from 50 busy users to 15,000 mostly idle ones and open-model arrival
-# rates, beside wrk (busy keep-alive) and h2load (8,000 idle connections)
-# on the same nginx in the same run.  Not a test: a measurement, printed
-# as one table.
+# rates, beside wrk (busy keep-alive) and h2load (8,000 idle connections,
+# 5,000 idle HTTPS ones) on the same nginx in the same run.  Not a test: a
+# measurement, printed as one table.
 #
 #   tests/bench/scale.sh [BUILD_DIR]        (default: build)
 #
@@ -16,6 +16,10 @@
 # Columns:
 #   cpu us/req   user + system CPU of the client process per completed request
 #   x ref        that over the reference row (HTTPS rows: over the HTTPS reference)
+#   paired       the median, over the row's runs, of its CPU per request over
+#                that of a reference run made just before it: the machine's
+#                speed drifts over the minutes between the reference row
+#                and the others, not within a pair (PAIRED=0: no pairs)
 #   p50, p99     latency of that run, ms (wrk: its --latency figures; h2load: -)
 #   steady       the rows with think time, after their ramp (from the end of
 #                the ramp plus 3 s to the end of the duration, from the run's
@@ -41,7 +45,8 @@ set -euo pipefail
 BUILD_DIR=${1:-build}
 DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
-ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https wrk-http-2000 h2load-8000"}
+PAIRED=${PAIRED:-1}
+ROWS=${ROWS:-"ref closed-2000 think-500 think-8000 think-15000 arrival-10k arrival-20k arrival-50k https-ref https-think-5000 wrk-http wrk-https wrk-http-2000 h2load-8000 h2load-https-5000"}
 # Thousands of arrivals per second, for the arrival-NNk rows (add a rate here and its row to ROWS).
 ARRIVAL_RATES=${ARRIVAL_RATES:-"10 20 50"}
 # nginx holds every connection of the largest row, and h2load's 8,000.
@@ -159,11 +164,21 @@ throng_once() {
 }
 
 # The run whose CPU per request is the median, of RUNS runs of "CMD..." printing rows like throng_once's.
+# With PAIR_PLAN set, a run of that reference plan goes before each, and the
+# median of the runs' ratios to it is left in $WORK/paired for print_row.
 median_run() {
-    local i rows=()
+    local i rows=() ratios=() ref_cpu row
     for i in $(seq "$RUNS"); do
-        rows+=("$("$@")")
+        if [[ -n ${PAIR_PLAN:-} ]]; then
+            ref_cpu=$(STEADY_FROM= throng_once "$PAIR_PLAN" 2>/dev/null | awk '{ print $1 }')
+        fi
+        row=$("$@")
+        rows+=("$row")
+        [[ -n ${PAIR_PLAN:-} ]] && ratios+=("$(over "${row%% *}" "$ref_cpu")")
     done
+    if [[ -n ${PAIR_PLAN:-} ]]; then
+        printf '%s\n' "${ratios[@]}" | grep -v -- - | median > "$WORK/paired"
+    fi
     printf '%s\n' "${rows[@]}" | sort -k1 -g | sed -n "$(( (RUNS + 1) / 2 ))p"
 }
 
@@ -187,12 +202,13 @@ to_ms() {
                            else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
 }
 
-# h2load: CONNS connections at 1 request/s each, one thread.
-h2load_once() {
-    local url=$1 conns=$2 out=$WORK/h2load.txt
+# h2load: CONNS connections at 1 request/s each, one thread, DURATION_S
+# seconds (default DURATION).
+h2load_once() { # URL CONNS [DURATION_S]
+    local url=$1 conns=$2 duration=${3:-$DURATION} out=$WORK/h2load.txt
     read -r user sys rss < <(run_timed_rss "$out" bash -c \
         'ulimit -n "$(ulimit -Hn)"; exec h2load --h1 -t1 -c"$1" --rps=1 -D"$2" "$3"' \
-        h2load "$conns" "$DURATION" "$url")
+        h2load "$conns" "$duration" "$url")
     local requests
     requests=$(awk '/^requests:/ { print $8 }' "$out")
     awk -v u="$user" -v s="$sys" -v r="$requests" -v m="$rss" \
@@ -210,18 +226,24 @@ rss_per_user() { # PLAN_AT_N_OVER_10 RSS_AT_N N
 # outlive the call for the ratios.
 declare -A CPU
 over() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0 && a > 0) printf "%.2f", a / b; else print "-" }'; }
+declare -A PAIRED_RATIO
 print_row() { # NAME REF_NAME RSS_PER_USER then a row on stdin
-    local name=$1 ref=$2 per_user=$3 cpu p50 p99 sat rss requests steady_cpu steady_p99
+    local name=$1 ref=$2 per_user=$3 cpu p50 p99 sat rss requests steady_cpu steady_p99 paired=-
     read -r cpu p50 p99 sat rss requests steady_cpu steady_p99
     CPU[$name]=$cpu
-    printf '%-18s %10s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' "$name" "$cpu" \
-        "$(over "$cpu" "${CPU[$ref]:-0}")" "$p50" "$p99" "$steady_cpu" \
+    if [[ -s $WORK/paired ]]; then
+        paired=$(awk '{ printf "%.2f", $1 }' "$WORK/paired")
+        PAIRED_RATIO[$name]=$paired
+        rm -f "$WORK/paired"
+    fi
+    printf '%-18s %10s %6s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' "$name" "$cpu" \
+        "$(over "$cpu" "${CPU[$ref]:-0}")" "$paired" "$p50" "$p99" "$steady_cpu" \
         "$(over "$steady_cpu" "${CPU[$ref]:-0}")" "$steady_p99" "$per_user" "$sat" "$requests"
 }
 
 bench_header "throng scale: $DURATION s runs, median of $RUNS, 1 client thread or worker"
 echo
-printf '%-18s %10s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' row 'cpu us/req' 'x ref' 'p50 ms' \
+printf '%-18s %10s %6s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' row 'cpu us/req' 'x ref' paired 'p50 ms' \
     'p99 ms' 'steady us' 'x ref' 'st. p99' 'KiB/user' saturated requests
 
 # name, URL, users, think time, ramp-up (whole seconds), duration: the closed rows.
@@ -229,6 +251,8 @@ closed_row() { # NAME REF URL USERS THINK RAMP [DURATION_S]
     local name=$1 ref=$2 url=${3%/} users=$4 think=$5 ramp=$6 duration=${7:-$DURATION} plan row
     local per_user=-
     plan=$(closed_plan "$name" "$url" "$users" "$think" "$ramp" "${duration}s")
+    pair "$ref"
+    [[ $name == "$ref" ]] && PAIR_PLAN=
     if [[ $think != 0 ]]; then
         # 3 s: the last users' first exchange, and a backlog the ramp's last connects left
         row=$(STEADY_FROM=$(( ${ramp%s} + 3 )) STEADY_TO=$duration median_run throng_once "$plan")
@@ -243,6 +267,19 @@ closed_row() { # NAME REF URL USERS THINK RAMP [DURATION_S]
     print_row "$name" "$ref" "$per_user" <<<"$row"
 }
 
+# The reference plans a paired run goes before: pair REF_NAME sets PAIR_PLAN.
+REF_PLAN=$(closed_plan pair-ref "${HTTP_URL%/}" 50 0 0s)
+HTTPS_REF_PLAN=$(closed_plan pair-https-ref "${HTTPS_URL%/}" 50 0 0s)
+pair() {
+    PAIR_PLAN=
+    if (( PAIRED )); then
+        case $1 in
+        ref) PAIR_PLAN=$REF_PLAN ;;
+        https-ref) PAIR_PLAN=$HTTPS_REF_PLAN ;;
+        esac
+    fi
+}
+
 want ref && closed_row ref ref "$HTTP_URL" 50 0 0s
 want closed-2000 && closed_row closed-2000 ref "$HTTP_URL" 2000 0 1s
 want think-500 && closed_row think-500 ref "$HTTP_URL" 500 1s 1s
@@ -253,6 +290,7 @@ want think-15000 && closed_row think-15000 ref "$HTTP_URL" 15000 1s 3s 15
 for rate in $ARRIVAL_RATES; do
     want "arrival-${rate}k" || continue
     plan=$(arrival_plan "arrival-${rate}k" "${HTTP_URL%/}" "$(( rate * 1000 ))" 1000)
+    pair ref
     print_row "arrival-${rate}k" ref - < <(median_run throng_once "$plan")
 done
 want https-ref && closed_row https-ref https-ref "$HTTPS_URL" 50 0 0s
@@ -261,19 +299,34 @@ want https-ref && closed_row https-ref https-ref "$HTTPS_URL" 50 0 0s
 # the run lasts 20 s, whatever DURATION says, to leave a steady part.
 want https-think-5000 && closed_row https-think-5000 https-ref "$HTTPS_URL" 5000 1s 10s 20
 if command -v wrk >/dev/null; then
+    pair ref
     want wrk-http && print_row wrk-http ref - < <(median_run wrk_once "$HTTP_URL")
+    pair https-ref
     want wrk-https && print_row wrk-https https-ref - < <(median_run wrk_once "$HTTPS_URL")
     # what 2000 busy connections cost a client that is not throng (the kernel's share)
+    pair none
     want wrk-http-2000 && print_row wrk-http-2000 wrk-http - < <(median_run wrk_once "$HTTP_URL" 2000)
 fi
 if command -v h2load >/dev/null && want h2load-8000; then
+    pair ref
     print_row h2load-8000 ref - < <(median_run h2load_once "$HTTP_URL" 8000)
+fi
+# The peer's figure for https-think-5000: 5,000 full handshakes (all at the
+# start: h2load has no ramp) and a request a second on each, 20 s.
+if command -v h2load >/dev/null && want h2load-https-5000; then
+    pair https-ref
+    print_row h2load-https-5000 https-ref - < <(median_run h2load_once "$HTTPS_URL" 5000 20)
 fi
 
 echo
 ratio() { awk -v a="${CPU[$1]:-}" -v b="${CPU[$2]:-}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
 printf 'throng / wrk, keep-alive: HTTP %s, HTTPS %s\n' "$(ratio ref wrk-http)" "$(ratio https-ref wrk-https)"
+inverse() { awk -v a="${PAIRED_RATIO[$1]:-}" 'BEGIN { if (a > 0) printf "%.2f", 1 / a; else print "-" }'; }
+printf 'the same, paired (each wrk run just after a throng one): HTTP %s, HTTPS %s\n' \
+    "$(inverse wrk-http)" "$(inverse wrk-https)"
 printf '2000 busy connections over 50: throng %s, wrk %s\n' "$(ratio closed-2000 ref)" \
     "$(ratio wrk-http-2000 wrk-http)"
 printf 'throng / h2load at 8000 idle connections (1 request/s each): %s\n' "$(ratio think-8000 h2load-8000)"
+printf 'throng / h2load, 5000 HTTPS connections (1 request/s each, 20 s): %s\n' \
+    "$(ratio https-think-5000 h2load-https-5000)"
 printf '# load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
