@@ -145,6 +145,37 @@ for path in sys.argv[2:]:
     print(v, end=" ")
 print()' "$@"; }
 
+# fast_plan NAME URL USERS LENGTH [THINK [RAMP [jsonl]]]: writes
+# $WORK/NAME.yaml, USERS keep-alive users of the `fast` transport, each
+# iteration one GET of URL's `/`; LENGTH is the scenario's "duration: 5s"
+# or "iterations: N", THINK a think time (0: none), RAMP a ramp-up
+# (default 0s); "jsonl" adds the once-a-second intervals in
+# $WORK/run.jsonl.  Prints the plan's path.
+fast_plan() {
+    local think="" reporters=""
+    [[ ${5:-0} != 0 ]] && think="think_time: $5"
+    [[ ${7:-} == jsonl ]] && reporters="reporters:
+  - json: { path: '$WORK/run.jsonl', mode: jsonl }"
+    cat > "$WORK/$1.yaml" <<PLAN
+name: $1
+$reporters
+scenarios:
+  - name: $1
+    users: $3
+    $4
+    ramp_up: ${6:-0s}
+    $think
+    http:
+      base_url: ${2%/}
+      transport: fast
+      keep_alive: true
+      tls: { ca_file: '$WORK/ca.pem' }
+    steps:
+      - http: { url: / }
+PLAN
+    echo "$WORK/$1.yaml"
+}
+
 # h2_plan URL STREAMS LENGTH: writes $WORK/h2.yaml, CONNS users of `fast`
 # HTTP/2 against URL, each iteration one request, or a `parallel` of STREAMS
 # (its streams at once on the user's connection); LENGTH is the scenario's

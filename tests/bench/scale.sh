@@ -64,29 +64,7 @@ bench_setup
 want() { [[ " $ROWS " == *" $1 "* ]]; }
 
 # A closed-model plan: NAME URL USERS THINK [RAMP_UP [DURATION]]
-closed_plan() {
-    local ramp=${5:-0s} duration=${6:-${DURATION}s} think=""
-    [[ $4 != 0 ]] && think="think_time: $4"
-    cat > "$WORK/$1.yaml" <<EOF
-name: $1
-reporters:
-  - json: { path: '$WORK/run.jsonl', mode: jsonl }
-scenarios:
-  - name: $1
-    users: $3
-    duration: $duration
-    ramp_up: $ramp
-    $think
-    http:
-      base_url: $2
-      transport: fast
-      keep_alive: true
-      tls: { ca_file: '$WORK/ca.pem' }
-    steps:
-      - http: { url: / }
-EOF
-    echo "$WORK/$1.yaml"
-}
+closed_plan() { fast_plan "$1" "$2" "$3" "duration: ${6:-${DURATION}s}" "$4" "${5:-0s}" jsonl; }
 
 # An open-model plan: NAME URL RATE MAX_USERS
 arrival_plan() {

@@ -35,27 +35,6 @@ EVENTS+=,syscalls:sys_enter_sendto,syscalls:sys_enter_sendmsg,syscalls:sys_enter
 EVENTS+=,syscalls:sys_enter_recvfrom,syscalls:sys_enter_read,syscalls:sys_enter_epoll_ctl
 EVENTS+=,context-switches
 
-plan() { # NAME USERS THINK RAMP DURATION
-    local think=""
-    [[ $3 != 0 ]] && think="think_time: $3"
-    cat > "$WORK/$1.yaml" <<EOF
-name: $1
-scenarios:
-  - name: $1
-    users: $2
-    duration: $5
-    ramp_up: $4
-    $think
-    http:
-      base_url: $HTTP_URL
-      transport: fast
-      keep_alive: true
-    steps:
-      - http: { url: / }
-EOF
-    echo "$WORK/$1.yaml"
-}
-
 # LABEL REQUESTS: the row from $WORK/stat.csv (perf stat -x,).
 row() {
     python3 - "$1" "$2" "$WORK/stat.csv" <<'EOF'
@@ -91,8 +70,8 @@ bench_header "throng syscalls per request: ${DURATION} s keep-alive runs, 15 s t
 echo
 printf '%-30s %9s %6s %6s %7s %6s %6s %6s %6s %6s %7s\n' client requests all poll \
     epoll_w send write recv read ep_ctl ctxsw
-ka=$(plan keepalive 50 0 0s "${DURATION}s")
-think=$(plan think 8000 1s 2s 15s)
+ka=$(fast_plan keepalive "$HTTP_URL" 50 "duration: ${DURATION}s")
+think=$(fast_plan think "$HTTP_URL" 8000 "duration: 15s" 1s 2s)
 for row_plan in "keep-alive 50:$ka" "8000 users, think 1 s:$think"; do
     label=${row_plan%%:*} path=${row_plan#*:}
     if [[ -n $BEFORE_DIR ]]; then

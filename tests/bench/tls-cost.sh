@@ -22,26 +22,8 @@ bench_setup valgrind
 OUT=${KEEP:-$WORK}
 mkdir -p "$OUT"
 
-plan() { # NAME URL USERS ITERATIONS THINK
-    local think=""
-    [[ $5 != 0 ]] && think="think_time: $5"
-    cat > "$WORK/$1.yaml" <<PLAN
-name: $1
-scenarios:
-  - name: $1
-    users: $3
-    iterations: $4
-    $think
-    http:
-      base_url: ${2%/}
-      transport: fast
-      keep_alive: true
-      tls: { ca_file: '$WORK/ca.pem' }
-    steps:
-      - http: { url: / }
-PLAN
-    echo "$WORK/$1.yaml"
-}
+# NAME URL USERS ITERATIONS THINK: one plan of USERS users, ITERATIONS each.
+plan() { fast_plan "$1" "$2" "$3" "iterations: $4" "$5"; }
 
 # CACHE_SIM=1: callgrind's cache simulation too, and the D1 and last-level
 # data misses (reads + writes) per unit beside the Ir.  VALGRIND_ARGS: more
