@@ -46,7 +46,7 @@ for line in open(sys.argv[3]):
     if len(f) > 2 and f[0].replace(".", "").isdigit():
         n[f[2].split(":")[-1].replace("sys_enter_", "")] = float(f[0])
 per = lambda k: n.get(k, 0) / requests if requests else float("nan")
-print("%-30s %9d %6.2f %6.3f %7.3f %6.3f %6.3f %6.3f %6.3f %6.3f %7.3f" % (
+print("%-38s %9d %6.2f %6.3f %7.3f %6.3f %6.3f %6.3f %6.3f %6.3f %7.3f" % (
     label, requests, per("sys_enter"), per("poll"), per("epoll_wait"),
     per("sendto") + per("sendmsg"), per("write"), per("recvfrom"), per("read"),
     per("epoll_ctl"), per("context-switches")))
@@ -68,7 +68,7 @@ throng_row() { # LABEL BUILD PLAN
 
 bench_header "throng syscalls per request: ${DURATION} s keep-alive runs, 15 s think runs"
 echo
-printf '%-30s %9s %6s %6s %7s %6s %6s %6s %6s %6s %7s\n' client requests all poll \
+printf '%-38s %9s %6s %6s %7s %6s %6s %6s %6s %6s %7s\n' client requests all poll \
     epoll_w send write recv read ep_ctl ctxsw
 ka=$(fast_plan keepalive "$HTTP_URL" 50 "duration: ${DURATION}s")
 think=$(fast_plan think "$HTTP_URL" 8000 "duration: 15s" 1s 2s)
