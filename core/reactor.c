@@ -19,16 +19,21 @@
  * neither a flood of timers nor a busy fd keeps the loop from its other
  * sources.  Cancelling a timer or removing a watch clears its entry in
  * the batch being run, which is what makes both safe from any callback.
+ * (Events the poll function below kept were read before the timers ran:
+ * a timer callback that drained an fd leaves its watch a readiness that
+ * is gone, which level-triggered watches must take anyway.)
  *
  * GLib's own poll() of the epoll fd, followed by epoll_wait() to learn
- * what it saw, was a syscall per loop iteration that wrk does not make
- * (0.86 per request with 50 busy connections).  The reactor installs its
- * context's poll function: when GLib polls nothing but the epoll fd and
- * the context's wakeup fd (the worker's fast path; soup's sockets or any
- * other fd make it fall back to g_poll()), it puts the wakeup fd in the
- * epoll set and blocks in epoll_wait() itself, keeping the events for
- * the dispatch.  GPollFunc has no user data, so the reactor that the
- * thread last prepared is found through a thread-local pointer.
+ * what it saw, was a syscall per wake-up that wrk does not make.  The
+ * reactor installs its context's poll function: when GLib polls nothing
+ * but the epoll fd and the context's wakeup eventfd (the worker's fast
+ * path), it puts the wakeup fd in the epoll set and blocks in
+ * epoll_wait() itself, keeping the events for the dispatch.  Soup's
+ * sockets or any other fd send it back to g_poll(), with the wakeup fd
+ * out of the set again.  GPollFunc has no user data, so the reactor is
+ * found through a thread-local pointer that its prepare() sets: a
+ * reactor must be freed on the thread that iterated it, or after that
+ * thread has ended (a worker's is joined first).
  */
 #include "reactor-private.h"
 
@@ -73,7 +78,8 @@ struct _ThrongReactor {
 
     struct epoll_event events[THRONG_REACTOR_EVENT_BATCH];
     int n_pending;              /* events the poll function kept for dispatch, or -1 */
-    int wakeup_fd;              /* the context's wakeup fd once in the epoll set, or -1 */
+    int wakeup_fd;              /* the context's wakeup fd while in the epoll set, or -1 */
+    int not_wakeup_fd;          /* an fd found not to be it, or -1 */
     guint n_watches;
 };
 
@@ -325,6 +331,33 @@ reactor_dispatch (GSource *source, GSourceFunc callback, gpointer data)
  * the fast path's two fds, a nested iteration or events not yet
  * dispatched goes to g_poll() as before.
  */
+/* Whether @fd is an eventfd, as GLib's wakeup is on Linux: a higher-priority
+ * source's fd alone beside the epoll fd must not be taken for it. */
+static gboolean
+is_eventfd (int fd)
+{
+    char link[32], target[32];
+
+    g_snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t len = readlink (link, target, sizeof target - 1);
+    if (len < 0)
+        return FALSE;
+    target[len] = '\0';
+    return strcmp (target, "anon_inode:[eventfd]") == 0;
+}
+
+/* g_poll(), with the wakeup fd out of the epoll set first: left in, each
+ * wakeup of the context would also wake the reactor for nothing. */
+static gint
+reactor_poll_fallback (ThrongReactor *reactor, GPollFD *fds, guint nfds, gint timeout)
+{
+    if (reactor != NULL && reactor->wakeup_fd >= 0 && reactor->n_pending < 0) {
+        epoll_ctl (reactor->epoll_fd, EPOLL_CTL_DEL, reactor->wakeup_fd, NULL);
+        reactor->wakeup_fd = -1;
+    }
+    return g_poll (fds, nfds, timeout);
+}
+
 static gint
 reactor_poll (GPollFD *fds, guint nfds, gint timeout)
 {
@@ -332,20 +365,24 @@ reactor_poll (GPollFD *fds, guint nfds, gint timeout)
     GPollFD *epoll_pfd = NULL, *wakeup_pfd = NULL;
 
     if (reactor == NULL || nfds != 2 || reactor->dispatching || reactor->n_pending >= 0)
-        return g_poll (fds, nfds, timeout);
+        return reactor_poll_fallback (reactor, fds, nfds, timeout);
     for (guint i = 0; i < nfds; i++) {
         if (fds[i].fd == reactor->epoll_fd)
             epoll_pfd = &fds[i];
         else
             wakeup_pfd = &fds[i];
     }
-    if (epoll_pfd == NULL || wakeup_pfd == NULL || wakeup_pfd->events != G_IO_IN)
-        return g_poll (fds, nfds, timeout);
+    if (epoll_pfd == NULL || wakeup_pfd == NULL || wakeup_pfd->events != G_IO_IN
+        || wakeup_pfd->fd == reactor->not_wakeup_fd)
+        return reactor_poll_fallback (reactor, fds, nfds, timeout);
     if (reactor->wakeup_fd != wakeup_pfd->fd) {
         struct epoll_event event = { .events = EPOLLIN, .data.ptr = &wakeup_mark };
-        if (reactor->wakeup_fd >= 0
-            || epoll_ctl (reactor->epoll_fd, EPOLL_CTL_ADD, wakeup_pfd->fd, &event) < 0)
-            return g_poll (fds, nfds, timeout);
+        if (reactor->wakeup_fd >= 0 || !is_eventfd (wakeup_pfd->fd)) {
+            reactor->not_wakeup_fd = wakeup_pfd->fd;
+            return reactor_poll_fallback (reactor, fds, nfds, timeout);
+        }
+        if (epoll_ctl (reactor->epoll_fd, EPOLL_CTL_ADD, wakeup_pfd->fd, &event) < 0)
+            return reactor_poll_fallback (reactor, fds, nfds, timeout);
         reactor->wakeup_fd = wakeup_pfd->fd;
     }
 
@@ -392,6 +429,7 @@ throng_reactor_new (GMainContext *context)
     reactor->epoll_tag = g_source_add_unix_fd (reactor->source, reactor->epoll_fd, G_IO_IN);
     reactor->n_pending = -1;
     reactor->wakeup_fd = -1;
+    reactor->not_wakeup_fd = -1;
     g_source_attach (reactor->source, context);
     g_main_context_set_poll_func (context, reactor_poll);
     return reactor;

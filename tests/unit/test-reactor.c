@@ -681,6 +681,18 @@ test_poll_beside_glib_fd (Fixture *fixture, gconstpointer data)
     }
     g_source_destroy (source);
     g_source_unref (source);
+
+    /* Back on the fast path: the wakeup fd, out of the epoll set while
+     * g_poll() ran, must be in it again for another thread to wake us. */
+    gboolean flag = FALSE;
+    Invoker invoker = { fixture->context, &flag };
+    GThread *thread = g_thread_new ("invoker", invoke_later, &invoker);
+    while (!flag) {
+        g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+        g_main_context_iteration (fixture->context, TRUE);
+    }
+    g_thread_join (thread);
+
     throng_reactor_watch_remove (&t->watch);
     g_free (t);
     for (int i = 0; i < 2; i++) {
