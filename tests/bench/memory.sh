@@ -32,25 +32,7 @@ if [[ -n ${HEAPTRACK:-} ]]; then
     command -v heaptrack_print >/dev/null || { echo "heaptrack is required" >&2; exit 2; }
 fi
 
-plan() { # URL USERS
-    cat > "$WORK/idle-$2.yaml" <<EOF
-name: idle
-scenarios:
-  - name: idle
-    users: $2
-    duration: ${DURATION}s
-    ramp_up: 2s
-    think_time: 1s
-    http:
-      base_url: ${1%/}
-      transport: fast
-      keep_alive: true
-      tls: { ca_file: '$WORK/ca.pem' }
-    steps:
-      - http: { url: / }
-EOF
-    echo "$WORK/idle-$2.yaml"
-}
+plan() { fast_plan "idle-$2" "$1" "$2" "duration: ${DURATION}s" 1s 2s; } # URL USERS
 
 # Mean VmRSS (KiB) from 5 s to 8 s of a run of PLAN, CMD... before throng.
 rss_of() { # PLAN [WRAPPER...]
