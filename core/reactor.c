@@ -326,11 +326,6 @@ reactor_dispatch (GSource *source, GSourceFunc callback, gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-/*
- * The context's poll function (see the top of the file).  Anything but
- * the fast path's two fds, a nested iteration or events not yet
- * dispatched goes to g_poll() as before.
- */
 /* Whether @fd is an eventfd, as GLib's wakeup is on Linux: a higher-priority
  * source's fd alone beside the epoll fd must not be taken for it. */
 static gboolean
@@ -358,6 +353,11 @@ reactor_poll_fallback (ThrongReactor *reactor, GPollFD *fds, guint nfds, gint ti
     return g_poll (fds, nfds, timeout);
 }
 
+/*
+ * The context's poll function (see the top of the file).  Anything but
+ * the fast path's two fds, a nested iteration or events not yet
+ * dispatched goes to g_poll() as before.
+ */
 static gint
 reactor_poll (GPollFD *fds, guint nfds, gint timeout)
 {
