@@ -587,6 +587,15 @@ test_timer_and_fd (Fixture *fixture, gconstpointer data)
 
 /* --- the poll function ------------------------------------------------------ */
 
+/* Iterates @context, blocking, until @cond holds; fails past @deadline (monotonic µs). */
+#define ITERATE_UNTIL(context, cond, deadline)                                                 \
+    G_STMT_START {                                                                             \
+        while (!(cond)) {                                                                      \
+            g_assert_cmpint (g_get_monotonic_time (), <, (deadline));                          \
+            g_main_context_iteration ((context), TRUE);                                        \
+        }                                                                                      \
+    } G_STMT_END
+
 static gboolean
 set_flag (gpointer data)
 {
@@ -609,30 +618,33 @@ invoke_later (gpointer data)
     return NULL;
 }
 
+/* Blocks in @context until another thread's g_main_context_invoke() 50 ms
+ * later has run; fails past @deadline. */
+static void
+wait_for_invoke (GMainContext *context, gint64 deadline)
+{
+    gboolean flag = FALSE;
+    Invoker invoker = { context, &flag };
+    GThread *thread = g_thread_new ("invoker", invoke_later, &invoker);
+
+    ITERATE_UNTIL (context, flag, deadline);
+    g_thread_join (thread);
+}
+
 /* Blocked in epoll_wait() with no timer and no ready fd, the loop must
  * still wake for another thread's g_main_context_invoke(). */
 static void
 test_poll_woken (Fixture *fixture, gconstpointer data)
 {
-    gboolean flag = FALSE;
     int fds[2];
 
     make_pipe (fds);
     TestWatch *t = test_watch_new (fixture, fds[0], G_IO_IN);
-    Invoker invoker = { fixture->context, &flag };
-    GThread *thread = g_thread_new ("invoker", invoke_later, &invoker);
-    gint64 start = g_get_monotonic_time ();
-    while (!flag) {
-        g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
-        g_main_context_iteration (fixture->context, TRUE);
-    }
-    g_thread_join (thread);
+    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    wait_for_invoke (fixture->context, deadline);
     /* Woken, and back to waiting for the pipe alone. */
     write_byte (fds[1]);
-    while (t->calls == 0) {
-        g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
-        g_main_context_iteration (fixture->context, TRUE);
-    }
+    ITERATE_UNTIL (fixture->context, t->calls > 0, deadline);
     throng_reactor_watch_remove (&t->watch);
     g_free (t);
     close (fds[0]);
@@ -667,15 +679,9 @@ test_poll_beside_glib_fd (Fixture *fixture, gconstpointer data)
     gint64 start = g_get_monotonic_time ();
     for (guint round = 1; round <= 3; round++) {
         write_byte (theirs[1]);
-        while (glib_calls < round) {
-            g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
-            g_main_context_iteration (fixture->context, TRUE);
-        }
+        ITERATE_UNTIL (fixture->context, glib_calls >= round, start + 5 * G_USEC_PER_SEC);
         write_byte (ours[1]);
-        while (t->calls < round) {
-            g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
-            g_main_context_iteration (fixture->context, TRUE);
-        }
+        ITERATE_UNTIL (fixture->context, t->calls >= round, start + 5 * G_USEC_PER_SEC);
         char byte;
         g_assert_cmpint (read (ours[0], &byte, 1), ==, 1);
     }
@@ -684,14 +690,7 @@ test_poll_beside_glib_fd (Fixture *fixture, gconstpointer data)
 
     /* Back on the fast path: the wakeup fd, out of the epoll set while
      * g_poll() ran, must be in it again for another thread to wake us. */
-    gboolean flag = FALSE;
-    Invoker invoker = { fixture->context, &flag };
-    GThread *thread = g_thread_new ("invoker", invoke_later, &invoker);
-    while (!flag) {
-        g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
-        g_main_context_iteration (fixture->context, TRUE);
-    }
-    g_thread_join (thread);
+    wait_for_invoke (fixture->context, start + 10 * G_USEC_PER_SEC);
 
     throng_reactor_watch_remove (&t->watch);
     g_free (t);
