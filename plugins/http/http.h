@@ -30,8 +30,13 @@ typedef enum {
     HTTP_VERSION_AUTO, /* ALPN offers h2 and http/1.1 over https://; HTTP/1.1 over http:// */
 } HttpVersion;
 
-/* The defaults that more than one file reads (options.c sets them all). */
-#define HTTP_DEFAULT_PRIORITY "NORMAL"
+/* The defaults that more than one file reads (options.c sets them all).
+ * The priority is GnuTLS's NORMAL with X25519 moved to the front, so the
+ * one key share a ClientHello carries (fast/conn.c) is X25519's, as
+ * browsers, curl, Go and Java send: the target then does the key
+ * exchange its real clients make it do, and the client's half costs
+ * less than P-256's (docs/tls-session-policies.md). */
+#define HTTP_DEFAULT_PRIORITY "NORMAL:-GROUP-ALL:+GROUP-X25519:+GROUP-EC-ALL:+GROUP-DH-ALL"
 #define HTTP_DEFAULT_CONNECT_TIMEOUT_US (10 * G_USEC_PER_SEC)
 
 typedef struct {

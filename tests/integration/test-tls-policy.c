@@ -11,8 +11,8 @@
  *
  * Also here: a unit test of the session store itself (a user is never
  * offered another user's session), certificate failures (wrong host,
- * expired, self-signed) with verification on and off, and a client
- * certificate nginx requires.
+ * expired, self-signed) with verification on and off, a client
+ * certificate nginx requires, and the key share a ClientHello carries.
  */
 #include "test-utils.h"
 
@@ -470,6 +470,65 @@ test_bad_priority (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (strstr (err, "priority"));
 }
 
+/* The group nginx says the key exchange used ($ssl_curve), through the
+ * default priority, GnuTLS's own NORMAL, and a server without X25519. */
+typedef struct {
+    const char *tls;        /* tls options beside ca_file; "" for none */
+    const char *server;     /* nginx http-level directives; NULL for none */
+    const char *body;       /* what a check of /curve's body asks for */
+    guint check_failures;   /* of ITERATIONS */
+} KeyShareCase;
+
+static void
+test_key_share (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const KeyShareCase *c = data;
+    g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&(ThrongTestNginxConfig){
+        .https = TRUE,
+        .http_extra = c->server,
+        .locations = "location = /curve { return 200 \"$ssl_curve\\n\"; }",
+    });
+    g_autofree char *http = NULL;
+    g_autofree char *steps = NULL;
+    g_autofree char *plan = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = NULL;
+
+    if (nginx == NULL)
+        return;
+    http = g_strdup_printf ("tls: { ca_file: '%s'%s }", throng_test_nginx_certs (nginx)->ca_cert,
+                            c->tls);
+    steps = g_strdup_printf ("      - http: { url: /curve, check: [ { body_contains: '%s' } ] }\n",
+                             c->body);
+    plan = throng_test_plan_yaml (&(ThrongTestPlan){
+        .name = "key-share",
+        .transport = "fast",
+        .base_url = throng_test_nginx_https_url (nginx),
+        .http = http,
+        .scenario = "curve",
+        .users = 1,
+        .iterations = ITERATIONS,
+        .steps = steps,
+    });
+    root = throng_test_run_summary (fixture->dir, plan, NULL, RUN_TIMEOUT, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, ITERATIONS);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, c->check_failures);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "check"), ==, c->check_failures);
+    g_assert_cmpint (throng_test_json_int (root, "total.handshakes.full"), ==, 1);
+}
+
+static const KeyShareCase key_share_cases[] = {
+    /* The default: X25519, as browsers, curl, Go and Java send. */
+    { "", NULL, "X25519", 0 },
+    /* A check that can fail: the same run, asked for P-256. */
+    { "", NULL, "prime256v1", ITERATIONS },
+    /* GnuTLS's own NORMAL puts P-256 first. */
+    { ", priority: NORMAL", NULL, "prime256v1", 0 },
+    /* A server without X25519 asks for P-256 in a HelloRetryRequest. */
+    { "", "ssl_ecdh_curve prime256v1;", "prime256v1", 0 },
+};
+
 int
 main (int argc, char **argv)
 {
@@ -500,6 +559,10 @@ main (int argc, char **argv)
     ADD ("/tls/certificate/system-trust", test_system_trust, NULL);
     ADD ("/tls/certificate/client", test_client_certificate, NULL);
     ADD ("/tls/priority/invalid", test_bad_priority, NULL);
+    ADD ("/tls/key-share/default", test_key_share, &key_share_cases[0]);
+    ADD ("/tls/key-share/check-fails", test_key_share, &key_share_cases[1]);
+    ADD ("/tls/key-share/normal", test_key_share, &key_share_cases[2]);
+    ADD ("/tls/key-share/retry", test_key_share, &key_share_cases[3]);
 #undef ADD
 
     return g_test_run ();
