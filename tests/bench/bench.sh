@@ -43,8 +43,9 @@ bench_setup
 
 # --- helpers ------------------------------------------------------------------
 
+# PRIORITY "" or "default" leaves tls.priority to throng's default.
 throng_plan() { # NAME URL USERS KEEP_ALIVE SESSION RESUMPTION [PRIORITY [RAMP_UP]]
-    local priority=${7:-NORMAL} ramp_up=${8:-0s}
+    local priority=${7:-default} ramp_up=${8:-0s}
     cat > "$WORK/$1.yaml" <<EOF
 name: $1
 scenarios:
@@ -56,7 +57,7 @@ scenarios:
       base_url: $2
       transport: fast
       keep_alive: $4
-      tls: { ca_file: '$WORK/ca.pem', session: $5, resumption: $6, priority: '$priority' }
+      tls: { ca_file: '$WORK/ca.pem', session: $5, resumption: $6$([[ $priority == default ]] || echo ", priority: '$priority'") }
     steps:
       - http: { url: / }
       - http: { url: /second }
@@ -140,7 +141,7 @@ for variant in "per-iteration true" "per-thread true" "global true" "per-thread 
     [[ $keep == false ]] && label="$policy, keep_alive off"
     rows=()
     for _ in $(seq "$RUNS"); do
-        plan=$(throng_plan pol "${HTTPS_URL%/}" "$USERS" "$keep" "$policy" true NORMAL 1s)
+        plan=$(throng_plan pol "${HTTPS_URL%/}" "$USERS" "$keep" "$policy" true default 1s)
         rm -f "$WORK/pol.json"
         cpu=$(run_timed "$WORK/out.txt" "$THRONG" run "$plan" --workers 1 --quiet --out "json=$WORK/pol.json")
         read -r requests conns full resumed duration < <(json "$WORK/pol.json" total.requests \
@@ -167,7 +168,8 @@ hs_row() { # LABEL then "COUNT CPU" lines on stdin
     best=$(awk '{ if ($2 > 0) printf "%d %.0f\n", $1, $1 / $2 }' | sort -k2 -g | sed -n "$(( (RUNS + 1) / 2 ))p")
     printf '%-58s %12s %14s\n' "$label" ${best}
 }
-for priority in NORMAL "NORMAL:-GROUP-ALL:+GROUP-X25519"; do
+# The default sends an X25519 key share; GnuTLS's NORMAL a P-256 one.
+for priority in default NORMAL; do
     for _ in $(seq "$RUNS"); do
         plan=$(throng_plan hs "${HTTPS_URL%/}" 50 false per-thread false "$priority")
         rm -f "$WORK/hs.json"

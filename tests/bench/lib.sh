@@ -150,7 +150,9 @@ print()' "$@"; }
 # iteration one GET of URL's `/`; LENGTH is the scenario's "duration: 5s"
 # or "iterations: N", THINK a think time (0: none), RAMP a ramp-up
 # (default 0s); "jsonl" adds the once-a-second intervals in
-# $WORK/run.jsonl.  Prints the plan's path.
+# $WORK/run.jsonl.  TLS_PRIORITY in the environment sets tls.priority
+# (TLS_PRIORITY=NORMAL: GnuTLS's order, a P-256 key share).  Prints the
+# plan's path.
 fast_plan() {
     local think="" reporters=""
     [[ ${5:-0} != 0 ]] && think="think_time: $5"
@@ -169,7 +171,7 @@ scenarios:
       base_url: ${2%/}
       transport: fast
       keep_alive: true
-      tls: { ca_file: '$WORK/ca.pem' }
+      tls: { ca_file: '$WORK/ca.pem'${TLS_PRIORITY:+, priority: '$TLS_PRIORITY'} }
     steps:
       - http: { url: / }
 PLAN
