@@ -36,7 +36,7 @@ typedef enum {
  * browsers, curl, Go and Java send: the target then does the key
  * exchange its real clients make it do, and the client's half costs
  * less than P-256's (docs/tls-session-policies.md). */
-#define HTTP_DEFAULT_PRIORITY "NORMAL:-GROUP-ALL:+GROUP-X25519:+GROUP-EC-ALL:+GROUP-DH-ALL"
+#define HTTP_DEFAULT_PRIORITY "NORMAL:-GROUP-ALL:+GROUP-X25519:+GROUP-ALL"
 #define HTTP_DEFAULT_CONNECT_TIMEOUT_US (10 * G_USEC_PER_SEC)
 
 typedef struct {

@@ -13,7 +13,8 @@
 # every user opens its own connection, so every HTTPS one is a full
 # handshake); h2load doing the same (one request per connection); a
 # request on an idle keep-alive connection (4 users, N or 3N requests in
-# all, 50 ms think time between them).  KEEP=DIR keeps the callgrind files there.
+# all, 50 ms think time between them).  KEEP=DIR keeps the callgrind files there;
+# TLS_PRIORITY sets the plans' tls.priority (lib.sh, fast_plan).
 set -euo pipefail
 BUILD_DIR=${1:?usage: tls-cost.sh BUILD_DIR [N]}
 N=${2:-20}
