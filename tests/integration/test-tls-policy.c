@@ -473,10 +473,10 @@ test_bad_priority (ThrongTestTmpdir *fixture, gconstpointer data)
 /* The group nginx says the key exchange used ($ssl_curve), through the
  * default priority, GnuTLS's own NORMAL, and a server without X25519. */
 typedef struct {
-    const char *tls;        /* tls options beside ca_file; "" for none */
-    const char *server;     /* nginx http-level directives; NULL for none */
-    const char *body;       /* what a check of /curve's body asks for */
-    guint check_failures;   /* of ITERATIONS */
+    const char *tls;      /* tls options beside ca_file; "" for none */
+    const char *server;   /* nginx http-level directives; NULL for none */
+    const char *body;     /* what a check of /curve's body asks for */
+    guint check_failures; /* of ITERATIONS */
 } KeyShareCase;
 
 static void
