@@ -39,6 +39,15 @@ fixture_teardown (Fixture *fixture, gconstpointer data)
     g_main_context_unref (fixture->context);
 }
 
+/* Iterates @context, blocking, until @cond holds; fails past @deadline (monotonic µs). */
+#define ITERATE_UNTIL(context, cond, deadline)                                                 \
+    G_STMT_START {                                                                             \
+        while (!(cond)) {                                                                      \
+            g_assert_cmpint (g_get_monotonic_time (), <, (deadline));                          \
+            g_main_context_iteration ((context), TRUE);                                        \
+        }                                                                                      \
+    } G_STMT_END
+
 /* --- timers ---------------------------------------------------------------- */
 
 typedef struct {
@@ -560,7 +569,6 @@ test_timer_and_fd (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (GArray) fired = g_array_new (FALSE, FALSE, sizeof (guint));
     TestTimer timer = { .index = 3, .fired = fired };
-    gboolean done = FALSE;
     int fds[2];
 
     make_pipe (fds);
@@ -572,12 +580,8 @@ test_timer_and_fd (Fixture *fixture, gconstpointer data)
     g_assert_cmpuint (t->calls, ==, 1);
     g_assert_cmpuint (fired->len, ==, 0);
     /* The fd stays ready (level-triggered) and must not starve the timer. */
-    gint64 start = g_get_monotonic_time ();
-    while (!done) {
-        g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC);
-        g_main_context_iteration (fixture->context, TRUE);
-        done = fired->len == 1;
-    }
+    gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+    ITERATE_UNTIL (fixture->context, fired->len == 1, deadline);
     g_assert_cmpuint (t->calls, >=, 2);
     throng_reactor_watch_remove (&t->watch);
     g_free (t);
@@ -586,15 +590,6 @@ test_timer_and_fd (Fixture *fixture, gconstpointer data)
 }
 
 /* --- the poll function ------------------------------------------------------ */
-
-/* Iterates @context, blocking, until @cond holds; fails past @deadline (monotonic µs). */
-#define ITERATE_UNTIL(context, cond, deadline)                                                 \
-    G_STMT_START {                                                                             \
-        while (!(cond)) {                                                                      \
-            g_assert_cmpint (g_get_monotonic_time (), <, (deadline));                          \
-            g_main_context_iteration ((context), TRUE);                                        \
-        }                                                                                      \
-    } G_STMT_END
 
 static gboolean
 set_flag (gpointer data)
