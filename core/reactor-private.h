@@ -58,6 +58,14 @@ guint throng_reactor_get_n_timers (ThrongReactor *reactor);
 
 /* When the earliest armed timer is due (what the loop's poll waits for); -1 without one. */
 gint64 throng_reactor_get_next_due (ThrongReactor *reactor);
+
+/*
+ * The most, in µs, that a poll of the loop came back after its timeout
+ * since the last call (0: never), and starts again from 0.  A worker's
+ * loop sleeps until its earliest timer; waking later than that is the
+ * machine not running the thread, which its timers' lateness then shows.
+ */
+gint64 throng_reactor_take_wake_late (ThrongReactor *reactor);
 guint throng_reactor_get_n_watches (ThrongReactor *reactor);
 
 void throng_reactor_timer_init (ThrongReactorTimer *timer, ThrongReactor *reactor,

@@ -81,6 +81,7 @@ struct _ThrongReactor {
     int wakeup_fd;              /* the context's wakeup fd while in the epoll set, or -1 */
     int not_wakeup_fd;          /* an fd found not to be it, or -1 */
     guint n_watches;
+    gint64 wake_late_max_us;    /* throng_reactor_take_wake_late() */
 };
 
 /* What stands for the context's wakeup fd in the epoll set. */
@@ -341,16 +342,36 @@ is_eventfd (int fd)
     return strcmp (target, "anon_inode:[eventfd]") == 0;
 }
 
+/*
+ * A poll that came back later than its timeout: nothing in throng held
+ * the thread, so the machine did not run it (another process on its
+ * core, or a virtual CPU that the host had not scheduled, which the
+ * guest's run-queue wait does not see).
+ */
+static void
+note_wake (ThrongReactor *reactor, gint timeout, gint64 start_us)
+{
+    gint64 late = g_get_monotonic_time () - start_us - (gint64) timeout * 1000;
+    if (late > reactor->wake_late_max_us)
+        reactor->wake_late_max_us = late;
+}
+
 /* g_poll(), with the wakeup fd out of the epoll set first: left in, each
  * wakeup of the context would also wake the reactor for nothing. */
 static gint
 reactor_poll_fallback (ThrongReactor *reactor, GPollFD *fds, guint nfds, gint timeout)
 {
-    if (reactor != NULL && reactor->wakeup_fd >= 0 && reactor->n_pending < 0) {
+    if (reactor == NULL)
+        return g_poll (fds, nfds, timeout);
+    if (reactor->wakeup_fd >= 0 && reactor->n_pending < 0) {
         epoll_ctl (reactor->epoll_fd, EPOLL_CTL_DEL, reactor->wakeup_fd, NULL);
         reactor->wakeup_fd = -1;
     }
-    return g_poll (fds, nfds, timeout);
+    gint64 start = timeout > 0 ? g_get_monotonic_time () : 0;
+    gint n = g_poll (fds, nfds, timeout);
+    if (timeout > 0)
+        note_wake (reactor, timeout, start);
+    return n;
 }
 
 /*
@@ -386,7 +407,11 @@ reactor_poll (GPollFD *fds, guint nfds, gint timeout)
         reactor->wakeup_fd = wakeup_pfd->fd;
     }
 
+    /* A poll that does not sleep cannot oversleep: no clock read for it. */
+    gint64 start = timeout > 0 ? g_get_monotonic_time () : 0;
     int n = epoll_wait (reactor->epoll_fd, reactor->events, THRONG_REACTOR_EVENT_BATCH, timeout);
+    if (timeout > 0)
+        note_wake (reactor, timeout, start);
     epoll_pfd->revents = 0;
     wakeup_pfd->revents = 0;
     if (n < 0)
@@ -461,6 +486,15 @@ guint
 throng_reactor_get_n_timers (ThrongReactor *reactor)
 {
     return reactor->heap_len + reactor->n_batched;
+}
+
+gint64
+throng_reactor_take_wake_late (ThrongReactor *reactor)
+{
+    gint64 late = reactor->wake_late_max_us;
+
+    reactor->wake_late_max_us = 0;
+    return late;
 }
 
 gint64
