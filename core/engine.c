@@ -68,6 +68,8 @@ typedef struct {
     guint saturated_intervals;
     gdouble worst_cpu_share;
     gint64 worst_lag_p99_us;
+    guint stalled_intervals;    /* saturated ones in which a worker woke past the lag limit */
+    gint64 worst_wake_late_us;  /* the latest such wake-up */
 
     guint signals;
     gboolean started;           /* load may have been sent */
@@ -192,6 +194,7 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
         const char *why[4] = { NULL };
         guint n_why = 0;
         gint64 wait_us = engine->interval->run_wait_us;
+        gint64 late_us = engine->interval->wake_late_max_us;
 
         if (unanswered)
             why[n_why++] = "a worker did not answer the tick";
@@ -205,26 +208,37 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
                                                        (gdouble) wait_us / 1000.0)
                                     : g_strdup ("CPU wait unknown");
         g_debug ("engine: interval %u (%.2f s at %.1f s) saturated: %s (CPU %.0f%%, lag p99 "
-                 "%.1f ms, loop delay max %.1f ms, %s)",
+                 "%.1f ms, loop delay max %.1f ms, %s, a worker woke %.1f ms late)",
                  engine->intervals + 1, (gdouble) snapshot->interval_us / G_USEC_PER_SEC,
                  (gdouble) (now - engine->start_us) / G_USEC_PER_SEC, criteria,
                  snapshot->cpu_share * 100.0, (gdouble) snapshot->lag_p99_us / 1000.0,
-                 (gdouble) snapshot->loop_delay_max_us / 1000.0, wait);
+                 (gdouble) snapshot->loop_delay_max_us / 1000.0, wait,
+                 (gdouble) late_us / 1000.0);
     }
+    /* A wake-up later than the lag limit is enough to trip it by itself,
+     * and it is the machine's: neither throng nor the target had the CPU. */
+    gboolean stalled = snapshot->saturated
+                       && engine->interval->wake_late_max_us > engine->plan->saturation_lag_us;
     if (complete) {
         engine->intervals++;
         if (snapshot->saturated)
             engine->saturated_intervals++;
         engine->worst_cpu_share = MAX (engine->worst_cpu_share, snapshot->cpu_share);
         engine->worst_lag_p99_us = MAX (engine->worst_lag_p99_us, snapshot->lag_p99_us);
+        if (stalled) {
+            engine->stalled_intervals++;
+            engine->worst_wake_late_us
+                = MAX (engine->worst_wake_late_us, engine->interval->wake_late_max_us);
+        }
     }
     if (snapshot->saturated) {
         g_ptr_array_add (buffer.warnings,
                          g_strdup_printf ("load generator saturated — latencies include throng's "
-                                          "own queueing (CPU %.0f%%, lag p99 %.1f ms%s)",
+                                          "own queueing (CPU %.0f%%, lag p99 %.1f ms%s%s)",
                                           snapshot->cpu_share * 100.0,
                                           (gdouble) snapshot->lag_p99_us / 1000.0,
-                                          unanswered ? "; a worker did not report in time" : ""));
+                                          unanswered ? "; a worker did not report in time" : "",
+                                          stalled ? "; the machine did not run a worker" : ""));
     }
     throng_summary_buffer_finish (&buffer);
     for (guint r = 0; r < engine->reporters->len; r++) {
@@ -667,6 +681,15 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
                              engine->plan->saturation_cpu * 100.0,
                              (gdouble) engine->plan->saturation_lag_us / 1000.0));
     }
+    if (engine->stalled_intervals > 0)
+        g_ptr_array_add (
+            buffer->warnings,
+            g_strdup_printf ("in %u of those intervals a worker woke up to %.1f ms after its "
+                             "timer was due: the machine did not run it (another process on its "
+                             "core, or a virtual CPU its host did not schedule); a quieter "
+                             "machine is the cure, not a change to the plan",
+                             engine->stalled_intervals,
+                             (gdouble) engine->worst_wake_late_us / 1000.0));
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
         if (scenario->dropped_iterations > 0)

@@ -230,6 +230,7 @@ throng_metrics_reset (ThrongMetrics *metrics)
     throng_histogram_reset (metrics->lag);
     metrics->loop_delay_max_us = 0;
     metrics->run_wait_us = -1;
+    metrics->wake_late_max_us = 0;
     metrics->interrupted = 0;
     metrics->last_done_us = 0;
     memset (metrics->check_passes, 0, sizeof (guint64) * metrics->first_check[metrics->n_scenarios]);
@@ -251,6 +252,7 @@ throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
     throng_histogram_merge (into->lag, from->lag);
     into->loop_delay_max_us = MAX (into->loop_delay_max_us, from->loop_delay_max_us);
     into->run_wait_us = MAX (into->run_wait_us, from->run_wait_us);
+    into->wake_late_max_us = MAX (into->wake_late_max_us, from->wake_late_max_us);
     into->interrupted += from->interrupted;
     into->last_done_us = MAX (into->last_done_us, from->last_done_us);
     g_assert (into->first_check[into->n_scenarios] == from->first_check[from->n_scenarios]);

@@ -121,6 +121,7 @@ send_report (ThrongWorker *worker, gboolean with_metrics, guint tick, gboolean f
         metrics->run_wait_us
             = wait >= 0 && worker->run_wait_us >= 0 ? wait - worker->run_wait_us : -1;
         worker->run_wait_us = wait;
+        metrics->wake_late_max_us = throng_reactor_take_wake_late (worker->reactor);
         call->report.metrics = metrics;
         worker->metrics = final ? NULL : new_metrics_block (worker);
     }

@@ -3,12 +3,13 @@
  * Honest measurement against real servers: coordinated omission (an
  * in-process libsoup server that stalls one second in every five, driven
  * by the open and the closed model) and the saturation warning (throng
- * overloaded by full TLS handshakes against nginx on one worker, and a
- * light run that must not warn).
+ * overloaded by full TLS handshakes against nginx on one worker, a light
+ * run that must not warn, and a machine that stops running throng).
  */
 #include "test-utils.h"
 
 #include <libsoup/soup.h>
+#include <signal.h>
 #include <string.h>
 
 /* --- a target that stalls ------------------------------------------------- */
@@ -183,6 +184,85 @@ test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_false (throng_test_summary_has_warning (light, "load generator saturated"));
 }
 
+/* The state letter ('S': sleeping) of @pid's thread named @name; '?' without one. */
+static char
+thread_state (const char *pid, const char *name)
+{
+    g_autofree char *dir = g_strdup_printf ("/proc/%s/task", pid);
+    g_autoptr (GDir) tasks = g_dir_open (dir, 0, NULL);
+    const char *tid;
+
+    while (tasks != NULL && (tid = g_dir_read_name (tasks)) != NULL) {
+        g_autofree char *comm_path = g_build_filename (dir, tid, "comm", NULL);
+        g_autofree char *comm = NULL;
+        if (!g_file_get_contents (comm_path, &comm, NULL, NULL)
+            || strcmp (g_strchomp (comm), name) != 0)
+            continue;
+        g_autofree char *stat_path = g_build_filename (dir, tid, "stat", NULL);
+        g_autofree char *stat = NULL;
+        if (!g_file_get_contents (stat_path, &stat, NULL, NULL))
+            return '?';
+        const char *paren = strrchr (stat, ')'); /* a name may hold spaces */
+        return paren != NULL && paren[1] == ' ' ? paren[2] : '?';
+    }
+    return '?';
+}
+
+/*
+ * A machine that does not run the load generator, as a host that leaves
+ * its virtual CPU unscheduled does: SIGSTOP while the worker sleeps
+ * towards its users' next timers, SIGCONT 300 ms later, twice.  The
+ * users' lag trips the warning, and the worker's late wake-up names the
+ * machine, not throng or the plan, as the cause.
+ */
+static void
+test_saturation_machine (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const char yaml[] = "target: builtin\n"
+                               "defaults:\n"
+                               "  http: { base_url: \"${builtin.http}\" }\n"
+                               "scenarios:\n"
+                               "  - users: 20\n"
+                               "    duration: 8s\n"
+                               "    think_time: 50ms\n"
+                               "    steps:\n"
+                               "      - http: { url: / }\n";
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (fixture->dir, "summary.json", NULL);
+    g_auto (GStrv) run_args = throng_test_run_args (plan, summary);
+    g_autoptr (GPtrArray) args = g_ptr_array_new ();
+    for (char **arg = run_args; *arg != NULL; arg++)
+        g_ptr_array_add (args, *arg);
+    g_ptr_array_add (args, (gpointer) "--workers");
+    g_ptr_array_add (args, (gpointer) "1");
+    g_ptr_array_add (args, NULL);
+    g_autoptr (ThrongTestProcess) throng
+        = throng_test_spawn ((const char *const *) args->pdata, NULL);
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    throng_test_wait_started ();
+    for (guint stop = 0; stop < 2; stop++) {
+        /* Stopped while it runs, the worker would find its timers due and
+         * not sleep at all: the stall must come while it waits. */
+        gint64 give_up = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+        while (thread_state (throng_test_process_pid (throng), "throng-worker-0") != 'S'
+               && g_get_monotonic_time () < give_up)
+            g_usleep (200);
+        throng_test_process_signal (throng, SIGSTOP);
+        g_usleep (300 * 1000);
+        throng_test_process_signal (throng, SIGCONT);
+        g_usleep (1200 * 1000);
+    }
+    g_assert_true (throng_test_process_wait (throng, 60, &status, NULL, &err));
+    g_assert_cmpint (status, ==, 0);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_true (throng_test_summary_has_warning (root, "load generator saturated"));
+    g_assert_true (throng_test_summary_has_warning (root, "the machine did not run it"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -194,5 +274,6 @@ main (int argc, char **argv)
     ADD ("/workload/coordinated-omission/open", test_coordinated_omission, "open");
     ADD ("/workload/coordinated-omission/closed", test_coordinated_omission, "closed");
     ADD ("/workload/saturation", test_saturation, NULL);
+    ADD ("/workload/saturation/machine", test_saturation_machine, NULL);
     return g_test_run ();
 }
