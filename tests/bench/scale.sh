@@ -31,8 +31,12 @@
 #   KiB/user     (RSS at N users - RSS at N/10) / (0.9 N), peak RSS, one extra
 #                run at N/10; only for the rows with think time
 #   saturated    throng's own verdict (cpu_share or schedule lag past their limits);
-#                for each flagged run a line on stderr says which criterion and how
+#                for each flagged run a line on stderr says which criterion, how
 #                long the worker waited for a CPU (other processes holding its core)
+#                and how late its loop woke after a timeout at worst (the machine
+#                not running it at all: a virtual CPU its host had not scheduled)
+# The header and the last line say how late the idle client CPU wakes a
+# 1 ms sleeper, the machine's own share of any lag.
 # The client is pinned to CLIENT_CPU (default 0) and nginx to SERVER_CPU
 # (default 1).  ROWS="ref closed-2000 …" chooses rows (names as printed).
 # A shared machine makes every figure noisy: compare rows of one run,
@@ -111,8 +115,9 @@ saturation_note() { # PLAN OUT
     awk -v plan="$(basename "$1" .yaml)" '/engine: interval .* saturated:/ {
             n++; if ($0 ~ /lag over/) lag++; if ($0 ~ /CPU over/) cpu++; if ($0 ~ /did not answer/) late++
             if (match($0, /waited [0-9.-]+ ms/)) { w = substr($0, RSTART + 7, RLENGTH - 10) + 0; if (w > wait) wait = w }
+            if (match($0, /woke [0-9.-]+ ms late/)) { w = substr($0, RSTART + 5, RLENGTH - 13) + 0; if (w > woke) woke = w }
         }
-        END { if (n > 0) printf "# %s: %d interval(s) saturated (lag %d, CPU %d, unanswered %d); worker waited up to %.0f ms for a CPU in one\n", plan, n, lag, cpu, late, wait }' "$2"
+        END { if (n > 0) printf "# %s: %d interval(s) saturated (lag %d, CPU %d, unanswered %d); worker waited up to %.0f ms for a CPU, woke up to %.0f ms late in one\n", plan, n, lag, cpu, late, wait, woke }' "$2"
 }
 
 # One throng run of PLAN on one worker: prints "CPU_US_PER_REQ P50_MS P99_MS
@@ -219,7 +224,16 @@ print_row() { # NAME REF_NAME RSS_PER_USER then a row on stdin
         "$(over "$steady_cpu" "${CPU[$ref]:-0}")" "$steady_p99" "$per_user" "$sat" "$requests"
 }
 
+# The floor under every row's schedule lag: how late the client's CPU,
+# idle, wakes a 1 ms sleeper (tests/bench/wake-latency.c), before and after.
+machine_wake() {
+    local wake=$BUILD_DIR/tests/throng-bench-wake-latency
+    [[ -x $wake ]] && printf '# the machine, CPU %s idle: %s\n' "$CLIENT_CPU" "$(taskset -c "$CLIENT_CPU" "$wake")"
+    return 0
+}
+
 bench_header "throng scale: $DURATION s runs, median of $RUNS, 1 client thread or worker"
+machine_wake
 echo
 printf '%-18s %10s %6s %6s %9s %9s %10s %6s %9s %8s %9s %9s\n' row 'cpu us/req' 'x ref' paired 'p50 ms' \
     'p99 ms' 'steady us' 'x ref' 'st. p99' 'KiB/user' saturated requests
@@ -308,3 +322,4 @@ printf 'throng / h2load at 8000 idle connections (1 request/s each): %s\n' "$(ra
 printf 'throng / h2load, 5000 HTTPS connections (1 request/s each, 20 s): %s\n' \
     "$(ratio https-think-5000 h2load-https-5000)"
 printf '# load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+machine_wake
