@@ -69,7 +69,7 @@ typedef struct {
     gdouble worst_cpu_share;
     gint64 worst_lag_p99_us;
     guint stalled_intervals;    /* saturated ones in which a worker woke past the lag limit */
-    gint64 worst_wake_late_us;  /* the latest such wake-up */
+    gint64 worst_wake_late_us;  /* the longest such overrun among them */
 
     guint signals;
     gboolean started;           /* load may have been sent */
@@ -208,16 +208,19 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
                                                        (gdouble) wait_us / 1000.0)
                                     : g_strdup ("CPU wait unknown");
         g_debug ("engine: interval %u (%.2f s at %.1f s) saturated: %s (CPU %.0f%%, lag p99 "
-                 "%.1f ms, loop delay max %.1f ms, %s, a worker woke %.1f ms late)",
+                 "%.1f ms, loop delay max %.1f ms, %s, a worker woke %.1f ms late beyond "
+                 "any CPU wait)",
                  engine->intervals + 1, (gdouble) snapshot->interval_us / G_USEC_PER_SEC,
                  (gdouble) (now - engine->start_us) / G_USEC_PER_SEC, criteria,
                  snapshot->cpu_share * 100.0, (gdouble) snapshot->lag_p99_us / 1000.0,
                  (gdouble) snapshot->loop_delay_max_us / 1000.0, wait,
                  (gdouble) late_us / 1000.0);
     }
-    /* A wake-up later than the lag limit is enough to trip it by itself,
-     * and it is the machine's: neither throng nor the target had the CPU. */
-    gboolean stalled = snapshot->saturated
+    /* Blamed on the machine only when the lag tripped (not the CPU share)
+     * and one wake-up, beyond any run-queue wait, overran the lag limit:
+     * the thread was neither running nor waiting to run. */
+    gboolean stalled = snapshot->saturated && snapshot->cpu_share <= engine->plan->saturation_cpu
+                       && snapshot->lag_p99_us > engine->plan->saturation_lag_us
                        && engine->interval->wake_late_max_us > engine->plan->saturation_lag_us;
     if (complete) {
         engine->intervals++;
@@ -685,9 +688,9 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
         g_ptr_array_add (
             buffer->warnings,
             g_strdup_printf ("in %u of those intervals a worker woke up to %.1f ms after its "
-                             "timer was due: the machine did not run it (another process on its "
-                             "core, or a virtual CPU its host did not schedule); a quieter "
-                             "machine is the cure, not a change to the plan",
+                             "timer was due without waiting for a CPU: the machine did not run "
+                             "it (a virtual CPU its host did not schedule, or a stopped "
+                             "process); a quieter machine is the cure, not a change to the plan",
                              engine->stalled_intervals,
                              (gdouble) engine->worst_wake_late_us / 1000.0));
     for (guint s = 0; s < summary->n_scenarios; s++) {

@@ -29,8 +29,8 @@ typedef struct {
     gint64 loop_delay_max_us;   /* the worst event-loop delay seen */
     gint64 run_wait_us;         /* how long the worker was runnable but waited for a CPU
                                  * (the kernel's schedstat; the worst worker), -1: unknown */
-    gint64 wake_late_max_us;    /* the most a worker's loop woke after its timeout: time the
-                                 * machine did not run it (throng_reactor_take_wake_late) */
+    gint64 wake_late_max_us;    /* the most a worker's loop woke after its timeout, less its
+                                 * run-queue wait: time the machine did not run it at all */
     guint64 interrupted;        /* iterations cut short: a step cancelled, or the rest not run */
     gint64 last_done_us;        /* monotonic time the last recorded step completed; 0: none */
     guint *first_check;         /* index in check_* of each scenario's first check; n_scenarios + 1 */

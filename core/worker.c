@@ -121,7 +121,12 @@ send_report (ThrongWorker *worker, gboolean with_metrics, guint tick, gboolean f
         metrics->run_wait_us
             = wait >= 0 && worker->run_wait_us >= 0 ? wait - worker->run_wait_us : -1;
         worker->run_wait_us = wait;
-        metrics->wake_late_max_us = throng_reactor_take_wake_late (worker->reactor);
+        /* What the run queue explains is not the machine's stall: the
+         * worker may have waited behind throng's own threads (the built-in
+         * target, the main thread). A stopped process or a virtual CPU its
+         * host did not run leaves no run-queue wait. */
+        gint64 late = throng_reactor_take_wake_late (worker->reactor);
+        metrics->wake_late_max_us = MAX (late - MAX (metrics->run_wait_us, 0), 0);
         call->report.metrics = metrics;
         worker->metrics = final ? NULL : new_metrics_block (worker);
     }

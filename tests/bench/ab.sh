@@ -51,7 +51,7 @@ measure() { local tool=$1 url=$2 out=$WORK/out.txt cpu requests p
   case $tool in
   wrk) cpu=$(run_timed "$out" wrk -t1 -c"$CONNS" -d"${DURATION}s" "$url"); requests=$(awk '/requests in/ { print $1 }' "$out");;
   before|after) local bin=$BEFORE_DIR/core/throng; [[ $tool == after ]] && bin=$BUILD_DIR/core/throng
-     p=$(plan "$url"); rm -f "$WORK/ka.json" "$WORK/ka.jsonl"
+     p=$(plan "$url"); rm -f "$WORK/ka.json"
      cpu=$(run_timed "$out" "$bin" run "$p" --workers 1 --quiet --out "json=$WORK/ka.json"); requests=$(json "$WORK/ka.json" total.requests);;
   esac
   awk -v c="$(awk '{print $1+$2}' <<<"$cpu")" -v r="$requests" 'BEGIN { printf "%.2f\n", c*1e6/r }'; }

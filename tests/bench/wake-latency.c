@@ -27,7 +27,8 @@ compare_gint64 (gconstpointer a, gconstpointer b)
 int
 main (int argc, char **argv)
 {
-    guint count = argc > 1 ? (guint) atoi (argv[1]) : 5000;
+    int requested = argc > 1 ? atoi (argv[1]) : 5000;
+    guint count = requested > 0 ? (guint) requested : 0;
     int epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
     struct epoll_event event;
     g_autofree gint64 *late = g_new (gint64, MAX (count, 1));
