@@ -63,7 +63,8 @@ gint64 throng_reactor_get_next_due (ThrongReactor *reactor);
  * The most, in µs, that a poll of the loop came back after its timeout
  * since the last call (0: never), and starts again from 0.  A worker's
  * loop sleeps until its earliest timer; waking later than that is the
- * machine not running the thread, which its timers' lateness then shows.
+ * thread not being run, which its timers' lateness then shows (the worker
+ * subtracts its run-queue wait to leave the machine's part).
  */
 gint64 throng_reactor_take_wake_late (ThrongReactor *reactor);
 guint throng_reactor_get_n_watches (ThrongReactor *reactor);

@@ -343,10 +343,11 @@ is_eventfd (int fd)
 }
 
 /*
- * A poll that came back later than its timeout: nothing in throng held
- * the thread, so the machine did not run it (another process on its
- * core, or a virtual CPU that the host had not scheduled, which the
- * guest's run-queue wait does not see).
+ * A poll that came back later than its timeout: the thread was not run
+ * when it was due, either waiting for a CPU (behind another process or
+ * throng's own threads, which the run-queue wait shows) or not runnable
+ * at all (a stopped process, a virtual CPU its host had not scheduled).
+ * The worker tells the two apart.
  */
 static void
 note_wake (ThrongReactor *reactor, gint timeout, gint64 start_us)
