@@ -104,11 +104,39 @@ throng_node_column (const ThrongNode *node)
     return node->column;
 }
 
+/*
+ * @message with its control characters spelled as escapes, so that an error
+ * stays on one line: a plan's scalar or key may span lines (a folded plain
+ * scalar, a quoted "\n"), and an error quotes what it was given.
+ */
+static char *
+one_line (const char *message)
+{
+    GString *out = g_string_sized_new (strlen (message));
+
+    for (const char *p = message; *p != '\0'; p++) {
+        unsigned char c = (unsigned char)*p;
+
+        if (c == '\n')
+            g_string_append (out, "\\n");
+        else if (c == '\r')
+            g_string_append (out, "\\r");
+        else if (c == '\t')
+            g_string_append (out, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            g_string_append_printf (out, "\\x%02x", c);
+        else
+            g_string_append_c (out, (char)c);
+    }
+    return g_string_free (out, FALSE);
+}
+
 void
 throng_node_set_error (const ThrongNode *node, GError **error, ThrongPlanError code,
                        const char *format, ...)
 {
     va_list args;
+    g_autofree char *formatted = NULL;
     g_autofree char *message = NULL;
 
     g_return_if_fail (node != NULL);
@@ -117,8 +145,9 @@ throng_node_set_error (const ThrongNode *node, GError **error, ThrongPlanError c
         return;
 
     va_start (args, format);
-    message = g_strdup_vprintf (format, args);
+    formatted = g_strdup_vprintf (format, args);
     va_end (args);
+    message = one_line (formatted);
     g_set_error (error, THRONG_PLAN_ERROR, code, "%s:%u:%u: %s", node->file, node->line,
                  node->column, message);
 }
@@ -153,6 +182,7 @@ throng_node_set_error_at (const ThrongNode *node, gsize offset, GError **error,
                           ThrongPlanError code, const char *format, ...)
 {
     va_list args;
+    g_autofree char *formatted = NULL;
     g_autofree char *message = NULL;
     g_autofree char *where = NULL;
 
@@ -160,8 +190,9 @@ throng_node_set_error_at (const ThrongNode *node, gsize offset, GError **error,
     if (error == NULL)
         return;
     va_start (args, format);
-    message = g_strdup_vprintf (format, args);
+    formatted = g_strdup_vprintf (format, args);
     va_end (args);
+    message = one_line (formatted);
     where = throng_locate_in_text (node->file, node->line, node->column, node->style, node->text,
                                    MIN (offset, strlen (node->text)));
     g_set_error (error, THRONG_PLAN_ERROR, code, "%s: %s", where, message);
@@ -491,7 +522,11 @@ throng_parse_size (const char *text, guint64 *out_bytes, GError **error)
 static gboolean
 locate (const ThrongNode *node, GError *local, GError **error)
 {
-    g_propagate_prefixed_error (error, local, "%s:%u:%u: ", node->file, node->line, node->column);
+    g_autofree char *message = one_line (local->message);
+
+    g_set_error (error, local->domain, local->code, "%s:%u:%u: %s", node->file, node->line,
+                 node->column, message);
+    g_error_free (local);
     return FALSE;
 }
 
