@@ -107,6 +107,13 @@ void throng_node_set_error_at (const ThrongNode *node, gsize offset, GError **er
 char *throng_locate_in_text (const char *file, guint line, guint column, char style,
                              const char *text, gsize offset);
 
+/*
+ * @message with its control characters spelled as escapes ("\n", "\t",
+ * "\x01"), so that an error quoting a multi-line scalar or key stays on
+ * one line.
+ */
+char *throng_one_line (const char *message);
+
 /* What the user gave, for "got …" messages: "a map", "a list", "an empty value", "'text'". */
 char *throng_node_describe (const ThrongNode *node);
 

@@ -104,13 +104,10 @@ throng_node_column (const ThrongNode *node)
     return node->column;
 }
 
-/*
- * @message with its control characters spelled as escapes, so that an error
- * stays on one line: a plan's scalar or key may span lines (a folded plain
- * scalar, a quoted "\n"), and an error quotes what it was given.
- */
-static char *
-one_line (const char *message)
+/* A plan's scalar or key may span lines (a folded plain scalar, a quoted
+ * "\n"), and an error quotes what it was given. */
+char *
+throng_one_line (const char *message)
 {
     GString *out = g_string_sized_new (strlen (message));
 
@@ -147,7 +144,7 @@ throng_node_set_error (const ThrongNode *node, GError **error, ThrongPlanError c
     va_start (args, format);
     formatted = g_strdup_vprintf (format, args);
     va_end (args);
-    message = one_line (formatted);
+    message = throng_one_line (formatted);
     g_set_error (error, THRONG_PLAN_ERROR, code, "%s:%u:%u: %s", node->file, node->line,
                  node->column, message);
 }
@@ -192,7 +189,7 @@ throng_node_set_error_at (const ThrongNode *node, gsize offset, GError **error,
     va_start (args, format);
     formatted = g_strdup_vprintf (format, args);
     va_end (args);
-    message = one_line (formatted);
+    message = throng_one_line (formatted);
     where = throng_locate_in_text (node->file, node->line, node->column, node->style, node->text,
                                    MIN (offset, strlen (node->text)));
     g_set_error (error, THRONG_PLAN_ERROR, code, "%s: %s", where, message);
@@ -522,7 +519,7 @@ throng_parse_size (const char *text, guint64 *out_bytes, GError **error)
 static gboolean
 locate (const ThrongNode *node, GError *local, GError **error)
 {
-    g_autofree char *message = one_line (local->message);
+    g_autofree char *message = throng_one_line (local->message);
 
     g_set_error (error, local->domain, local->code, "%s:%u:%u: %s", node->file, node->line,
                  node->column, message);

@@ -418,9 +418,9 @@ throng_plan_free (ThrongPlan *plan)
     g_free (priv);
 }
 
-ThrongPlan *
-throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptions *options,
-                  GError **error)
+static ThrongPlan *
+plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptions *options,
+           GError **error)
 {
     static const ThrongPlanLoadOptions no_options = { 0 };
     g_autoptr (ThrongPlan) plan = NULL;
@@ -502,4 +502,23 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
              plan->reporters->len == 1 ? "" : "s", throng_thresholds_count (plan->thresholds),
              throng_thresholds_count (plan->thresholds) == 1 ? "" : "s");
     return g_steal_pointer (&plan);
+}
+
+ThrongPlan *
+throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptions *options,
+                  GError **error)
+{
+    GError *local = NULL;
+    ThrongPlan *plan = plan_load (path, registry, options, &local);
+
+    /* Not every error is set through a node (templates, data sets, plugins'
+     * own messages), and any may quote what the user wrote: one line each. */
+    if (local != NULL) {
+        char *message = throng_one_line (local->message);
+
+        g_free (local->message);
+        local->message = message;
+        g_propagate_error (error, local);
+    }
+    return plan;
 }

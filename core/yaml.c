@@ -138,11 +138,13 @@ set_error_at (GError **error, ThrongPlanError code, const char *file, guint line
               const char *format, ...)
 {
     va_list args;
+    g_autofree char *formatted = NULL;
     g_autofree char *message = NULL;
 
     va_start (args, format);
-    message = g_strdup_vprintf (format, args);
+    formatted = g_strdup_vprintf (format, args);
     va_end (args);
+    message = throng_one_line (formatted);
     g_set_error (error, THRONG_PLAN_ERROR, code, "%s:%u:%u: %s", file, line, column, message);
 }
 
