@@ -10,6 +10,7 @@
 
 #include <libsoup/soup.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 /* --- a target that stalls ------------------------------------------------- */
@@ -136,6 +137,32 @@ run_against_nginx (ThrongTestTmpdir *fixture, const char *plan, ThrongTestNginx 
     return throng_test_run_summary (fixture->dir, yaml, extra, 60, 0, NULL);
 }
 
+/*
+ * The count of intervals in the summary's warning holding @fragment: the
+ * number after @before ("(1 of 3 intervals", "in 1 of those intervals");
+ * 0 without such a warning.
+ */
+static guint
+warning_count (JsonNode *root, const char *fragment, const char *before)
+{
+    guint n = throng_test_json_length (root, "warnings");
+
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
+        const char *text = throng_test_json_string (root, path);
+        const char *at;
+        guint count = 0;
+
+        if (strstr (text, fragment) == NULL)
+            continue;
+        at = strstr (text, before);
+        g_assert_nonnull (at);
+        g_assert_cmpint (sscanf (at + strlen (before), "%u of ", &count), ==, 1);
+        return count;
+    }
+    return 0;
+}
+
 static void
 test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
 {
@@ -160,6 +187,7 @@ test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
                                                     nginx);
     g_test_message ("heavy: %" G_GINT64_FORMAT " full handshakes",
                     throng_test_json_int (heavy, "total.handshakes.full"));
+    throng_test_summary_print_warnings (heavy, "heavy");
     g_assert_cmpint (throng_test_json_int (heavy, "total.handshakes.full"), >, 100);
     g_assert_true (throng_test_summary_has_warning (heavy, "load generator saturated"));
 
@@ -179,9 +207,27 @@ test_saturation (ThrongTestTmpdir *fixture, gconstpointer data)
         "    steps:\n"
         "      - http: {url: /}\n",
         NULL);
-    g_autoptr (JsonNode) light = run_against_nginx (fixture, light_plan, nginx);
-    g_assert_cmpint (throng_test_json_int (light, "total.requests"), >=, 148);
-    g_assert_false (throng_test_summary_has_warning (light, "load generator saturated"));
+    /* On a shared machine requests can leave late for reasons that are
+     * not throng's, and throng rightly flags the interval: a virtual CPU
+     * its host leaves unscheduled for 10-50 ms (here about one wake-up in
+     * 4,000; the warning then names the machine, and the run counts as
+     * clean), or other tests holding both CPUs (the run is made again, up
+     * to three times in all).  A throng that flags every light run of its
+     * own still fails. */
+    for (guint attempt = 1;; attempt++) {
+        g_autoptr (JsonNode) light = run_against_nginx (fixture, light_plan, nginx);
+        g_autofree char *label = g_strdup_printf ("light run %u", attempt);
+        guint saturated = warning_count (light, "load generator saturated", "(");
+
+        throng_test_summary_print_warnings (light, label);
+        if (saturated == 0) {
+            g_assert_cmpint (throng_test_json_int (light, "total.requests"), >=, 148);
+            break;
+        }
+        if (warning_count (light, "the machine did not run it", "in ") == saturated)
+            break;
+        g_assert_cmpuint (attempt, <, 3);
+    }
 }
 
 /* The state letter ('S': sleeping) of @pid's thread named @name; '?' without one. */
@@ -245,7 +291,14 @@ test_saturation_machine (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *err = NULL;
     int status = -1;
 
-    throng_test_wait_started ();
+    /* The worker exists once the plan is loaded and the target is up; a
+     * fixed wait could stop a sanitized build on a busy machine before. */
+    gint64 started_by = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+    while (thread_state (throng_test_process_pid (throng), "throng-worker-0") == '?'
+           && g_get_monotonic_time () < started_by)
+        g_usleep (10 * 1000);
+    g_assert_cmpint (thread_state (throng_test_process_pid (throng), "throng-worker-0"), !=, '?');
+    g_usleep (500 * 1000);
     for (guint stop = 0; stop < 3; stop++) {
         gint64 give_up = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
         while (thread_state (throng_test_process_pid (throng), "throng-worker-0") != 'S'
@@ -261,6 +314,7 @@ test_saturation_machine (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autoptr (GError) error = NULL;
     g_autoptr (JsonNode) root = throng_test_json_load (summary, &error);
     g_assert_no_error (error);
+    throng_test_summary_print_warnings (root, "stopped run");
     g_assert_true (throng_test_summary_has_warning (root, "load generator saturated"));
     g_assert_true (throng_test_summary_has_warning (root, "the machine did not run it"));
 }

@@ -176,6 +176,18 @@ throng_test_summary_has_warning (JsonNode *root, const char *fragment)
     return FALSE;
 }
 
+void
+throng_test_summary_print_warnings (JsonNode *root, const char *label)
+{
+    guint n = throng_test_json_length (root, "warnings");
+
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
+
+        g_test_message ("%s: %s", label, throng_test_json_string (root, path));
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* CSV samples                                                         */
 

@@ -59,6 +59,9 @@ void throng_test_summary_assert_totals (JsonNode *root, const char *stats);
 /* TRUE if one of the summary's "warnings" holds @fragment. */
 gboolean throng_test_summary_has_warning (JsonNode *root, const char *fragment);
 
+/* The summary's warnings as test messages, each after "@label: ". */
+void throng_test_summary_print_warnings (JsonNode *root, const char *label);
+
 /* ------------------------------------------------------------------ */
 /* CSV samples                                                         */
 
