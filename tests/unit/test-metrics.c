@@ -193,6 +193,9 @@ test_metrics_merge_equals_union (void)
         workers[w]->dropped[1] = w;
         workers[w]->samples_dropped = 5;
         workers[w]->loop_delay_max_us = 100 * (gint64) (w + 1);
+        /* the middle worker's kernel did not say how long it waited */
+        workers[w]->run_wait_us = w == 1 ? -1 : 40 * (gint64) (w + 1);
+        workers[w]->wake_late_max_us = w == 1 ? 9000 : 0;
         throng_metrics_merge (merged, workers[w]);
     }
 
@@ -215,12 +218,16 @@ test_metrics_merge_equals_union (void)
     g_assert_cmpuint (merged->dropped[1], ==, 0 + 1 + 2);
     g_assert_cmpuint (merged->samples_dropped, ==, 15);
     g_assert_cmpint (merged->loop_delay_max_us, ==, 300);
+    g_assert_cmpint (merged->run_wait_us, ==, 120);
+    g_assert_cmpint (merged->wake_late_max_us, ==, 9000);
 
     throng_metrics_reset (merged);
     g_assert_cmpuint (merged->steps[0].requests, ==, 0);
     g_assert_cmpuint (merged->iterations[0], ==, 0);
     g_assert_cmpuint (throng_histogram_count (merged->lag), ==, 0);
     g_assert_cmpint (merged->loop_delay_max_us, ==, 0);
+    g_assert_cmpint (merged->run_wait_us, ==, -1);
+    g_assert_cmpint (merged->wake_late_max_us, ==, 0);
 
     for (guint w = 0; w < G_N_ELEMENTS (workers); w++)
         throng_metrics_free (workers[w]);
