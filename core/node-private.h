@@ -114,6 +114,9 @@ char *throng_locate_in_text (const char *file, guint line, guint column, char st
  */
 char *throng_one_line (const char *message);
 
+/* @text quoted, cut to its first 40 characters and "…" when longer. */
+char *throng_excerpt (const char *text);
+
 /* What the user gave, for "got …" messages: "a map", "a list", "an empty value", "'text'". */
 char *throng_node_describe (const ThrongNode *node);
 

@@ -206,11 +206,17 @@ throng_node_describe (const ThrongNode *node)
         return g_strdup ("an empty value");
     if (throng_node_is_null (node))
         return g_strdup ("null");
-    if (g_utf8_strlen (node->text, -1) > 40) {
-        g_autofree char *head = g_utf8_substring (node->text, 0, 40);
+    return throng_excerpt (node->text);
+}
+
+char *
+throng_excerpt (const char *text)
+{
+    if (g_utf8_strlen (text, -1) > 40) {
+        g_autofree char *head = g_utf8_substring (text, 0, 40);
         return g_strdup_printf ("'%s…'", head);
     }
-    return g_strdup_printf ("'%s'", node->text);
+    return g_strdup_printf ("'%s'", text);
 }
 
 static gboolean

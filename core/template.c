@@ -350,15 +350,17 @@ unknown_name (Compiler *c, gsize offset, const char *expr, GError **error)
                 better = g_strdup_printf ("%s.%s", suggestion, member);
         }
     }
+    /* A "${" left open reads up to the next "}", however far: quote its start. */
+    g_autofree char *shown = throng_excerpt (expr);
     if (better != NULL)
-        return compiler_error (c, offset, error, "unknown variable '%s'; did you mean '%s'?", expr,
+        return compiler_error (c, offset, error, "unknown variable %s; did you mean '%s'?", shown,
                                better);
     return compiler_error (c, offset, error,
-                           "unknown variable '%s'; a template reads vars.NAME, data.COLUMN, "
+                           "unknown variable %s; a template reads vars.NAME, data.COLUMN, "
                            "env.NAME, user.id, iteration, arrival, scenario.name, worker.id, "
                            "random.int(A, B), random.string(N), uuid, time.unix, time.unix_ms, "
                            "time.iso or counter.NAME",
-                           expr);
+                           shown);
 }
 
 static gboolean
