@@ -145,22 +145,16 @@ run_against_nginx (ThrongTestTmpdir *fixture, const char *plan, ThrongTestNginx 
 static guint
 warning_count (JsonNode *root, const char *fragment, const char *before)
 {
-    guint n = throng_test_json_length (root, "warnings");
+    const char *text = throng_test_summary_find_warning (root, fragment);
+    const char *at;
+    guint count = 0;
 
-    for (guint i = 0; i < n; i++) {
-        g_autofree char *path = g_strdup_printf ("warnings.%u", i);
-        const char *text = throng_test_json_string (root, path);
-        const char *at;
-        guint count = 0;
-
-        if (strstr (text, fragment) == NULL)
-            continue;
-        at = strstr (text, before);
-        g_assert_nonnull (at);
-        g_assert_cmpint (sscanf (at + strlen (before), "%u of ", &count), ==, 1);
-        return count;
-    }
-    return 0;
+    if (text == NULL)
+        return 0;
+    at = strstr (text, before);
+    g_assert_nonnull (at);
+    g_assert_cmpint (sscanf (at + strlen (before), "%u of ", &count), ==, 1);
+    return count;
 }
 
 static void

@@ -162,18 +162,25 @@ throng_test_summary_assert_totals (JsonNode *root, const char *stats)
                      throng_test_json_int (root, requests));
 }
 
-gboolean
-throng_test_summary_has_warning (JsonNode *root, const char *fragment)
+const char *
+throng_test_summary_find_warning (JsonNode *root, const char *fragment)
 {
     guint n = throng_test_json_length (root, "warnings");
 
     for (guint i = 0; i < n; i++) {
         g_autofree char *path = g_strdup_printf ("warnings.%u", i);
+        const char *text = throng_test_json_string (root, path);
 
-        if (strstr (throng_test_json_string (root, path), fragment) != NULL)
-            return TRUE;
+        if (strstr (text, fragment) != NULL)
+            return text;
     }
-    return FALSE;
+    return NULL;
+}
+
+gboolean
+throng_test_summary_has_warning (JsonNode *root, const char *fragment)
+{
+    return throng_test_summary_find_warning (root, fragment) != NULL;
 }
 
 void

@@ -56,6 +56,9 @@ gint64 throng_test_summary_class_sum (JsonNode *root, const char *stats);
  */
 void throng_test_summary_assert_totals (JsonNode *root, const char *stats);
 
+/* The first of the summary's "warnings" that holds @fragment (owned by @root), or NULL. */
+const char *throng_test_summary_find_warning (JsonNode *root, const char *fragment);
+
 /* TRUE if one of the summary's "warnings" holds @fragment. */
 gboolean throng_test_summary_has_warning (JsonNode *root, const char *fragment);
 
