@@ -31,6 +31,13 @@ typedef struct {
 /* Interim (1xx) responses accepted before the final one; more is class `protocol`. */
 #define HTTP_MAX_INTERIM 32
 
+/*
+ * Empty lines (CRLF or LF) accepted before a status line, counted per
+ * response: RFC 9112 §2.2 asks a client to ignore at least one, and a
+ * server that sends an extra CRLF after `100 Continue` sends one there.
+ */
+#define HTTP_MAX_EMPTY_LINES 32
+
 /* Largest Content-Length accepted: 2^63 - 1. */
 #define HTTP_MAX_LENGTH ((guint64)G_MAXINT64)
 

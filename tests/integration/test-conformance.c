@@ -678,6 +678,12 @@ static const Case cases[] = {
     /* Every third request on a connection is closed unanswered: retried once, on a new one. */
     { .name = "hostile/close-every-third", .on = ON_HTTP, .path = FAULT_PATH_CLOSE_THIRD,
       .status = 200, .message = "OK", .iterations = 9, .connections = 5, .retries = 4 },
+    /* RFC 9112 §2.2: empty lines before a status line are ignored, after a 100 too. */
+    { .name = "hostile/empty-line-before-status", .on = ON_HTTP, .path = FAULT_PATH_EMPTY_LINE_BEFORE,
+      .status = 200, .message = "OK", .iterations = 2, .connections = 1 },
+    { .name = "hostile/continue-then-empty-line", .on = ON_HTTP,
+      .path = FAULT_PATH_CONTINUE_EMPTY_LINE, .status = 200, .message = "OK", .iterations = 2,
+      .connections = 1 },
     { .name = "hostile/bytes-on-idle-connection", .on = ON_HTTP, .path = FAULT_PATH_STRAY_AFTER,
       .status = 200, .message = "OK", .iterations = 2, .think_time = "400ms", .connections = 2 },
     { .name = "hostile/tls-bytes-on-idle-connection", .on = ON_HTTPS, .path = FAULT_PATH_STRAY_AFTER,

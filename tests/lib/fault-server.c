@@ -262,6 +262,11 @@ answer_hostile (Conn *conn, const char *path, const char *query)
             return FALSE;
         return conn_send_text (conn, OK_HEAD "Content-Length: 2\r\n\r\nok");
     }
+    if (strcmp (path, FAULT_PATH_EMPTY_LINE_BEFORE) == 0)
+        return conn_send_text (conn, "\r\n" OK_HEAD "Content-Length: 2\r\n\r\nok");
+    if (strcmp (path, FAULT_PATH_CONTINUE_EMPTY_LINE) == 0)
+        return conn_send_text (conn, "HTTP/1.1 100 Continue\r\n\r\n\r\n" OK_HEAD
+                                     "Content-Length: 2\r\n\r\nok");
     if (strcmp (path, FAULT_PATH_STRAY_AFTER) == 0) {
         if (!conn_send_text (conn, OK_HEAD "Content-Length: 2\r\n\r\nok"))
             return FALSE;

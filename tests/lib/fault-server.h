@@ -79,3 +79,6 @@
 #define FAULT_PATH_NO_CONTENT_BODY "/no-content-body"   /* 204 with 5 body bytes, keep-alive */
 #define FAULT_PATH_CLOSE_THIRD "/close-third"       /* 200 "ok", keep-alive; the third request on a connection is closed unanswered */
 #define FAULT_PATH_STRAY_AFTER "/stray-after"       /* 200 "ok", keep-alive, then 5 bytes 100 ms later */
+#define FAULT_PATH_EMPTY_LINE_BEFORE "/empty-line-before" /* CRLF, then 200 "ok", keep-alive */
+/* 100 Continue, an extra CRLF, then 200 "ok", keep-alive (as aiohttp sends) */
+#define FAULT_PATH_CONTINUE_EMPTY_LINE "/continue-empty-line"

@@ -42,6 +42,8 @@ typedef struct {
 #define CHUNKED_OK "2\r\nok\r\n0\r\n\r\n"
 #define NUL_VALUE H200 "X-A: a\0b\r\nContent-Length: 2\r\n\r\nok"
 #define NUL_NAME H200 "X\0A: b\r\nContent-Length: 2\r\n\r\nok"
+#define CRLF8 "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n"
+#define CRLF32 CRLF8 CRLF8 CRLF8 CRLF8
 
 static const Case cases[] = {
     /* Fields fast/head.c reads itself: repeats and cases of their names. */
@@ -190,6 +192,21 @@ static const Case cases[] = {
     { "status/lowercase", "http/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, FALSE, FALSE, FAIL,
       THRONG_ERROR_PROTOCOL, 0, 0, FALSE },
     { "status/cut", "HTTP/1.1 20", 0, FALSE, TRUE, FAIL, THRONG_ERROR_RESET, 0, 0, FALSE },
+    /* Empty lines before a status line are ignored (RFC 9112 §2.2), within a bound. */
+    { "empty/crlf-before", "\r\n" H200 "Content-Length: 2\r\n\r\nok", 0, FALSE, FALSE, OK, 0,
+      200, 2, TRUE },
+    { "empty/lf-and-crlf-before", "\n\r\n\n" H200 "Content-Length: 2\r\n\r\nok", 0, FALSE,
+      FALSE, OK, 0, 200, 2, TRUE },
+    { "empty/after-100", "HTTP/1.1 100 Continue\r\n\r\n\r\n" H200 "Content-Length: 2\r\n\r\nok",
+      0, FALSE, FALSE, OK, 0, 200, 2, TRUE },
+    { "empty/32", CRLF32 H200 "Content-Length: 2\r\n\r\nok", 0, FALSE, FALSE, OK, 0, 200, 2,
+      TRUE },
+    { "empty/33", CRLF32 "\r\n" H200 "Content-Length: 2\r\n\r\nok", 0, FALSE, FALSE, FAIL,
+      THRONG_ERROR_PROTOCOL, 0, 0, FALSE },
+    { "empty/bare-cr", "\rHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 0, FALSE, FALSE, FAIL,
+      THRONG_ERROR_PROTOCOL, 0, 0, FALSE },
+    { "empty/then-close", "\r\n\r\n", 0, FALSE, TRUE, FAIL, THRONG_ERROR_RESET, 0, 0, FALSE },
+    { "empty/only-waits", "\r\n", 0, FALSE, FALSE, WAITS, 0, 0, 0, FALSE },
     { "status/nothing", "", 0, FALSE, TRUE, FAIL, THRONG_ERROR_RESET, 0, 0, FALSE },
 
     /* Persistence (RFC 9112 §9.3). */

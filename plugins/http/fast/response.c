@@ -47,6 +47,8 @@ fast_response_start (FastResponse *r, gboolean head_only, guint64 max_body)
     r->head_len = 0;
     r->head_scanned = 0;
     r->interim = 0;
+    r->empty_lines = 0;
+    r->empty_cr = FALSE;
     r->status = 0;
     r->body_left = 0;
     r->body_bytes = 0;
@@ -215,6 +217,42 @@ head_reserve (FastResponse *r, gsize need)
     r->head_cap = cap;
 }
 
+/*
+ * Before a status line: skips empty lines (CRLF or a bare LF, as the head
+ * accepts both) from @data[*taken..len), and moves *@taken past them.
+ * FALSE, with the response failed, at a CR that no LF follows or past
+ * HTTP_MAX_EMPTY_LINES: byte by byte, so a line split over reads counts
+ * once.
+ */
+static gboolean
+skip_empty_lines (FastResponse *r, const guint8 *data, gsize len, gsize *taken)
+{
+    gsize i = *taken;
+
+    for (; i < len; i++) {
+        if (r->empty_cr) {
+            if (data[i] != '\n') {
+                *taken = i;
+                fail (r, THRONG_ERROR_PROTOCOL, "no HTTP status line");
+                return FALSE;
+            }
+            r->empty_cr = FALSE;
+        } else if (data[i] == '\r') {
+            r->empty_cr = TRUE;
+            continue;
+        } else if (data[i] != '\n') {
+            break;
+        }
+        if (++r->empty_lines > HTTP_MAX_EMPTY_LINES) {
+            *taken = i + 1;
+            fail (r, THRONG_ERROR_PROTOCOL, "too many empty lines before the status line");
+            return FALSE;
+        }
+    }
+    *taken = i;
+    return TRUE;
+}
+
 /* Head bytes: where the next head ends, if it does within @data[0..len). */
 static FastResponseResult
 head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
@@ -222,11 +260,22 @@ head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
     gsize taken = 0;
 
     for (;;) {
-        gsize room = FAST_MAX_HEAD - r->head_len;
-        gsize n = MIN (len - taken, room);
-        gsize old = r->head_len;
-        gsize end = 0;
+        gsize room, n, old, end = 0;
         FastResponseResult result;
+
+        if (r->head_len == 0) {
+            if (!skip_empty_lines (r, data, len, &taken)) {
+                *consumed = taken;
+                return FAST_RESPONSE_ERROR;
+            }
+            if (taken == len) {
+                *consumed = len;
+                return FAST_RESPONSE_MORE;
+            }
+        }
+        room = FAST_MAX_HEAD - r->head_len;
+        n = MIN (len - taken, room);
+        old = r->head_len;
 
         /* A head that arrives whole is found where it lies, and only it is copied. */
         if (old == 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fast transport's response parser: bytes in, one response out —
- * interim 1xx heads skipped (at most HTTP_MAX_INTERIM), the final head
+ * interim 1xx heads skipped (at most HTTP_MAX_INTERIM), and empty lines
+ * before any status line (at most HTTP_MAX_EMPTY_LINES), the final head
  * read by head.c (or libsoup, when it is not simple), its framing decided
  * by framing.c, and the body
  * counted, never kept.  It does no I/O and reads no clock, so that the
@@ -37,6 +38,8 @@ typedef struct {
     gsize head_len;
     gsize head_scanned;
     guint interim;
+    guint empty_lines; /* before a status line, in this response (HTTP_MAX_EMPTY_LINES) */
+    gboolean empty_cr; /* an empty line's CR came; its LF must follow */
     /*
      * The final head's fields.  A simple head (head.h) is not parsed into
      * them until fast_response_headers() asks; h2.c fills them itself.
