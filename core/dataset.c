@@ -393,11 +393,8 @@ throng_dataset_load (const ThrongNode *node, const char *plan_dir, guint users,
     g_autofree char *path = g_canonicalize_filename (fields.file, plan_dir);
     GStatBuf st;
     /* a device or a FIFO could be read forever: regular files only, bounded */
-    if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
-        throng_node_set_error (file_node, error, THRONG_PLAN_ERROR_FILE,
-                               "data: %s is not a regular file", fields.file);
+    if (g_stat (path, &st) == 0 && !throng_node_check_file (file_node, path, error))
         return NULL;
-    }
     if (g_stat (path, &st) == 0 && st.st_size > THRONG_DATA_MAX_BYTES) {
         throng_node_set_error (file_node, error, THRONG_PLAN_ERROR_LIMIT,
                                "data: %s is larger than %d MiB", fields.file,

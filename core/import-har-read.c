@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <throng/node.h>
 #include <string.h>
 
 /* The HAR versions read: 1.2, and 1.1, of which 1.2 only added optional fields. */
@@ -592,6 +593,9 @@ har_read (const char *path, const HarSelect *select, HarImport *import, GError *
     import->skipped = g_ptr_array_new_with_free_func (g_free);
     import->requests = g_ptr_array_new_with_free_func (har_request_free);
 
+    /* A FIFO would block the read below; a device would be read for ever. */
+    if (!throng_node_check_file (NULL, path, error))
+        return FALSE;
     if (!g_file_get_contents (path, &text, &length, &local)) {
         g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, local->message);
         return FALSE;

@@ -4,12 +4,16 @@
  * number, duration, size) and the key check with its nearest-key
  * suggestion.  Every failure is a THRONG_PLAN_ERROR located at the node,
  * worded "expected <type>, got <what was given>", and leaves the
- * out-parameter untouched.
+ * out-parameter untouched.  Also the check that a file a plan names is
+ * one that can be read to its end.
  */
 #include "node-private.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Spelled out: G_DEFINE_QUARK stringifies its argument, which a formatter once spaced out. */
 GQuark
@@ -147,6 +151,46 @@ throng_node_set_error (const ThrongNode *node, GError **error, ThrongPlanError c
     message = throng_one_line (formatted);
     g_set_error (error, THRONG_PLAN_ERROR, code, "%s:%u:%u: %s", node->file, node->line,
                  node->column, message);
+}
+
+static const char *
+file_kind (mode_t mode)
+{
+    if (S_ISDIR (mode))
+        return "a directory";
+    if (S_ISFIFO (mode))
+        return "a FIFO";
+    if (S_ISCHR (mode))
+        return "a character device";
+    if (S_ISBLK (mode))
+        return "a block device";
+    if (S_ISSOCK (mode))
+        return "a socket";
+    return "not a file";
+}
+
+gboolean
+throng_node_check_file (const ThrongNode *node, const char *path, GError **error)
+{
+    GStatBuf st;
+    g_autofree char *message = NULL;
+    /* The name as the user wrote it, where the plan wrote it. */
+    const char *name = node != NULL && node->kind == THRONG_NODE_SCALAR ? node->text : path;
+
+    g_return_val_if_fail (path != NULL, FALSE);
+    if (g_stat (path, &st) != 0) {
+        int saved = errno;
+        message = g_strdup_printf ("%s: %s", name, g_strerror (saved));
+    } else if (S_ISREG (st.st_mode)) {
+        return TRUE;
+    } else {
+        message = g_strdup_printf ("%s is not a regular file (%s)", name, file_kind (st.st_mode));
+    }
+    if (node != NULL)
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_FILE, "%s", message);
+    else
+        g_set_error_literal (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE, message);
+    return FALSE;
 }
 
 char *

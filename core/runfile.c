@@ -7,6 +7,8 @@
  */
 #include "runfile.h"
 
+#include <throng/node.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -703,8 +705,12 @@ ThrongRunFile *
 throng_run_file_open (const char *path, GError **error)
 {
     g_autoptr (GError) local = NULL;
-    GMappedFile *map = g_mapped_file_new (path, FALSE, &local);
+    GMappedFile *map;
 
+    /* A FIFO would block the open below; a device would be mapped or read for ever. */
+    if (!throng_node_check_file (NULL, path, error))
+        return NULL;
+    map = g_mapped_file_new (path, FALSE, &local);
     if (map == NULL) {
         g_set_error (error, G_FILE_ERROR, local->code, "%s", local->message);
         return NULL;

@@ -461,17 +461,22 @@ read_file (const char *path, gsize *length, GError **error)
     struct stat st;
     int fd;
 
-    fd = open (path, O_RDONLY | O_CLOEXEC);
+    /* A FIFO with no writer would block open() (`throng validate` hung) and
+     * a device be read for ever: regular files only, and a file swapped
+     * after the check still cannot block the open. */
+    if (!throng_node_check_file (NULL, path, error))
+        return NULL;
+    fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         int saved = errno;
         g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE, "%s: %s", path,
                      g_strerror (saved));
         return NULL;
     }
-    if (fstat (fd, &st) == 0 && S_ISDIR (st.st_mode)) {
+    if (fstat (fd, &st) == 0 && !S_ISREG (st.st_mode)) {
         close (fd);
-        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE, "%s: %s", path,
-                     g_strerror (EISDIR));
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE,
+                     "%s is not a regular file", path);
         return NULL;
     }
     for (;;) {

@@ -192,11 +192,9 @@ resolve_file (const ThrongNode *node, char **field, GError **error)
         g_free (*field);
         *field = g_canonicalize_filename (joined, NULL);
     }
-    if (g_file_test (*field, G_FILE_TEST_IS_DIR)) {
-        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID, "'%s' is a directory",
-                               throng_node_scalar (node));
+    /* A FIFO would block whoever opens it (GnuTLS, the body's mapping); a device never ends. */
+    if (!throng_node_check_file (node, *field, error))
         return FALSE;
-    }
     if (g_access (*field, R_OK) != 0) {
         int saved = errno;
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_FILE, "cannot read '%s': %s",

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RUN_TIMEOUT 60
@@ -391,6 +392,82 @@ test_validate_missing_file (ThrongTestTmpdir *tmp, gconstpointer data)
     int status = throng_test_runv (10, &out, &err, "validate", plan, NULL);
 
     assert_plan_error (plan, status, err, FALSE, NULL);
+}
+
+/*
+ * Files that are not regular files — a FIFO with no writer (it used to
+ * block `throng validate` until killed), a directory, a device — are
+ * refused at once, with one line naming the file (located at the plan
+ * value that names it), wherever a plan or a command names a file.
+ */
+static void
+test_not_regular_files (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *fifo = g_build_filename (tmp->dir, "fifo", NULL);
+    g_autofree char *body_plan = NULL, *data_plan = NULL, *tls_plan = NULL;
+    struct {
+        const char *argv[6];
+        const char *message;
+    } cases[] = {
+        { { "validate", fifo }, "is not a regular file (a FIFO)" },
+        { { "run", fifo, "--quiet" }, "is not a regular file (a FIFO)" },
+        { { "validate", tmp->dir }, "is not a regular file (a directory)" },
+        { { "validate", "/dev/zero" }, "/dev/zero is not a regular file (a character device)" },
+        { { "validate", NULL }, ":7:54: fifo is not a regular file (a FIFO)\n" },
+        { { "validate", NULL }, ":4:19: fifo is not a regular file (a FIFO)\n" },
+        { { "validate", NULL }, ":5:21: fifo is not a regular file (a FIFO)\n" },
+        { { "merge", fifo, fifo }, "is not a regular file (a FIFO)" },
+        { { "report", fifo, "--out", "json=-" }, "is not a regular file (a FIFO)" },
+        { { "import", "har", fifo }, "is not a regular file (a FIFO)" },
+    };
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+    body_plan = throng_test_write_plan (tmp->dir, "body.yaml",
+                                        "name: x\n"
+                                        "scenarios:\n"
+                                        "  - name: s\n"
+                                        "    users: 1\n"
+                                        "    iterations: 1\n"
+                                        "    steps:\n"
+                                        "      - http: { url: http://127.0.0.1:9/, body_file: fifo }\n");
+    data_plan = throng_test_write_plan (tmp->dir, "data.yaml",
+                                        "name: x\n"
+                                        "scenarios:\n"
+                                        "  - users: 1\n"
+                                        "    data: { file: fifo }\n"
+                                        "    steps:\n"
+                                        "      - http: { url: http://127.0.0.1:9/ }\n");
+    tls_plan = throng_test_write_plan (tmp->dir, "tls.yaml",
+                                       "name: x\n"
+                                       "defaults:\n"
+                                       "  http:\n"
+                                       "    base_url: https://127.0.0.1:9\n"
+                                       "    tls: { ca_file: fifo }\n"
+                                       "scenarios:\n"
+                                       "  - users: 1\n"
+                                       "    steps:\n"
+                                       "      - http: { url: / }\n");
+    cases[4].argv[1] = body_plan;
+    cases[5].argv[1] = data_plan;
+    cases[6].argv[1] = tls_plan;
+
+    for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        int status = -1;
+        gint64 start = g_get_monotonic_time ();
+
+        /* Blocking on the FIFO would end in the 10 s kill, and fail here. */
+        g_assert_true (throng_test_run (cases[i].argv, NULL, 10, &status, &out, &err));
+        g_test_message ("%s %s: exit %d in %" G_GINT64_FORMAT " ms, stderr %s", cases[i].argv[0],
+                        cases[i].argv[1], status, (g_get_monotonic_time () - start) / 1000, err);
+        g_assert_cmpint (status, ==, 2);
+        g_assert_nonnull (strstr (err, cases[i].message));
+        /* One line. */
+        g_assert_true (g_str_has_suffix (err, "\n"));
+        g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
+        throng_test_assert_no_glib_noise (err);
+    }
 }
 
 static void
@@ -975,6 +1052,8 @@ main (int argc, char **argv)
                 test_validate_good, throng_test_tmpdir_teardown);
     g_test_add ("/run/validate/bad", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_validate_bad, throng_test_tmpdir_teardown);
+    g_test_add ("/run/validate/not-regular-files", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_not_regular_files, throng_test_tmpdir_teardown);
     g_test_add ("/run/validate/missing-file", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_validate_missing_file, throng_test_tmpdir_teardown);
     g_test_add ("/run/validate/bad-set", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

@@ -6,7 +6,9 @@
  * suggestions, and option tables (layering, NOT_IN_STEP, enums, ranges,
  * out-parameters left untouched on error).
  */
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gmodule.h>
 #include <throng/throng.h>
@@ -249,14 +251,27 @@ test_tree_file (void)
     tree = throng_tree_load_file ("/", &error);
     g_assert_null (tree);
     g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE);
-    g_assert_cmpstr (error->message, ==, "/: Is a directory");
+    g_assert_cmpstr (error->message, ==, "/ is not a regular file (a directory)");
     g_clear_error (&error);
 
-    /* an endless file is refused without reading it whole */
+    /* an endless file is refused without reading it */
     tree = throng_tree_load_file ("/dev/zero", &error);
     g_assert_null (tree);
+    g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_FILE);
+    g_assert_cmpstr (error->message, ==, "/dev/zero is not a regular file (a character device)");
+    g_clear_error (&error);
+
+    /* a huge one without reading it whole (sparse: no disk is written) */
+    g_autofree char *huge = NULL;
+    int fd = g_file_open_tmp ("throng-huge-XXXXXX.yaml", &huge, NULL);
+    g_assert_cmpint (fd, >=, 0);
+    g_assert_cmpint (ftruncate (fd, 64 * 1024 * 1024 + 1), ==, 0);
+    close (fd);
+    tree = throng_tree_load_file (huge, &error);
+    g_unlink (huge);
+    g_assert_null (tree);
     g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_LIMIT);
-    g_assert_cmpstr (error->message, ==, "/dev/zero:1:1: the plan is larger than 64 MiB");
+    g_assert_true (g_str_has_suffix (error->message, ":1:1: the plan is larger than 64 MiB"));
 }
 
 static void

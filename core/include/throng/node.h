@@ -210,6 +210,29 @@ THRONG_API guint throng_node_column (const ThrongNode *node); /* from 1 */
 THRONG_API void throng_node_set_error (const ThrongNode *node, GError **error, ThrongPlanError code,
                                        const char *format, ...) G_GNUC_PRINTF (4, 5);
 
+/**
+ * throng_node_check_file:
+ * @node: (nullable): the plan value that names the file, for the error's
+ *   location; NULL for a file named on the command line
+ * @path: the file's path as it will be opened
+ * @error: return location for an error
+ *
+ * Checks, without opening it, that @path is a regular file.  A FIFO with
+ * no writer blocks whoever opens it for reading, and a device or a socket
+ * can be read for ever: a file a plan or a command names is refused at
+ * once instead.  The error is %THRONG_PLAN_ERROR_FILE, located at @node
+ * when it is given and naming the file as @node's text does (else as
+ * @path): "NAME is not a regular file (a FIFO)" (or a
+ * directory, a character device, a block device, a socket), or
+ * "NAME: " and the system's reason when it cannot be looked at.
+ *
+ * Returns: TRUE when @path is a regular file (after symbolic links)
+ *
+ * Since: 0.4
+ */
+THRONG_API gboolean throng_node_check_file (const ThrongNode *node, const char *path,
+                                            GError **error);
+
 /*
  * Typed readers of one value node.  Each returns FALSE and sets a located
  * %THRONG_PLAN_ERROR_TYPE error when @node is not of the type, leaving
