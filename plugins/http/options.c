@@ -192,16 +192,14 @@ resolve_file (const ThrongNode *node, char **field, GError **error)
         g_free (*field);
         *field = g_canonicalize_filename (joined, NULL);
     }
-    /* A FIFO would block whoever opens it (GnuTLS, the body's mapping); a device never ends. */
-    if (!throng_node_check_file (node, *field, error))
-        return FALSE;
     if (g_access (*field, R_OK) != 0) {
         int saved = errno;
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_FILE, "cannot read '%s': %s",
                                throng_node_scalar (node), g_strerror (saved));
         return FALSE;
     }
-    return TRUE;
+    /* A FIFO would block whoever opens it (GnuTLS, the body's mapping); a device never ends. */
+    return throng_node_check_file (node, *field, error);
 }
 
 static gboolean

@@ -179,7 +179,7 @@ run_in (const char *dir, const char *const *argv, char **err)
 static void
 test_plan_block (const Block *block, const char *dir)
 {
-    g_autofree char *plan = throng_test_write_file (dir, "plan.yaml", block->text);
+    g_free (throng_test_write_file (dir, "plan.yaml", block->text));
     const char *argv[] = { throng_test_exe (), "validate", "plan.yaml", NULL };
     g_autofree char *err = NULL;
     int status = run_in (dir, argv, &err);

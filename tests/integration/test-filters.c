@@ -110,7 +110,7 @@ static void
 run_plan (Fixture *fixture, const char *reporters)
 {
     g_autofree char *yaml = plan_yaml (fixture, reporters);
-    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_free (throng_test_write_plan (fixture->dir, "plan.yaml", yaml));
     g_autofree char *err = NULL;
     int status = run_in_dir (fixture,
                              (const char *const[]) { "run", "--quiet", "--overwrite", "plan.yaml",
@@ -338,7 +338,7 @@ test_bad_filter (Fixture *fixture, gconstpointer data)
 {
     const BadFilter *bad = data;
     g_autofree char *yaml = plan_yaml (fixture, bad->reporter);
-    g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    g_free (throng_test_write_plan (fixture->dir, "plan.yaml", yaml));
     g_autofree char *err = NULL;
     g_autofree char *expected = g_strdup_printf ("%s\n", bad->message);
     int status = run_in_dir (fixture, (const char *const[]) { "validate", "plan.yaml", NULL },

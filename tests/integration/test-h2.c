@@ -927,6 +927,8 @@ test_stream_bytes (ThrongTestTmpdir *fixture, gconstpointer data)
     /* The parallel's own sample adds its children's. */
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_received") / 3,
                      >=, received - 3);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.bytes_sent") / 3, >=,
+                     sent - 3);
 }
 
 int

@@ -529,7 +529,7 @@ test_report_overwrite (ThrongTestTmpdir *fixture, gconstpointer data)
 
     /* The default output is RUN.html beside RUN.jsonl. */
     g_autofree char *html = g_build_filename (fixture->dir, "run.html", NULL);
-    g_autofree char *keep = throng_test_write_file (fixture->dir, "run.html", "mine\n");
+    g_free (throng_test_write_file (fixture->dir, "run.html", "mine\n"));
     g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
     int status = throng_test_runv (30, &out, &err, "report", jsonl_path, NULL);

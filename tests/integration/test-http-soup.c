@@ -264,7 +264,7 @@ static void
 test_body_file (Fixture *fixture, gconstpointer data)
 {
     g_autoptr (TestServer) server = test_server_start (NULL, NULL);
-    g_autofree char *body = throng_test_write_file (fixture->dir, "body.txt", "line 1\nline 2\n");
+    g_free (throng_test_write_file (fixture->dir, "body.txt", "line 1\nline 2\n"));
     /* A path relative to the plan's directory; the step's header overrides the defaults'. */
     g_autoptr (JsonNode) root
         = run_plan (fixture, 1, 2, http_url (server), "headers: { X-Custom: scenario }",

@@ -417,7 +417,6 @@ test_set_repeat_filters (Fixture *f, gconstpointer data)
           "          body: '{\"q\": \"${vars.q | json}\", \"lit\": \"$${not}\"}'\n";
     g_autoptr (JsonNode) root = run (f, 2, 2, NULL, steps, 0, NULL);
     Journey *j = &f->journey;
-    g_autoptr (GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
 
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     g_assert_cmpuint (j->repeated, ==, 2 * 2 * 3);

@@ -353,8 +353,7 @@ static void
 test_unique_rows (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     (void) data;
-    g_autofree char *rows = throng_test_write_file (fixture->dir, "rows.csv",
-                                                    "id\n1\n2\n3\n4\n");
+    g_free (throng_test_write_file (fixture->dir, "rows.csv", "id\n1\n2\n3\n4\n"));
     g_autofree char *plan = throng_test_write_plan (
         fixture->dir, "unique.yaml",
         "scenarios:\n"

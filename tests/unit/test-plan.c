@@ -300,10 +300,12 @@ test_good_builtin_run (void)
 
     /* a plan without `target: builtin` never starts it */
     g_autoptr (ThrongPlan) minimal = load_good ("minimal.yaml", &options);
+    g_assert_nonnull (minimal);
     g_assert_cmpuint (calls.calls, ==, 1);
     /* nor does validation */
     options.validate_only = TRUE;
     g_autoptr (ThrongPlan) validated = load_good ("builtin.yaml", &options);
+    g_assert_nonnull (validated);
     g_assert_cmpuint (calls.calls, ==, 1);
 }
 

@@ -223,10 +223,12 @@ THRONG_API void throng_node_set_error (const ThrongNode *node, GError **error, T
  * once instead.  The error is %THRONG_PLAN_ERROR_FILE, located at @node
  * when it is given and naming the file as @node's text does (else as
  * @path): "NAME is not a regular file (a FIFO)" (or a
- * directory, a character device, a block device, a socket), or
- * "NAME: " and the system's reason when it cannot be looked at.
+ * directory, a character device, a block device, a socket).  A path
+ * that cannot be looked at passes: the caller's open then says why, in
+ * the words it always used.
  *
- * Returns: TRUE when @path is a regular file (after symbolic links)
+ * Returns: FALSE when @path exists and is not a regular file (after
+ *   symbolic links)
  *
  * Since: 0.4
  */
