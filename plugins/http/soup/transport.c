@@ -435,6 +435,28 @@ restarted (SoupMessage *message, gpointer data)
              g_uri_get_host (soup_message_get_uri (message)));
 }
 
+/*
+ * The peer's address of a connection TCP just opened, read now so that
+ * GSocket keeps it; FALSE (and @error) when the peer already reset the
+ * connection.  glib-networking 2.74 reads the address again when the TLS
+ * handshake starts and unrefs what it got without checking for NULL: a
+ * reset that lands before that read is a GLib-GObject critical
+ * (fixed upstream by glib-networking merge request 280, first tagged in
+ * 2.90.alpha).  Once read here, the
+ * address is GSocket's cached copy, so later reads succeed whatever the
+ * peer does; libsoup reads it right after this anyway.
+ */
+static gboolean
+connection_peer_known (GIOStream *connection, GError **error)
+{
+    g_autoptr (GSocketAddress) peer = NULL;
+
+    if (!G_IS_SOCKET_CONNECTION (connection))
+        return TRUE;
+    peer = g_socket_connection_get_remote_address (G_SOCKET_CONNECTION (connection), error);
+    return peer != NULL;
+}
+
 static void
 network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connection, gpointer data)
 {
@@ -444,7 +466,20 @@ network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connec
         return;
     /* A connection counts once TCP connected, whatever TLS does next, as on `fast`. */
     if (event == G_SOCKET_CLIENT_CONNECTED) {
-        UserConnection *c = g_new0 (UserConnection, 1);
+        g_autoptr (GError) reset = NULL;
+        UserConnection *c;
+
+        /* Reset already: ended here, before libsoup hands the dead socket to TLS
+         * (GSocketClient checks the cancellable before it returns the connection). */
+        if (!connection_peer_known (connection, &reset)) {
+            ThrongErrorClass error_class = http_error_class_from_gerror (reset);
+            g_debug ("soup: connection reset as it opened: %s", reset->message);
+            user->sample->connections_opened++;
+            cancel_step (user, error_class == THRONG_ERROR_OTHER ? THRONG_ERROR_RESET : error_class,
+                         NULL);
+            return;
+        }
+        c = g_new0 (UserConnection, 1);
         /* Those libsoup closed or dropped are forgotten as new ones come. */
         for (guint i = user->connections->len; i-- > 0;) {
             g_autoptr (GSocketConnection) open
