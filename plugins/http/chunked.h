@@ -43,4 +43,4 @@ void http_chunked_init (HttpChunked *chunked);
  * a bare LF both end a line.
  */
 HttpChunkedResult http_chunked_feed (HttpChunked *chunked, const guint8 *data, gsize len,
-                                  guint64 max_body, gsize *consumed);
+                                     guint64 max_body, gsize *consumed);

@@ -92,8 +92,8 @@ typedef struct {
     const char *cancel_message;    /* and what the sample says, as `fast` words it */
     HttpJourney journey;           /* ../journey.h: templates, kept body, extractors and checks */
     GPtrArray *connections;        /* UserConnection: the TCP connections libsoup opened */
-    GInputStream *raw;             /* a chunked body's bytes as they came (chunked_source); not owned */
-    HttpChunked chunked;           /* ../chunked.h: judges them, while raw is set */
+    GInputStream *raw;   /* a chunked body's bytes as they came (chunked_source); not owned */
+    HttpChunked chunked; /* ../chunked.h: judges them, while raw is set */
 } SoupUser;
 
 /*
@@ -918,8 +918,8 @@ framing_refusal (SoupUser *user, HttpFraming *framing)
     guint status = soup_message_get_status (message);
     gboolean head_only = strcmp (user->hop.method, "HEAD") == 0;
     SoupEncoding encoding;
-    const char *refused = http_framing_from_head (
-        headers, soup_message_get_http_version (message), status, head_only, framing);
+    const char *refused = http_framing_from_head (headers, soup_message_get_http_version (message),
+                                                  status, head_only, framing);
 
     if (refused != NULL || framing->kind == HTTP_FRAMING_NONE)
         return refused;
