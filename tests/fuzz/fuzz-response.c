@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../../plugins/http/framing.c"
+#include "../../plugins/http/chunked.c"
 #include "../../plugins/http/fast/parse.c"
 #include "../../plugins/http/fast/head.c"
 #include "../../plugins/http/fast/response.c"

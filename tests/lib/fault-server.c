@@ -209,6 +209,15 @@ answer_hostile (Conn *conn, const char *path, const char *query)
         return send_then_hold (conn, CHUNKED_HEAD "5g\r\nhello\r\n0\r\n\r\n");
     if (strcmp (path, FAULT_PATH_CHUNK_ZEROS) == 0)
         return conn_send_text (conn, CHUNKED_HEAD "00000000000000000002\r\nok\r\n0\r\n\r\n");
+    if (strcmp (path, FAULT_PATH_CHUNK_15_DIGITS) == 0)
+        return send_then_hold (conn, CHUNKED_HEAD "100000000000000\r\nhello");
+    if (strcmp (path, FAULT_PATH_CHUNK_NO_FINAL_CRLF) == 0) {
+        conn_send_text (conn, CHUNKED_HEAD "2\r\nok\r\n0\r\n");
+        return FALSE;
+    }
+    if (strcmp (path, FAULT_PATH_TE_GZIP_CHUNKED) == 0)
+        /* Not gzip data: a client that frames by chunked counts the coded bytes, 2. */
+        return conn_send_text (conn, OK_HEAD "Transfer-Encoding: gzip, chunked\r\n\r\n" CHUNKED_OK);
     if (strcmp (path, FAULT_PATH_CL_TWICE) == 0)
         return conn_send_text (conn, OK_HEAD "Content-Length: 2\r\nContent-Length: 2\r\n\r\nok");
     if (strcmp (path, FAULT_PATH_CL_DISAGREE) == 0)

@@ -63,12 +63,15 @@
 #define FAULT_PATH_CHUNK_ZZ "/chunk-zz"             /* chunked, size line "zz" */
 #define FAULT_PATH_CHUNK_5G "/chunk-5g"             /* chunked, size line "5g" */
 #define FAULT_PATH_CHUNK_ZEROS "/chunk-zeros"       /* chunked, size "0000000000000000002" (17 zeros): valid, "ok" */
+#define FAULT_PATH_CHUNK_15_DIGITS "/chunk-15-digits" /* chunked, size line "100000000000000" (2^56), then "hello" */
+#define FAULT_PATH_CHUNK_NO_FINAL_CRLF "/chunk-no-final-crlf" /* chunked "ok", the last chunk without its empty line, then close */
 #define FAULT_PATH_CL_TWICE "/cl-twice"             /* Content-Length: 2 on two lines: valid, "ok" */
 #define FAULT_PATH_CL_DISAGREE "/cl-disagree"       /* Content-Length: 2, 5 */
 #define FAULT_PATH_CL_NEGATIVE "/cl-negative"       /* Content-Length: -1 */
 #define FAULT_PATH_CL_TE "/cl-te"                   /* Content-Length and chunked both, a chunked "ok" */
 #define FAULT_PATH_TE_TWO_LINES "/te-two-lines"     /* Transfer-Encoding: chunked / identity on two lines, then close */
 #define FAULT_PATH_TE_ONE_LINE "/te-one-line"       /* Transfer-Encoding: chunked, identity, then close */
+#define FAULT_PATH_TE_GZIP_CHUNKED "/te-gzip-chunked" /* Transfer-Encoding: gzip, chunked; a chunked body of 2 bytes, keep-alive */
 #define FAULT_PATH_NO_STATUS "/no-status"           /* a head without a status line, then close */
 #define FAULT_PATH_HTTP09 "/http09"                 /* a body without any head, then close */
 #define FAULT_PATH_HEAD_TOO_LARGE "/head-too-large" /* a head of 100 KiB */

@@ -13,6 +13,7 @@
 
 /* The parser is compiled into this test as it is into the plugin. */
 #include "../../plugins/http/framing.c"
+#include "../../plugins/http/chunked.c"
 #include "../../plugins/http/fast/parse.c"
 #include "../../plugins/http/fast/head.c"
 #include "../../plugins/http/fast/response.c"
@@ -399,11 +400,11 @@ test_bounds (void)
     g_autoptr (GString) ext_ok = repeated (H200 "Transfer-Encoding: chunked\r\n\r\n2;", "x", 60000,
                                            "\r\nok\r\n0\r\n\r\n");
     g_autoptr (GString) ext_flood = repeated (H200 "Transfer-Encoding: chunked\r\n\r\n5;", "x",
-                                              FAST_MAX_CHUNK_META + 1, "");
+                                              HTTP_MAX_CHUNK_META + 1, "");
     g_autoptr (GString) trailer_flood = repeated (H200 "Transfer-Encoding: chunked\r\n\r\n0\r\n",
                                                   "X-T: 0123456789\r\n", 5000, "\r\n");
     g_autoptr (GString) zeros_flood = repeated (H200 "Transfer-Encoding: chunked\r\n\r\n", "0",
-                                                FAST_MAX_CHUNK_META + 2, "5\r\n");
+                                                HTTP_MAX_CHUNK_META + 2, "5\r\n");
     g_autoptr (GString) head_flood = repeated (H200, "X-Pad: 0123456789abcdef\r\n", 3000, "\r\n");
     Outcome o;
 

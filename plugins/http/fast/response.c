@@ -190,7 +190,7 @@ framed:
             return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
         r->body_left = r->framing.length;
     } else if (r->framing.kind == HTTP_FRAMING_CHUNKED) {
-        fast_chunked_init (&r->chunked);
+        http_chunked_init (&r->chunked);
         r->chunked.keep = r->body;
     }
     r->state = RESPONSE_BODY;
@@ -323,7 +323,7 @@ head_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
 static FastResponseResult
 body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
 {
-    FastBodyResult result;
+    HttpChunkedResult result;
     gsize used;
 
     switch (r->framing.kind) {
@@ -343,20 +343,20 @@ body_feed (FastResponse *r, const guint8 *data, gsize len, gsize *consumed)
         r->state = RESPONSE_DONE;
         return FAST_RESPONSE_DONE;
     case HTTP_FRAMING_CHUNKED:
-        result = fast_chunked_feed (&r->chunked, data, len, r->max_body, &used);
+        result = http_chunked_feed (&r->chunked, data, len, r->max_body, &used);
         r->body_bytes = r->chunked.total;
         switch (result) {
-        case FAST_BODY_MORE:
+        case HTTP_CHUNKED_MORE:
             *consumed = len;
             return FAST_RESPONSE_MORE;
-        case FAST_BODY_DONE:
+        case HTTP_CHUNKED_DONE:
             *consumed = used;
             r->state = RESPONSE_DONE;
             return FAST_RESPONSE_DONE;
-        case FAST_BODY_LIMIT:
+        case HTTP_CHUNKED_LIMIT:
             *consumed = used;
             return fail (r, THRONG_ERROR_BODY_LIMIT, "response body over max_body");
-        case FAST_BODY_BAD:
+        case HTTP_CHUNKED_BAD:
         default:
             *consumed = used;
             return fail (r, THRONG_ERROR_PROTOCOL, r->chunked.message);

@@ -16,6 +16,7 @@
 #include <libsoup/soup.h>
 #include <throng/sample.h>
 
+#include "../chunked.h"
 #include "../framing.h"
 #include "head.h"
 #include "parse.h"
@@ -67,7 +68,7 @@ typedef struct {
 
     /* Last, after what every response touches (a user's lines are cold
      * when a worker holds thousands): only a chunked body uses it. */
-    FastChunked chunked;
+    HttpChunked chunked;
 } FastResponse;
 
 void fast_response_init (FastResponse *r);

@@ -12,8 +12,11 @@
  * timer per user bounds the whole step (timeout) and each connection
  * attempt (connect_timeout) by cancelling the user's GCancellable.  What
  * libsoup accepts is held, from throng's side, to the rules `fast`
- * follows: the framing of framing.c and the bound on interim responses.
+ * follows: the framing of framing.c, the bound on interim responses, and
+ * a chunked body decoded by chunked.c, read from libsoup's connection
+ * stream below its own decoder (chunked_source).
  */
+#include "../chunked.h"
 #include "../errors.h"
 #include "../framing.h"
 #include "../journey.h"
@@ -89,6 +92,8 @@ typedef struct {
     const char *cancel_message;    /* and what the sample says, as `fast` words it */
     HttpJourney journey;           /* ../journey.h: templates, kept body, extractors and checks */
     GPtrArray *connections;        /* UserConnection: the TCP connections libsoup opened */
+    GInputStream *raw;   /* a chunked body's bytes as they came (chunked_source); not owned */
+    HttpChunked chunked; /* ../chunked.h: judges them, while raw is set */
 } SoupUser;
 
 /*
@@ -435,6 +440,28 @@ restarted (SoupMessage *message, gpointer data)
              g_uri_get_host (soup_message_get_uri (message)));
 }
 
+/*
+ * The peer's address of a connection TCP just opened, read now so that
+ * GSocket keeps it; FALSE (and @error) when the peer already reset the
+ * connection.  glib-networking 2.74 reads the address again when the TLS
+ * handshake starts and unrefs what it got without checking for NULL: a
+ * reset that lands before that read is a GLib-GObject critical
+ * (fixed upstream by glib-networking merge request 280, first tagged in
+ * 2.90.alpha).  Once read here, the
+ * address is GSocket's cached copy, so later reads succeed whatever the
+ * peer does; libsoup reads it right after this anyway.
+ */
+static gboolean
+connection_peer_known (GIOStream *connection, GError **error)
+{
+    g_autoptr (GSocketAddress) peer = NULL;
+
+    if (!G_IS_SOCKET_CONNECTION (connection))
+        return TRUE;
+    peer = g_socket_connection_get_remote_address (G_SOCKET_CONNECTION (connection), error);
+    return peer != NULL;
+}
+
 static void
 network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connection, gpointer data)
 {
@@ -444,7 +471,20 @@ network_event (SoupMessage *message, GSocketClientEvent event, GIOStream *connec
         return;
     /* A connection counts once TCP connected, whatever TLS does next, as on `fast`. */
     if (event == G_SOCKET_CLIENT_CONNECTED) {
-        UserConnection *c = g_new0 (UserConnection, 1);
+        g_autoptr (GError) reset = NULL;
+        UserConnection *c;
+
+        /* Reset already: ended here, before libsoup hands the dead socket to TLS
+         * (GSocketClient checks the cancellable before it returns the connection). */
+        if (!connection_peer_known (connection, &reset)) {
+            ThrongErrorClass error_class = http_error_class_from_gerror (reset);
+            g_debug ("soup: connection reset as it opened: %s", reset->message);
+            user->sample->connections_opened++;
+            cancel_step (user, error_class == THRONG_ERROR_OTHER ? THRONG_ERROR_RESET : error_class,
+                         NULL);
+            return;
+        }
+        c = g_new0 (UserConnection, 1);
         /* Those libsoup closed or dropped are forgotten as new ones come. */
         for (guint i = user->connections->len; i-- > 0;) {
             g_autoptr (GSocketConnection) open
@@ -512,6 +552,7 @@ account_hop (SoupUser *user)
 static void
 release_hop (SoupUser *user, gboolean at_eof)
 {
+    user->raw = NULL;
     if (user->stream != NULL) {
         if (!at_eof)
             g_cancellable_cancel (user->cancellable);
@@ -573,7 +614,7 @@ classify (SoupUser *user, const GError *error)
     return error_class;
 }
 
-static const char *framing_refusal (SoupUser *user);
+static const char *framing_refusal (SoupUser *user, HttpFraming *framing);
 
 /* The response head libsoup read so far, in bytes (0 when it cannot say). */
 static guint64
@@ -595,6 +636,7 @@ step_fail_error (SoupUser *user, const GError *error)
 {
     ThrongErrorClass error_class;
     const char *refused;
+    HttpFraming framing;
 
     g_debug ("soup: step failed: %s (%s %d)", error->message, g_quark_to_string (error->domain),
              error->code);
@@ -607,7 +649,7 @@ step_fail_error (SoupUser *user, const GError *error)
     /* libsoup refused a head: say which rule it broke, if it broke one of ours. */
     if (error->domain == SOUP_SESSION_ERROR && user->message != NULL
         && soup_message_get_status (user->message) != 0
-        && (refused = framing_refusal (user)) != NULL) {
+        && (refused = framing_refusal (user, &framing)) != NULL) {
         user->sample->status = (gint32)soup_message_get_status (user->message);
         step_fail (user, THRONG_ERROR_PROTOCOL, refused);
         return;
@@ -623,6 +665,8 @@ step_fail_error (SoupUser *user, const GError *error)
 
 static void hop_send (SoupUser *user);
 static void body_read (SoupUser *user);
+static void chunked_read (SoupUser *user, gsize n);
+static GInputStream *chunked_source (SoupUser *user);
 
 /*
  * Which HTTP versions libsoup may use in this process.  libsoup 3.2
@@ -733,6 +777,10 @@ body_read_done (GObject *source, GAsyncResult *result, gpointer data)
         step_fail_error (user, error);
         return;
     }
+    if (user->raw != NULL) {
+        chunked_read (user, (gsize)n);
+        return;
+    }
     if (n == 0) {
         hop_complete (user);
         return;
@@ -753,43 +801,140 @@ static void
 body_read (SoupUser *user)
 {
     gboolean pushed = push_context (user);
-    g_input_stream_read_async (user->stream, user->buffer, SOUP_READ_BUFFER, G_PRIORITY_DEFAULT,
-                               user->cancellable, body_read_done, user);
+    g_input_stream_read_async (user->raw != NULL ? user->raw : user->stream, user->buffer,
+                               SOUP_READ_BUFFER, G_PRIORITY_DEFAULT, user->cancellable,
+                               body_read_done, user);
     pop_context (user, pushed);
 }
 
 /*
+ * The stream below libsoup's chunked decoder, when the hop's body is
+ * chunked and libsoup's own decoder would read it straight from there
+ * (HTTP/1.x, no content decoding between): the connection's buffered
+ * stream, which holds what libsoup read past the head.  libsoup's
+ * decoder reads a chunk size with strtoul ("zz" is the last chunk, "5g"
+ * a chunk of 5), waits for a 2^60-byte chunk, and takes a close after
+ * the last chunk as the body's end; reading these bytes through
+ * chunked.c instead judges them as `fast` does.  NULL when the streams
+ * are not the ones this was written against (another libsoup): then
+ * libsoup decodes, and tests/integration/test-conformance.c notices.
+ */
+static guint client_eof_signal; /* SoupClientInputStream's "eof", once chunked_source() found it */
+
+static GInputStream *
+chunked_source (SoupUser *user)
+{
+    static gsize types_known;
+    static GType client_type, body_type, buffered_type;
+    GInputStream *body, *buffered;
+
+    if (soup_message_get_http_version (user->message) == SOUP_HTTP_2_0)
+        return NULL;
+    /* libsoup made one of each before it returned an HTTP/1 body stream: all are registered. */
+    if (g_once_init_enter (&types_known)) {
+        client_type = g_type_from_name ("SoupClientInputStream");
+        body_type = g_type_from_name ("SoupBodyInputStream");
+        buffered_type = g_type_from_name ("SoupFilterInputStream");
+        if (client_type != 0)
+            client_eof_signal = g_signal_lookup ("eof", client_type);
+        g_once_init_leave (&types_known, 1);
+    }
+    if (G_OBJECT_TYPE (user->stream) != client_type || client_eof_signal == 0)
+        return NULL;
+    body = g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (user->stream));
+    if (G_OBJECT_TYPE (body) != body_type || body_type == 0)
+        return NULL;
+    buffered = g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (body));
+    if (G_OBJECT_TYPE (buffered) != buffered_type || buffered_type == 0)
+        return NULL;
+    return buffered;
+}
+
+/*
+ * The chunked body ended where chunked.c says.  libsoup's decoder read
+ * none of it: the client stream's "eof" tells libsoup's message that its
+ * body is done, as the decoder's own end would, so that the connection
+ * is kept or closed by libsoup's rules.  Bytes after the body in the
+ * same read are no response's: the connection then closes, as on `fast`,
+ * by the request's Connection field that libsoup reads when it ends the
+ * message (as libsoup does itself after a head it cannot parse).
+ */
+static void
+chunked_done (SoupUser *user, gboolean surplus)
+{
+    if (surplus)
+        soup_message_headers_replace (soup_message_get_request_headers (user->message),
+                                      "Connection", "close");
+    user->raw = NULL;
+    g_signal_emit (user->stream, client_eof_signal, 0);
+    hop_complete (user);
+}
+
+/* @n bytes of a chunked body in the user's buffer, or the connection's end (0). */
+static void
+chunked_read (SoupUser *user, gsize n)
+{
+    HttpChunkedResult result;
+    gsize used;
+
+    if (n == 0) {
+        /* The last chunk or its empty line never came: `fast` says the same. */
+        step_fail (user, THRONG_ERROR_RESET, NULL);
+        return;
+    }
+    result = http_chunked_feed (&user->chunked, user->buffer, n, user->step->max_body, &used);
+    user->body_bytes = user->chunked.total;
+    switch (result) {
+    case HTTP_CHUNKED_MORE:
+        body_read (user);
+        return;
+    case HTTP_CHUNKED_DONE:
+        chunked_done (user, used < n);
+        return;
+    case HTTP_CHUNKED_LIMIT:
+        user->sample->status = (gint32)soup_message_get_status (user->message);
+        step_fail (user, THRONG_ERROR_BODY_LIMIT, NULL);
+        return;
+    case HTTP_CHUNKED_BAD:
+    default:
+        user->sample->status = (gint32)soup_message_get_status (user->message);
+        step_fail (user, THRONG_ERROR_PROTOCOL, user->chunked.message);
+        return;
+    }
+}
+
+/*
  * Why the head libsoup read breaks the framing rule `fast` follows
- * (framing.c), or NULL: a head that rule refuses, or a body libsoup
- * frames otherwise than RFC 9112 §6.3 says (chunked or not, or not at
- * all), which is refused rather than counted wrong (docs/http.md).
+ * (framing.c), or NULL and its @framing: a head that rule refuses, or a
+ * body libsoup frames otherwise than RFC 9112 §6.3 says (chunked or not,
+ * or not at all), which is refused rather than counted wrong
+ * (docs/http.md).
  */
 static const char *
-framing_refusal (SoupUser *user)
+framing_refusal (SoupUser *user, HttpFraming *framing)
 {
     SoupMessage *message = user->message;
     SoupMessageHeaders *headers = soup_message_get_response_headers (message);
     guint status = soup_message_get_status (message);
     gboolean head_only = strcmp (user->hop.method, "HEAD") == 0;
-    HttpFraming framing;
     SoupEncoding encoding;
-    const char *refused = http_framing_from_head (
-        headers, soup_message_get_http_version (message), status, head_only, &framing);
+    const char *refused = http_framing_from_head (headers, soup_message_get_http_version (message),
+                                                  status, head_only, framing);
 
-    if (refused != NULL || framing.kind == HTTP_FRAMING_NONE)
+    if (refused != NULL || framing->kind == HTTP_FRAMING_NONE)
         return refused;
     encoding = soup_message_headers_get_encoding (headers);
     if (encoding == SOUP_ENCODING_UNRECOGNIZED
-        || (framing.kind == HTTP_FRAMING_CHUNKED) != (encoding == SOUP_ENCODING_CHUNKED))
+        || (framing->kind == HTTP_FRAMING_CHUNKED) != (encoding == SOUP_ENCODING_CHUNKED))
         return "transfer coding libsoup frames otherwise";
     return NULL;
 }
 
 /* The head libsoup read, held to framing_refusal(); FALSE when the step ended. */
 static gboolean
-framing_agrees (SoupUser *user)
+framing_agrees (SoupUser *user, HttpFraming *framing)
 {
-    const char *refused = framing_refusal (user);
+    const char *refused = framing_refusal (user, framing);
 
     if (refused == NULL)
         return TRUE;
@@ -803,6 +948,7 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
 {
     SoupUser *user = data;
     g_autoptr (GError) error = NULL;
+    HttpFraming framing;
 
     user->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
     if (user->freed) {
@@ -822,8 +968,13 @@ hop_sent (GObject *source, GAsyncResult *result, gpointer data)
                    "version: auto falls back to HTTP/1.1)");
         return;
     }
-    if (!framing_agrees (user))
+    if (!framing_agrees (user, &framing))
         return;
+    if (framing.kind == HTTP_FRAMING_CHUNKED && (user->raw = chunked_source (user)) != NULL) {
+        http_chunked_init (&user->chunked);
+        if (G_UNLIKELY (user->journey.active && user->journey.keep))
+            user->chunked.keep = user->journey.body;
+    }
     timer_arm (user);
     body_read (user);
 }
