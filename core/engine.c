@@ -709,6 +709,24 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
                                               scenario->name, scenario->dropped_iterations,
                                               scenario->users));
     }
+    for (guint s = 0; s < engine->plan->scenarios->len; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (engine->plan->scenarios, s);
+
+        for (guint p = 0; p < scenario->protocols->len; p++) {
+            const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, p);
+            g_autoptr (GPtrArray) warnings = NULL;
+
+            if (!THRONG_STRUCT_HAS (protocol->protocol, ThrongProtocol, scenario_warnings)
+                || protocol->protocol->scenario_warnings == NULL)
+                continue;
+            warnings = g_ptr_array_new_with_free_func (g_free);
+            protocol->protocol->scenario_warnings (protocol->data, warnings);
+            for (guint w = 0; w < warnings->len; w++)
+                g_ptr_array_add (buffer->warnings,
+                                 g_strdup_printf ("scenario %s: %s", scenario->name,
+                                                  (const char *) g_ptr_array_index (warnings, w)));
+        }
+    }
     if (engine->options.builtin_target)
         g_ptr_array_add (buffer->warnings,
                          g_strdup ("the built-in target runs inside throng: its CPU time is "

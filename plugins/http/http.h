@@ -91,6 +91,12 @@ typedef struct {
     guint users;
     gboolean uses_tls;          /* some step is https: the transport's TLS notes apply */
     guint max_parallel;         /* ThrongScenarioSetup.max_parallel: 0 without a `parallel` */
+    /*
+     * Connections closed because the server sent bytes nobody asked for,
+     * after a response or while the connection was idle: added to by every
+     * worker's users (g_atomic_int_inc, a rare event), read after the run.
+     */
+    gint unsolicited_closes;
 } HttpScenario;
 
 typedef struct {

@@ -166,6 +166,20 @@ scenario_notes (gpointer data, GPtrArray *notes)
         scenario->transport->scenario_notes (scenario, notes);
 }
 
+static void
+scenario_warnings (gpointer data, GPtrArray *warnings)
+{
+    HttpScenario *scenario = data;
+    gint closes = g_atomic_int_get (&scenario->unsolicited_closes);
+
+    if (closes > 0)
+        g_ptr_array_add (warnings,
+                         g_strdup_printf ("%d connection%s closed because the server sent bytes "
+                                          "nobody asked for (after a response, or while the "
+                                          "connection was idle); no response was read from them",
+                                          closes, closes == 1 ? " was" : "s were"));
+}
+
 static gpointer
 user_new (gpointer data, ThrongUser *throng_user)
 {
@@ -240,4 +254,5 @@ const ThrongProtocol http_protocol = {
     .step_run = step_run,
     .step_target = step_target,
     .step_run_concurrent = step_run_concurrent,
+    .scenario_warnings = scenario_warnings,
 };

@@ -95,6 +95,12 @@ typedef struct {
  *   @sample.  Without this hook the children of a `parallel` run one after
  *   another through @step_run.  The core never calls @step_run while
  *   concurrent steps of the user are in flight.  Since 0.3
+ * @scenario_warnings: (optional): appends to @warnings (`char *`, transfer
+ *   full) what the run's summary should warn of for this scenario: events
+ *   a protocol saw that no sample carries (a server that sent bytes nobody
+ *   asked for on an idle connection).  Called once after the run, on the
+ *   main thread, when every user is gone; the core prefixes each with
+ *   "scenario NAME: ".  Since 0.4
  *
  * Append-only: new hooks go at the end and the core calls them only when
  * @size covers them.  The table is a `static const` that outlives the
@@ -127,6 +133,8 @@ struct _ThrongProtocol {
     char *(*step_target) (gpointer step);
 
     gboolean (*step_run_concurrent) (gpointer user_data, gpointer step, ThrongSample *sample);
+
+    void (*scenario_warnings) (gpointer scenario, GPtrArray *warnings);
 };
 
 G_END_DECLS

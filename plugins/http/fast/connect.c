@@ -371,11 +371,21 @@ fast_idle_event (FastUser *u, FastConn *conn)
         fast_h2_idle_event (u, conn);
         return;
     }
-    if (fast_conn_read (conn, scratch, sizeof scratch, &n, &want, &error) == FAST_IO_AGAIN) {
+    switch (fast_conn_read (conn, scratch, sizeof scratch, &n, &want, &error)) {
+    case FAST_IO_AGAIN:
         if (conn->want_ticket)
             fast_save_ticket (u, conn);
         fast_conn_watch (conn, want);
         return;
+    case FAST_IO_OK:
+        /* Bytes nobody asked for (a body after a 204, a response to no
+         * request): never read as the next request's response. */
+        g_debug ("fast: %" G_GSIZE_FORMAT " bytes on an idle connection to %s:%u; closing it", n,
+                 conn->host, conn->port);
+        g_atomic_int_inc (&u->fs->http->unsolicited_closes);
+        break;
+    default:
+        break;
     }
     for (guint i = 0; i < u->n_pool; i++) {
         if (u->pool[i] == conn) {

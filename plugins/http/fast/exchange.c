@@ -239,6 +239,8 @@ response_done (FastUser *u, gboolean stray)
     conn->exchanges++;
     if (conn->want_ticket)
         fast_save_ticket (u, conn);
+    if (G_UNLIKELY (stray))
+        g_atomic_int_inc (&u->fs->http->unsolicited_closes);
     if (u->fs->keep_alive && response->framing.keep_alive && !stray)
         fast_pool_put (u, conn);
     else

@@ -38,6 +38,7 @@ guint8 *fast_in_buffer (void);
 #define READ_BUDGET (256 * 1024)
 
 typedef struct {
+    HttpScenario *http; /* the plugin's scenario, which outlives this */
     FastSessions *sessions;
     FastVerified *verified; /* chains verified in this run (verified.h) */
     gnutls_certificate_credentials_t credentials; /* made by the first step that may need TLS */

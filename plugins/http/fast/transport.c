@@ -75,6 +75,7 @@ fast_scenario_new (HttpScenario *scenario, gboolean validate_only, GError **erro
     const char *error_pos = NULL;
     FastScenario *fs = g_new0 (FastScenario, 1);
 
+    fs->http = scenario;
     fs->sessions = fast_sessions_new (options->tls.session, options->tls.resumption);
     fs->verified = fast_verified_new ();
     fs->keep_alive = options->keep_alive;
