@@ -295,7 +295,7 @@ run_start (Run *run, const char *parent, guint index, const char *duration)
     run->throng = throng_test_spawn ((const char *const *)args, NULL);
 }
 
-/* Waits until nginx has logged a few requests of the run. */
+/* TRUE once nginx has logged a few requests of the run. */
 static gboolean
 run_flowing (Run *run)
 {
@@ -320,11 +320,13 @@ static void
 run_restart_target (Run *run)
 {
     g_autoptr (GError) error = NULL;
+    gboolean up;
 
     g_clear_pointer (&run->squatter, squatter_stop);
     run->restart_begin = g_get_real_time ();
-    g_assert_true (throng_test_nginx_restart (run->nginx, &error));
+    up = throng_test_nginx_restart (run->nginx, &error);
     g_assert_no_error (error);
+    g_assert_true (up);
     run->back = g_get_real_time ();
 }
 
