@@ -63,8 +63,13 @@ export THRONG_SANITIZED=address,undefined
 # sanitized.  In a fresh clone on a quiet machine on 2026-12-03, with only
 # the first three left out, CI's 1,050 s bound cut the phase two tests
 # short.
+# outage runs 16 throngs against 16 nginx at once and times their
+# recovery to the second: under ASan on 2 cores start-up outlasts the
+# load and handshakes pass the 1 s timeout before any outage (2026-12-07);
+# `scripts/sanitize.sh outage` runs it, and then fails on libsoup's
+# teardown warnings over h2 with a 24-byte leak inside libsoup.
 # SANITIZE_SKIP="" runs them all.
-skip="${SANITIZE_SKIP-nginx tls-policy html-browser conformance idle-users target}"
+skip="${SANITIZE_SKIP-nginx tls-policy html-browser conformance idle-users target outage}"
 if [ "$#" -eq 0 ]; then
     mapfile -t tests < <(meson test -C "$build" --list --suite unit --suite integration 2>/dev/null \
                          | sed -n 's|^[^ ]* / ||p')

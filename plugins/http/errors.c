@@ -55,6 +55,30 @@ io_error_class (int code)
     }
 }
 
+/*
+ * glib-networking folds a connection cut under the first handshake (a
+ * reset, a broken pipe, an EOF without close_notify) and a peer that does
+ * not speak TLS into one code, G_TLS_ERROR_NOT_TLS, and keeps the cause
+ * only at the end of its message ("Peer failed to perform TLS handshake:
+ * Error receiving data: Connection reset by peer").  The causes are the
+ * strings g_strerror() and gnutls_strerror() give in this process, in its
+ * locale.
+ */
+static gboolean
+tls_error_is_cut (const GError *error)
+{
+    const char *const causes[] = {
+        g_strerror (ECONNRESET),
+        g_strerror (EPIPE),
+        gnutls_strerror (GNUTLS_E_PREMATURE_TERMINATION),
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (causes); i++)
+        if (g_str_has_suffix (error->message, causes[i]))
+            return TRUE;
+    return FALSE;
+}
+
 ThrongErrorClass
 http_error_class_from_gerror (const GError *error)
 {
@@ -67,6 +91,8 @@ http_error_class_from_gerror (const GError *error)
             return THRONG_ERROR_CERTIFICATE;
         /* The peer closed without close_notify: a cut connection, as over plain TCP. */
         if (error->code == G_TLS_ERROR_EOF)
+            return THRONG_ERROR_RESET;
+        if (error->code == G_TLS_ERROR_NOT_TLS && tls_error_is_cut (error))
             return THRONG_ERROR_RESET;
         return THRONG_ERROR_TLS;
     }

@@ -439,7 +439,6 @@ typedef struct {
     guint iterations;       /* 0: 1; every sample must have the case's outcome */
     const char *think_time; /* NULL: none */
     gint64 connections;     /* connections opened in the run, when > 0 */
-    const char *or_klass;   /* a second class the case may end with: a race decides */
     gint64 retries;         /* requests sent again in the run, when > 0 */
     const char *soup_message; /* with @soup_klass: soup's message, asserted */
     /*
@@ -608,7 +607,7 @@ static const Case cases[] = {
     { "fault/tls-garbage", ON_HTTPS, FAULT_PATH_GARBAGE, NULL, "protocol", 0 },
     { "fault/tls-endless-chunked", ON_HTTPS, FAULT_PATH_ENDLESS_CHUNKED, ", max_body: 1MiB",
       "body-limit", 200 },
-    { "fault/tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", NULL, "tls", 0, .below_http = TRUE },
+    { "fault/tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", NULL, "reset", 0, .below_http = TRUE },
     { "fault/certificate-expired", ON_EXPIRED, "/ok", NULL, "certificate", 0, .below_http = TRUE },
     { "fault/certificate-wrong-host", ON_WRONG_HOST, "/ok", NULL, "certificate", 0,
       .below_http = TRUE },
@@ -621,7 +620,7 @@ static const Case cases[] = {
     { "fault/step-timeout-bounds-connect", ON_BACKLOG, "/ok", NULL, "timeout", 0, "step timed out",
       NULL, "300ms", "10s", 290, 300 + SLACK_MS, .below_http = TRUE },
     { .name = "fault/tls-dropped-counts-one-connection", .on = ON_TLS_DROP, .path = "/ok",
-      .klass = "tls", .connections = 1, .below_http = TRUE },
+      .klass = "reset", .connections = 1, .below_http = TRUE },
 
     /* Hostile servers (docs/failure-modes.md, "Hostile servers"). */
     { .name = "hostile/interim-flood", .on = ON_HTTP, .path = FAULT_PATH_INTERIM_FLOOD,
@@ -730,13 +729,13 @@ static const Case cases[] = {
       .status = 200, .message = "OK", .iterations = 2, .think_time = "400ms", .connections = 2,
       .fast_warning = UNSOLICITED },
     /*
-     * Whether the reset lands before the connect completes, before the
-     * ClientHello or under it is a race: `reset` or `tls`, and the
+     * Whether the reset lands before the ClientHello or under it is a
+     * race; either way the connection was cut: `reset`, and the
      * connections are not compared.  No GLib message either way
      * (/faults/soup/tls-reset-storm meets the race a few thousand times).
      */
     { .name = "hostile/tls-reset-after-accept", .on = ON_RESET_ACCEPT, .path = "/ok",
-      .klass = "tls", .or_klass = "reset", .below_http = TRUE },
+      .klass = "reset", .below_http = TRUE },
 };
 
 /* Each case runs on each of these that its listener allows (case_runs). */
@@ -942,8 +941,6 @@ test_case (gconstpointer data)
             klass = NULL;
 
         run_case (c, transport, runs[t].proto, dir, o);
-        if (c->or_klass != NULL && g_strcmp0 (o->klass, c->or_klass) == 0)
-            klass = c->or_klass;
         /* The case's outcome, on each transport. */
         g_assert_cmpint (o->success, ==, klass == NULL);
         g_assert_cmpstr (o->klass, ==, klass);
@@ -966,7 +963,7 @@ test_case (gconstpointer data)
     for (gsize t = 1; t < G_N_ELEMENTS (runs); t++) {
         if (!case_runs (c, runs[t].proto))
             continue;
-        if (c->soup_klass == NULL && c->or_klass == NULL) {
+        if (c->soup_klass == NULL) {
             g_assert_cmpstr (outcomes[t].klass, ==, first->klass);
             g_assert_cmpuint (outcomes[t].status, ==, first->status);
         }

@@ -184,7 +184,7 @@ static const FaultCase fault_cases[] = {
     { "tls-endless-chunked", ON_HTTPS, FAULT_PATH_ENDLESS_CHUNKED, "body-limit", "10s", "5s",
       ", max_body: 1MiB", 0, 5000 },
     /* TLS itself. */
-    { "tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", "tls", "5s", "5s", NULL, 0, SLACK_MS },
+    { "tls-dropped-mid-handshake", ON_TLS_DROP, "/ok", "reset", "5s", "5s", NULL, 0, SLACK_MS },
     { "certificate-expired", ON_EXPIRED, "/ok", "certificate", "5s", "5s", NULL, 0, SLACK_MS },
     { "certificate-wrong-host", ON_WRONG_HOST, "/ok", "certificate", "5s", "5s", NULL, 0,
       SLACK_MS },

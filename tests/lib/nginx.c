@@ -23,6 +23,7 @@ struct _ThrongTestNginx {
     char *https_url;
     char *access_log;
     char *error_log;
+    char *conf_path;
     ThrongTestCerts *certs;
 };
 
@@ -145,35 +146,23 @@ nginx_kill (ThrongTestNginx *nginx)
     g_clear_pointer (&nginx->proc, throng_test_process_free);
 }
 
+/*
+ * Starts nginx from the configuration already written, and waits until
+ * every listener accepts.  On failure, *@port_taken says whether a port
+ * was in use.
+ */
 static gboolean
-nginx_try_start (ThrongTestNginx *nginx,
-                 const ThrongTestNginxConfig *config,
-                 const char *cert_file,
-                 const char *key_file,
-                 gboolean *retry,
-                 GError **error)
+nginx_spawn (ThrongTestNginx *nginx, gboolean *port_taken, GError **error)
 {
-    g_autofree char *conf_text = NULL;
-    g_autofree char *conf_path = g_build_filename (nginx->dir, "nginx.conf", NULL);
     g_autofree char *stderr_path = g_build_filename (nginx->dir, "nginx.stderr", NULL);
     const char *argv[] = { nginx_path (), "-p", nginx->dir, "-e", nginx->error_log, "-c",
-                           conf_path, NULL };
+                           nginx->conf_path, NULL };
     /* SIGTERM, so that an nginx outliving its test still removes its pid file. */
     ThrongTestSpawnOptions options = { .output_path = stderr_path, .death_signal = SIGTERM };
     gint64 deadline;
     gboolean up = FALSE;
 
-    *retry = FALSE;
-    nginx->http_port = throng_test_free_port ();
-    do
-        nginx->https_port = config->https ? throng_test_free_port () : 0;
-    while (config->https && nginx->https_port == nginx->http_port);
-
-    conf_text = nginx_config_text (config, nginx, cert_file, key_file);
-    if (!g_file_set_contents (conf_path, conf_text, -1, error))
-        return FALSE;
-    g_unlink (nginx->error_log);
-
+    *port_taken = FALSE;
     nginx->proc = throng_test_process_spawn (argv, &options, error);
     if (nginx->proc == NULL)
         return FALSE;
@@ -196,13 +185,37 @@ nginx_try_start (ThrongTestNginx *nginx,
         g_file_get_contents (nginx->error_log, &log_text, NULL, NULL);
         if ((err_text && strstr (err_text, "Address already in use")) ||
             (log_text && strstr (log_text, "Address already in use")))
-            *retry = TRUE;
+            *port_taken = TRUE;
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                     "nginx did not start (config %s):\n%s\n%s", conf_path,
+                     "nginx did not start (config %s):\n%s\n%s", nginx->conf_path,
                      err_text ? err_text : "", log_text ? log_text : "");
         return FALSE;
     }
     return TRUE;
+}
+
+static gboolean
+nginx_try_start (ThrongTestNginx *nginx,
+                 const ThrongTestNginxConfig *config,
+                 const char *cert_file,
+                 const char *key_file,
+                 gboolean *retry,
+                 GError **error)
+{
+    g_autofree char *conf_text = NULL;
+
+    nginx->http_port = throng_test_free_port ();
+    do
+        nginx->https_port = config->https ? throng_test_free_port () : 0;
+    while (config->https && nginx->https_port == nginx->http_port);
+
+    conf_text = nginx_config_text (config, nginx, cert_file, key_file);
+    if (!g_file_set_contents (nginx->conf_path, conf_text, -1, error)) {
+        *retry = FALSE;
+        return FALSE;
+    }
+    g_unlink (nginx->error_log);
+    return nginx_spawn (nginx, retry, error);
 }
 
 ThrongTestNginx *
@@ -234,6 +247,7 @@ throng_test_nginx_start (const ThrongTestNginxConfig *config, GError **error)
     }
     nginx->access_log = g_build_filename (nginx->dir, "access.log", NULL);
     nginx->error_log = g_build_filename (nginx->dir, "error.log", NULL);
+    nginx->conf_path = g_build_filename (nginx->dir, "nginx.conf", NULL);
 
     cert_file = config->cert_file;
     key_file = config->key_file;
@@ -290,10 +304,28 @@ throng_test_nginx_stop (ThrongTestNginx *nginx)
     g_free (nginx->https_url);
     g_free (nginx->access_log);
     g_free (nginx->error_log);
+    g_free (nginx->conf_path);
     if (nginx->owns_dir)
         throng_test_tmpdir_free (g_steal_pointer (&nginx->dir));
     g_free (nginx->dir);
     g_free (nginx);
+}
+
+void
+throng_test_nginx_kill (ThrongTestNginx *nginx, int signum)
+{
+    g_return_if_fail (nginx != NULL && nginx->proc != NULL);
+    throng_test_process_stop (nginx->proc, signum, 5000);
+    g_clear_pointer (&nginx->proc, throng_test_process_free);
+}
+
+gboolean
+throng_test_nginx_restart (ThrongTestNginx *nginx, GError **error)
+{
+    gboolean port_taken;
+
+    g_return_val_if_fail (nginx != NULL && nginx->proc == NULL, FALSE);
+    return nginx_spawn (nginx, &port_taken, error);
 }
 
 guint16

@@ -107,6 +107,20 @@ void throng_test_nginx_stop (ThrongTestNginx *nginx);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTestNginx, throng_test_nginx_stop)
 
+/*
+ * A target that goes away and comes back: kill() sends @signum to nginx
+ * by its PID (SIGTERM: nginx's fast shutdown, which closes its
+ * connections; SIGKILL: a crash, the kernel closes them), waits up to 5 s
+ * for it to exit (then SIGKILL) and reaps it, keeping the configuration,
+ * the ports and the logs; restart() starts it again on the same ports,
+ * appending to the same access log, and returns once every listener
+ * accepts, or FALSE with @error set (a port taken meanwhile, with nginx's
+ * own words).  The new process numbers its connections from 1 again, so
+ * the log's @connections undercounts across a restart; its @lines do not.
+ */
+void throng_test_nginx_kill (ThrongTestNginx *nginx, int signum);
+gboolean throng_test_nginx_restart (ThrongTestNginx *nginx, GError **error);
+
 guint16 throng_test_nginx_http_port (ThrongTestNginx *nginx);
 /* 0 without @https. */
 guint16 throng_test_nginx_https_port (ThrongTestNginx *nginx);

@@ -496,6 +496,18 @@ handshake_step (FastConn *conn, GIOCondition *want, FastError *error)
         }
         if (!gnutls_error_is_fatal (r))
             continue;
+        /* The server went away under the handshake (it stopped, or it died
+         * with our ClientHello unread): a cut connection, as after it. */
+        if (r == GNUTLS_E_PULL_ERROR || r == GNUTLS_E_PUSH_ERROR) {
+            error->error_class = THRONG_ERROR_RESET;
+            error->message = "connection reset by peer";
+            return FAST_IO_ERROR;
+        }
+        if (r == GNUTLS_E_PREMATURE_TERMINATION) {
+            error->error_class = THRONG_ERROR_RESET;
+            error->message = "connection closed during the TLS handshake";
+            return FAST_IO_ERROR;
+        }
         /* ALPN offered only h2 (version: 2) and the server speaks none of it. */
         if (r == GNUTLS_E_FATAL_ALERT_RECEIVED
             && gnutls_alert_get (conn->tls) == GNUTLS_A_NO_APPLICATION_PROTOCOL) {
