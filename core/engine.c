@@ -6,6 +6,7 @@
  * ever run here, on the main thread.
  */
 #include "engine.h"
+#include "limits-private.h"
 
 #include "metrics.h"
 #include "reporter-filter-private.h"
@@ -82,6 +83,10 @@ typedef struct {
     guint sighup_source;        /* a dropped terminal or ssh session stops the run like SIGTERM */
     guint deadline_source;
     guint start_at_source;      /* --start-at: the countdown to the start */
+    ThrongMemoryLimits memory;  /* limits-private.h: watched while the run goes */
+    guint memory_source;
+    char *memory_reached;       /* why the run was stopped short of the memory limit */
+    gint64 memory_reached_us;   /* when, from the start */
 
     ThrongRunInfo run_info;
     GPtrArray *scenario_names;
@@ -489,6 +494,36 @@ on_signal (gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
+/*
+ * Every 20 ms while the run goes (a read of /proc/self/statm, a few
+ * microseconds): past its share of a memory limit (limits-private.h)
+ * the run stops at once, so that the kernel's kill or a
+ * failed g_malloc() does not take the results measured so far with it.
+ * Steps in flight are cancelled, not waited for: they are what grows.
+ */
+static gboolean
+on_memory_check (gpointer data)
+{
+    ThrongEngine *engine = data;
+    char *reached = throng_limits_memory_check (&engine->memory);
+
+    if (reached == NULL)
+        return G_SOURCE_CONTINUE;
+    engine->memory_source = 0;
+    engine->memory_reached = reached;
+    engine->memory_reached_us = g_get_monotonic_time () - engine->start_us;
+    engine->interrupted = TRUE;
+    g_printerr ("\nthrong: %s; stopping the run now to keep the results measured so far\n",
+                reached);
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (!slot->final)
+            throng_worker_stop (slot->worker);
+    }
+    abort_workers (engine);
+    return G_SOURCE_REMOVE;
+}
+
 /* --- setup ----------------------------------------------------------------------- */
 
 /* Every user is created: the run starts now, and so does its clock. */
@@ -516,6 +551,8 @@ engine_go (ThrongEngine *engine)
     engine->started = TRUE;
 
     engine->tick_source = g_timeout_add (1000, on_tick, engine);
+    if (throng_limits_memory_init (&engine->memory))
+        engine->memory_source = g_timeout_add (20, on_memory_check, engine);
     if (engine->planned_us > 0)
         engine->deadline_source = g_timeout_add_seconds (
             (guint) ((engine->planned_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC), on_deadline,
@@ -727,6 +764,12 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
                                                   (const char *) g_ptr_array_index (warnings, w)));
         }
     }
+    if (engine->memory_reached != NULL)
+        g_ptr_array_add (buffer->warnings,
+                         g_strdup_printf ("the run was stopped at %.1f s: %s; the results up to "
+                                          "then are complete, steps in flight were cancelled",
+                                          (gdouble) engine->memory_reached_us / G_USEC_PER_SEC,
+                                          engine->memory_reached));
     if (engine->options.builtin_target)
         g_ptr_array_add (buffer->warnings,
                          g_strdup ("the built-in target runs inside throng: its CPU time is "
@@ -809,6 +852,7 @@ engine_clear (ThrongEngine *engine)
     }
     g_array_unref (engine->workers);
     g_array_unref (engine->reporters);
+    g_free (engine->memory_reached);
     throng_metrics_free (engine->total);
     throng_metrics_free (engine->interval);
     g_clear_pointer (&engine->scenario_names, g_ptr_array_unref);
@@ -912,6 +956,9 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         g_source_remove (engine.start_at_source);
     if (engine.grace_source != 0)
         g_source_remove (engine.grace_source);
+    if (engine.memory_source != 0)
+        g_source_remove (engine.memory_source);
+    throng_limits_memory_clear (&engine.memory);
 
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
@@ -965,7 +1012,9 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
                 result->thresholds_failed++;
     }
 
-    result->outcome = engine.interrupted ? THRONG_RUN_INTERRUPTED : THRONG_RUN_COMPLETED;
+    result->outcome = engine.memory_reached != NULL ? THRONG_RUN_OUT_OF_MEMORY
+                      : engine.interrupted          ? THRONG_RUN_INTERRUPTED
+                                                    : THRONG_RUN_COMPLETED;
     result->requests = buffer.summary.total.requests;
     result->errors = buffer.summary.total.errors;
     result->samples_dropped = engine.total->samples_dropped;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The process limits a run depends on, checked before any load is sent:
- * today the open-file limit (RLIMIT_NOFILE), which a run of many users
- * with keep-alive connections reaches long before memory.  Private to the
- * core.
+ * The process limits a run depends on: the open-file limit
+ * (RLIMIT_NOFILE), checked before any load is sent, which a run of many
+ * users with keep-alive connections reaches long before memory; and the
+ * memory limit, watched while the run goes.  Private to the core.
  */
 #pragma once
 
@@ -41,3 +41,45 @@ guint64 throng_limits_fds_needed (const ThrongLimitsRun *run);
  * descriptors, so that no socket() of the run waits for it to grow.
  */
 gboolean throng_limits_prepare (const ThrongLimitsRun *run, GError **error);
+
+/*
+ * The memory limits a run can reach: the address-space limit (RLIMIT_AS,
+ * `ulimit -v`), against the process's virtual size, and its cgroup's
+ * memory.max (cgroup v2: a container's or a systemd unit's), against the
+ * cgroup's memory.current.  A process that reaches one is killed by the
+ * kernel or fails a g_malloc() and aborts, and whatever it had measured
+ * but not yet written is lost: the engine checks throng_limits_memory_check()
+ * often and stops the run itself first.
+ */
+typedef struct {
+    guint64 as_limit;     /* bytes; 0 when unlimited */
+    guint64 cgroup_limit; /* bytes; 0 when none */
+    char *cgroup_current; /* the cgroup's memory.current, when cgroup_limit > 0 */
+} ThrongMemoryLimits;
+
+/*
+ * The share of a limit at which the run is stopped.  The address space
+ * grows in steps (glibc reserves 64 MiB at once for a thread's malloc
+ * arena) and the stop itself needs some: a quarter is left.  A cgroup
+ * counts pages used, which grow smoothly.
+ */
+#define THRONG_LIMITS_AS_SHARE 0.75
+#define THRONG_LIMITS_CGROUP_SHARE 0.9
+
+/*
+ * Before the threads start: under an address-space limit, malloc keeps
+ * two arenas for all threads instead of one per thread (64 MiB of address
+ * space each).
+ */
+void throng_limits_memory_prepare (void);
+
+/* Reads the limits into @limits; FALSE (and nothing to clear) when there is none to watch. */
+gboolean throng_limits_memory_init (ThrongMemoryLimits *limits);
+/*
+ * NULL while the process is under its share of each limit (above);
+ * past it, what was reached, for a message (transfer full): "throng's
+ * virtual size reached 631 MiB of its 700 MiB limit (ulimit -v)".  One
+ * read of a small /proc or /sys file per limit.
+ */
+char *throng_limits_memory_check (const ThrongMemoryLimits *limits);
+void throng_limits_memory_clear (ThrongMemoryLimits *limits);

@@ -3,12 +3,15 @@
  * The open-file limit: raised at start as far as the hard limit allows,
  * and refused with a message a user can act on when a plan's users would
  * still not fit.  A run that starts short of descriptors measures its own
- * EMFILE errors, not the target.
+ * EMFILE errors, not the target.  And the memory limits, read at start
+ * and compared with what the process uses while it runs.
  */
 #include "limits-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -126,4 +129,111 @@ throng_limits_prepare (const ThrongLimitsRun *run, GError **error)
     reserve_descriptors (limit.rlim_cur != RLIM_INFINITY ? MIN (needed, (guint64)limit.rlim_cur)
                                                          : needed);
     return TRUE;
+}
+
+/* The cgroup v2 this process is in ("0::/path" in /proc/self/cgroup), as a /sys/fs/cgroup path. */
+static char *
+cgroup_dir (void)
+{
+    g_autofree char *text = NULL;
+
+    if (!g_file_get_contents ("/proc/self/cgroup", &text, NULL, NULL))
+        return NULL;
+    for (char *line = text; line != NULL && *line != '\0';) {
+        char *end = strchr (line, '\n');
+        if (end != NULL)
+            *end = '\0';
+        if (g_str_has_prefix (line, "0::"))
+            return g_build_filename ("/sys/fs/cgroup", line + 3, NULL);
+        line = end != NULL ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* A decimal number of bytes in @path ("max" and anything else: 0). */
+static guint64
+read_bytes (const char *path)
+{
+    g_autofree char *text = NULL;
+    guint64 value = 0;
+
+    if (g_file_get_contents (path, &text, NULL, NULL))
+        g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXUINT64, &value, NULL);
+    return value;
+}
+
+void
+throng_limits_memory_prepare (void)
+{
+    struct rlimit as;
+
+    /* glibc reserves 64 MiB of address space for each thread's malloc
+     * arena: under an address-space limit that is room the run cannot use
+     * for data, and a step too large for the watch to see coming. */
+    if (getrlimit (RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        mallopt (M_ARENA_MAX, 2);
+}
+
+gboolean
+throng_limits_memory_init (ThrongMemoryLimits *limits)
+{
+    struct rlimit as;
+    g_autofree char *dir = cgroup_dir ();
+
+    memset (limits, 0, sizeof *limits);
+    if (getrlimit (RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        limits->as_limit = as.rlim_cur;
+    if (dir != NULL) {
+        g_autofree char *max = g_build_filename (dir, "memory.max", NULL);
+        limits->cgroup_limit = read_bytes (max);
+        if (limits->cgroup_limit > 0)
+            limits->cgroup_current = g_build_filename (dir, "memory.current", NULL);
+    }
+    return limits->as_limit > 0 || limits->cgroup_limit > 0;
+}
+
+/* The process's virtual size, from /proc/self/statm (pages). */
+static guint64
+virtual_size (void)
+{
+    g_autofree char *text = NULL;
+    guint64 pages = 0;
+
+    if (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL))
+        pages = g_ascii_strtoull (text, NULL, 10);
+    return pages * (guint64)sysconf (_SC_PAGESIZE);
+}
+
+static gboolean
+past (guint64 used, guint64 limit, gdouble share)
+{
+    return limit > 0 && (gdouble)used >= (gdouble)limit * share;
+}
+
+char *
+throng_limits_memory_check (const ThrongMemoryLimits *limits)
+{
+    const guint64 mib = 1024 * 1024;
+
+    if (limits->as_limit > 0) {
+        guint64 used = virtual_size ();
+        if (past (used, limits->as_limit, THRONG_LIMITS_AS_SHARE))
+            return g_strdup_printf ("throng's virtual size reached %" G_GUINT64_FORMAT " MiB of "
+                                    "its %" G_GUINT64_FORMAT " MiB limit (ulimit -v)",
+                                    used / mib, limits->as_limit / mib);
+    }
+    if (limits->cgroup_limit > 0) {
+        guint64 used = read_bytes (limits->cgroup_current);
+        if (past (used, limits->cgroup_limit, THRONG_LIMITS_CGROUP_SHARE))
+            return g_strdup_printf ("throng's cgroup uses %" G_GUINT64_FORMAT " MiB of its "
+                                    "%" G_GUINT64_FORMAT " MiB memory.max",
+                                    used / mib, limits->cgroup_limit / mib);
+    }
+    return NULL;
+}
+
+void
+throng_limits_memory_clear (ThrongMemoryLimits *limits)
+{
+    g_clear_pointer (&limits->cgroup_current, g_free);
 }

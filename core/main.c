@@ -8,7 +8,8 @@
  * Exit status: 0 the run completed; 2 usage or plan error; 3 the run
  * could not start (a plugin refused, a reporter that could not open, the
  * built-in target); 4 results could not be written (a reporter failed, or fell
- * behind and missed samples); 99 thresholds failed;
+ * behind and missed samples); 5 stopped short of a memory limit (results up
+ * to then written); 99 thresholds failed;
  * 130 interrupted by SIGINT, SIGTERM or SIGHUP (reporters still flushed).
  * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
@@ -34,6 +35,7 @@ enum {
     EXIT_USAGE = 2,
     EXIT_NOT_STARTED = 3,
     EXIT_NOT_WRITTEN = 4,
+    EXIT_OUT_OF_MEMORY = 5,
     EXIT_THRESHOLDS = 99,
     EXIT_INTERRUPTED = 130,
 };
@@ -156,8 +158,9 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
         = run ? command_context (command, "PLAN",
                                  "Checks PLAN completely, runs it and reports its results.",
                                  "Exit status: 0 the run completed, 2 usage or plan error, 3 the run "
-                                 "could not start,\n4 results not written, 99 thresholds failed, "
-                                 "130 interrupted (SIGINT, SIGTERM, SIGHUP).")
+                                 "could not start,\n4 results not written, 5 stopped short of a memory "
+                                 "limit, 99 thresholds failed,\n130 interrupted (SIGINT, SIGTERM, "
+                                 "SIGHUP).")
               : command_context (command, "PLAN",
                                  "Checks PLAN completely (every key, every value, every plugin's "
                                  "options)\nwithout opening anything or sending any load.",
@@ -205,6 +208,8 @@ result_status (const ThrongRunResult *result)
     }
     if (result->outcome == THRONG_RUN_INTERRUPTED)
         return EXIT_INTERRUPTED;
+    if (result->outcome == THRONG_RUN_OUT_OF_MEMORY)
+        return EXIT_OUT_OF_MEMORY;
     if (result->thresholds_failed > 0)
         return EXIT_THRESHOLDS;
     return EXIT_OK;
@@ -254,6 +259,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     for (guint s = 0; s < plan->scenarios->len; s++)
         needs.users += throng_shard_users (
             &plan->shard, ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
+    throng_limits_memory_prepare ();
     if (!throng_limits_prepare (&needs, error))
         return EXIT_NOT_STARTED;
 
@@ -371,7 +377,8 @@ print_help (FILE *stream)
              "  --version          Show the version\n"
              "\n"
              "Exit status: 0 completed, 2 usage or plan error, 3 could not start,\n"
-             "4 results not written, 99 thresholds failed, 130 interrupted.\n");
+             "4 results not written, 5 stopped short of a memory limit,\n"
+             "99 thresholds failed, 130 interrupted.\n");
 }
 
 /*

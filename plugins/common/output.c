@@ -147,7 +147,7 @@ output_file_buffer (OutputFile *file)
     return file->buffer;
 }
 
-static void
+void
 output_file_flush (OutputFile *file)
 {
     const char *data = file->buffer->str;

@@ -50,6 +50,13 @@ GString *output_file_buffer (OutputFile *file);
 void output_file_commit (OutputFile *file);
 
 /*
+ * Writes what is buffered now.  The reporters call it once an interval,
+ * so that a run that is killed (SIGKILL, a failed allocation) still leaves
+ * on disk everything up to its last complete interval.
+ */
+void output_file_flush (OutputFile *file);
+
+/*
  * Writes what is buffered, closes and (atomic) renames; frees @file.
  * Returns FALSE with the first write error of the file's life, if any.
  */

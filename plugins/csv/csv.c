@@ -345,6 +345,7 @@ csv_snapshot (gpointer self, const ThrongSummary *snapshot)
         }
     }
     csv->all_users = all;
+    output_file_flush (csv->file);
 }
 
 static gboolean

@@ -159,6 +159,7 @@ json_snapshot (gpointer self, const ThrongSummary *snapshot)
     output_file_publish (json->file);
     g_autoptr (JsonNode) root = json_document_interval (snapshot);
     json_write_line (json, root, FALSE);
+    output_file_flush (json->file);
 }
 
 static gboolean

@@ -235,7 +235,7 @@ test_help_man_page (void)
         g_string_append_printf (man_codes, "%s ", code);
     }
     g_test_message ("exit statuses: --help %s, throng.1 %s", help_codes->str, man_codes->str);
-    g_assert_cmpstr (help_codes->str, ==, "0 2 3 4 99 130 ");
+    g_assert_cmpstr (help_codes->str, ==, "0 2 3 4 5 99 130 ");
     g_assert_cmpstr (man_codes->str, ==, help_codes->str);
 }
 
@@ -897,6 +897,50 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 }
 
 /*
+ * SIGKILL, which no handler sees (the kernel's answer to a memory limit):
+ * the csv rows and the jsonl intervals written up to the last complete
+ * second are on disk, since both reporters write their buffers at every
+ * interval and not only when full (64 KiB: about thirty intervals).
+ */
+static void
+test_exit_killed (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "long",
+        .target = "builtin",
+        .users = 2,
+        .duration = "60s",
+        .scenario_extra = "    think_time: 100ms\n",
+        .steps = BUILTIN_STEP,
+    });
+    g_autofree char *jsonl = g_build_filename (tmp->dir, "run.jsonl", NULL);
+    g_autofree char *csv = g_build_filename (tmp->dir, "samples.csv", NULL);
+    g_autofree char *with_reporters = g_strdup_printf ("%sreporters:\n"
+                                                      "  - csv: { path: '%s' }\n"
+                                                      "  - json: { path: '%s', mode: jsonl }\n",
+                                                      yaml, csv, jsonl);
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", with_reporters);
+    g_autoptr (ThrongTestProcess) proc
+        = throng_test_spawn ((const char *const[]) { "run", plan, "--quiet", NULL }, NULL);
+    g_autofree char *lines = NULL, *rows = NULL;
+    int status = -1;
+
+    throng_test_wait_started ();
+    g_usleep (3500 * 1000);
+    throng_test_process_signal (proc, SIGKILL);
+    g_assert_true (throng_test_process_wait (proc, 20, &status, NULL, NULL));
+    g_assert_cmpint (status, ==, 128 + SIGKILL);
+
+    g_assert_true (g_file_get_contents (jsonl, &lines, NULL, NULL));
+    g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
+    g_test_message ("after the kill: %u jsonl lines, %u csv lines", throng_test_count_lines (lines),
+                    throng_test_count_lines (rows));
+    /* the run's header line and at least two intervals; the csv header and their rows */
+    g_assert_cmpuint (throng_test_count_lines (lines), >=, 3);
+    g_assert_cmpuint (throng_test_count_lines (rows), >=, 1 + 2 * 2 * 5);
+}
+
+/*
  * A dropped terminal: throng writes to a pseudo-terminal whose other side
  * closes, then gets SIGHUP, as from a closed ssh session.  The run stops
  * as for SIGTERM (exit 130, the JSON summary written); the console's
@@ -1090,6 +1134,8 @@ main (int argc, char **argv)
                 throng_test_tmpdir_setup, test_thresholds_dropped, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_overwrite, throng_test_tmpdir_teardown);
+    g_test_add ("/run/exit/sigkill-keeps-intervals", ThrongTestTmpdir, NULL,
+                throng_test_tmpdir_setup, test_exit_killed, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigint", ThrongTestTmpdir, GINT_TO_POINTER (SIGINT),
                 throng_test_tmpdir_setup, test_exit_interrupted, throng_test_tmpdir_teardown);
     g_test_add ("/run/exit/sigterm", ThrongTestTmpdir, GINT_TO_POINTER (SIGTERM),
