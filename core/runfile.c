@@ -284,6 +284,19 @@ read_shards (const Reader *r, RunStore *store)
     }
 }
 
+/*
+ * @n elements of @array from @index on, or NULL when @n is 0: an array
+ * still empty has no storage to point into.
+ */
+static gpointer
+array_slice (GArray *array, guint index, guint n)
+{
+    if (n == 0)
+        return NULL;
+    g_assert (index + n <= array->len);
+    return array->data + (gsize) index * g_array_get_element_size (array);
+}
+
 /* Fills @store from the summary or interval object @file's tokens hold. */
 static void
 run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
@@ -422,17 +435,16 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     for (guint s = 0; s < n_scenarios; s++) {
         ThrongScenarioSummary *scenario =
             &g_array_index (store->scenarios, ThrongScenarioSummary, s);
-        scenario->steps = &g_array_index (store->steps, ThrongStepSummary,
-                                          g_array_index (first_step, guint, s));
+        guint first = g_array_index (first_step, guint, s);
+        scenario->steps = array_slice (store->steps, first, scenario->n_steps);
         ThrongScenarioJourney *journey = &g_array_index (store->journeys, ThrongScenarioJourney, s);
         guint first_check = journey->n_checks;
         guint end_check = s + 1 < n_scenarios
                               ? g_array_index (store->journeys, ThrongScenarioJourney, s + 1).n_checks
                               : store->checks->len;
-        journey->checks = &g_array_index (store->checks, ThrongCheckSummary, first_check);
         journey->n_checks = end_check - first_check;
-        journey->step_info = &g_array_index (store->step_info, ThrongStepInfo,
-                                             g_array_index (first_step, guint, s));
+        journey->checks = array_slice (store->checks, first_check, journey->n_checks);
+        journey->step_info = array_slice (store->step_info, first, scenario->n_steps);
         scenario->journey = journey;
     }
     summary->scenarios = (const ThrongScenarioSummary *) store->scenarios->data;
