@@ -779,6 +779,13 @@ test_refusals (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_file_get_contents (whole, &contents, &length, NULL));
     contents[length / 2] = '\0';
     g_autofree char *cut = throng_test_write_file (fixture->dir, "cut.json", contents);
+    /* JSON is UTF-8: a label with other bytes is no JSON, not a label to hand to reporters. */
+    g_autofree char *whole_text = NULL;
+    g_assert_true (g_file_get_contents (whole, &whole_text, NULL, NULL));
+    char *label = strstr (whole_text, "\"step 01\"");
+    g_assert_nonnull (label);
+    label[5] = '\x9f';
+    g_autofree char *not_utf8 = throng_test_write_file (fixture->dir, "not-utf8.json", whole_text);
     g_autofree char *killed = synth (fixture->dir, "killed.jsonl",
                                      (ThrongTestShardSpec) { .count = 1, .jsonl = TRUE,
                                                              .intervals = 2 });
