@@ -12,6 +12,7 @@
  * wrote that does not load is a bug.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,11 @@ static char *plan_path;
 static void
 check_printerr (const gchar *message)
 {
+    /* GLib's own report of a failed assertion. */
+    if (g_str_has_prefix (message, "**")) {
+        fputs (message, stderr);
+        return;
+    }
     const char *newline = strchr (message, '\n');
 
     if ((!g_str_has_prefix (message, "throng: ") && !g_str_has_prefix (message, "note: "))

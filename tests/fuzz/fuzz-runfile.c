@@ -15,6 +15,7 @@
  * than one line or a summary that does not read back the same is a bug.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,11 @@ static const char *command; /* whose standard error is being read: "merge", "rep
 static void
 check_printerr (const gchar *message)
 {
+    /* GLib's own report of a failed assertion, or a message outside the commands. */
+    if (g_str_has_prefix (message, "**") || command == NULL) {
+        fputs (message, stderr);
+        return;
+    }
     g_autofree char *prefix = g_strdup_printf ("throng %s: ", command);
     const char *newline = strchr (message, '\n');
 
