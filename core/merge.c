@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "runfile.h"
+#include "shard.h"
 #include "threshold.h"
 
 enum {
@@ -286,9 +287,11 @@ merge_read (const char *path, GError **error)
         input->shard.throng_version = throng_run_file_throng_version (file);
     if (input->shard.start_wall_us == 0)
         input->shard.start_wall_us = input->summary->start_wall_us;
-    if (input->shard.count == 0 || input->shard.index >= input->shard.count) {
-        refuse (error, "%s: shard %u/%u is not a valid shard", path, input->shard.index,
-                input->shard.count);
+    /* The count is the file's word: no more than --shard allows (it sizes the merge). */
+    if (input->shard.count == 0 || input->shard.count > THRONG_SHARD_MAX
+        || input->shard.index >= input->shard.count) {
+        refuse (error, "%s: shard %u/%u is not a valid shard (--shard I/N: N from 1 to %u)",
+                path, input->shard.index, input->shard.count, THRONG_SHARD_MAX);
         merge_input_free (input);
         return NULL;
     }

@@ -794,10 +794,14 @@ test_refusals (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_file_get_contents (killed, &killed_text, NULL, NULL));
     *strstr (killed_text, "{\"type\":\"summary\"") = '\0';
     g_assert_true (g_file_set_contents (killed, killed_text, -1, NULL));
+    /* A shard count no --shard can give: refused, not used to size the merge. */
+    g_autofree char *huge = synth (fixture->dir, "huge.json",
+                                   (ThrongTestShardSpec) { .count = G_MAXUINT });
     const struct {
         const char *path;
         const char *message;
     } bad[] = {
+        { huge, "shard 0/4294967295 is not a valid shard" },
         { other, "not a throng summary" },
         { text, "not a throng jsonl file" },
         { cut, "not a complete JSON document" },
