@@ -375,6 +375,21 @@ read_headers (HarRequest *request, JsonObject *har_request, GHashTable *cookies_
     }
 }
 
+/*
+ * @text from the recording (or json-glib's quote of it) as part of a
+ * one-line message: control characters become spaces.
+ */
+static char *
+one_line (const char *text)
+{
+    char *copy = g_strdup (text);
+
+    for (char *p = copy; *p != '\0'; p++)
+        if ((guchar) *p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    return copy;
+}
+
 /* postData: the body as text, decoded from base64, or form parameters encoded. */
 static gboolean
 read_body (HarRequest *request, JsonObject *post, const char *source, GError **error)
@@ -396,9 +411,10 @@ read_body (HarRequest *request, JsonObject *post, const char *source, GError **e
         return TRUE;
     }
     if (text != NULL && encoding != NULL) {
+        g_autofree char *said = one_line (encoding);
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      "%s: log.entries[%u].request.postData has encoding '%s'; only base64 is read",
-                     source, request->entry, encoding);
+                     source, request->entry, said);
         return FALSE;
     }
     if (text != NULL) {
@@ -597,8 +613,10 @@ har_read (const char *path, const HarSelect *select, HarImport *import, GError *
         return FALSE;
     }
     if (!json_parser_load_from_data (parser, text, (gssize) length, &local)) {
+        /* json-glib quotes the token it stopped at, which may hold a line break. */
+        g_autofree char *why = one_line (local->message);
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     "%s: not a HAR file: not JSON (%s)", path, local->message);
+                     "%s: not a HAR file: not JSON (%s)", path, why);
         return FALSE;
     }
     JsonNode *root = json_parser_get_root (parser);
@@ -614,7 +632,8 @@ har_read (const char *path, const HarSelect *select, HarImport *import, GError *
     }
     const char *version = member_string (log, "version");
     if (version == NULL || !g_strv_contains (har_versions, version)) {
-        g_autofree char *said = version != NULL ? g_strdup_printf ("HAR version %s", version)
+        g_autofree char *shown = version != NULL ? one_line (version) : NULL;
+        g_autofree char *said = version != NULL ? g_strdup_printf ("HAR version %s", shown)
                                                 : g_strdup ("no log.version");
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      "%s: %s; throng imports HAR 1.2 (and 1.1)", path, said);
