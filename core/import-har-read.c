@@ -299,6 +299,18 @@ add_header (GPtrArray *headers, const char *name, const char *value)
     g_ptr_array_add (headers, header);
 }
 
+/* RFC 9110 token characters, as the http plugin reads a method or a field name. */
+static gboolean
+is_token (const char *text)
+{
+    static const char token_extra[] = "!#$%&'*+-.^_`|~";
+
+    for (const char *p = text; *p != '\0'; p++)
+        if (!g_ascii_isalnum (*p) && strchr (token_extra, *p) == NULL)
+            return FALSE;
+    return *text != '\0';
+}
+
 /*
  * Whether a recorded header can be sent as HTTP/1.1 writes it: a token
  * for a name, and no control character but a tab in the value.  Line
@@ -308,15 +320,10 @@ add_header (GPtrArray *headers, const char *name, const char *value)
 static gboolean
 header_sendable (HarRequest *request, const char *name, const char *value)
 {
-    static const char token_extra[] = "!#$%&'*+-.^_`|~";
-
-    for (const char *p = name; *p != '\0'; p++) {
-        if (!g_ascii_isalnum (*p) && strchr (token_extra, *p) == NULL) {
-            g_ptr_array_add (request->notes,
-                             g_strdup_printf ("header '%s' left out: not an HTTP field name",
-                                              name));
-            return FALSE;
-        }
+    if (!is_token (name)) {
+        g_ptr_array_add (request->notes,
+                         g_strdup_printf ("header '%s' left out: not an HTTP field name", name));
+        return FALSE;
     }
     for (const char *p = value; *p != '\0'; p++) {
         if (((guchar) *p < 0x20 && *p != '\t' && *p != '\r' && *p != '\n') || *p == 0x7f) {
@@ -537,6 +544,10 @@ read_entry (Reader *reader, JsonObject *entry, guint index, GError **error)
     }
     if (uri == NULL || g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0') {
         skip (reader, index, method, url, "not a URL with a host");
+        return TRUE;
+    }
+    if (!is_token (method)) {
+        skip (reader, index, method, url, "not an HTTP method (RFC 9110: a token)");
         return TRUE;
     }
     if (member_string (entry, "_fromCache") != NULL) {

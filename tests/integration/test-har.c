@@ -575,6 +575,11 @@ static const BadHar bad_hars[] = {
       "log.entries[0].request has no url\n" },
     { "entry-not-object", "{\"log\": {\"version\": \"1.2\", \"entries\": [7]}}",
       "log.entries[0] is not an object\n" },
+    { "method-not-a-token",
+      "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"G[T\", \"url\": "
+      "\"http://127.0.0.1:1/\"}, \"response\": {\"status\": 200}}]}}",
+      "no request to import: 1 entries, 1 skipped, 0 left out by --include-host, 0 by "
+      "--exclude, 0 by --no-static\n" },
     { "nothing-to-replay",
       "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"GET\", \"url\": "
       "\"ws://127.0.0.1:1/socket\"}, \"response\": {\"status\": 101}}]}}",
