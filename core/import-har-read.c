@@ -300,6 +300,18 @@ add_header (GPtrArray *headers, const char *name, const char *value)
     g_ptr_array_add (headers, header);
 }
 
+/* RFC 9110 token characters, as the http plugin reads a method or a field name. */
+static gboolean
+is_token (const char *text)
+{
+    static const char token_extra[] = "!#$%&'*+-.^_`|~";
+
+    for (const char *p = text; *p != '\0'; p++)
+        if (!g_ascii_isalnum (*p) && strchr (token_extra, *p) == NULL)
+            return FALSE;
+    return *text != '\0';
+}
+
 /*
  * Whether a recorded header can be sent as HTTP/1.1 writes it: a token
  * for a name, and no control character but a tab in the value.  Line
@@ -309,15 +321,10 @@ add_header (GPtrArray *headers, const char *name, const char *value)
 static gboolean
 header_sendable (HarRequest *request, const char *name, const char *value)
 {
-    static const char token_extra[] = "!#$%&'*+-.^_`|~";
-
-    for (const char *p = name; *p != '\0'; p++) {
-        if (!g_ascii_isalnum (*p) && strchr (token_extra, *p) == NULL) {
-            g_ptr_array_add (request->notes,
-                             g_strdup_printf ("header '%s' left out: not an HTTP field name",
-                                              name));
-            return FALSE;
-        }
+    if (!is_token (name)) {
+        g_ptr_array_add (request->notes,
+                         g_strdup_printf ("header '%s' left out: not an HTTP field name", name));
+        return FALSE;
     }
     for (const char *p = value; *p != '\0'; p++) {
         if (((guchar) *p < 0x20 && *p != '\t' && *p != '\r' && *p != '\n') || *p == 0x7f) {
@@ -376,6 +383,21 @@ read_headers (HarRequest *request, JsonObject *har_request, GHashTable *cookies_
     }
 }
 
+/*
+ * @text from the recording (or json-glib's quote of it) as part of a
+ * one-line message: control characters become spaces.
+ */
+static char *
+one_line (const char *text)
+{
+    char *copy = g_strdup (text);
+
+    for (char *p = copy; *p != '\0'; p++)
+        if ((guchar) *p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    return copy;
+}
+
 /* postData: the body as text, decoded from base64, or form parameters encoded. */
 static gboolean
 read_body (HarRequest *request, JsonObject *post, const char *source, GError **error)
@@ -397,9 +419,10 @@ read_body (HarRequest *request, JsonObject *post, const char *source, GError **e
         return TRUE;
     }
     if (text != NULL && encoding != NULL) {
+        g_autofree char *said = one_line (encoding);
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      "%s: log.entries[%u].request.postData has encoding '%s'; only base64 is read",
-                     source, request->entry, encoding);
+                     source, request->entry, said);
         return FALSE;
     }
     if (text != NULL) {
@@ -524,6 +547,10 @@ read_entry (Reader *reader, JsonObject *entry, guint index, GError **error)
         skip (reader, index, method, url, "not a URL with a host");
         return TRUE;
     }
+    if (!is_token (method)) {
+        skip (reader, index, method, url, "not an HTTP method (RFC 9110: a token)");
+        return TRUE;
+    }
     if (member_string (entry, "_fromCache") != NULL) {
         skip (reader, index, method, url, "served from the browser's cache, never sent");
         return TRUE;
@@ -601,8 +628,10 @@ har_read (const char *path, const HarSelect *select, HarImport *import, GError *
         return FALSE;
     }
     if (!json_parser_load_from_data (parser, text, (gssize) length, &local)) {
+        /* json-glib quotes the token it stopped at, which may hold a line break. */
+        g_autofree char *why = one_line (local->message);
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                     "%s: not a HAR file: not JSON (%s)", path, local->message);
+                     "%s: not a HAR file: not JSON (%s)", path, why);
         return FALSE;
     }
     JsonNode *root = json_parser_get_root (parser);
@@ -618,7 +647,8 @@ har_read (const char *path, const HarSelect *select, HarImport *import, GError *
     }
     const char *version = member_string (log, "version");
     if (version == NULL || !g_strv_contains (har_versions, version)) {
-        g_autofree char *said = version != NULL ? g_strdup_printf ("HAR version %s", version)
+        g_autofree char *shown = version != NULL ? one_line (version) : NULL;
+        g_autofree char *said = version != NULL ? g_strdup_printf ("HAR version %s", shown)
                                                 : g_strdup ("no log.version");
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                      "%s: %s; throng imports HAR 1.2 (and 1.1)", path, said);

@@ -2,8 +2,8 @@
 /*
  * The JSON tokenizer: a recursive descent over one value (nesting bounded)
  * that records each value as a token, then lookups that walk the tokens.
- * Strict on syntax (RFC 8259), so that a torn line is refused rather than
- * half-read.
+ * Strict on syntax and encoding (RFC 8259: UTF-8 only), so that a torn line
+ * is refused rather than half-read and every string read is UTF-8.
  */
 #include "jsontok-private.h"
 
@@ -85,6 +85,15 @@ scan_string (Scan *scan, JsonTok *tok)
         }
         if (c < 0x20)
             return FALSE;
+        /* JSON text is UTF-8 (RFC 8259 §8.1): a string with other bytes is no JSON. */
+        if (c >= 0x80) {
+            gunichar u = g_utf8_get_char_validated (scan->text + scan->at,
+                                                    (gssize) (scan->length - scan->at));
+            if (u == (gunichar) -1 || u == (gunichar) -2)
+                return FALSE;
+            scan->at += (gsize) g_utf8_skip[c];
+            continue;
+        }
         if (c == '\\') {
             tok->escaped = TRUE;
             if (++scan->at >= scan->length)

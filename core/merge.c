@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "runfile.h"
+#include "shard.h"
 #include "threshold.h"
 
 enum {
@@ -47,6 +48,8 @@ typedef struct {
 typedef struct {
     GArray *journeys;           /* ThrongScenarioJourney, per scenario */
     GPtrArray *checks;          /* per scenario, a GArray of ThrongCheckSummary */
+    GStringChunk *names;        /* the checks' names: a shard's interval, where they were
+                                 * read, is gone once its next interval is read */
 } MergeJourneys;
 
 /* One merged interval: every shard's interval that ended in the same second of the run. */
@@ -124,6 +127,7 @@ journeys_init (MergeJourneys *journeys, const ThrongSummary *shape)
         g_array_append_val (journeys->journeys, journey);
         g_ptr_array_add (journeys->checks, g_array_new (FALSE, TRUE, sizeof (ThrongCheckSummary)));
     }
+    journeys->names = g_string_chunk_new (256);
 }
 
 static void
@@ -131,6 +135,7 @@ journeys_clear (MergeJourneys *journeys)
 {
     g_clear_pointer (&journeys->journeys, g_array_unref);
     g_clear_pointer (&journeys->checks, g_ptr_array_unref);
+    g_clear_pointer (&journeys->names, g_string_chunk_free);
 }
 
 /* Adds one shard's journey of scenario @s: a check is found by its name. */
@@ -154,7 +159,10 @@ journeys_add (MergeJourneys *journeys, guint s, const ThrongScenarioJourney *fro
             if (g_strcmp0 (g_array_index (checks, ThrongCheckSummary, k).name, add->name) == 0)
                 sum = &g_array_index (checks, ThrongCheckSummary, k);
         if (sum == NULL) {
-            ThrongCheckSummary check = { .name = add->name };
+            ThrongCheckSummary check = {
+                .name = add->name != NULL ? g_string_chunk_insert_const (journeys->names, add->name)
+                                          : NULL,
+            };
             g_array_append_val (checks, check);
             sum = &g_array_index (checks, ThrongCheckSummary, checks->len - 1);
         }
@@ -279,9 +287,11 @@ merge_read (const char *path, GError **error)
         input->shard.throng_version = throng_run_file_throng_version (file);
     if (input->shard.start_wall_us == 0)
         input->shard.start_wall_us = input->summary->start_wall_us;
-    if (input->shard.count == 0 || input->shard.index >= input->shard.count) {
-        refuse (error, "%s: shard %u/%u is not a valid shard", path, input->shard.index,
-                input->shard.count);
+    /* The count is the file's word: no more than --shard allows (it sizes the merge). */
+    if (input->shard.count == 0 || input->shard.count > THRONG_SHARD_MAX
+        || input->shard.index >= input->shard.count) {
+        refuse (error, "%s: shard %u/%u is not a valid shard (--shard I/N: N from 1 to %u)",
+                path, input->shard.index, input->shard.count, THRONG_SHARD_MAX);
         merge_input_free (input);
         return NULL;
     }
@@ -503,7 +513,10 @@ merge_figures (Merge *merge)
     for (guint s = 0; s < merge->scenarios->len; s++) {
         ThrongScenarioSummary *scenario = &g_array_index (merge->scenarios,
                                                           ThrongScenarioSummary, s);
-        scenario->steps = &g_array_index (merge->steps, ThrongStepSummary, step_base);
+        /* An array still empty has no storage to point into. */
+        scenario->steps = scenario->n_steps > 0
+                              ? &g_array_index (merge->steps, ThrongStepSummary, step_base)
+                              : NULL;
         step_base += scenario->n_steps;
     }
     journeys_finish (&merge->journeys, merge->scenarios);
@@ -595,7 +608,9 @@ interval_reset (Merge *merge)
     for (guint s = 0; s < interval->scenarios->len; s++) {
         ThrongScenarioSummary *scenario = &g_array_index (interval->scenarios,
                                                           ThrongScenarioSummary, s);
-        scenario->steps = &g_array_index (interval->steps, ThrongStepSummary, base);
+        scenario->steps = scenario->n_steps > 0
+                              ? &g_array_index (interval->steps, ThrongStepSummary, base)
+                              : NULL;
         base += scenario->n_steps;
     }
     journeys_init (&interval->journeys, shape);

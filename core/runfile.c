@@ -99,6 +99,21 @@ member_string (const Reader *r, gint object, const char *name)
     return jsontok_string (r->toks, member (r, object, name), r->strings);
 }
 
+/*
+ * A name the SDK promises reporters (a scenario's, a step's label, a
+ * check's): a file without it names it by its place, "scenario 2".
+ */
+static const char *
+member_name (const Reader *r, gint object, const char *name, const char *what, guint index)
+{
+    const char *text = member_string (r, object, name);
+
+    if (text != NULL)
+        return text;
+    g_autofree char *placeholder = g_strdup_printf ("%s %u", what, index + 1);
+    return g_string_chunk_insert (r->strings, placeholder);
+}
+
 static gboolean
 member_bool (const Reader *r, gint object, const char *name)
 {
@@ -286,6 +301,19 @@ read_shards (const Reader *r, RunStore *store)
     }
 }
 
+/*
+ * @n elements of @array from @index on, or NULL when @n is 0: an array
+ * still empty has no storage to point into.
+ */
+static gpointer
+array_slice (GArray *array, guint index, guint n)
+{
+    if (n == 0)
+        return NULL;
+    g_assert (index + n <= array->len);
+    return array->data + (gsize) index * g_array_get_element_size (array);
+}
+
 /* Fills @store from the summary or interval object @file's tokens hold. */
 static void
 run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
@@ -346,8 +374,8 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
         for (guint i = 0; i < jsontok_length (r->toks, thresholds); i++) {
             gint t = jsontok_element (r->toks, thresholds, i);
             ThrongThresholdResult result = {
-                .expression = member_string (r, t, "expression"),
-                .actual = member_string (r, t, "actual"),
+                .expression = member_name (r, t, "expression", "threshold", i),
+                .actual = member_name (r, t, "actual", "unknown", i),
                 .passed = member_bool (r, t, "passed"),
             };
             g_array_append_val (store->thresholds, result);
@@ -361,7 +389,7 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     for (guint s = 0; s < n_scenarios; s++) {
         gint in = jsontok_element (r->toks, scenarios, s);
         ThrongScenarioSummary scenario = {
-            .name = member_string (r, in, "name"),
+            .name = member_name (r, in, "name", "scenario", s),
             .users = (guint) member_int (r, in, "users"),
             .active_users = (guint) member_int (r, in, "active_users"),
             .iterations = (guint64) member_int (r, in, "iterations"),
@@ -380,8 +408,8 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
         for (guint i = 0; i < jsontok_length (r->toks, steps); i++) {
             gint step_in = jsontok_element (r->toks, steps, i);
             ThrongStepSummary step = {
-                .label = member_string (r, step_in, "label"),
-                .protocol = member_string (r, step_in, "protocol"),
+                .label = member_name (r, step_in, "label", "step", i),
+                .protocol = member_name (r, step_in, "protocol", "protocol", i),
             };
             read_stats (r, member (r, step_in, "stats"), &step.stats);
             g_array_append_val (store->steps, step);
@@ -412,7 +440,7 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
         for (guint c = 0; list >= 0 && c < jsontok_length (r->toks, list); c++) {
             gint check_in = jsontok_element (r->toks, list, c);
             ThrongCheckSummary check = {
-                .name = member_string (r, check_in, "name"),
+                .name = member_name (r, check_in, "name", "check", c),
                 .passes = (guint64) member_int (r, check_in, "passes"),
                 .fails = (guint64) member_int (r, check_in, "fails"),
             };
@@ -424,17 +452,16 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     for (guint s = 0; s < n_scenarios; s++) {
         ThrongScenarioSummary *scenario =
             &g_array_index (store->scenarios, ThrongScenarioSummary, s);
-        scenario->steps = &g_array_index (store->steps, ThrongStepSummary,
-                                          g_array_index (first_step, guint, s));
+        guint first = g_array_index (first_step, guint, s);
+        scenario->steps = array_slice (store->steps, first, scenario->n_steps);
         ThrongScenarioJourney *journey = &g_array_index (store->journeys, ThrongScenarioJourney, s);
         guint first_check = journey->n_checks;
         guint end_check = s + 1 < n_scenarios
                               ? g_array_index (store->journeys, ThrongScenarioJourney, s + 1).n_checks
                               : store->checks->len;
-        journey->checks = &g_array_index (store->checks, ThrongCheckSummary, first_check);
         journey->n_checks = end_check - first_check;
-        journey->step_info = &g_array_index (store->step_info, ThrongStepInfo,
-                                             g_array_index (first_step, guint, s));
+        journey->checks = array_slice (store->checks, first_check, journey->n_checks);
+        journey->step_info = array_slice (store->step_info, first, scenario->n_steps);
         scenario->journey = journey;
     }
     summary->scenarios = (const ThrongScenarioSummary *) store->scenarios->data;
@@ -616,6 +643,9 @@ run_file_build_info (ThrongRunFile *file)
     const ThrongSummary *head = &file->head.summary;
     ThrongRunInfo *info = &file->info;
 
+    /* An interval, or a summary without its plan, names no plan: the file stands in for it. */
+    if (file->head.summary.plan_name == NULL)
+        file->head.summary.plan_name = file->path;
     file->names = g_ptr_array_new ();
     file->users = g_array_new (FALSE, TRUE, sizeof (guint));
     file->labels = g_ptr_array_new_with_free_func (g_free);
@@ -780,9 +810,6 @@ throng_run_file_open (const char *path, GError **error)
                      "to draw", path);
         return NULL;
     }
-    /* An interval names no plan: the file stands in for it. */
-    if (file->head.summary.plan_name == NULL)
-        file->head.summary.plan_name = file->path;
     run_file_build_info (file);
     return g_steal_pointer (&file);
 }

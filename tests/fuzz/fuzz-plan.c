@@ -20,6 +20,8 @@
 #include "plan.h"
 #include "threshold.h"
 
+#include "fuzz-glib.h"
+
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -231,8 +233,7 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
     atexit (remove_plan);
     /* the `null` protocol; the build's own plugins are found by the registry */
     g_setenv ("THRONG_PLUGIN_PATH", plugins != NULL ? plugins : FUZZ_TEST_PLUGIN_DIR, TRUE);
-    /* A critical or a warning is a bug the fuzzer should stop on. */
-    g_log_set_always_fatal (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+    fuzz_glib_init ();
     return 0;
 }
 

@@ -28,6 +28,8 @@
 #include "../../plugins/http/fast/head.c"
 #include "../../plugins/http/fast/response.c"
 
+#include "fuzz-glib.h"
+
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -148,7 +150,7 @@ assert_same (const Run *a, const Run *b, const char *how)
 int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
-    g_log_set_always_fatal (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+    fuzz_glib_init ();
     fast_response_init (&parser);
     return 0;
 }

@@ -575,6 +575,11 @@ static const BadHar bad_hars[] = {
       "log.entries[0].request has no url\n" },
     { "entry-not-object", "{\"log\": {\"version\": \"1.2\", \"entries\": [7]}}",
       "log.entries[0] is not an object\n" },
+    { "method-not-a-token",
+      "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"G[T\", \"url\": "
+      "\"http://127.0.0.1:1/\"}, \"response\": {\"status\": 200}}]}}",
+      "no request to import: 1 entries, 1 skipped, 0 left out by --include-host, 0 by "
+      "--exclude, 0 by --no-static\n" },
     { "nothing-to-replay",
       "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"GET\", \"url\": "
       "\"ws://127.0.0.1:1/socket\"}, \"response\": {\"status\": 101}}]}}",
@@ -585,6 +590,17 @@ static const BadHar bad_hars[] = {
       "\"url\": \"http://127.0.0.1:1/\", \"postData\": {\"mimeType\": \"text/plain\", \"text\": "
       "\"x\", \"encoding\": \"gzip\"}}, \"response\": {\"status\": 200}}]}}",
       "log.entries[0].request.postData has encoding 'gzip'; only base64 is read\n" },
+    /* What the recording says stays on the message's one line. */
+    { "not-json-line-break", "{\"x\ny\" 1}",
+      "not a HAR file: not JSON (<data>:2:2: Parse error: unexpected string constant \"x y\", "
+      "expected character `:')\n" },
+    { "version-line-break", "{\"log\": {\"version\": \"1.2\\n2\", \"entries\": []}}",
+      "HAR version 1.2 2; throng imports HAR 1.2 (and 1.1)\n" },
+    { "encoding-line-break",
+      "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"POST\", "
+      "\"url\": \"http://127.0.0.1:1/\", \"postData\": {\"mimeType\": \"text/plain\", \"text\": "
+      "\"x\", \"encoding\": \"gz\\r\\nip\"}}, \"response\": {\"status\": 200}}]}}",
+      "log.entries[0].request.postData has encoding 'gz  ip'; only base64 is read\n" },
 };
 
 static void
@@ -604,6 +620,8 @@ test_bad_har (ThrongTestTmpdir *fixture, gconstpointer data)
         g_assert_nonnull (strstr (err, "No such file or directory\n"));
         return;
     }
+    /* One line, whatever the file holds. */
+    g_assert_true (strchr (err, '\n') == err + strlen (err) - 1);
     g_autofree char *expected = g_strdup_printf ("throng: %s: %s", path, bad->message);
     if (g_str_has_suffix (bad->message, "\n"))
         g_assert_cmpstr (err, ==, expected);

@@ -414,6 +414,27 @@ test_report_bad_input (ThrongTestTmpdir *fixture, gconstpointer data)
     page = report_draws (mixed_path, html, &mixed_err);
     g_autofree char *mixed_message = g_strdup_printf ("%s:1: an interval of version 2", mixed_path);
     g_assert_nonnull (strstr (mixed_err, mixed_message));
+
+    /* A scenario without its name (a hand-edited file): named by its place, never NULL. */
+    g_autofree char *unnamed_text = NULL;
+    {
+        g_autoptr (GRegex) regex = g_regex_new ("\"scenarios\":\\[\\{\"name\":\"[^\"]*\",", 0, 0,
+                                                NULL);
+        unnamed_text = g_regex_replace_literal (regex, newer_text, -1, 0, "\"scenarios\":[{",
+                                                0, NULL);
+    }
+    g_assert_cmpstr (unnamed_text, !=, newer_text);
+    g_autofree char *unnamed = throng_test_write_file (fixture->dir, "u.jsonl", unnamed_text);
+    g_autofree char *unnamed_json = g_build_filename (fixture->dir, "u.json", NULL);
+    g_autofree char *unnamed_spec = g_strdup_printf ("json=%s", unnamed_json);
+    g_autofree char *unnamed_err = NULL;
+    g_assert_cmpint (throng_test_runv (30, NULL, &unnamed_err, "report", unnamed, "--out",
+                                       unnamed_spec, NULL),
+                     ==, 0);
+    throng_test_assert_no_glib_noise (unnamed_err);
+    g_autoptr (JsonNode) unnamed_summary = throng_test_json_load (unnamed_json, NULL);
+    g_assert_cmpstr (throng_test_json_string (unnamed_summary, "scenarios.0.name"), ==,
+                     "scenario 1");
     g_free (points);
     points = g_strdup_printf ("data-points=\"%u\"", n_lines - 2);
     g_assert_nonnull (strstr (page, points));

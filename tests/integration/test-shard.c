@@ -666,6 +666,50 @@ test_threshold (ThrongTestTmpdir *fixture, gconstpointer data)
                      ==, 0);
 }
 
+/*
+ * jsonl shards whose intervals carry a check: the merge streams the
+ * intervals, reading each shard's next one before the merged interval is
+ * handed out, and every merged interval still names its check once, with
+ * both shards' passes (5 requests of the one step per shard and interval).
+ */
+static void
+test_interval_checks (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *a = synth (fixture->dir, "a.jsonl",
+                                (ThrongTestShardSpec) { .index = 0, .count = 2, .jsonl = TRUE,
+                                                        .intervals = 3, .synthetic_requests = 10,
+                                                        .check = "status is 200" });
+    g_autofree char *b = synth (fixture->dir, "b.jsonl",
+                                (ThrongTestShardSpec) { .index = 1, .count = 2, .jsonl = TRUE,
+                                                        .intervals = 3, .synthetic_requests = 10,
+                                                        .check = "status is 200" });
+    g_autofree char *merged_path = g_build_filename (fixture->dir, "merged.jsonl", NULL);
+    g_autofree char *out_arg = throng_test_out_arg ("json", merged_path);
+    const char *const files[] = { a, b, NULL };
+    const char *const args[] = { "--out", out_arg, "--set", "json.mode=jsonl", NULL };
+    g_assert_cmpint (merge (files, args, NULL, NULL), ==, 0);
+
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (merged_path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    guint intervals = 0;
+    for (guint i = 0; lines[i] != NULL; i++) {
+        if (!g_str_has_prefix (lines[i], "{\"type\":\"interval\""))
+            continue;
+        g_autoptr (GError) error = NULL;
+        g_autoptr (JsonNode) interval = json_from_string (lines[i], &error);
+        g_assert_no_error (error);
+        g_assert_cmpuint (throng_test_json_length (interval, "scenarios.0.checks.list"), ==, 1);
+        g_assert_cmpstr (throng_test_json_string (interval, "scenarios.0.checks.list.0.name"), ==,
+                         "status is 200");
+        g_assert_cmpint (throng_test_json_int (interval, "scenarios.0.checks.list.0.passes"), ==,
+                         10);
+        intervals++;
+    }
+    g_assert_cmpuint (intervals, ==, 3);
+}
+
 typedef struct {
     const char *name;
     ThrongTestShardSpec a, b;
@@ -734,6 +778,13 @@ test_refusals (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_file_get_contents (whole, &contents, &length, NULL));
     contents[length / 2] = '\0';
     g_autofree char *cut = throng_test_write_file (fixture->dir, "cut.json", contents);
+    /* JSON is UTF-8: a label with other bytes is no JSON, not a label to hand to reporters. */
+    g_autofree char *whole_text = NULL;
+    g_assert_true (g_file_get_contents (whole, &whole_text, NULL, NULL));
+    char *label = strstr (whole_text, "\"step 01\"");
+    g_assert_nonnull (label);
+    label[5] = '\x9f';
+    g_autofree char *not_utf8 = throng_test_write_file (fixture->dir, "not-utf8.json", whole_text);
     g_autofree char *killed = synth (fixture->dir, "killed.jsonl",
                                      (ThrongTestShardSpec) { .count = 1, .jsonl = TRUE,
                                                              .intervals = 2 });
@@ -742,13 +793,18 @@ test_refusals (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_file_get_contents (killed, &killed_text, NULL, NULL));
     *strstr (killed_text, "{\"type\":\"summary\"") = '\0';
     g_assert_true (g_file_set_contents (killed, killed_text, -1, NULL));
+    /* A shard count no --shard can give: refused, not used to size the merge. */
+    g_autofree char *huge = synth (fixture->dir, "huge.json",
+                                   (ThrongTestShardSpec) { .count = G_MAXUINT });
     const struct {
         const char *path;
         const char *message;
     } bad[] = {
+        { huge, "shard 0/4294967295 is not a valid shard" },
         { other, "not a throng summary" },
         { text, "not a throng jsonl file" },
         { cut, "not a complete JSON document" },
+        { not_utf8, "not a complete JSON document" },
         { killed, "no summary" },
     };
     for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
@@ -978,6 +1034,7 @@ main (int argc, char **argv)
     ADD ("/shard/manifests", test_manifests);
     ADD ("/shard/merge/threshold", test_threshold);
     ADD ("/shard/merge/refusals", test_refusals);
+    ADD ("/shard/merge/interval-checks", test_interval_checks);
     ADD ("/shard/closed", test_closed);
     ADD ("/shard/unique-rows", test_unique_rows);
     ADD ("/shard/open", test_open);

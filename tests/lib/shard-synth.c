@@ -15,6 +15,8 @@ typedef struct {
     ThrongScenarioSummary scenario;
     ThrongStepSummary *steps;
     guint n_steps;
+    ThrongScenarioJourney journey;
+    ThrongCheckSummary check;
 } Synth;
 
 static void
@@ -63,14 +65,25 @@ record (Synth *synth, guint step, gint64 value)
     stats->bytes_received += 1000;
 }
 
-/* Adds the steps up into the scenario and the total, and counts iterations. */
+/*
+ * Adds the steps up into the scenario and the total, and counts
+ * iterations; with @check, a check that every request passed.
+ */
 static void
-synth_finish (Synth *synth)
+synth_finish (Synth *synth, const char *check)
 {
     for (guint i = 0; i < synth->n_steps; i++)
         throng_stats_merge (&synth->scenario.stats, &synth->steps[i].stats);
     throng_stats_merge (&synth->summary.total, &synth->scenario.stats);
     synth->scenario.iterations = synth->n_steps > 0 ? synth->steps[0].stats.requests : 0;
+    if (check == NULL)
+        return;
+    synth->check.name = check;
+    synth->check.passes = synth->scenario.stats.requests;
+    synth->journey.size = sizeof (ThrongScenarioJourney);
+    synth->journey.checks = &synth->check;
+    synth->journey.n_checks = 1;
+    synth->scenario.journey = &synth->journey;
 }
 
 void
@@ -124,7 +137,7 @@ throng_test_shard_write (const ThrongTestShardSpec *spec)
         for (guint i = 0; i < n_steps; i++)
             for (guint k = 0; k < 5; k++)
                 record (&snapshot, i, 1000 + g_rand_int_range (rand, 0, 20000));
-        synth_finish (&snapshot);
+        synth_finish (&snapshot, spec->check);
         snapshot.scenario.active_users = 10;
         snapshot.summary.start_wall_us = start;
         snapshot.summary.elapsed_us = (gint64) (t + 1) * G_USEC_PER_SEC;
@@ -143,7 +156,7 @@ throng_test_shard_write (const ThrongTestShardSpec *spec)
         for (guint k = 0; k < spec->synthetic_requests; k++)
             record (&total, i, 500 + g_rand_int_range (rand, 0, 200000));
     }
-    synth_finish (&total);
+    synth_finish (&total, spec->check);
     ThrongShardSummary shard = {
         .size = sizeof (ThrongShardSummary),
         .index = spec->index,

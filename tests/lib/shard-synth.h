@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  *   each); with none, @synthetic_requests pseudo-random ones per step.
  * @thresholds: NULL-terminated expressions the shard leaves to the merge.
  * @saturated: the shard says its generator saturated.
+ * @check: the name of a check of scenario "s" that each of its requests
+ *   passes (in every interval and the summary); NULL: no check.
  */
 typedef struct {
     const char *path;
@@ -43,6 +45,7 @@ typedef struct {
     guint synthetic_requests;
     const char *const *thresholds;
     gboolean saturated;
+    const char *check;
 } ThrongTestShardSpec;
 
 void throng_test_shard_write (const ThrongTestShardSpec *spec);

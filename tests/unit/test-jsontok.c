@@ -25,12 +25,14 @@ test_syntax (void)
 {
     static const char *const good[] = {
         "{}", "[]", " {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} ", "0", "\"\\u00e9\"",
-        "{\"a\":{\"b\":{\"c\":[]}}}", "-0.0", "1E+2",
+        "{\"a\":{\"b\":{\"c\":[]}}}", "-0.0", "1E+2", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
     };
     static const char *const bad[] = {
         "", "{", "{\"a\":1", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{a:1}", "01", "1.", ".5", "+1",
         "\"abc", "\"a\\qb\"", "\"\\u12\"", "\"tab\there\"", "{} {}", "tru", "nul", "[1 2]",
         "{\"type\":\"summary\",\"total\":{\"requests\":12", /* a line cut short */
+        /* not UTF-8: a lone continuation byte, a sequence cut short, an overlong '/', a surrogate */
+        "\"f\x9f\"", "\"\xc3\"", "\"\xe2\x82\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"",
     };
     for (guint i = 0; i < G_N_ELEMENTS (good); i++)
         if (!parses (good[i]))
