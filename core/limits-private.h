@@ -45,8 +45,8 @@ gboolean throng_limits_prepare (const ThrongLimitsRun *run, GError **error);
 /*
  * The memory limits a run can reach: the address-space limit (RLIMIT_AS,
  * `ulimit -v`), against the process's virtual size, and its cgroup's
- * memory.max (cgroup v2: a container's or a systemd unit's), against the
- * cgroup's memory.current.  A process that reaches one is killed by the
+ * memory.max (cgroup v2; v1's memory.limit_in_bytes: a container's or a
+ * systemd unit's), against the cgroup's use less its inactive page cache.  A process that reaches one is killed by the
  * kernel or fails a g_malloc() and aborts, and whatever it had measured
  * but not yet written is lost: the engine checks throng_limits_memory_check()
  * often and stops the run itself first.
@@ -55,6 +55,8 @@ typedef struct {
     guint64 as_limit;     /* bytes; 0 when unlimited */
     guint64 cgroup_limit; /* bytes; 0 when none */
     char *cgroup_current; /* the cgroup's memory.current, when cgroup_limit > 0 */
+    char *cgroup_stat;    /* and its memory.stat */
+    gboolean cgroup_v1;   /* the v1 memory controller's files (limit_in_bytes, usage_in_bytes) */
 } ThrongMemoryLimits;
 
 /*

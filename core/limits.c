@@ -131,23 +131,35 @@ throng_limits_prepare (const ThrongLimitsRun *run, GError **error)
     return TRUE;
 }
 
-/* The cgroup v2 this process is in ("0::/path" in /proc/self/cgroup), as a /sys/fs/cgroup path. */
+/*
+ * The cgroup of this process that holds its memory limit, from
+ * /proc/self/cgroup: v1's memory controller ("N:memory:/path", under
+ * /sys/fs/cgroup/memory) when it is mounted, else v2's ("0::/path").
+ * *@v1 says which.
+ */
 static char *
-cgroup_dir (void)
+cgroup_dir (gboolean *v1)
 {
     g_autofree char *text = NULL;
+    g_autofree char *v2 = NULL;
 
     if (!g_file_get_contents ("/proc/self/cgroup", &text, NULL, NULL))
         return NULL;
     for (char *line = text; line != NULL && *line != '\0';) {
         char *end = strchr (line, '\n');
+        const char *memory = strstr (line, ":memory:");
         if (end != NULL)
             *end = '\0';
-        if (g_str_has_prefix (line, "0::"))
-            return g_build_filename ("/sys/fs/cgroup", line + 3, NULL);
+        if (memory != NULL) {
+            *v1 = TRUE;
+            return g_build_filename ("/sys/fs/cgroup/memory", memory + strlen (":memory:"), NULL);
+        }
+        if (g_str_has_prefix (line, "0::") && v2 == NULL)
+            v2 = g_build_filename ("/sys/fs/cgroup", line + 3, NULL);
         line = end != NULL ? end + 1 : NULL;
     }
-    return NULL;
+    *v1 = FALSE;
+    return g_steal_pointer (&v2);
 }
 
 /* A decimal number of bytes in @path ("max" and anything else: 0). */
@@ -178,18 +190,54 @@ gboolean
 throng_limits_memory_init (ThrongMemoryLimits *limits)
 {
     struct rlimit as;
-    g_autofree char *dir = cgroup_dir ();
+    gboolean v1 = FALSE;
+    g_autofree char *dir = cgroup_dir (&v1);
 
     memset (limits, 0, sizeof *limits);
     if (getrlimit (RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
         limits->as_limit = as.rlim_cur;
     if (dir != NULL) {
-        g_autofree char *max = g_build_filename (dir, "memory.max", NULL);
+        g_autofree char *max
+            = g_build_filename (dir, v1 ? "memory.limit_in_bytes" : "memory.max", NULL);
         limits->cgroup_limit = read_bytes (max);
-        if (limits->cgroup_limit > 0)
-            limits->cgroup_current = g_build_filename (dir, "memory.current", NULL);
+        /* v1 says "no limit" with the largest page-aligned number. */
+        if (limits->cgroup_limit >= G_GUINT64_CONSTANT (1) << 62)
+            limits->cgroup_limit = 0;
+        if (limits->cgroup_limit > 0) {
+            limits->cgroup_current = g_build_filename (
+                dir, v1 ? "memory.usage_in_bytes" : "memory.current", NULL);
+            limits->cgroup_stat = g_build_filename (dir, "memory.stat", NULL);
+            limits->cgroup_v1 = v1;
+        }
     }
     return limits->as_limit > 0 || limits->cgroup_limit > 0;
+}
+
+/*
+ * The cgroup's working set, as the kubelet reckons it: memory.current
+ * less the inactive page cache (memory.stat's inactive_file), which the
+ * kernel reclaims before it kills anything: a run writing a large csv
+ * file must not be stopped for the cache of its own writes.
+ */
+static guint64
+cgroup_working_set (const ThrongMemoryLimits *limits)
+{
+    guint64 current = read_bytes (limits->cgroup_current);
+    g_autofree char *text = NULL;
+    guint64 inactive = 0;
+
+    /* v1 counts the hierarchy's in total_inactive_file. */
+    const char *key = limits->cgroup_v1 ? "total_inactive_file " : "inactive_file ";
+
+    if (g_file_get_contents (limits->cgroup_stat, &text, NULL, NULL)) {
+        for (const char *line = strstr (text, key); line != NULL; line = strstr (line + 1, key)) {
+            if (line == text || line[-1] == '\n') {
+                inactive = g_ascii_strtoull (line + strlen (key), NULL, 10);
+                break;
+            }
+        }
+    }
+    return current > inactive ? current - inactive : 0;
 }
 
 /* The process's virtual size, from /proc/self/statm (pages). */
@@ -223,11 +271,12 @@ throng_limits_memory_check (const ThrongMemoryLimits *limits)
                                     used / mib, limits->as_limit / mib);
     }
     if (limits->cgroup_limit > 0) {
-        guint64 used = read_bytes (limits->cgroup_current);
+        guint64 used = cgroup_working_set (limits);
         if (past (used, limits->cgroup_limit, THRONG_LIMITS_CGROUP_SHARE))
-            return g_strdup_printf ("throng's cgroup uses %" G_GUINT64_FORMAT " MiB of its "
-                                    "%" G_GUINT64_FORMAT " MiB memory.max",
-                                    used / mib, limits->cgroup_limit / mib);
+            return g_strdup_printf ("throng's cgroup uses %" G_GUINT64_FORMAT " MiB (but its "
+                                    "inactive page cache) of its %" G_GUINT64_FORMAT " MiB %s",
+                                    used / mib, limits->cgroup_limit / mib,
+                                    limits->cgroup_v1 ? "memory.limit_in_bytes" : "memory.max");
     }
     return NULL;
 }
@@ -236,4 +285,5 @@ void
 throng_limits_memory_clear (ThrongMemoryLimits *limits)
 {
     g_clear_pointer (&limits->cgroup_current, g_free);
+    g_clear_pointer (&limits->cgroup_stat, g_free);
 }

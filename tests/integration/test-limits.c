@@ -15,6 +15,8 @@
 #include "limits-private.h"
 #include "test-utils.h"
 
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -372,26 +374,17 @@ limit_address_space (gpointer data)
 
 /*
  * 3,000 users, ramped up over 10 s, keep 1 MB bodies (a check reads them)
- * from nginx under a 500 MiB address-space limit (`ulimit -v`): without
- * the watch the process died in g_malloc() with nothing written.  It must
- * stop itself (exit 5), say why on one line, and leave results that agree
- * with each other: the summary's requests and the csv rows.  (An external
- * target: the built-in one, in the same process, keeps allocating for the
- * responses in flight after the users stop.  A spike past the watch's
- * headroom between two of its checks still dies so:
- * docs/failure-modes.md.)
+ * from nginx under a memory limit that @child_setup sets in the child: it
+ * must stop itself (exit 5), say why on one line (starting @reached), and
+ * leave results that agree with each other: the summary's requests and the
+ * csv rows.  (An external target: the built-in one, in the same process,
+ * keeps allocating for the responses in flight after the users stop.)
  */
 static void
-test_memory_limit (ThrongTestTmpdir *fixture, gconstpointer data)
+run_short_of_memory (ThrongTestTmpdir *fixture, GSpawnChildSetupFunc child_setup,
+                     gpointer child_setup_data, const char *reached)
 {
-    rlim_t limit = 500 * 1024 * 1024;
     g_autoptr (GError) error = NULL;
-
-    if (g_getenv ("THRONG_SANITIZED") != NULL) {
-        /* ASan reserves terabytes of address space at start. */
-        g_test_skip ("an address-space limit means nothing under AddressSanitizer");
-        return;
-    }
     g_autofree char *big = g_build_filename (fixture->dir, "big.bin", NULL);
     g_autofree char *bytes = g_malloc (1000000);
     memset (bytes, 'x', 1000000);
@@ -421,8 +414,8 @@ test_memory_limit (ThrongTestTmpdir *fixture, gconstpointer data)
                                              throng_test_nginx_http_url (nginx), summary, csv);
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     const char *const argv[] = { "run", plan, "--quiet", NULL };
-    ThrongTestSpawnOptions options = { .child_setup = limit_address_space,
-                                       .child_setup_data = &limit };
+    ThrongTestSpawnOptions options = { .child_setup = child_setup,
+                                       .child_setup_data = child_setup_data };
     g_autoptr (ThrongTestProcess) process = throng_test_spawn (argv, &options);
     g_autofree char *err = NULL;
     g_autofree char *text = NULL;
@@ -435,8 +428,8 @@ test_memory_limit (ThrongTestTmpdir *fixture, gconstpointer data)
     /* One line, after the newline that ends a live progress line. */
     const char *line = err + strspn (err, "\n");
     g_assert_cmpuint (throng_test_count_lines (line), ==, 1);
-    g_assert_true (g_str_has_prefix (line, "throng: throng's virtual size reached "));
-    g_assert_nonnull (strstr (line, " MiB limit (ulimit -v); stopping the run now"));
+    g_assert_true (g_str_has_prefix (line, reached));
+    g_assert_nonnull (strstr (line, "; stopping the run now to keep the results measured so far"));
 
     JsonNode *root = throng_test_json_load (summary, &error);
     g_assert_no_error (error);
@@ -448,6 +441,74 @@ test_memory_limit (ThrongTestTmpdir *fixture, gconstpointer data)
     /* every request counted is a csv row (and the header) */
     g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
     g_assert_cmpuint (throng_test_count_lines (text), ==, requests + 1);
+}
+
+/* Under a 500 MiB address-space limit (`ulimit -v`). */
+static void
+test_memory_limit (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    rlim_t limit = 500 * 1024 * 1024;
+
+    if (g_getenv ("THRONG_SANITIZED") != NULL) {
+        /* ASan reserves terabytes of address space at start. */
+        g_test_skip ("an address-space limit means nothing under AddressSanitizer");
+        return;
+    }
+    run_short_of_memory (fixture, limit_address_space, &limit,
+                         "throng: throng's virtual size reached ");
+}
+
+/* The memory cgroup this process is in, v1's (the machines this runs on), or NULL. */
+static char *
+memory_cgroup (void)
+{
+    g_autofree char *text = NULL;
+
+    if (!g_file_get_contents ("/proc/self/cgroup", &text, NULL, NULL))
+        return NULL;
+    const char *memory = strstr (text, ":memory:");
+    if (memory == NULL)
+        return NULL;
+    memory += strlen (":memory:");
+    g_autofree char *path = g_strndup (memory, strcspn (memory, "\n"));
+    return g_build_filename ("/sys/fs/cgroup/memory", path, NULL);
+}
+
+/* In the child: joins the cgroup whose cgroup.procs is @data ("0" is the writer). */
+static void
+join_cgroup (gpointer data)
+{
+    int fd = open ((const char *)data, O_WRONLY);
+
+    if (fd < 0 || write (fd, "0\n", 2) != 2)
+        _exit (125);
+    close (fd);
+}
+
+/*
+ * In a memory cgroup of its own limited to 600 MiB (cgroup v1's
+ * memory.limit_in_bytes; a container's limit): the kernel's OOM killer
+ * would end it with nothing written.  Skipped where no memory cgroup can be
+ * made (not root, no v1 memory controller).
+ */
+static void
+test_memory_cgroup (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *parent = memory_cgroup ();
+    g_autofree char *name = g_strdup_printf ("throng-test-%d", (int)getpid ());
+    g_autofree char *dir = parent != NULL ? g_build_filename (parent, name, NULL) : NULL;
+
+    if (dir == NULL || g_mkdir (dir, 0755) != 0) {
+        g_test_skip ("no memory cgroup (v1) can be made here");
+        return;
+    }
+    g_autofree char *limit = g_build_filename (dir, "memory.limit_in_bytes", NULL);
+    g_autofree char *procs = g_build_filename (dir, "cgroup.procs", NULL);
+    g_assert_true (g_file_set_contents (limit, "629145600", -1, NULL));
+    run_short_of_memory (fixture, join_cgroup, procs,
+                         "throng: throng's cgroup uses ");
+    /* Empty once throng has exited. */
+    g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 int
@@ -469,5 +530,7 @@ main (int argc, char **argv)
                 test_raised_at_start, throng_test_tmpdir_teardown);
     g_test_add ("/limits/run/memory", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_memory_limit, throng_test_tmpdir_teardown);
+    g_test_add ("/limits/run/memory-cgroup", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_memory_cgroup, throng_test_tmpdir_teardown);
     return g_test_run ();
 }
