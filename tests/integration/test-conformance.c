@@ -56,7 +56,8 @@
  *   /delay/MS     200 "ok" MS milliseconds later;
  *   /stall-body   200 and its head, then never the body;
  *   /large        200 with LARGE_RESPONSE_SIZE bytes of body;
- *   /final        200 "ok".
+ *   /final        200 "ok";  /close-seen  the same, its log line ending in
+ *                 " close" when the request said Connection: close.
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
  * (COOKIE "-" when none; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
  * a test compares what each transport and version sent, and proves which
@@ -148,6 +149,11 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
         g_string_append (cookies, value);
     }
 
+    /* Only where asked: over HTTP/2 the field is never sent (header/connection). */
+    if (strcmp (path, "/close-seen") == 0
+        && soup_message_headers_header_contains (exchange->request_headers, "Connection", "close"))
+        g_string_append (cookies, cookies->len > 0 ? " close" : "- close");
+
     g_mutex_lock (&server->lock);
     g_string_append_printf (server->log, "%s %s %" G_GSIZE_FORMAT " %s\t%s\n", exchange->method,
                             path, exchange->body_length, cookies->len > 0 ? cookies->str : "-",
@@ -180,7 +186,7 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
     } else if (strcmp (path, "/large") == 0) {
         exchange->status = 200;
         exchange->body = large_response;
-    } else if (strcmp (path, "/final") == 0) {
+    } else if (strcmp (path, "/final") == 0 || strcmp (path, "/close-seen") == 0) {
         exchange->status = 200;
         exchange->body = "ok\n";
     } else {
@@ -483,6 +489,8 @@ typedef struct {
 
 #define FINAL_5 "GET /final 0 -\nGET /final 0 -\nGET /final 0 -\nGET /final 0 -\nGET /final 0 -\n"
 #define FINAL_20 FINAL_5 FINAL_5 FINAL_5 FINAL_5
+#define CLOSE_1 "GET /close-seen 0 - close\n"
+#define CLOSE_5 CLOSE_1 CLOSE_1 CLOSE_1 CLOSE_1 CLOSE_1
 
 /* The summary's warning of connections closed for bytes nobody asked for. */
 #define UNSOLICITED "closed because the server sent bytes nobody asked for"
@@ -594,8 +602,8 @@ static const Case cases[] = {
     { "connection/per-user", ON_REDIRECT, "/final", NULL, NULL, 200, "OK", FINAL_20,
       .users = 4, .iterations = 5, .connections = 4 },
     /* soup refuses keep_alive: false over HTTP/2 at load (docs/http.md). */
-    { "connection/keep-alive-off", ON_REDIRECT, "/final", NULL, NULL, 200, "OK",
-      FINAL_5 FINAL_5, .users = 2, .iterations = 5, .connections = 10,
+    { "connection/keep-alive-off", ON_REDIRECT, "/close-seen", NULL, NULL, 200, "OK",
+      CLOSE_5 CLOSE_5, .users = 2, .iterations = 5, .connections = 10,
       .http = "keep_alive: false", .http1_only = TRUE },
     /*
      * A header HTTP/2 forbids (RFC 9113 §8.2.2): sent over HTTP/1.1,
