@@ -4,8 +4,10 @@
  * cases — every redirect code with and without a body, redirects to
  * another scheme, host and port, a loop, a missing, relative, invalid or
  * non-http Location, max_redirects reached, cookies across hosts and
- * beside a step's own Cookie header, responses later than the step's
- * timeout, and every fault of the fault suite — each run by the real
+ * beside a step's own Cookie header and kept per user, expect_status,
+ * connections per user and with keep_alive: false, responses later
+ * than the step's timeout, a name that does not resolve, and every
+ * fault of the fault suite — each run by the real
  * throng binary with `transport: fast` and `transport: soup`, over
  * HTTP/1.1, over h2 (ALPN) and, on fast, over h2c (the version is one
  * more dimension of each run, `runs` below).  Each run must give the
@@ -24,6 +26,7 @@
 #include "test-utils.h"
 
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <libsoup/soup.h>
 #include <string.h>
 
@@ -53,7 +56,8 @@
  *   /delay/MS     200 "ok" MS milliseconds later;
  *   /stall-body   200 and its head, then never the body;
  *   /large        200 with LARGE_RESPONSE_SIZE bytes of body;
- *   /final        200 "ok".
+ *   /final        200 "ok";  /close-seen  the same, its log line ending in
+ *                 " close" when the request said Connection: close.
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
  * (COOKIE "-" when none; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
  * a test compares what each transport and version sent, and proves which
@@ -145,6 +149,11 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
         g_string_append (cookies, value);
     }
 
+    /* Only where asked: over HTTP/2 the field is never sent (header/connection). */
+    if (strcmp (path, "/close-seen") == 0
+        && soup_message_headers_header_contains (exchange->request_headers, "Connection", "close"))
+        g_string_append (cookies, cookies->len > 0 ? " close" : "- close");
+
     g_mutex_lock (&server->lock);
     g_string_append_printf (server->log, "%s %s %" G_GSIZE_FORMAT " %s\t%s\n", exchange->method,
                             path, exchange->body_length, cookies->len > 0 ? cookies->str : "-",
@@ -177,7 +186,7 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
     } else if (strcmp (path, "/large") == 0) {
         exchange->status = 200;
         exchange->body = large_response;
-    } else if (strcmp (path, "/final") == 0) {
+    } else if (strcmp (path, "/final") == 0 || strcmp (path, "/close-seen") == 0) {
         exchange->status = 200;
         exchange->body = "ok\n";
     } else {
@@ -348,6 +357,7 @@ typedef enum {
     ON_RESET_ACCEPT,
     ON_CLOSED_HTTP,
     ON_CLOSED_HTTPS,
+    ON_UNRESOLVABLE, /* a name in .invalid (RFC 6761 §6.4): no resolver answers it */
 } Listener;
 
 static ThrongTestFaultServer *fault_server;
@@ -386,7 +396,8 @@ typedef enum { PROTO_H1, PROTO_H2, PROTO_H2C } Proto;
 static gboolean
 listener_is_tls (Listener on)
 {
-    return on != ON_REDIRECT && on != ON_HTTP && on != ON_BACKLOG && on != ON_CLOSED_HTTP;
+    return on != ON_REDIRECT && on != ON_HTTP && on != ON_BACKLOG && on != ON_CLOSED_HTTP
+           && on != ON_UNRESOLVABLE;
 }
 
 static char *
@@ -408,6 +419,8 @@ listener_url (Listener on, Proto proto)
         return g_strdup_printf ("http://127.0.0.1:%u", throng_test_free_port ());
     case ON_CLOSED_HTTPS:
         return g_strdup_printf ("https://127.0.0.1:%u", throng_test_free_port ());
+    case ON_UNRESOLVABLE:
+        return g_strdup ("http://nosuch.invalid");
     default:
         return g_strdup_printf ("https://127.0.0.1:%u", fault_port (on));
     }
@@ -438,7 +451,7 @@ typedef struct {
     const char *soup_klass;
     guint iterations;       /* 0: 1; every sample must have the case's outcome */
     const char *think_time; /* NULL: none */
-    gint64 connections;     /* connections opened in the run, when > 0 */
+    gint64 connections;     /* connections opened in the run, when > 0; NONE_OPENED: none */
     gint64 retries;         /* requests sent again in the run, when > 0 */
     const char *soup_message; /* with @soup_klass: soup's message, asserted */
     /*
@@ -454,7 +467,13 @@ typedef struct {
      * TLS), over h2c on an http:// listener, h2 on an https:// one.
      */
     gboolean below_http;
+    guint users;              /* 0: 1; each runs the iterations */
+    const char *http;         /* more of defaults.http: "keep_alive: false"; NULL: none */
+    /* Over HTTP/1.1 only: the case has no HTTP/2 meaning (or soup refuses it there). */
+    gboolean http1_only;
 } Case;
+
+#define NONE_OPENED (-1)
 
 #define SOUP_SUCCEEDS "(success)"
 
@@ -467,6 +486,11 @@ typedef struct {
 #define POST_LARGE FOLLOW ", method: POST, body_file: " LARGE_BODY
 #define HEAD FOLLOW ", method: HEAD"
 #define SCHEME_MESSAGE "redirect to a scheme other than http or https"
+
+#define FINAL_5 "GET /final 0 -\nGET /final 0 -\nGET /final 0 -\nGET /final 0 -\nGET /final 0 -\n"
+#define FINAL_20 FINAL_5 FINAL_5 FINAL_5 FINAL_5
+#define CLOSE_1 "GET /close-seen 0 - close\n"
+#define CLOSE_5 CLOSE_1 CLOSE_1 CLOSE_1 CLOSE_1 CLOSE_1
 
 /* The summary's warning of connections closed for bytes nobody asked for. */
 #define UNSOLICITED "closed because the server sent bytes nobody asked for"
@@ -516,8 +540,11 @@ static const Case cases[] = {
     /* Where the Location goes. */
     { "location/absolute", ON_REDIRECT, "/r/302/abs", FOLLOW, NULL, 200, "OK",
       "GET /r/302/abs 0 -\nGET /final 0 -\n" },
+    /* Another origin: a second connection, kept alive beside the first and reused. */
     { "location/other-host", ON_REDIRECT, "/r/307/host", POST, NULL, 200, "OK",
-      "POST /r/307/host 5 -\nPOST /final 5 -\n" },
+      "POST /r/307/host 5 -\nPOST /final 5 -\n" "POST /r/307/host 5 -\nPOST /final 5 -\n"
+      "POST /r/307/host 5 -\nPOST /final 5 -\n",
+      .iterations = 3, .connections = 2 },
     { "location/other-port", ON_REDIRECT, "/r/308/port", POST, NULL, 200, "OK",
       "POST /r/308/port 5 -\nPOST /final 5 -\n" },
     { "location/other-scheme", ON_REDIRECT, "/r/302/https", FOLLOW, NULL, 200, "OK",
@@ -531,8 +558,12 @@ static const Case cases[] = {
     { "location/no-host", ON_REDIRECT, "/r/301/nohost", FOLLOW, "protocol", 301,
       "redirect Location has no host", "GET /r/301/nohost 0 -\n" },
     /* How many. */
+    /* Every hop on the one kept-alive connection, iteration after iteration. */
     { "count/loop", ON_REDIRECT, "/loop", FOLLOW ", max_redirects: 3", "protocol", 302,
-      "too many redirects", "GET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\n" },
+      "too many redirects",
+      "GET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\n"
+      "GET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\nGET /loop 0 -\n",
+      .iterations = 2, .connections = 1 },
     { "count/max-reached", ON_REDIRECT, "/chain/2", FOLLOW ", max_redirects: 2", "protocol", 302,
       "too many redirects", "GET /chain/2 0 -\nGET /chain/1 0 -\nGET /chain/0 0 -\n" },
     { "count/max-exact", ON_REDIRECT, "/chain/1", FOLLOW ", max_redirects: 2", NULL, 200, "OK",
@@ -550,6 +581,30 @@ static const Case cases[] = {
     /* Two Set-Cookie fields in one response (HTTP/2 sends each as a field of its own). */
     { "cookie/two", ON_REDIRECT, "/cookie/two", FOLLOW, NULL, 200, "OK",
       "GET /cookie/two 0 -\nGET /final 0 c=1; d=2\n" },
+    /* The jar is the user's, kept from one iteration to the next (requests sorted: two users). */
+    { "cookie/per-user", ON_REDIRECT, "/cookie/same", FOLLOW, NULL, 200, "OK",
+      "GET /cookie/same 0 -\nGET /cookie/same 0 -\n"
+      "GET /cookie/same 0 c=1\nGET /cookie/same 0 c=1\n"
+      "GET /final 0 c=1\nGET /final 0 c=1\nGET /final 0 c=1\nGET /final 0 c=1\n",
+      .users = 2, .iterations = 2 },
+
+    /* expect_status: a status outside it fails as `status`, one inside it (a list, a range) passes. */
+    { "status/unexpected", ON_REDIRECT, "/r/404/none", NULL, "status", 404, "Not Found",
+      "GET /r/404/none 0 -\n" },
+    { "status/not-the-expected", ON_REDIRECT, "/r/204/none", ", expect_status: 200", "status", 204,
+      "No Content", "GET /r/204/none 0 -\n" },
+    { "status/in-list", ON_REDIRECT, "/r/404/none", ", expect_status: '2xx,404'", NULL, 404,
+      "Not Found", "GET /r/404/none 0 -\n" },
+    { "status/in-range", ON_REDIRECT, "/r/503/none", ", expect_status: 500-599", NULL, 503,
+      "Service Unavailable", "GET /r/503/none 0 -\n" },
+
+    /* Connections: one per user, kept alive; with keep_alive: false, one per request. */
+    { "connection/per-user", ON_REDIRECT, "/final", NULL, NULL, 200, "OK", FINAL_20,
+      .users = 4, .iterations = 5, .connections = 4 },
+    /* soup refuses keep_alive: false over HTTP/2 at load (docs/http.md). */
+    { "connection/keep-alive-off", ON_REDIRECT, "/close-seen", NULL, NULL, 200, "OK",
+      CLOSE_5 CLOSE_5, .users = 2, .iterations = 5, .connections = 10,
+      .http = "keep_alive: false", .http1_only = TRUE },
     /*
      * A header HTTP/2 forbids (RFC 9113 §8.2.2): sent over HTTP/1.1,
      * left out over h2 by both transports, where the server would
@@ -558,9 +613,11 @@ static const Case cases[] = {
     { "header/connection", ON_REDIRECT, "/final", ", headers: { Connection: close }", NULL, 200,
       "OK", "GET /final 0 -\n" },
 
-    /* A response later than the step's timeout: `timeout` on every version; nothing waits. */
+    /* A response later than the step's timeout: `timeout` on every version; nothing waits,
+     * and the next iteration's request goes out (and times out) alike. */
     { "timeout/slow-response", ON_REDIRECT, "/delay/3000", NULL, "timeout", 0, "step timed out",
-      "GET /delay/3000 0 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
+      "GET /delay/3000 0 -\nGET /delay/3000 0 -\n", "400ms", NULL, 390, 400 + SLACK_MS,
+      .iterations = 2 },
     { "timeout/slow-response-post", ON_REDIRECT, "/delay/3000", POST, "timeout", 0,
       "step timed out", "POST /delay/3000 5 -\n", "400ms", NULL, 390, 400 + SLACK_MS },
     { "timeout/stalled-body", ON_REDIRECT, "/stall-body", NULL, "timeout", 0, "step timed out",
@@ -573,7 +630,9 @@ static const Case cases[] = {
 
     /* The fault suite's faults (tests/integration/test-faults.c). */
     { "fault/refused", ON_CLOSED_HTTP, "/ok", NULL, "connect", 0, NULL, NULL, NULL, NULL, 0,
-      SLACK_MS, .below_http = TRUE },
+      SLACK_MS, .below_http = TRUE, .iterations = 3, .connections = NONE_OPENED },
+    { "fault/dns", ON_UNRESOLVABLE, "/", NULL, "dns", 0, "host name did not resolve",
+      .below_http = TRUE, .iterations = 2, .connections = NONE_OPENED },
     { "fault/status-500", ON_HTTP, FAULT_PATH_STATUS_500, NULL, "status", 500,
       "Internal Server Error" },
     { "fault/status-503", ON_HTTP, FAULT_PATH_STATUS_503, NULL, "status", 503,
@@ -615,7 +674,7 @@ static const Case cases[] = {
     { "fault/certificate-self-signed", ON_SELF_SIGNED, "/ok", NULL, "certificate", 0,
       .below_http = TRUE },
     { "fault/connect-timeout-tcp", ON_BACKLOG, "/ok", NULL, "timeout", 0, "connect timed out", NULL,
-      "10s", "300ms", 290, 300 + SLACK_MS, .below_http = TRUE },
+      "10s", "300ms", 290, 300 + SLACK_MS, .below_http = TRUE, .iterations = 2 },
     { "fault/connect-timeout-tls", ON_TLS_HANG, "/ok", NULL, "timeout", 0, "connect timed out",
       NULL, "10s", "300ms", 290, 300 + SLACK_MS, .below_http = TRUE },
     { "fault/step-timeout-bounds-connect", ON_BACKLOG, "/ok", NULL, "timeout", 0, "step timed out",
@@ -760,6 +819,8 @@ case_runs (const Case *c, Proto proto)
 {
     if (proto == PROTO_H1)
         return TRUE;
+    if (c->http1_only)
+        return FALSE;
     if (c->on == ON_REDIRECT)
         return TRUE;
     return c->below_http && (proto == PROTO_H2) == listener_is_tls (c->on);
@@ -818,6 +879,12 @@ csv_fields (const char *line)
     return fields;
 }
 
+static int
+compare_lines (const void *a, const void *b)
+{
+    return strcmp (*(char *const *)a, *(char *const *)b);
+}
+
 /* JMeter's columns, as plugins/csv writes them. */
 enum { COL_ELAPSED = 1, COL_CODE = 3, COL_RESPONSE_MESSAGE = 4, COL_SUCCESS = 7, COL_FAILURE = 8 };
 
@@ -829,6 +896,8 @@ run_case (const Case *c, const char *transport, Proto proto, const char *dir, Ou
     g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
     const char *extra[] = { "--out", csv_arg, "--overwrite", NULL };
     guint iterations = c->iterations > 0 ? c->iterations : 1;
+    guint users = c->users > 0 ? c->users : 1;
+    guint samples = users * iterations;
     g_autofree char *yaml
         = g_strdup_printf ("name: conformance\n"
                            "defaults:\n"
@@ -838,9 +907,10 @@ run_case (const Case *c, const char *transport, Proto proto, const char *dir, Ou
                            "    timeout: %s\n"
                            "    connect_timeout: %s\n"
                            "    tls: { ca_file: \"%s\" }\n"
+                           "%s%s%s"
                            "scenarios:\n"
                            "  - name: s\n"
-                           "    users: 1\n"
+                           "    users: %u\n"
                            "    iterations: %u\n"
                            "%s%s%s"
                            "    steps:\n"
@@ -848,7 +918,8 @@ run_case (const Case *c, const char *transport, Proto proto, const char *dir, Ou
                            transport, proto == PROTO_H1 ? "1.1" : "2",
                            c->timeout != NULL ? c->timeout : "5s",
                            c->connect_timeout != NULL ? c->connect_timeout : "5s", certs->ca_cert,
-                           iterations, c->think_time != NULL ? "    think_time: " : "",
+                           c->http != NULL ? "    " : "", c->http != NULL ? c->http : "",
+                           c->http != NULL ? "\n" : "", users, iterations, c->think_time != NULL ? "    think_time: " : "",
                            c->think_time != NULL ? c->think_time : "",
                            c->think_time != NULL ? "\n" : "", base, c->path,
                            c->step_extra != NULL ? c->step_extra : "");
@@ -867,9 +938,10 @@ run_case (const Case *c, const char *transport, Proto proto, const char *dir, Ou
     g_assert_cmpint (status, ==, 0);
     g_assert_nonnull (root);
     throng_test_assert_no_glib_noise (err);
-    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, iterations);
-    if (c->connections > 0)
-        g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==, c->connections);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, samples);
+    if (c->connections != 0)
+        g_assert_cmpint (throng_test_json_int (root, "total.connections"), ==,
+                         c->connections == NONE_OPENED ? 0 : c->connections);
     if (c->retries > 0)
         g_assert_cmpint (throng_test_json_int (root, "total.retries"), ==, c->retries);
     if (c->fast_warning != NULL)
@@ -878,9 +950,9 @@ run_case (const Case *c, const char *transport, Proto proto, const char *dir, Ou
 
     g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
     lines = g_strsplit (text, "\n", -1);
-    g_assert_cmpuint (g_strv_length (lines), ==, iterations + 2); /* header, the rows, "" */
+    g_assert_cmpuint (g_strv_length (lines), ==, samples + 2); /* header, the rows, "" */
     /* Every sample alike: the first stands for them. */
-    for (guint i = 2; i <= iterations; i++) {
+    for (guint i = 2; i <= samples; i++) {
         g_autoptr (GPtrArray) first = csv_fields (lines[1]);
         g_autoptr (GPtrArray) other = csv_fields (lines[i]);
         g_assert_cmpstr (g_ptr_array_index (other, COL_SUCCESS), ==,
@@ -908,6 +980,16 @@ run_case (const Case *c, const char *transport, Proto proto, const char *dir, Ou
     /* The redirect server says which protocol carried each request. */
     outcome->requests
         = redirect_server_take_log (&redirect_server, proto == PROTO_H1 ? "HTTP/1.1" : "HTTP/2");
+    /* Users interleave: their requests are compared as a set. */
+    if (users > 1) {
+        g_auto (GStrv) requests = g_strsplit (outcome->requests, "\n", -1);
+        guint n = g_strv_length (requests);
+
+        g_assert_true (n > 0 && requests[n - 1][0] == '\0');
+        qsort (requests, n - 1, sizeof (char *), compare_lines);
+        g_free (outcome->requests);
+        outcome->requests = g_strjoinv ("\n", requests);
+    }
     g_test_message ("%s on %s over %s: %s %s %u \"%s\" in %" G_GINT64_FORMAT " ms", c->name,
                     transport, proto_name (proto),
                     outcome->success ? "ok" : "failed",
