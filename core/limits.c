@@ -147,9 +147,10 @@ cgroup_dir (gboolean *v1)
         return NULL;
     for (char *line = text; line != NULL && *line != '\0';) {
         char *end = strchr (line, '\n');
-        const char *memory = strstr (line, ":memory:");
+        const char *memory;
         if (end != NULL)
             *end = '\0';
+        memory = strstr (line, ":memory:");
         if (memory != NULL) {
             *v1 = TRUE;
             return g_build_filename ("/sys/fs/cgroup/memory", memory + strlen (":memory:"), NULL);
@@ -273,8 +274,9 @@ throng_limits_memory_check (const ThrongMemoryLimits *limits)
     if (limits->cgroup_limit > 0) {
         guint64 used = cgroup_working_set (limits);
         if (past (used, limits->cgroup_limit, THRONG_LIMITS_CGROUP_SHARE))
-            return g_strdup_printf ("throng's cgroup uses %" G_GUINT64_FORMAT " MiB (but its "
-                                    "inactive page cache) of its %" G_GUINT64_FORMAT " MiB %s",
+            return g_strdup_printf ("throng's cgroup holds %" G_GUINT64_FORMAT " MiB (not "
+                                    "counting page cache the kernel can drop) of its "
+                                    "%" G_GUINT64_FORMAT " MiB %s",
                                     used / mib, limits->cgroup_limit / mib,
                                     limits->cgroup_v1 ? "memory.limit_in_bytes" : "memory.max");
     }

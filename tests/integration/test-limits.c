@@ -474,6 +474,18 @@ memory_cgroup (void)
     return g_build_filename ("/sys/fs/cgroup/memory", path, NULL);
 }
 
+/* Writes @text into a cgroup file in place (g_file_set_contents() renames a new file). */
+static gboolean
+write_in_place (const char *path, const char *text)
+{
+    int fd = open (path, O_WRONLY);
+    gboolean written = fd >= 0 && write (fd, text, strlen (text)) == (ssize_t) strlen (text);
+
+    if (fd >= 0)
+        close (fd);
+    return written;
+}
+
 /* In the child: joins the cgroup whose cgroup.procs is @data ("0" is the writer). */
 static void
 join_cgroup (gpointer data)
@@ -504,9 +516,9 @@ test_memory_cgroup (ThrongTestTmpdir *fixture, gconstpointer data)
     }
     g_autofree char *limit = g_build_filename (dir, "memory.limit_in_bytes", NULL);
     g_autofree char *procs = g_build_filename (dir, "cgroup.procs", NULL);
-    g_assert_true (g_file_set_contents (limit, "629145600", -1, NULL));
+    g_assert_true (write_in_place (limit, "629145600\n"));
     run_short_of_memory (fixture, join_cgroup, procs,
-                         "throng: throng's cgroup uses ");
+                         "throng: throng's cgroup holds ");
     /* Empty once throng has exited. */
     g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
