@@ -441,6 +441,17 @@ abort_workers (ThrongEngine *engine)
     }
 }
 
+/* Asks every worker still running to stop its users at their next iteration. */
+static void
+stop_workers (ThrongEngine *engine)
+{
+    for (guint w = 0; w < engine->workers->len; w++) {
+        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
+        if (!slot->final)
+            throng_worker_stop (slot->worker);
+    }
+}
+
 static gboolean
 on_grace_over (gpointer data)
 {
@@ -482,11 +493,7 @@ on_signal (gpointer data)
         g_printerr ("\nthrong: stopping; iterations in flight may take up to %.1f s to finish "
                     "(interrupt again to stop now)\n",
                     (gdouble) engine->graceful_stop_us / G_USEC_PER_SEC);
-        for (guint w = 0; w < engine->workers->len; w++) {
-            WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
-            if (!slot->final)
-                throng_worker_stop (slot->worker);
-        }
+        stop_workers (engine);
         start_grace (engine);
     } else {
         abort_workers (engine);
@@ -515,11 +522,7 @@ on_memory_check (gpointer data)
     engine->interrupted = TRUE;
     g_printerr ("\nthrong: %s; stopping the run now to keep the results measured so far\n",
                 reached);
-    for (guint w = 0; w < engine->workers->len; w++) {
-        WorkerSlot *slot = &g_array_index (engine->workers, WorkerSlot, w);
-        if (!slot->final)
-            throng_worker_stop (slot->worker);
-    }
+    stop_workers (engine);
     abort_workers (engine);
     return G_SOURCE_REMOVE;
 }
