@@ -848,6 +848,22 @@ test_overwrite (ThrongTestTmpdir *tmp, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 2);
 }
 
+/* A minute of two users against the built-in target, for the tests that stop it early. */
+static char *
+long_run_yaml (const char *think_time)
+{
+    g_autofree char *extra = g_strdup_printf ("    think_time: %s\n", think_time);
+
+    return throng_test_plan_yaml (&(ThrongTestPlan) {
+        .name = "long",
+        .target = "builtin",
+        .users = 2,
+        .duration = "60s",
+        .scenario_extra = extra,
+        .steps = BUILTIN_STEP,
+    });
+}
+
 /*
  * SIGINT, SIGTERM or SIGHUP (a dropped terminal) mid-run: exit 130, and the
  * reporters still flush.  SIGPIPE sent from outside is ignored: the run
@@ -857,14 +873,7 @@ static void
 test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 {
     int signum = GPOINTER_TO_INT (data);
-    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
-        .name = "long",
-        .target = "builtin",
-        .users = 2,
-        .duration = "60s",
-        .scenario_extra = "    think_time: 10ms\n",
-        .steps = BUILTIN_STEP,
-    });
+    g_autofree char *yaml = long_run_yaml ("10ms");
     g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
     g_autofree char *out_arg = throng_test_out_arg ("json", json);
@@ -905,14 +914,7 @@ test_exit_interrupted (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_exit_killed (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
-        .name = "long",
-        .target = "builtin",
-        .users = 2,
-        .duration = "60s",
-        .scenario_extra = "    think_time: 100ms\n",
-        .steps = BUILTIN_STEP,
-    });
+    g_autofree char *yaml = long_run_yaml ("100ms");
     g_autofree char *jsonl = g_build_filename (tmp->dir, "run.jsonl", NULL);
     g_autofree char *csv = g_build_filename (tmp->dir, "samples.csv", NULL);
     g_autofree char *with_reporters = g_strdup_printf ("%sreporters:\n"
@@ -949,14 +951,7 @@ test_exit_killed (ThrongTestTmpdir *tmp, gconstpointer data)
 static void
 test_exit_hangup (ThrongTestTmpdir *tmp, gconstpointer data)
 {
-    g_autofree char *yaml = throng_test_plan_yaml (&(ThrongTestPlan) {
-        .name = "long",
-        .target = "builtin",
-        .users = 2,
-        .duration = "60s",
-        .scenario_extra = "    think_time: 10ms\n",
-        .steps = BUILTIN_STEP,
-    });
+    g_autofree char *yaml = long_run_yaml ("10ms");
     g_autofree char *plan = throng_test_write_plan (tmp->dir, "plan.yaml", yaml);
     g_autofree char *json = g_build_filename (tmp->dir, "summary.json", NULL);
     g_autofree char *out_arg = throng_test_out_arg ("json", json);
