@@ -410,9 +410,21 @@ check_server_log (Run *run, JsonNode *summary)
     ThrongTestNginxLog log;
 
     throng_test_nginx_log_wait (run->nginx, (guint)successes, 5000, &log);
-    EXPECT (run, log.lines == successes,
-            "nginx logged %u requests, throng %" G_GINT64_FORMAT " successes", log.lines,
-            successes);
+    if (run->c->takeover) {
+        /*
+         * nginx dies of SIGKILL here, a crash: a response already sent may
+         * never reach the log (nginx logs after sending), one per user at
+         * most.  Seen once in five CI runs: 877 lines for 878 successes.
+         */
+        EXPECT (run, log.lines <= successes && successes - log.lines <= USERS,
+                "nginx logged %u requests, throng %" G_GINT64_FORMAT " successes (a crash "
+                "may lose at most one line per user)",
+                log.lines, successes);
+    } else {
+        EXPECT (run, log.lines == successes,
+                "nginx logged %u requests, throng %" G_GINT64_FORMAT " successes", log.lines,
+                successes);
+    }
     EXPECT (run, log.status_2xx == log.lines, "%u of %u logged requests 2xx", log.status_2xx,
             log.lines);
     EXPECT (run, log.http2 == (strcmp (run->c->version, "2") == 0 ? log.lines : 0),
