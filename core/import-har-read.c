@@ -532,7 +532,10 @@ read_entry (Reader *reader, JsonObject *entry, guint index, GError **error)
             start_us = g_date_time_to_unix (when) * G_USEC_PER_SEC
                        + g_date_time_get_microsecond (when);
     }
-    track_time (reader, start_us, (gint64) (member_number (entry, "time", 0) * 1000.0));
+    /* Milliseconds of any size in the recording: capped (at 30 years) before they become
+     * an integer, which a value such as 1e308 would overflow. */
+    gdouble time_ms = member_number (entry, "time", 0);
+    track_time (reader, start_us, time_ms > 0 ? (gint64) (MIN (time_ms, 1e12) * 1000.0) : 0);
 
     g_autoptr (GUri) uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
     const char *scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;

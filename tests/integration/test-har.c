@@ -587,6 +587,13 @@ static const BadHar bad_hars[] = {
       "\"GET\", \"url\": \"http://127.0.0.1:1/\"}, \"response\": {\"status\": 1e300}}]}}",
       "no request to import: 2 entries, 2 skipped, 0 left out by --include-host, 0 by "
       "--exclude, 0 by --no-static\n" },
+    /* Found by fuzz-har in CI: a duration past any integer (undefined behaviour once). */
+    { "time-past-any-int",
+      "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"startedDateTime\": "
+      "\"2026-12-03T10:00:00Z\", \"time\": 1e308, \"request\": {\"method\": \"GET\", "
+      "\"url\": \"ws://127.0.0.1:1/socket\"}, \"response\": {\"status\": 101}}]}}",
+      "no request to import: 1 entries, 1 skipped, 0 left out by --include-host, 0 by "
+      "--exclude, 0 by --no-static\n" },
     { "nothing-to-replay",
       "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"GET\", \"url\": "
       "\"ws://127.0.0.1:1/socket\"}, \"response\": {\"status\": 101}}]}}",
