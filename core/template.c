@@ -9,6 +9,7 @@
  * beyond the buffer's growth.  The syntax is in docs/journeys.md.
  */
 #include "template-private.h"
+#include "template-filter-private.h"
 
 #include <string.h>
 #include <time.h>
@@ -38,14 +39,6 @@ typedef enum {
     SEG_COUNTER,
 } SegmentKind;
 
-typedef enum {
-    FILTER_NONE,
-    FILTER_URLENCODE,
-    FILTER_JSON,
-    FILTER_BASE64,
-} Filter;
-
-static const char *const filter_names[] = { "urlencode", "json", "base64", NULL };
 
 typedef struct {
     guint8 kind;
@@ -64,120 +57,6 @@ struct _ThrongTemplate {
     guint n_segments;
     gboolean literal;
 };
-
-/* ---- filters -------------------------------------------------------------- */
-
-static void
-append_urlencoded (GString *out, const char *s, gsize length)
-{
-    static const char hex[] = "0123456789ABCDEF";
-
-    for (gsize i = 0; i < length; i++) {
-        guchar c = (guchar) s[i];
-        if (g_ascii_isalnum (c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            g_string_append_c (out, (char) c);
-        } else {
-            g_string_append_c (out, '%');
-            g_string_append_c (out, hex[c >> 4]);
-            g_string_append_c (out, hex[c & 15]);
-        }
-    }
-}
-
-/* JSON string escaping, without the quotes: the plan writes them ('"${data.name | json}"'). */
-static void
-append_json (GString *out, const char *s, gsize length)
-{
-    static const char hex[] = "0123456789abcdef";
-
-    for (gsize i = 0; i < length; i++) {
-        guchar c = (guchar) s[i];
-        switch (c) {
-        case '"':
-            g_string_append_len (out, "\\\"", 2);
-            break;
-        case '\\':
-            g_string_append_len (out, "\\\\", 2);
-            break;
-        case '\n':
-            g_string_append_len (out, "\\n", 2);
-            break;
-        case '\r':
-            g_string_append_len (out, "\\r", 2);
-            break;
-        case '\t':
-            g_string_append_len (out, "\\t", 2);
-            break;
-        case '\b':
-            g_string_append_len (out, "\\b", 2);
-            break;
-        case '\f':
-            g_string_append_len (out, "\\f", 2);
-            break;
-        default:
-            if (c < 0x20) {
-                g_string_append_len (out, "\\u00", 4);
-                g_string_append_c (out, hex[c >> 4]);
-                g_string_append_c (out, hex[c & 15]);
-            } else {
-                g_string_append_c (out, (char) c);
-            }
-        }
-    }
-}
-
-static void
-append_base64 (GString *out, const char *s, gsize length)
-{
-    /* in chunks through a stack buffer: (192 / 3 + 1) * 4 + 4 bytes suffice per step */
-    char chunk[272];
-    gint state = 0, save = 0;
-
-    while (length > 0) {
-        gsize n = MIN (length, 192);
-        gsize written = g_base64_encode_step ((const guchar *) s, n, FALSE, chunk, &state, &save);
-        g_string_append_len (out, chunk, written);
-        s += n;
-        length -= n;
-    }
-    g_string_append_len (out, chunk, g_base64_encode_close (FALSE, chunk, &state, &save));
-}
-
-/*
- * g_string_append_len() without its general insert when the bytes fit:
- * a request's segments are a few bytes each, and GLib 2.74 inlines none
- * of it, so this is most of what a substitution costs.
- */
-static inline void
-append_bytes (GString *out, const char *s, gsize length)
-{
-    if (G_LIKELY (out->len + length < out->allocated_len)) {
-        memcpy (out->str + out->len, s, length);
-        out->len += length;
-        out->str[out->len] = '\0';
-    } else {
-        g_string_append_len (out, s, (gssize) length);
-    }
-}
-
-static void
-append_filtered (GString *out, Filter filter, const char *s, gsize length)
-{
-    switch (filter) {
-    case FILTER_NONE:
-        append_bytes (out, s, length);
-        break;
-    case FILTER_URLENCODE:
-        append_urlencoded (out, s, length);
-        break;
-    case FILTER_JSON:
-        append_json (out, s, length);
-        break;
-    case FILTER_BASE64:
-        append_base64 (out, s, length);
-        break;
-    }
-}
 
 /* ---- compiling -------------------------------------------------------------- */
 
@@ -253,11 +132,11 @@ add_literal (Compiler *c, const char *s, gsize length)
 }
 
 static void
-add_filtered_literal (Compiler *c, Filter filter, const char *s, gsize length)
+add_filtered_literal (Compiler *c, ThrongTemplateFilter filter, const char *s, gsize length)
 {
     g_autoptr (GString) filtered = g_string_new (NULL);
 
-    append_filtered (filtered, filter, s, length);
+    throng_template_filter_append (filtered, filter, s, length);
     add_literal (c, filtered->str, filtered->len);
 }
 
@@ -364,7 +243,7 @@ unknown_name (Compiler *c, gsize offset, const char *expr, GError **error)
 }
 
 static gboolean
-compile_env (Compiler *c, gsize offset, const char *rest, Filter filter, GError **error)
+compile_env (Compiler *c, gsize offset, const char *rest, ThrongTemplateFilter filter, GError **error)
 {
     const char *fallback = strstr (rest, ":-");
     g_autofree char *name = g_strndup (rest, fallback != NULL ? (gsize) (fallback - rest)
@@ -392,7 +271,7 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
     gsize start = open + 2;
     const char *bar = memchr (c->text + start, '|', close - start);
     gsize expr_end = bar != NULL ? (gsize) (bar - c->text) : close;
-    Filter filter = FILTER_NONE;
+    ThrongTemplateFilter filter = THRONG_TEMPLATE_FILTER_NONE;
 
     /* the expression, trimmed; its offset is where errors about it point */
     while (start < expr_end && g_ascii_isspace (c->text[start]))
@@ -415,11 +294,11 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
             return compiler_error (c, f + strcspn (name, "|"), error,
                                    "one filter per substitution");
         gint index = -1;
-        for (guint i = 0; filter_names[i] != NULL; i++)
-            if (strcmp (name, filter_names[i]) == 0)
+        for (guint i = 0; throng_template_filter_names[i] != NULL; i++)
+            if (strcmp (name, throng_template_filter_names[i]) == 0)
                 index = (gint) i;
         if (index < 0) {
-            const char *suggestion = throng_node_suggest (name, filter_names);
+            const char *suggestion = throng_node_suggest (name, throng_template_filter_names);
             if (suggestion != NULL)
                 return compiler_error (c, f, error, "unknown filter '%s'; did you mean '%s'?",
                                        name, suggestion);
@@ -428,7 +307,7 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
                                    "base64",
                                    name);
         }
-        filter = (Filter) (index + 1);
+        filter = (ThrongTemplateFilter) (index + 1);
     }
 
     g_autofree char *expr = g_strndup (c->text + start, end - start);
@@ -675,6 +554,16 @@ throng_template_get_literal (const ThrongTemplate *tpl, gsize *length)
 
 /* ---- expanding -------------------------------------------------------------- */
 
+/* Most values pass through no filter: that path stays inline. */
+static inline void
+append_value (GString *out, ThrongTemplateFilter filter, const char *s, gsize length)
+{
+    if (G_LIKELY (filter == THRONG_TEMPLATE_FILTER_NONE))
+        throng_template_append_bytes (out, s, length);
+    else
+        throng_template_filter_append (out, filter, s, length);
+}
+
 static gsize
 format_int (char *buffer, gint64 value)
 {
@@ -755,18 +644,18 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
     vars = throng_user_get_vars (user);
     for (guint i = 0; i < tpl->n_segments; i++) {
         const Segment *segment = &tpl->segments[i];
-        Filter filter = (Filter) segment->filter;
+        ThrongTemplateFilter filter = (ThrongTemplateFilter) segment->filter;
         gsize length = 0;
 
         switch ((SegmentKind) segment->kind) {
         case SEG_LITERAL:
-            append_bytes (out, tpl->text + segment->offset, segment->length);
+            throng_template_append_bytes (out, tpl->text + segment->offset, segment->length);
             continue;
         case SEG_VAR: {
             const ThrongVarSlot *slot = segment->a < vars->n_vars ? &vars->vars[segment->a] : NULL;
             if (slot == NULL || !slot->set)
                 return unset (tpl, segment, error);
-            append_filtered (out, filter, slot->value, slot->length);
+            append_value (out, filter, slot->value, slot->length);
             continue;
         }
         case SEG_DATA: {
@@ -774,7 +663,7 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
                 return unset (tpl, segment, error);
             const char *cell
                 = throng_dataset_cell (vars->data, (guint) vars->row, (guint) segment->a, &length);
-            append_filtered (out, filter, cell, length);
+            append_value (out, filter, cell, length);
             continue;
         }
         case SEG_USER_ID:
@@ -819,7 +708,7 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             break;
         }
         }
-        append_filtered (out, filter, buffer, length);
+        append_value (out, filter, buffer, length);
     }
     return TRUE;
 }
