@@ -9,7 +9,9 @@
 #include "limits-private.h"
 
 #include "metrics.h"
-#include "reporter-filter-private.h"
+#include "results/reporter-set.h"
+#include "results/run-info.h"
+#include "saturation-private.h"
 #include "schedule.h"
 #include "summary-private.h"
 #include "usage.h"
@@ -29,12 +31,6 @@ typedef struct {
 } WorkerSlot;
 
 typedef struct {
-    const ThrongPlanReporter *plan_reporter;
-    gboolean opened;
-    gboolean wants_samples;
-} ReporterSlot;
-
-typedef struct {
     ThrongPlan *plan;
     ThrongEngineOptions options;
     GMainLoop *loop;
@@ -42,8 +38,7 @@ typedef struct {
     guint live_workers;
     guint ready_workers;        /* workers whose users are all created */
     GError *start_error;        /* a user could not be created: the run does not start */
-    GArray *reporters;          /* ReporterSlot */
-    gboolean want_samples;
+    ThrongReporterSet *reporters;
 
     ThrongMetrics *total;
     ThrongMetrics *interval;
@@ -63,14 +58,7 @@ typedef struct {
     gint64 cpu_start_system_us;
 
     gint64 graceful_stop_us;    /* the longest of the scenarios' graceful_stop */
-    guint cores;                /* cores the workers may use: the CPU share's denominator */
-    gint64 interval_cpu_us;     /* process CPU at the start of the interval */
-    guint intervals;
-    guint saturated_intervals;
-    gdouble worst_cpu_share;
-    gint64 worst_lag_p99_us;
-    guint stalled_intervals;    /* saturated ones in which a worker woke past the lag limit */
-    gint64 worst_wake_late_us;  /* the longest such overrun among them */
+    ThrongSaturation saturation; /* whether throng itself was the bottleneck */
 
     guint signals;
     gboolean started;           /* load may have been sent */
@@ -88,13 +76,7 @@ typedef struct {
     char *memory_reached;       /* why the run was stopped short of the memory limit */
     gint64 memory_reached_us;   /* when, from the start */
 
-    ThrongRunInfo run_info;
-    GPtrArray *scenario_names;
-    guint *scenario_users;
-    GPtrArray *step_labels;     /* char** per scenario (shallow, NULL-terminated) */
-    GPtrArray *step_protocols;
-    GPtrArray *scenario_targets; /* char*, owned, NULL where unknown */
-    GPtrArray *step_info;       /* const ThrongStepInfo*, the plan's */
+    ThrongRunInfoBuffer run_info;
     ThrongShardSummary shard;   /* --shard or --start-at: what the summary states */
     char *shard_hash;
     char *shard_clock;
@@ -166,125 +148,15 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
         engine->end_us = now;
     engine_summary (engine, &buffer, engine->interval, active, now - engine->interval_start_us);
 
-    /* Snapshots carry the interval's CPU, not the run's. */
-    ThrongSummary *snapshot = &buffer.summary;
-    gint64 cpu_now = snapshot->cpu_user_us + snapshot->cpu_system_us;
-    gint64 cpu_interval = cpu_now - engine->interval_cpu_us;
-    gdouble user_part = cpu_now > 0 ? (gdouble) snapshot->cpu_user_us / (gdouble) cpu_now : 0.5;
-    snapshot->cpu_user_us = (gint64) ((gdouble) cpu_interval * user_part);
-    snapshot->cpu_system_us = cpu_interval - snapshot->cpu_user_us;
-    engine->interval_cpu_us = cpu_now;
-    /* The process's CPU includes the main thread's, so the share of the
-     * workers' cores can pass 1; a share is never shown over 100%. */
-    if (snapshot->interval_us > 0)
-        snapshot->cpu_share = MIN ((gdouble) cpu_interval
-                                       / ((gdouble) snapshot->interval_us * engine->cores),
-                                   1.0);
-    /* Saturation is judged over complete intervals only: a short one (a
-     * run of one request) is mostly start-up and shutdown, and the last,
-     * partial one after the workers finished ends with the teardown. */
-    gboolean complete = !last && snapshot->interval_us >= G_USEC_PER_SEC * 9 / 10;
-    /* A worker that did not answer the tick (on_tick) had its loop stalled
-     * for up to a second: its lag never reached us, but it is saturation
-     * all the same, however little CPU a shared machine gave it. */
-    gboolean unanswered = !last && engine->tick_pending > 0;
-    snapshot->saturated = complete
-                          && (unanswered || snapshot->cpu_share > engine->plan->saturation_cpu
-                              || snapshot->lag_p99_us > engine->plan->saturation_lag_us);
-    if (snapshot->saturated) {
-        /* Which criterion tripped, and when: the summary keeps only the worst of
-         * each.  The wait for a CPU tells the machine's share of a lag (other
-         * processes ran) from the worker's own; -1 means the kernel did not
-         * say, which must not read as a wait of zero. */
-        const char *why[4] = { NULL };
-        guint n_why = 0;
-        gint64 wait_us = engine->interval->run_wait_us;
-        gint64 late_us = engine->interval->wake_late_max_us;
-
-        if (unanswered)
-            why[n_why++] = "a worker did not answer the tick";
-        if (snapshot->cpu_share > engine->plan->saturation_cpu)
-            why[n_why++] = "CPU over the limit";
-        if (snapshot->lag_p99_us > engine->plan->saturation_lag_us)
-            why[n_why++] = "lag over the limit";
-        g_autofree char *criteria = g_strjoinv ("; ", (char **) why);
-        g_autofree char *wait = wait_us >= 0
-                                    ? g_strdup_printf ("a worker waited %.1f ms for a CPU",
-                                                       (gdouble) wait_us / 1000.0)
-                                    : g_strdup ("CPU wait unknown");
-        g_debug ("engine: interval %u (%.2f s at %.1f s) saturated: %s (CPU %.0f%%, lag p99 "
-                 "%.1f ms, loop delay max %.1f ms, %s, a worker woke %.1f ms late beyond "
-                 "any CPU wait)",
-                 engine->intervals + 1, (gdouble) snapshot->interval_us / G_USEC_PER_SEC,
-                 (gdouble) (now - engine->start_us) / G_USEC_PER_SEC, criteria,
-                 snapshot->cpu_share * 100.0, (gdouble) snapshot->lag_p99_us / 1000.0,
-                 (gdouble) snapshot->loop_delay_max_us / 1000.0, wait,
-                 (gdouble) late_us / 1000.0);
-    }
-    /* Blamed on the machine only when the lag tripped (not the CPU share)
-     * and a wake-up late beyond any run-queue wait (the thread neither
-     * running nor waiting to run) accounts for it: the lag less that
-     * overrun is within the limit, and the overrun is at least half the
-     * limit (a stall, not scheduling jitter).  A lag of 13 ms after a
-     * 9 ms stall is the machine's as much as a 300 ms lag after a 300 ms
-     * one. */
-    gint64 lag_limit_us = engine->plan->saturation_lag_us;
-    gint64 overrun_us = engine->interval->wake_late_max_us;
-    gboolean stalled = snapshot->saturated && snapshot->cpu_share <= engine->plan->saturation_cpu
-                       && snapshot->lag_p99_us > lag_limit_us && overrun_us * 2 >= lag_limit_us
-                       && snapshot->lag_p99_us - overrun_us <= lag_limit_us;
-    if (complete) {
-        engine->intervals++;
-        if (snapshot->saturated)
-            engine->saturated_intervals++;
-        engine->worst_cpu_share = MAX (engine->worst_cpu_share, snapshot->cpu_share);
-        engine->worst_lag_p99_us = MAX (engine->worst_lag_p99_us, snapshot->lag_p99_us);
-        if (stalled) {
-            engine->stalled_intervals++;
-            engine->worst_wake_late_us
-                = MAX (engine->worst_wake_late_us, engine->interval->wake_late_max_us);
-        }
-    }
-    if (snapshot->saturated) {
-        g_ptr_array_add (buffer.warnings,
-                         g_strdup_printf ("load generator saturated — latencies include throng's "
-                                          "own queueing (CPU %.0f%%, lag p99 %.1f ms%s%s)",
-                                          snapshot->cpu_share * 100.0,
-                                          (gdouble) snapshot->lag_p99_us / 1000.0,
-                                          unanswered ? "; a worker did not report in time" : "",
-                                          stalled ? "; the machine did not run a worker" : ""));
-    }
+    throng_saturation_judge_interval (&engine->saturation, &buffer.summary, engine->interval,
+                                      now - engine->start_us, last, engine->tick_pending > 0,
+                                      buffer.warnings);
     throng_summary_buffer_finish (&buffer);
-    for (guint r = 0; r < engine->reporters->len; r++) {
-        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
-        const ThrongReporter *reporter = slot->plan_reporter->reporter;
-
-        if (!slot->opened || reporter->snapshot == NULL)
-            continue;
-        reporter->snapshot (slot->plan_reporter->data, &buffer.summary);
-    }
+    throng_reporter_set_snapshot (engine->reporters, &buffer.summary);
     throng_summary_buffer_clear (&buffer);
     throng_metrics_reset (engine->interval);
     engine->interval_start_us = now;
     engine->tick_pending = 0;
-}
-
-static void
-deliver_samples (ThrongEngine *engine, const ThrongSampleBatch *batch)
-{
-    for (guint r = 0; r < engine->reporters->len; r++) {
-        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
-
-        const ThrongSample *samples = (const ThrongSample *) batch->samples->data;
-        gsize n = batch->samples->len;
-
-        if (!slot->opened || !slot->wants_samples)
-            continue;
-        if (slot->plan_reporter->filter != NULL)
-            samples = throng_reporter_filter_apply (slot->plan_reporter->filter, samples, n, &n);
-        if (n > 0)
-            slot->plan_reporter->reporter->samples (slot->plan_reporter->data, samples, n);
-    }
 }
 
 /* --- worker reports ---------------------------------------------------------- */
@@ -301,7 +173,6 @@ find_slot (ThrongEngine *engine, ThrongWorker *worker)
 }
 
 static void abort_workers (ThrongEngine *engine);
-static gboolean open_reporters (ThrongEngine *engine, GError **error);
 static void engine_go (ThrongEngine *engine);
 
 /*
@@ -351,7 +222,7 @@ on_ready (ThrongEngine *engine, ThrongWorkerReport *report)
         return;
     /* Every user exists: only now do reporters open, so that a run that
      * cannot start leaves nothing behind but its error. */
-    if (!open_reporters (engine, &engine->start_error)) {
+    if (!throng_reporter_set_open (engine->reporters, &engine->run_info.info, &engine->start_error)) {
         abort_workers (engine);
         return;
     }
@@ -374,7 +245,9 @@ on_report (ThrongWorkerReport *report, gpointer data)
     }
 
     if (report->samples != NULL)
-        deliver_samples (engine, report->samples);
+        throng_reporter_set_samples (engine->reporters,
+                                     (const ThrongSample *) report->samples->samples->data,
+                                     report->samples->samples->len);
     if (report->metrics != NULL) {
         throng_metrics_merge (engine->total, report->metrics);
         throng_metrics_merge (engine->interval, report->metrics);
@@ -550,7 +423,7 @@ engine_go (ThrongEngine *engine)
     }
     engine->shard.start_wall_us = engine->start_wall_us;
     engine->interval_start_us = engine->start_us;
-    engine->interval_cpu_us = 0;
+    engine->saturation.interval_cpu_us = 0;
     engine->started = TRUE;
 
     engine->tick_source = g_timeout_add (1000, on_tick, engine);
@@ -571,82 +444,20 @@ engine_go (ThrongEngine *engine)
  * What @scenario's steps load, as their protocols describe it: the
  * distinct descriptions in step order, joined; NULL when none could tell.
  */
-static char *
-scenario_target (const ThrongPlanScenario *scenario)
-{
-    g_autoptr (GPtrArray) targets = g_ptr_array_new_with_free_func (g_free);
-
-    for (guint i = 0; i < scenario->steps->len; i++) {
-        const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-        /* The registry's copy of the vtable is full size: absent hooks are NULL. */
-        if (step->protocol == NULL || step->protocol->step_target == NULL)
-            continue;
-        g_autofree char *target = step->protocol->step_target (step->data);
-        if (target != NULL && !g_ptr_array_find_with_equal_func (targets, target, g_str_equal, NULL))
-            g_ptr_array_add (targets, g_steal_pointer (&target));
-    }
-    if (targets->len == 0)
-        return NULL;
-    g_ptr_array_add (targets, NULL);
-    return g_strjoinv (", ", (char **) targets->pdata);
-}
-
 static void
 build_run_info (ThrongEngine *engine)
 {
     ThrongPlan *plan = engine->plan;
-    guint n = plan->scenarios->len;
-    gboolean all_timed = n > 0;
-    gint64 longest = 0;
 
-    engine->scenario_names = g_ptr_array_new ();
-    engine->scenario_users = g_new0 (guint, MAX (n, 1));
-    engine->step_labels = g_ptr_array_new_with_free_func (g_free);
-    engine->step_protocols = g_ptr_array_new_with_free_func (g_free);
-    engine->scenario_targets = g_ptr_array_new_with_free_func (g_free);
-    engine->step_info = g_ptr_array_new ();
-    for (guint s = 0; s < n; s++) {
+    throng_run_info_buffer_fill (&engine->run_info, plan);
+    engine->run_info.info.workers = engine->workers->len;
+    engine->run_info.info.overwrite = engine->options.overwrite;
+    engine->run_info.info.quiet = engine->options.quiet;
+    engine->planned_us = engine->run_info.info.planned_us;
+    for (guint s = 0; s < plan->scenarios->len; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        const char **labels = g_new0 (const char *, scenario->steps->len + 1);
-        const char **protocols = g_new0 (const char *, scenario->steps->len + 1);
-
-        for (guint i = 0; i < scenario->steps->len; i++) {
-            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            labels[i] = step->label;
-            protocols[i] = step->protocol_name;
-        }
-        g_ptr_array_add (engine->scenario_names, scenario->name);
-        engine->scenario_users[s] = throng_shard_users (&plan->shard, scenario->users);
-        g_ptr_array_add (engine->step_labels, labels);
-        g_ptr_array_add (engine->step_protocols, protocols);
-        g_ptr_array_add (engine->scenario_targets, scenario_target (scenario));
-        g_ptr_array_add (engine->step_info, scenario->step_info);
-        gint64 length = throng_plan_scenario_length (scenario);
-        if (length > 0)
-            longest = MAX (longest, scenario->start_after_us + length);
-        else
-            all_timed = FALSE;
         engine->graceful_stop_us = MAX (engine->graceful_stop_us, scenario->graceful_stop_us);
     }
-    engine->planned_us = all_timed ? longest : 0;
-
-    ThrongRunInfo *info = &engine->run_info;
-    info->size = sizeof (ThrongRunInfo);
-    info->plan_name = plan->name;
-    info->plan_file = plan->file;
-    info->n_scenarios = n;
-    info->scenario_names = (const char *const *) engine->scenario_names->pdata;
-    info->scenario_users = engine->scenario_users;
-    info->step_labels = (const char *const *const *) engine->step_labels->pdata;
-    info->step_protocols = (const char *const *const *) engine->step_protocols->pdata;
-    info->planned_us = engine->planned_us;
-    info->workers = engine->workers->len;
-    info->overwrite = engine->options.overwrite;
-    info->quiet = engine->options.quiet;
-    info->plan_sha256 = throng_tree_sha256 (plan->tree);
-    info->scenario_targets = (const char *const *) engine->scenario_targets->pdata;
-    info->step_info = (const ThrongStepInfo *const *) engine->step_info->pdata;
-
     /* A shard, or a run that waited for --start-at, says so in its summary. */
     if (plan->shard.count > 0 || engine->options.start_at_wall_us > 0) {
         ThrongShardSummary *shard = &engine->shard;
@@ -661,84 +472,27 @@ build_run_info (ThrongEngine *engine)
     }
 }
 
-/* Which reporters want samples (so workers know whether to collect them); opens none. */
+/* The plan's reporters, in its order; opens none. */
 static void
 prepare_reporters (ThrongEngine *engine)
 {
     ThrongPlan *plan = engine->plan;
 
+    engine->reporters = throng_reporter_set_new ("throng");
     for (guint r = 0; r < plan->reporters->len; r++) {
         const ThrongPlanReporter *plan_reporter = g_ptr_array_index (plan->reporters, r);
-        const ThrongReporter *reporter = plan_reporter->reporter;
-        ReporterSlot slot = { .plan_reporter = plan_reporter };
 
-        if (reporter->wants_samples != NULL)
-            slot.wants_samples = reporter->samples != NULL
-                                 && reporter->wants_samples (plan_reporter->data);
-        else
-            slot.wants_samples = reporter->samples != NULL;
-        engine->want_samples |= slot.wants_samples;
-        g_array_append_val (engine->reporters, slot);
+        throng_reporter_set_add (engine->reporters, plan_reporter->name, plan_reporter->reporter,
+                                 plan_reporter->data, plan_reporter->filter);
     }
-}
-
-static gboolean
-open_reporters (ThrongEngine *engine, GError **error)
-{
-    for (guint r = 0; r < engine->reporters->len; r++) {
-        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
-        const ThrongReporter *reporter = slot->plan_reporter->reporter;
-        g_autoptr (GError) local = NULL;
-
-        if (reporter->open != NULL
-            && !reporter->open (slot->plan_reporter->data, &engine->run_info, &local)) {
-            if (local == NULL)
-                g_set_error_literal (&local, G_IO_ERROR, G_IO_ERROR_FAILED, "failed to open");
-            g_propagate_prefixed_error (error, g_steal_pointer (&local), "reporter %s: ",
-                                        slot->plan_reporter->name);
-            return FALSE;
-        }
-        slot->opened = TRUE;
-    }
-    return TRUE;
 }
 
 static void
 add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
 {
     ThrongSummary *summary = &buffer->summary;
-    gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
 
-    summary->cpu_share = summary->elapsed_us > 0
-                             ? MIN ((gdouble) cpu_us
-                                        / ((gdouble) summary->elapsed_us * engine->cores),
-                                    1.0)
-                             : 0.0;
-    /* Judged over the complete intervals only (emit_snapshot): the run's
-     * own share includes start-up, which dominates a short run. */
-    summary->saturated = engine->saturated_intervals > 0;
-    if (summary->saturated) {
-        g_ptr_array_add (
-            buffer->warnings,
-            g_strdup_printf ("load generator saturated — latencies include throng's own queueing "
-                             "(%u of %u intervals; worst CPU %.0f%% of %u core%s, worst lag p99 "
-                             "%.1f ms; limits %.0f%% and %.1f ms)",
-                             engine->saturated_intervals, engine->intervals,
-                             engine->worst_cpu_share * 100.0,
-                             engine->cores, engine->cores == 1 ? "" : "s",
-                             (gdouble) engine->worst_lag_p99_us / 1000.0,
-                             engine->plan->saturation_cpu * 100.0,
-                             (gdouble) engine->plan->saturation_lag_us / 1000.0));
-    }
-    if (engine->stalled_intervals > 0)
-        g_ptr_array_add (
-            buffer->warnings,
-            g_strdup_printf ("in %u of those intervals a worker woke up to %.1f ms after its "
-                             "timer was due without waiting for a CPU: the machine did not run "
-                             "it (a virtual CPU its host did not schedule, or a stopped "
-                             "process); a quieter machine is the cure, not a change to the plan",
-                             engine->stalled_intervals,
-                             (gdouble) engine->worst_wake_late_us / 1000.0));
+    throng_saturation_judge_run (&engine->saturation, summary, buffer->warnings);
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
         if (scenario->dropped_iterations > 0)
@@ -793,41 +547,6 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
                                           summary->interrupted_iterations == 1 ? "its" : "their"));
 }
 
-/* The reporters' `drain`: what they send in the background finished, its trouble in @buffer. */
-static void
-drain_reporters (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
-{
-    for (guint r = 0; r < engine->reporters->len; r++) {
-        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
-        const ThrongReporter *reporter = slot->plan_reporter->reporter;
-
-        if (slot->opened && reporter->drain != NULL)
-            throng_summary_buffer_add_warnings (
-                buffer, reporter->drain (slot->plan_reporter->data, &buffer->summary));
-    }
-}
-
-static gboolean
-close_reporters (ThrongEngine *engine, const ThrongSummary *summary)
-{
-    gboolean ok = TRUE;
-
-    for (guint r = 0; r < engine->reporters->len; r++) {
-        ReporterSlot *slot = &g_array_index (engine->reporters, ReporterSlot, r);
-        g_autoptr (GError) local = NULL;
-
-        if (!slot->opened)
-            continue;
-        slot->opened = FALSE;
-        if (!slot->plan_reporter->reporter->close (slot->plan_reporter->data, summary, &local)) {
-            g_printerr ("throng: reporter %s: %s\n", slot->plan_reporter->name,
-                        local != NULL ? local->message : "failed to write its results");
-            ok = FALSE;
-        }
-    }
-    return ok;
-}
-
 /*
  * Closes the reporters of a run that never started (a reporter could not
  * open, a user could not be created): the summary says so, so that they
@@ -842,7 +561,7 @@ close_never_started (ThrongEngine *engine)
     g_assert (!engine->started);
     engine_summary (engine, &buffer, engine->total, NULL, 0);
     throng_summary_buffer_finish (&buffer);
-    close_reporters (engine, &buffer.summary);
+    throng_reporter_set_close (engine->reporters, &buffer.summary);
     throng_summary_buffer_clear (&buffer);
 }
 
@@ -854,16 +573,11 @@ engine_clear (ThrongEngine *engine)
         g_free (slot->active);
     }
     g_array_unref (engine->workers);
-    g_array_unref (engine->reporters);
+    throng_reporter_set_free (engine->reporters);
     g_free (engine->memory_reached);
     throng_metrics_free (engine->total);
     throng_metrics_free (engine->interval);
-    g_clear_pointer (&engine->scenario_names, g_ptr_array_unref);
-    g_clear_pointer (&engine->step_labels, g_ptr_array_unref);
-    g_clear_pointer (&engine->step_protocols, g_ptr_array_unref);
-    g_clear_pointer (&engine->scenario_targets, g_ptr_array_unref);
-    g_clear_pointer (&engine->step_info, g_ptr_array_unref);
-    g_free (engine->scenario_users);
+    throng_run_info_buffer_clear (&engine->run_info);
     g_clear_pointer (&engine->shard_hash, g_free);
     g_clear_pointer (&engine->shard_clock, g_free);
     g_clear_pointer (&engine->shard_thresholds, g_ptr_array_unref);
@@ -891,11 +605,11 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
 
     engine.loop = g_main_loop_new (NULL, FALSE);
     engine.workers = g_array_new (FALSE, TRUE, sizeof (WorkerSlot));
-    engine.reporters = g_array_new (FALSE, TRUE, sizeof (ReporterSlot));
     engine.total = throng_plan_metrics_new (plan);
     engine.interval = throng_plan_metrics_new (plan);
     g_array_set_size (engine.workers, n_workers);
-    engine.cores = MAX (1, MIN (n_workers, (guint) g_get_num_processors ()));
+    throng_saturation_init (&engine.saturation, MAX (1, MIN (n_workers, (guint) g_get_num_processors ())),
+                            plan->saturation_cpu, plan->saturation_lag_us);
     build_run_info (&engine);
 
     /* A summary of a run that never starts must have sane times too. */
@@ -910,7 +624,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         .main_context = g_main_context_default (),
         .report_func = on_report,
         .report_data = &engine,
-        .want_samples = engine.want_samples,
+        .want_samples = throng_reporter_set_wants_samples (engine.reporters),
     };
     for (guint w = 0; w < n_workers; w++) {
         WorkerSlot *slot = &g_array_index (engine.workers, WorkerSlot, w);
@@ -1021,8 +735,8 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     result->requests = buffer.summary.total.requests;
     result->errors = buffer.summary.total.errors;
     result->samples_dropped = engine.total->samples_dropped;
-    drain_reporters (&engine, &buffer);
-    result->reporter_failed = !close_reporters (&engine, &buffer.summary);
+    throng_reporter_set_drain (engine.reporters, &buffer);
+    result->reporter_failed = !throng_reporter_set_close (engine.reporters, &buffer.summary);
 
     throng_summary_buffer_clear (&buffer);
     engine_clear (&engine);

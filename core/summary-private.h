@@ -9,7 +9,7 @@
 #include "plan.h"
 
 /* A ThrongSummary and the memory it points to. */
-typedef struct {
+typedef struct _ThrongSummaryBuffer {
     ThrongSummary summary;
     ThrongScenarioSummary *scenarios;
     ThrongStepSummary *steps;
