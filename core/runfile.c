@@ -7,6 +7,8 @@
  */
 #include "runfile.h"
 
+#include "results/summary-sum.h"
+
 #include <throng/node.h>
 
 #include <math.h>
@@ -55,8 +57,9 @@ struct _ThrongRunFile {
     GPtrArray *labels;      /* per scenario, a NULL-terminated array of const char * */
     GPtrArray *protocols;
     RunStore current;
-    RunStore merged;        /* every interval added up, for a run without a summary */
-    gboolean merged_started;
+    ThrongSummarySum *merged; /* every interval added up, for a run without a summary */
+    GPtrArray *merged_warnings; /* its warnings, NULL-terminated */
+    const ThrongSummary *summary; /* once finished: the summary line or @merged */
     guint intervals;
     GPtrArray *skipped;
     gboolean finished;
@@ -472,45 +475,6 @@ run_store_read (ThrongRunFile *file, RunStore *store, gboolean interval)
     summary->warnings = (const char *const *) store->warnings->pdata;
 }
 
-/* Adds the interval in @from to the running total in @into (the same run's shape). */
-static void
-run_store_merge (RunStore *into, const RunStore *from)
-{
-    ThrongSummary *sum = &into->summary;
-    const ThrongSummary *add = &from->summary;
-
-    sum->end_wall_us = add->end_wall_us;
-    sum->elapsed_us = add->elapsed_us;
-    sum->cpu_user_us += add->cpu_user_us;
-    sum->cpu_system_us += add->cpu_system_us;
-    sum->cpu_share += add->cpu_share * (gdouble) add->interval_us;
-    sum->lag_p99_us = MAX (sum->lag_p99_us, add->lag_p99_us);
-    sum->loop_delay_max_us = MAX (sum->loop_delay_max_us, add->loop_delay_max_us);
-    sum->saturated |= add->saturated;
-    throng_stats_merge (&sum->total, &add->total);
-    for (guint s = 0; s < MIN (sum->n_scenarios, add->n_scenarios); s++) {
-        ThrongScenarioSummary *a = &g_array_index (into->scenarios, ThrongScenarioSummary, s);
-        const ThrongScenarioSummary *b = &add->scenarios[s];
-        a->iterations += b->iterations;
-        a->dropped_iterations += b->dropped_iterations;
-        a->active_users = b->active_users;
-        a->scheduled_users = b->scheduled_users;
-        a->scheduled_rate = b->scheduled_rate;
-        a->has_scheduled = b->has_scheduled;
-        throng_stats_merge (&a->stats, &b->stats);
-        for (guint i = 0; i < MIN (a->n_steps, b->n_steps); i++)
-            throng_stats_merge (&((ThrongStepSummary *) a->steps)[i].stats, &b->steps[i].stats);
-        if (a->journey != NULL && b->journey != NULL) {
-            ThrongScenarioJourney *journey = (ThrongScenarioJourney *) a->journey;
-            for (guint c = 0; c < MIN (journey->n_checks, b->journey->n_checks); c++) {
-                ((ThrongCheckSummary *) journey->checks)[c].passes += b->journey->checks[c].passes;
-                ((ThrongCheckSummary *) journey->checks)[c].fails += b->journey->checks[c].fails;
-            }
-            journey->data_exhausted |= b->journey->data_exhausted;
-        }
-    }
-}
-
 /* --- lines ------------------------------------------------------------------------ */
 
 typedef enum {
@@ -821,7 +785,8 @@ throng_run_file_free (ThrongRunFile *file)
         return;
     run_store_clear (&file->head);
     run_store_clear (&file->current);
-    run_store_clear (&file->merged);
+    g_clear_pointer (&file->merged, throng_summary_sum_free);
+    g_clear_pointer (&file->merged_warnings, g_ptr_array_unref);
     g_clear_pointer (&file->names, g_ptr_array_unref);
     g_clear_pointer (&file->users, g_array_unref);
     g_clear_pointer (&file->labels, g_ptr_array_unref);
@@ -930,14 +895,10 @@ throng_run_file_next (ThrongRunFile *file, const ThrongSample **samples, gsize *
             /* The sum of the intervals stands in only for a missing summary. */
             if (file->has_summary)
                 return &file->current.summary;
-            if (!file->merged_started) {
-                run_store_read (file, &file->merged, TRUE);
-                file->merged.summary.start_wall_us = file->current.summary.start_wall_us;
-                file->merged.summary.cpu_share *= (gdouble) file->current.summary.interval_us;
-                file->merged_started = TRUE;
-            } else {
-                run_store_merge (&file->merged, &file->current);
-            }
+            if (file->merged == NULL)
+                file->merged = throng_summary_sum_new (&file->head.summary,
+                                                       THRONG_SUMMARY_OVER_TIME);
+            throng_summary_sum_add (file->merged, &file->current.summary);
             return &file->current.summary;
         }
     }
@@ -948,53 +909,61 @@ throng_run_file_next (ThrongRunFile *file, const ThrongSample **samples, gsize *
     return NULL;
 }
 
-/* Appends @text to a store's NULL-terminated warnings. */
+/* Appends @text to NULL-terminated @warnings and points @summary at them. */
 static void
-run_store_warn (RunStore *store, char *text)
+summary_warn (ThrongSummary *summary, GPtrArray *warnings, char *text)
 {
-    g_ptr_array_remove_index (store->warnings, store->warnings->len - 1);
-    g_ptr_array_add (store->warnings, text);
-    g_ptr_array_add (store->warnings, NULL);
-    store->summary.warnings = (const char *const *) store->warnings->pdata;
+    g_ptr_array_remove_index (warnings, warnings->len - 1);
+    g_ptr_array_add (warnings, text);
+    g_ptr_array_add (warnings, NULL);
+    summary->warnings = (const char *const *) warnings->pdata;
+}
+
+/* The summary line, or the intervals added up over time when there is none (a run that did
+ * not end normally), with what was skipped among its warnings. */
+static const ThrongSummary *
+run_file_finish (ThrongRunFile *file)
+{
+    ThrongSummary *summary = &file->head.summary;
+    GPtrArray *warnings = file->head.warnings;
+
+    if (!file->has_summary && file->merged != NULL) {
+        summary = throng_summary_sum_get (file->merged);
+        warnings = file->merged_warnings = g_ptr_array_new_with_free_func (g_free);
+        g_ptr_array_add (warnings, NULL);
+        summary->interval_us = 0;
+        summary->load_us = summary->elapsed_us;
+        summary->interrupted = TRUE;
+        for (guint s = 0; s < summary->n_scenarios; s++)
+            throng_summary_sum_scenario (file->merged, s)->active_users = 0;
+        summary_warn (summary, warnings,
+                      g_strdup_printf ("%s has no summary line (the run did not end normally): "
+                                       "these figures add up its %u intervals",
+                                       file->path, file->intervals));
+    }
+    for (guint i = 0; i < file->skipped->len; i++)
+        if (g_ptr_array_index (file->skipped, i) != NULL)
+            summary_warn (summary, warnings, g_strdup (g_ptr_array_index (file->skipped, i)));
+    return summary;
 }
 
 const ThrongSummary *
 throng_run_file_summary (ThrongRunFile *file)
 {
-    RunStore *store = file->has_summary || !file->merged_started ? &file->head : &file->merged;
-
-    if (file->finished)
-        return &store->summary;
-    const ThrongSample *samples;
-    gsize n_samples;
-    while (throng_run_file_next (file, &samples, &n_samples) != NULL || n_samples > 0)
-        ;
-    if (file->unknown_samples > 0)
-        g_ptr_array_add (file->skipped,
-                         g_strdup_printf ("%s: %u samples of a scenario or step that the run "
-                                          "does not have; skipped", file->path,
-                                          file->unknown_samples));
-    file->finished = TRUE;
-    store = file->has_summary || !file->merged_started ? &file->head : &file->merged;
-    if (store == &file->merged) {
-        ThrongSummary *summary = &store->summary;
-        summary->interval_us = 0;
-        summary->load_us = summary->elapsed_us;
-        summary->interrupted = TRUE;
-        summary->plan_name = file->head.summary.plan_name;
-        summary->plan_file = file->head.summary.plan_file;
-        if (summary->elapsed_us > 0)
-            summary->cpu_share /= (gdouble) summary->elapsed_us;
-        for (guint s = 0; s < summary->n_scenarios; s++)
-            g_array_index (store->scenarios, ThrongScenarioSummary, s).active_users = 0;
-        run_store_warn (store, g_strdup_printf ("%s has no summary line (the run did not end "
-                                                "normally): these figures add up its %u intervals",
-                                                file->path, file->intervals));
+    if (!file->finished) {
+        const ThrongSample *samples;
+        gsize n_samples;
+        while (throng_run_file_next (file, &samples, &n_samples) != NULL || n_samples > 0)
+            ;
+        if (file->unknown_samples > 0)
+            g_ptr_array_add (file->skipped,
+                             g_strdup_printf ("%s: %u samples of a scenario or step that the run "
+                                              "does not have; skipped", file->path,
+                                              file->unknown_samples));
+        file->finished = TRUE;
+        file->summary = run_file_finish (file);
     }
-    for (guint i = 0; i < file->skipped->len; i++)
-        if (g_ptr_array_index (file->skipped, i) != NULL)
-            run_store_warn (store, g_strdup (g_ptr_array_index (file->skipped, i)));
-    return &store->summary;
+    return file->summary;
 }
 
 const ThrongSummary *
