@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "console.h"
-#include "journey.h"
 #include "summary.h"
 
 typedef enum {
@@ -369,7 +368,7 @@ console_snapshot (gpointer self, const ThrongSummary *snapshot)
         throng_histogram_merge (w->latency, snapshot->total.latency);
     for (guint s = 0; s < snapshot->n_scenarios; s++) {
         guint64 passes, fails;
-        if (journey_checks_total (&snapshot->scenarios[s], &passes, &fails)) {
+        if (throng_journey_checks_total (&snapshot->scenarios[s], &passes, &fails)) {
             w->has_checks = TRUE;
             w->check_passes += passes;
             w->check_fails += fails;

@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "summary.h"
-#include "journey.h"
 
 /* Labels longer than this are shortened with an ellipsis to keep the table narrow. */
 #define SUMMARY_LABEL_MAX 40
@@ -235,12 +234,12 @@ static char *
 step_label (const ThrongScenarioSummary *scenario, guint index)
 {
     g_autofree char *label = shorten (scenario->steps[index].label);
-    g_autofree char *indent = g_strnfill (2 * journey_step_depth (scenario, index), ' ');
+    g_autofree char *indent = g_strnfill (2 * throng_journey_step_depth (scenario, index), ' ');
 
-    ThrongStepKind kind = journey_step_kind (scenario, index);
+    ThrongStepKind kind = throng_journey_step_kind (scenario, index);
 
-    return g_strconcat (indent, journey_kind_is_transaction (kind) ? journey_step_kind_name (kind) : "",
-                        journey_kind_is_transaction (kind) ? " " : "", label, NULL);
+    return g_strconcat (indent, throng_step_kind_is_transaction (kind) ? throng_step_kind_name (kind) : "",
+                        throng_step_kind_is_transaction (kind) ? " " : "", label, NULL);
 }
 
 /*
@@ -561,16 +560,16 @@ print_checks (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style
 {
     for (guint i = 0; i < summary->n_scenarios; i++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[i];
-        const ThrongScenarioJourney *journey = journey_get (scenario);
+        const ThrongScenarioJourney *journey = throng_journey_get (scenario);
         guint64 passes, fails;
         glong width = 0;
 
-        if (journey_data_exhausted (scenario))
+        if (throng_journey_data_exhausted (scenario))
             fprintf (out,
                      "\n  %sscenario %s: its data set ran out of rows (on_exhausted: stop); "
                      "its users stopped early%s\n",
                      style->yellow, scenario->name, style->reset);
-        if (!journey_checks_total (scenario, &passes, &fails))
+        if (!throng_journey_checks_total (scenario, &passes, &fails))
             continue;
         for (guint c = 0; c < journey->n_checks; c++)
             width = MAX (width, text_width (journey->checks[c].name));

@@ -11,7 +11,6 @@
 #include <throng/throng.h>
 
 #include "csv.h"
-#include "journey.h"
 #include "output.h"
 
 #define CSV_HEADER                                                                                \
@@ -117,7 +116,7 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
             /* An older core: groups by their protocol name, until a snapshot says more. */
             for (guint s = 0;
                  s < n_steps && run->step_protocols != NULL && run->step_protocols[i] != NULL; s++)
-                info[s].kind = journey_protocol_is_group (run->step_protocols[i][s])
+                info[s].kind = throng_step_protocol_is_group (run->step_protocols[i][s])
                                    ? THRONG_STEP_GROUP
                                    : THRONG_STEP_REQUEST;
         }
@@ -183,14 +182,14 @@ csv_transaction (Csv *csv, const ThrongSample *sample, const ThrongStepInfo *inf
     guint32 *tally;
     char *message = NULL;
 
-    if (!journey_kind_is_transaction (step->kind) && step->parent < 0)
+    if (!throng_step_kind_is_transaction (step->kind) && step->parent < 0)
         return NULL;
     tally = g_hash_table_lookup (csv->tallies, &key);
     if (tally == NULL) {
         tally = g_new0 (guint32, 2 * n_steps);
         g_hash_table_insert (csv->tallies, g_memdup2 (&key, sizeof key), tally);
     }
-    if (journey_kind_is_transaction (step->kind)) {
+    if (throng_step_kind_is_transaction (step->kind)) {
         message = g_strdup_printf ("Number of samples in transaction : %u, number of failing "
                                    "samples : %u",
                                    tally[2 * sample->step], tally[2 * sample->step + 1]);
@@ -216,7 +215,7 @@ csv_append_row (Csv *csv, OutputRow *out, const ThrongSample *sample)
         guint n_steps = labels != NULL ? g_strv_length (labels) : 0;
         if (sample->step < n_steps) {
             label = labels[sample->step];
-            transaction = journey_kind_is_transaction (info[sample->step].kind);
+            transaction = throng_step_kind_is_transaction (info[sample->step].kind);
             transaction_message = csv_transaction (csv, sample, info, n_steps);
         }
     }
@@ -337,11 +336,11 @@ csv_snapshot (gpointer self, const ThrongSummary *snapshot)
 
         csv->active_users[i] = scenario->active_users;
         all += scenario->active_users;
-        for (guint s = 0; s < n_steps && s < scenario->n_steps && journey_get (scenario) != NULL;
+        for (guint s = 0; s < n_steps && s < scenario->n_steps && throng_journey_get (scenario) != NULL;
              s++) {
-            info[s].kind = journey_step_kind (scenario, s);
-            info[s].parent = journey_step_parent (scenario, s);
-            info[s].depth = journey_step_depth (scenario, s);
+            info[s].kind = throng_journey_step_kind (scenario, s);
+            info[s].parent = throng_journey_step_parent (scenario, s);
+            info[s].depth = throng_journey_step_depth (scenario, s);
         }
     }
     csv->all_users = all;

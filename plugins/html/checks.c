@@ -6,7 +6,6 @@
  */
 #include "page.h"
 
-#include "journey.h"
 
 static void
 checks_text (GString *out, const char *text)
@@ -30,15 +29,15 @@ html_checks_append (GString *out, const ThrongSummary *summary)
 
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
-        const ThrongScenarioJourney *journey = journey_get (scenario);
+        const ThrongScenarioJourney *journey = throng_journey_get (scenario);
         guint64 passes, fails;
 
-        if (!journey_checks_total (scenario, &passes, &fails) && !journey_data_exhausted (scenario))
+        if (!throng_journey_checks_total (scenario, &passes, &fails) && !throng_journey_data_exhausted (scenario))
             continue;
         if (!any)
             g_string_append (out, "<section id=\"checks\">\n<h2>Checks</h2>\n");
         any = TRUE;
-        if (journey_data_exhausted (scenario)) {
+        if (throng_journey_data_exhausted (scenario)) {
             g_string_append (out, "<p class=\"note\">Scenario <b>");
             checks_text (out, scenario->name);
             g_string_append (out, "</b>: its data set ran out of rows (<code>on_exhausted: "

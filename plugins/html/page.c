@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "journey.h"
 #include "svg.h"
 
 static const char html_style[] =
@@ -297,8 +296,8 @@ html_summary_table (GString *out, const ThrongSummary *summary)
         html_stats_row (out, "scenario", scenario->name, &scenario->stats, seconds);
         for (guint i = 0; i < scenario->n_steps; i++) {
             /* A group is a transaction; a step inside one is indented under it. */
-            gboolean group = journey_kind_is_transaction (journey_step_kind (scenario, i));
-            guint depth = MIN (journey_step_depth (scenario, i), 4);
+            gboolean group = throng_step_kind_is_transaction (throng_journey_step_kind (scenario, i));
+            guint depth = MIN (throng_journey_step_depth (scenario, i), 4);
             g_autofree char *css
                 = group || depth > 0
                       ? g_strdup_printf ("step%s depth%u", group ? " group" : "", depth)

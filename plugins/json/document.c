@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "journey.h"
 #include "json-reporter.h"
 #include "output.h"
 
@@ -169,10 +168,10 @@ json_add_dropped (JsonBuilder *builder, guint64 dropped, guint64 iterations)
 static void
 json_add_checks (JsonBuilder *builder, const ThrongScenarioSummary *scenario)
 {
-    const ThrongScenarioJourney *journey = journey_get (scenario);
+    const ThrongScenarioJourney *journey = throng_journey_get (scenario);
     guint64 passes, fails;
 
-    journey_checks_total (scenario, &passes, &fails);
+    throng_journey_checks_total (scenario, &passes, &fails);
     json_builder_set_member_name (builder, "checks");
     json_builder_begin_object (builder);
     json_add_int (builder, "passes", (gint64)passes);
@@ -193,7 +192,7 @@ json_add_checks (JsonBuilder *builder, const ThrongScenarioSummary *scenario)
     json_builder_end_array (builder);
     json_builder_end_object (builder);
     json_builder_set_member_name (builder, "data_exhausted");
-    json_builder_add_boolean_value (builder, journey_data_exhausted (scenario));
+    json_builder_add_boolean_value (builder, throng_journey_data_exhausted (scenario));
 }
 
 /* @targets: in the summary, what each scenario loads (NULL: not known); NULL in intervals. */
@@ -229,9 +228,9 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
             json_add_string (builder, "label", step->label);
             json_add_string (builder, "protocol", step->protocol);
             json_add_string (builder, "kind",
-                             journey_step_kind_name (journey_step_kind (scenario, s)));
-            json_add_int (builder, "parent", journey_step_parent (scenario, s));
-            json_add_int (builder, "depth", journey_step_depth (scenario, s));
+                             throng_step_kind_name (throng_journey_step_kind (scenario, s)));
+            json_add_int (builder, "parent", throng_journey_step_parent (scenario, s));
+            json_add_int (builder, "depth", throng_journey_step_depth (scenario, s));
             json_add_stats (builder, "stats", &step->stats, seconds);
             json_builder_end_object (builder);
         }
@@ -341,7 +340,9 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     json_builder_begin_object (builder);
     if (type != NULL)
         json_add_string (builder, "type", type);
-    json_add_int (builder, "version", JSON_SCHEMA_VERSION);
+    /* One version for the writer and the SDK's reader: bumped only when a field changes
+     * meaning or disappears. */
+    json_add_int (builder, "version", THRONG_RUN_FILE_VERSION);
     json_builder_set_member_name (builder, "plan");
     json_builder_begin_object (builder);
     json_add_string (builder, "name", summary->plan_name);
@@ -420,7 +421,9 @@ json_document_interval (const ThrongSummary *snapshot)
 
     json_builder_begin_object (builder);
     json_add_string (builder, "type", "interval");
-    json_add_int (builder, "version", JSON_SCHEMA_VERSION);
+    /* One version for the writer and the SDK's reader: bumped only when a field changes
+     * meaning or disappears. */
+    json_add_int (builder, "version", THRONG_RUN_FILE_VERSION);
     json_add_time (builder, "time", snapshot->end_wall_us);
     json_add_double (builder, "elapsed_s", (gdouble) snapshot->elapsed_us / G_USEC_PER_SEC);
     json_add_double (builder, "interval_s", seconds);

@@ -8,9 +8,6 @@
 #include <json-glib/json-glib.h>
 #include <throng/throng.h>
 
-/* The schema's version: bumped only when a field changes meaning or disappears. */
-#define JSON_SCHEMA_VERSION 1
-
 extern const ThrongReporter json_reporter;
 
 /*

@@ -439,7 +439,7 @@ test_install_layout (void)
 {
     static const char *const headers[] = { "throng.h",  "version.h", "sample.h",  "histogram.h",
                                            "node.h",    "options.h", "user.h",    "watch.h", "template.h",
-                                           "summary.h", "protocol.h", "reporter.h", "plugin.h",
+                                           "summary.h", "journey.h", "runfile.h", "protocol.h", "reporter.h", "plugin.h",
                                            NULL };
     g_autofree char *pc = NULL;
     g_autofree char *pc_path = NULL;
@@ -500,7 +500,7 @@ test_install_layout (void)
     g_assert_true (g_file_test (man, G_FILE_TEST_IS_REGULAR));
     for (const char *const *doc = (const char *const[]) { "plugins.md", "examples/tcp.c",
                                                           "examples/influx.c",
-                                                          "examples/wait.c", NULL };
+                                                          "examples/wait.c", "examples/baseline.c", NULL };
          *doc != NULL; doc++) {
         g_autofree char *path = g_build_filename (sdk.docdir, *doc, NULL);
 
@@ -858,6 +858,76 @@ test_examples_wait (void)
     g_assert_cmpstr (throng_test_json_string (summary, "scenarios.0.steps.0.label"), ==, "wait 2ms");
     g_assert_cmpfloat (throng_test_json_double (summary, "scenarios.0.steps.0.stats.latency_us.min"),
                        >=, 2000);
+    throng_test_tmpdir_free (g_steal_pointer (&dir));
+}
+
+/* One step of the wait example: its delay, the iterations and a reporter. */
+#define BASELINE_PLAN                                                                             \
+    "defaults: { wait: { delay: %s } }\n"                                                         \
+    "scenarios:\n"                                                                                \
+    "  - name: browse\n"                                                                          \
+    "    users: 2\n"                                                                              \
+    "    iterations: %d\n"                                                                        \
+    "    steps:\n"                                                                                \
+    "      - wait: {}\n"                                                                          \
+    "reporters:\n"                                                                                \
+    "  - %s\n"
+
+/*
+ * A reporter built out of tree reads an earlier run back with the SDK's
+ * run-file reader: the first run's jsonl, compared by the second run's
+ * baseline reporter with what it measured, histograms included.
+ */
+static void
+test_examples_baseline (void)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *compare = NULL;
+    g_autofree char *compare_path = NULL;
+    const char *args[] = { "run", "plan.yaml", "--quiet", NULL };
+
+    if (!sdk_require ())
+        return;
+    dir = throng_test_tmpdir_new ();
+    g_free (build_example (dir, "wait"));
+    g_free (build_example (dir, "baseline"));
+
+    g_autofree char *first = g_strdup_printf (BASELINE_PLAN, "2ms", 5,
+                                              "json: { path: first.jsonl, mode: jsonl }");
+    g_free (throng_test_write_plan (dir, "plan.yaml", first));
+    g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 0);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+
+    g_autofree char *second = g_strdup_printf (BASELINE_PLAN, "20ms", 3,
+                                               "baseline: { path: first.jsonl, out: compare.txt }");
+    g_free (throng_test_write_plan (dir, "plan.yaml", second));
+    g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    compare_path = g_build_filename (dir, "compare.txt", NULL);
+    g_assert_true (g_file_get_contents (compare_path, &compare, NULL, NULL));
+    g_test_message ("%s", compare);
+    g_assert_true (g_str_has_prefix (compare, "total requests 6 (baseline 10) errors 0 (baseline 0) p95 "));
+    g_assert_nonnull (strstr (compare, "\nscenario browse requests 6 (baseline 10) "));
+    /* 20 ms steps against 2 ms ones: the baseline's percentile came back from its histogram. */
+    gdouble now_ms = 0, then_ms = 0;
+    const char *p95 = strstr (compare, "p95 ");
+    g_assert_cmpint (sscanf (p95, "p95 %lf ms (baseline %lf ms", &now_ms, &then_ms), ==, 2);
+    g_assert_cmpfloat (now_ms, >=, 19.0);
+    g_assert_cmpfloat (then_ms, >=, 1.9);
+    g_assert_cmpfloat (then_ms, <, 19.0);
+
+    /* A baseline that cannot be read stops the run before it starts, with the reader's words. */
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_autofree char *third = g_strdup_printf (BASELINE_PLAN, "2ms", 1,
+                                              "baseline: { path: missing.jsonl, out: c.txt }");
+    g_free (throng_test_write_plan (dir, "plan.yaml", third));
+    g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 3);
+    g_assert_nonnull (strstr (err, "reporter baseline: "));
+    g_assert_nonnull (strstr (err, "missing.jsonl"));
     throng_test_tmpdir_free (g_steal_pointer (&dir));
 }
 
@@ -1464,6 +1534,7 @@ main (int argc, char **argv)
     g_test_add_func ("/sdk/examples/run", test_examples_run);
     g_test_add_func ("/sdk/examples/messages", test_examples_messages);
     g_test_add_func ("/sdk/examples/wait", test_examples_wait);
+    g_test_add_func ("/sdk/examples/baseline", test_examples_baseline);
     g_test_add_func ("/sdk/examples/located-errors", test_examples_located_errors);
     g_test_add_func ("/sdk/guide/first-reporter", test_guide_first_reporter);
     g_test_add_func ("/sdk/guide/snippets", test_guide_snippets);

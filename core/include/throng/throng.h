@@ -16,6 +16,8 @@
 #include <throng/watch.h>
 #include <throng/template.h>
 #include <throng/summary.h>
+#include <throng/journey.h>
+#include <throng/runfile.h>
 #include <throng/protocol.h>
 #include <throng/reporter.h>
 #include <throng/plugin.h>

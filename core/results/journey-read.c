@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A summary's journey as reporters read it (journey.h): every access
- * checks that the core filled the part it reads.
+ * The SDK's journey readers (<throng/journey.h>): each access checks that
+ * the core or the run file filled the part it reads.
  */
-#include "journey.h"
+#include <throng/journey.h>
 
 #include <string.h>
 
 const ThrongScenarioJourney *
-journey_get (const ThrongScenarioSummary *scenario)
+throng_journey_get (const ThrongScenarioSummary *scenario)
 {
     const ThrongScenarioJourney *journey = scenario->journey;
 
@@ -20,7 +20,7 @@ journey_get (const ThrongScenarioSummary *scenario)
 static const ThrongStepInfo *
 step_info (const ThrongScenarioSummary *scenario, guint index)
 {
-    const ThrongScenarioJourney *journey = journey_get (scenario);
+    const ThrongScenarioJourney *journey = throng_journey_get (scenario);
 
     if (journey == NULL || !THRONG_STRUCT_HAS (journey, ThrongScenarioJourney, step_info)
         || journey->step_info == NULL || index >= scenario->n_steps)
@@ -29,30 +29,30 @@ step_info (const ThrongScenarioSummary *scenario, guint index)
 }
 
 ThrongStepKind
-journey_step_kind (const ThrongScenarioSummary *scenario, guint index)
+throng_journey_step_kind (const ThrongScenarioSummary *scenario, guint index)
 {
     const ThrongStepInfo *info = step_info (scenario, index);
     return info != NULL ? info->kind : THRONG_STEP_REQUEST;
 }
 
 guint
-journey_step_depth (const ThrongScenarioSummary *scenario, guint index)
+throng_journey_step_depth (const ThrongScenarioSummary *scenario, guint index)
 {
     const ThrongStepInfo *info = step_info (scenario, index);
     return info != NULL ? info->depth : 0;
 }
 
 gint
-journey_step_parent (const ThrongScenarioSummary *scenario, guint index)
+throng_journey_step_parent (const ThrongScenarioSummary *scenario, guint index)
 {
     const ThrongStepInfo *info = step_info (scenario, index);
     return info != NULL ? info->parent : -1;
 }
 
 gboolean
-journey_checks_total (const ThrongScenarioSummary *scenario, guint64 *passes, guint64 *fails)
+throng_journey_checks_total (const ThrongScenarioSummary *scenario, guint64 *passes, guint64 *fails)
 {
-    const ThrongScenarioJourney *journey = journey_get (scenario);
+    const ThrongScenarioJourney *journey = throng_journey_get (scenario);
 
     *passes = *fails = 0;
     if (journey == NULL || journey->n_checks == 0 || journey->checks == NULL)
@@ -65,16 +65,16 @@ journey_checks_total (const ThrongScenarioSummary *scenario, guint64 *passes, gu
 }
 
 gboolean
-journey_data_exhausted (const ThrongScenarioSummary *scenario)
+throng_journey_data_exhausted (const ThrongScenarioSummary *scenario)
 {
-    const ThrongScenarioJourney *journey = journey_get (scenario);
+    const ThrongScenarioJourney *journey = throng_journey_get (scenario);
 
     return journey != NULL && THRONG_STRUCT_HAS (journey, ThrongScenarioJourney, data_exhausted)
            && journey->data_exhausted;
 }
 
 const char *
-journey_step_kind_name (ThrongStepKind kind)
+throng_step_kind_name (ThrongStepKind kind)
 {
     switch (kind) {
     case THRONG_STEP_GROUP:
@@ -87,13 +87,13 @@ journey_step_kind_name (ThrongStepKind kind)
 }
 
 gboolean
-journey_kind_is_transaction (ThrongStepKind kind)
+throng_step_kind_is_transaction (ThrongStepKind kind)
 {
     return kind == THRONG_STEP_GROUP || kind == THRONG_STEP_PARALLEL;
 }
 
 gboolean
-journey_protocol_is_group (const char *protocol)
+throng_step_protocol_is_group (const char *protocol)
 {
     return protocol == NULL || strcmp (protocol, "group") == 0;
 }
