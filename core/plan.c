@@ -504,6 +504,64 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     return g_steal_pointer (&plan);
 }
 
+/*
+ * Every `thresholds` list of the plan (top level, scenarios, steps), judged
+ * against the subjects the plan has: its scenarios, their steps' labels
+ * and protocols.
+ */
+ThrongThresholds *
+throng_thresholds_load (ThrongPlan *plan, GError **error)
+{
+    g_autoptr (ThrongThresholds) thresholds = throng_thresholds_new ();
+    guint n = plan->scenarios->len;
+    g_autofree const char **names = g_new0 (const char *, n + 1);
+    g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GPtrArray) protocols = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint s = 0; s < n; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        const char **step_labels = g_new0 (const char *, scenario->steps->len + 1);
+        const char **step_protocols = g_new0 (const char *, scenario->steps->len + 1);
+
+        names[s] = scenario->name;
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            step_labels[i] = step->label;
+            step_protocols[i] = step->protocol_name;
+        }
+        g_ptr_array_add (labels, step_labels);
+        g_ptr_array_add (protocols, step_protocols);
+    }
+    ThrongThresholdSubjects subjects = {
+        .n_scenarios = n,
+        .scenario_names = names,
+        .step_labels = (const char *const *const *) labels->pdata,
+        .step_protocols = (const char *const *const *) protocols->pdata,
+    };
+    const ThrongNode *root = throng_tree_root (plan->tree);
+
+    if (!throng_thresholds_add_list (thresholds, &subjects,
+                                     throng_node_lookup (root, "thresholds"), -1, -1, error))
+        return NULL;
+    for (guint s = 0; s < n; s++) {
+        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        if (scenario->node != NULL
+            && !throng_thresholds_add_list (thresholds, &subjects,
+                                            throng_node_lookup (scenario->node, "thresholds"),
+                                            (gint) s, -1, error))
+            return NULL;
+        for (guint i = 0; i < scenario->steps->len; i++) {
+            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+            if (step->node != NULL
+                && !throng_thresholds_add_list (thresholds, &subjects,
+                                                throng_node_lookup (step->node, "thresholds"),
+                                                (gint) s, (gint) i, error))
+                return NULL;
+        }
+    }
+    return g_steal_pointer (&thresholds);
+}
+
 ThrongPlan *
 throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptions *options,
                   GError **error)

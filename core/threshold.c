@@ -237,27 +237,24 @@ parse_value (const ThrongNode *node, const char *text, Threshold *threshold, GEr
 
 /* Finds what @subject names; steps by label only when the label is unique. */
 static gboolean
-resolve_subject (ThrongPlan *plan, const ThrongNode *node, const char *subject,
-                 Threshold *threshold, GError **error)
+resolve_subject (const ThrongThresholdSubjects *subjects, const ThrongNode *node,
+                 const char *subject, Threshold *threshold, GError **error)
 {
     if (strcmp (subject, "total") == 0) {
         threshold->subject = SUBJECT_TOTAL;
         return TRUE;
     }
-    for (guint s = 0; s < plan->scenarios->len; s++) {
-        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        if (strcmp (scenario->name, subject) == 0) {
+    for (guint s = 0; s < subjects->n_scenarios; s++) {
+        if (strcmp (subjects->scenario_names[s], subject) == 0) {
             threshold->subject = SUBJECT_SCENARIO;
             threshold->scenario = s;
             return TRUE;
         }
     }
     guint matches = 0;
-    for (guint s = 0; s < plan->scenarios->len; s++) {
-        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        for (guint i = 0; i < scenario->steps->len; i++) {
-            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            if (strcmp (step->label, subject) == 0) {
+    for (guint s = 0; s < subjects->n_scenarios; s++) {
+        for (guint i = 0; subjects->step_labels[s][i] != NULL; i++) {
+            if (strcmp (subjects->step_labels[s][i], subject) == 0) {
                 matches++;
                 threshold->subject = SUBJECT_STEP;
                 threshold->scenario = s;
@@ -274,11 +271,9 @@ resolve_subject (ThrongPlan *plan, const ThrongNode *node, const char *subject,
                                subject, matches);
         return FALSE;
     }
-    for (guint s = 0; s < plan->scenarios->len; s++) {
-        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        for (guint i = 0; i < scenario->steps->len; i++) {
-            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            if (strcmp (step->protocol_name, subject) == 0) {
+    for (guint s = 0; s < subjects->n_scenarios; s++) {
+        for (guint i = 0; subjects->step_protocols[s][i] != NULL; i++) {
+            if (strcmp (subjects->step_protocols[s][i], subject) == 0) {
                 threshold->subject = SUBJECT_PROTOCOL;
                 threshold->protocol = g_strdup (subject);
                 return TRUE;
@@ -293,8 +288,8 @@ resolve_subject (ThrongPlan *plan, const ThrongNode *node, const char *subject,
 }
 
 static gboolean
-parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint step,
-                 Threshold *threshold, GError **error)
+parse_threshold (const ThrongThresholdSubjects *subjects, const ThrongNode *node, gint scenario,
+                 gint step, Threshold *threshold, GError **error)
 {
     const char *text = throng_node_scalar (node);
 
@@ -370,7 +365,7 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
         return FALSE;
     }
     if (subject != NULL) {
-        if (!resolve_subject (plan, node, subject, threshold, error))
+        if (!resolve_subject (subjects, node, subject, threshold, error))
             return FALSE;
     } else if (step >= 0) {
         threshold->subject = SUBJECT_STEP;
@@ -396,12 +391,9 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
     /* Written out with its subject, as the summary prints it. */
     const char *subject_name = subject;
     if (subject_name == NULL) {
-        const ThrongPlanScenario *owner = g_ptr_array_index (plan->scenarios, threshold->scenario);
         subject_name = threshold->subject == SUBJECT_STEP
-                           ? ((const ThrongPlanStep *) g_ptr_array_index (owner->steps,
-                                                                          threshold->step))
-                                 ->label
-                           : owner->name;
+                           ? subjects->step_labels[threshold->scenario][threshold->step]
+                           : subjects->scenario_names[threshold->scenario];
     }
     const char *metric_text
         = subject != NULL && g_str_has_prefix (left, subject) && left[strlen (subject)] == '.'
@@ -412,9 +404,19 @@ parse_threshold (ThrongPlan *plan, const ThrongNode *node, gint scenario, gint s
     return TRUE;
 }
 
-static gboolean
-load_list (ThrongThresholds *thresholds, ThrongPlan *plan, const ThrongNode *list, gint scenario,
-           gint step, GError **error)
+ThrongThresholds *
+throng_thresholds_new (void)
+{
+    ThrongThresholds *thresholds = g_new0 (ThrongThresholds, 1);
+
+    thresholds->items = g_array_new (FALSE, TRUE, sizeof (Threshold));
+    g_array_set_clear_func (thresholds->items, threshold_clear);
+    return thresholds;
+}
+
+gboolean
+throng_thresholds_add_list (ThrongThresholds *thresholds, const ThrongThresholdSubjects *subjects,
+                            const ThrongNode *list, gint scenario, gint step, GError **error)
 {
     if (list == NULL || throng_node_is_null (list))
         return TRUE;
@@ -425,7 +427,7 @@ load_list (ThrongThresholds *thresholds, ThrongPlan *plan, const ThrongNode *lis
     }
     for (guint i = 0; i < throng_node_n_children (list); i++) {
         Threshold threshold = { 0 };
-        if (!parse_threshold (plan, throng_node_child (list, i), scenario, step, &threshold,
+        if (!parse_threshold (subjects, throng_node_child (list, i), scenario, step, &threshold,
                               error)) {
             threshold_clear (&threshold);
             return FALSE;
@@ -433,33 +435,6 @@ load_list (ThrongThresholds *thresholds, ThrongPlan *plan, const ThrongNode *lis
         g_array_append_val (thresholds->items, threshold);
     }
     return TRUE;
-}
-
-ThrongThresholds *
-throng_thresholds_load (ThrongPlan *plan, GError **error)
-{
-    g_autoptr (ThrongThresholds) thresholds = g_new0 (ThrongThresholds, 1);
-    const ThrongNode *root = throng_tree_root (plan->tree);
-
-    thresholds->items = g_array_new (FALSE, TRUE, sizeof (Threshold));
-    g_array_set_clear_func (thresholds->items, threshold_clear);
-    if (!load_list (thresholds, plan, throng_node_lookup (root, "thresholds"), -1, -1, error))
-        return NULL;
-    for (guint s = 0; s < plan->scenarios->len; s++) {
-        const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
-        if (scenario->node != NULL
-            && !load_list (thresholds, plan, throng_node_lookup (scenario->node, "thresholds"),
-                           (gint) s, -1, error))
-            return NULL;
-        for (guint i = 0; i < scenario->steps->len; i++) {
-            const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
-            if (step->node != NULL
-                && !load_list (thresholds, plan, throng_node_lookup (step->node, "thresholds"),
-                               (gint) s, (gint) i, error))
-                return NULL;
-        }
-    }
-    return g_steal_pointer (&thresholds);
 }
 
 /* --- evaluation ------------------------------------------------------------------ */

@@ -14,10 +14,32 @@
 /* ThrongThresholds is declared in plan.h: the plan holds its thresholds. */
 
 /*
- * Reads every `thresholds` list of @plan's tree (top level, scenarios,
- * steps); the plan loader calls it once its scenarios and steps are read.  Errors are located plan errors: unknown subject or metric, bad
- * operator, a value of the wrong kind ("p99 < 5%").
+ * What a threshold may name: the run's scenarios and, per scenario, its
+ * steps' labels and protocols (NULL-terminated).  The plan gives them when
+ * it loads, `throng merge` from the shards' summary: thresholds judge a
+ * summary of that shape, whoever made it.
  */
+typedef struct {
+    guint n_scenarios;
+    const char *const *scenario_names;
+    const char *const *const *step_labels;
+    const char *const *const *step_protocols;
+} ThrongThresholdSubjects;
+
+ThrongThresholds *throng_thresholds_new (void);
+
+/*
+ * Adds the thresholds of @list (a `thresholds` sequence; NULL adds none),
+ * written at the top level (@scenario and @step -1), in scenario
+ * @scenario, or in its step @step.  Errors are located plan errors:
+ * unknown subject or metric, bad operator, a value of the wrong kind
+ * ("p99 < 5%").
+ */
+gboolean throng_thresholds_add_list (ThrongThresholds *thresholds,
+                                     const ThrongThresholdSubjects *subjects,
+                                     const ThrongNode *list, gint scenario, gint step,
+                                     GError **error);
+/* Every `thresholds` list of @plan (top level, scenarios, steps); plan.c. */
 ThrongThresholds *throng_thresholds_load (ThrongPlan *plan, GError **error);
 void throng_thresholds_free (ThrongThresholds *thresholds);
 guint throng_thresholds_count (const ThrongThresholds *thresholds);
