@@ -16,6 +16,9 @@ http_judge_init (HttpJudge *judge)
     judge->text = g_string_sized_new (64);
     judge->seen = g_string_sized_new (64);
     judge->message = g_string_sized_new (128);
+    judge->value = g_string_sized_new (64);
+    judge->regexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) g_regex_unref);
 }
 
 void
@@ -28,6 +31,9 @@ http_judge_clear (HttpJudge *judge)
         g_string_free (judge->seen, TRUE);
     if (judge->message != NULL)
         g_string_free (judge->message, TRUE);
+    if (judge->value != NULL)
+        g_string_free (judge->value, TRUE);
+    g_clear_pointer (&judge->regexes, g_hash_table_unref);
     memset (judge, 0, sizeof *judge);
 }
 
@@ -206,7 +212,8 @@ http_extract_eval (const HttpExtractor *extractor, const HttpResponseView *respo
     case HTTP_EXTRACT_JSON:
         return json_find (extractor->path, extractor->scan, response, judge, out, NULL);
     case HTTP_EXTRACT_REGEX:
-        return regex_find (extractor->regex, extractor->group, response, out);
+        return regex_find (extractor->regex != NULL ? extractor->regex : judge->regex,
+                           extractor->group, response, out);
     case HTTP_EXTRACT_HEADER:
         value = soup_message_headers_get_list (response->headers, extractor->arg);
         if (value == NULL)
@@ -244,10 +251,8 @@ regex_matches (GRegex *regex, const char *text, gsize len)
 }
 
 static gboolean
-body_contains (const HttpResponseView *response, const char *needle)
+body_contains (const HttpResponseView *response, const char *needle, gsize len)
 {
-    gsize len = strlen (needle);
-
     if (response->body == NULL)
         return FALSE;
     if (len == 0)
@@ -257,20 +262,25 @@ body_contains (const HttpResponseView *response, const char *needle)
 
 /* Whether a found value (json or header) passes the check's test. */
 static gboolean
-value_passes (const HttpCheck *check, const char *text, gsize len)
+value_passes (const HttpCheck *check, const HttpJudge *judge, const char *text, gsize len)
 {
+    const char *expected = check->template != NULL ? judge->value->str : check->value;
+    gsize expected_len = check->template != NULL ? judge->value->len
+                         : expected != NULL     ? strlen (expected)
+                                                : 0;
+    GRegex *regex = check->template != NULL ? judge->regex : check->regex;
+
     switch (check->test) {
     case HTTP_TEST_EXISTS:
         return TRUE;
     case HTTP_TEST_ABSENT:
         return FALSE;
     case HTTP_TEST_EQUALS:
-        return strlen (check->value) == len && memcmp (check->value, text, len) == 0;
+        return expected_len == len && memcmp (expected, text, len) == 0;
     case HTTP_TEST_MATCHES:
-        return regex_matches (check->regex, text, len);
+        return regex_matches (regex, text, len);
     case HTTP_TEST_CONTAINS:
-        return *check->value == '\0'
-               || memmem (text, len, check->value, strlen (check->value)) != NULL;
+        return expected_len == 0 || memmem (text, len, expected, expected_len) != NULL;
     default:
         g_assert_not_reached ();
     }
@@ -299,9 +309,12 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
         if (response->body != NULL)
             seen_append (seen, response->body, response->body_len);
         if (check->kind == HTTP_CHECK_BODY_CONTAINS)
-            return body_contains (response, check->value);
+            return check->template != NULL
+                       ? body_contains (response, judge->value->str, judge->value->len)
+                       : body_contains (response, check->value, strlen (check->value));
         return response->body != NULL
-               && regex_matches (check->regex, response->body, response->body_len);
+               && regex_matches (check->template != NULL ? judge->regex : check->regex,
+                                 response->body, response->body_len);
     case HTTP_CHECK_JSON:
         g_string_truncate (text, 0);
         found = json_find (check->path, check->scan, response, judge, text, &not_json);
@@ -310,7 +323,7 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
             return check->test == HTTP_TEST_ABSENT;
         }
         seen_append (seen, text->str, text->len);
-        return value_passes (check, text->str, text->len);
+        return value_passes (check, judge, text->str, text->len);
     case HTTP_CHECK_HEADER:
         value = soup_message_headers_get_list (response->headers, check->subject);
         if (value == NULL) {
@@ -318,7 +331,7 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
             return check->test == HTTP_TEST_ABSENT;
         }
         seen_append (seen, value, strlen (value));
-        return value_passes (check, value, strlen (value));
+        return value_passes (check, judge, value, strlen (value));
     default:
         g_assert_not_reached ();
     }

@@ -77,6 +77,7 @@ extractor_clear (gpointer data)
     g_clear_object (&extractor->path);
     g_clear_pointer (&extractor->scan, http_json_path_free);
     g_clear_pointer (&extractor->regex, g_regex_unref);
+    g_clear_pointer (&extractor->pattern, throng_template_free);
     g_free (extractor->fallback);
 }
 
@@ -91,6 +92,7 @@ check_clear (gpointer data)
     g_clear_pointer (&check->scan, http_json_path_free);
     g_free (check->value);
     g_clear_pointer (&check->regex, g_regex_unref);
+    g_clear_pointer (&check->template, throng_template_free);
 }
 
 void
@@ -143,6 +145,64 @@ regex_compile (const ThrongNode *node, const char *pattern, GError **error)
     return NULL;
 }
 
+/*
+ * A value the plan writes (a check's expected value, a pattern), compiled
+ * as a template against @scope: its names are checked now, with the
+ * error at their character.  Without substitutions it is its literal
+ * text in *@literal (`$${` read as `${`) and *@tpl is NULL, so that a
+ * fixed value costs what it always did.
+ */
+static gboolean
+value_compile (ThrongScope *scope, const ThrongNode *node, char **literal, ThrongTemplate **tpl,
+               GError **error)
+{
+    ThrongTemplate *compiled = throng_template_compile (scope, node, error);
+    const char *text;
+
+    if (compiled == NULL)
+        return FALSE;
+    text = throng_template_get_literal (compiled, NULL);
+    if (text != NULL) {
+        *literal = g_strdup (text);
+        throng_template_free (compiled);
+        *tpl = NULL;
+    } else {
+        *literal = NULL;
+        *tpl = compiled;
+    }
+    return TRUE;
+}
+
+/* A pattern: compiled now when literal, per value at run time when it is a template. */
+static gboolean
+pattern_compile (ThrongScope *scope, const ThrongNode *node, GRegex **regex, ThrongTemplate **tpl,
+                 GError **error)
+{
+    g_autofree char *literal = NULL;
+
+    if (!value_compile (scope, node, &literal, tpl, error))
+        return FALSE;
+    *regex = NULL;
+    if (*tpl != NULL)
+        return TRUE;
+    *regex = regex_compile (node, literal, error);
+    return *regex != NULL;
+}
+
+/*
+ * Fields that name something (a JSONPath, a header or cookie name) are
+ * not templates; `${` in one is refused rather than read as text.
+ */
+static gboolean
+refuse_template (const ThrongNode *node, const char *text, const char *what, const char *why,
+                 GError **error)
+{
+    if (text == NULL || strstr (text, "${") == NULL)
+        return TRUE;
+    throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID, "'${' in %s: %s", what, why);
+    return FALSE;
+}
+
 static gboolean
 extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
                 const ThrongNode *value, GError **error)
@@ -175,6 +235,15 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
         goto out;
     }
 
+    if (!refuse_template (throng_node_lookup (value, "json"), spec.json, "a JSONPath",
+                          "JSONPaths are not templates; a regex extractor's pattern is", error)
+        || !refuse_template (throng_node_lookup (value, "header"), spec.header, "a header name",
+                             "header names are not templates; write the name the server sends",
+                             error)
+        || !refuse_template (throng_node_lookup (value, "cookie"), spec.cookie, "a cookie name",
+                             "cookie names are not templates; write the name the server sets",
+                             error))
+        goto out;
     extractor.var = g_strdup (var);
     extractor.fallback = g_steal_pointer (&spec.fallback);
     if (spec.json != NULL) {
@@ -188,10 +257,12 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
     } else if (spec.regex != NULL) {
         extractor.kind = HTTP_EXTRACT_REGEX;
         extractor.arg = g_steal_pointer (&spec.regex);
-        extractor.regex = regex_compile (throng_node_lookup (value, "regex"), extractor.arg, error);
-        if (extractor.regex == NULL)
+        if (!pattern_compile (scope, throng_node_lookup (value, "regex"), &extractor.regex,
+                              &extractor.pattern, error))
             goto out;
-        if ((gint)spec.group > g_regex_get_capture_count (extractor.regex)) {
+        /* A templated pattern's groups are counted when it is compiled, per value. */
+        if (extractor.regex != NULL
+            && (gint)spec.group > g_regex_get_capture_count (extractor.regex)) {
             throng_node_set_error (throng_node_lookup (value, "group"), error,
                                    THRONG_PLAN_ERROR_RANGE,
                                    "group %u, but the regex has %d group(s)", (guint)spec.group,
@@ -260,7 +331,8 @@ status_load (HttpCheck *check, const ThrongNode *node, GError **error)
 
 /* The test a json or header check makes: exists (the default), equals, matches or contains. */
 static gboolean
-test_load (HttpCheck *check, CheckSpec *spec, const ThrongNode *map, gboolean json, GError **error)
+test_load (HttpCheck *check, ThrongScope *scope, CheckSpec *spec, const ThrongNode *map,
+           gboolean json, GError **error)
 {
     const char *subject = json ? spec->json : spec->header;
     const char *what = json ? "json" : "header";
@@ -280,20 +352,25 @@ test_load (HttpCheck *check, CheckSpec *spec, const ThrongNode *map, gboolean js
                                what, json ? "matches" : "contains");
         return FALSE;
     }
+    /* Reports name a check by its text as written, substitutions and all. */
     if (spec->equals != NULL) {
         check->test = HTTP_TEST_EQUALS;
-        check->value = g_steal_pointer (&spec->equals);
-        check->name = g_strdup_printf ("%s equals %s", label, check->value);
+        if (!value_compile (scope, throng_node_lookup (map, "equals"), &check->value,
+                            &check->template, error))
+            return FALSE;
+        check->name = g_strdup_printf ("%s equals %s", label, spec->equals);
     } else if (spec->matches != NULL) {
         check->test = HTTP_TEST_MATCHES;
-        check->regex = regex_compile (throng_node_lookup (map, "matches"), spec->matches, error);
-        if (check->regex == NULL)
+        if (!pattern_compile (scope, throng_node_lookup (map, "matches"), &check->regex,
+                              &check->template, error))
             return FALSE;
         check->name = g_strdup_printf ("%s matches /%s/", label, spec->matches);
     } else if (spec->contains != NULL) {
         check->test = HTTP_TEST_CONTAINS;
-        check->value = g_steal_pointer (&spec->contains);
-        check->name = g_strdup_printf ("%s contains %s", label, check->value);
+        if (!value_compile (scope, throng_node_lookup (map, "contains"), &check->value,
+                            &check->template, error))
+            return FALSE;
+        check->name = g_strdup_printf ("%s contains %s", label, spec->contains);
     } else {
         gboolean exists = TRUE;
         if (spec->exists != NULL && !throng_node_get_bool (spec->exists, &exists, error))
@@ -342,29 +419,37 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
     } else if (spec.body_contains != NULL) {
         check.kind = HTTP_CHECK_BODY_CONTAINS;
         check.test = HTTP_TEST_CONTAINS;
-        check.value = g_steal_pointer (&spec.body_contains);
-        check.name = g_strdup_printf ("body contains %s", check.value);
+        if (!value_compile (scope, throng_node_lookup (map, "body_contains"), &check.value,
+                            &check.template, error))
+            goto out;
+        check.name = g_strdup_printf ("body contains %s", spec.body_contains);
         rules->needs_body = TRUE;
     } else if (spec.body_regex != NULL) {
         check.kind = HTTP_CHECK_BODY_REGEX;
         check.test = HTTP_TEST_MATCHES;
-        check.regex
-            = regex_compile (throng_node_lookup (map, "body_regex"), spec.body_regex, error);
-        if (check.regex == NULL)
+        if (!pattern_compile (scope, throng_node_lookup (map, "body_regex"), &check.regex,
+                              &check.template, error))
             goto out;
         check.name = g_strdup_printf ("body matches /%s/", spec.body_regex);
         rules->needs_body = TRUE;
     } else if (spec.json != NULL) {
         check.kind = HTTP_CHECK_JSON;
+        if (!refuse_template (throng_node_lookup (map, "json"), spec.json, "a JSONPath",
+                              "JSONPaths are not templates; compare what it finds with "
+                              "equals: \"${...}\"", error))
+            goto out;
         check.path = path_compile (throng_node_lookup (map, "json"), spec.json, error);
-        if (check.path == NULL || !test_load (&check, &spec, map, TRUE, error))
+        if (check.path == NULL || !test_load (&check, scope, &spec, map, TRUE, error))
             goto out;
         check.scan = http_json_path_new (spec.json);
         check.subject = g_steal_pointer (&spec.json);
         rules->needs_body = rules->needs_json = TRUE;
     } else if (spec.header != NULL) {
         check.kind = HTTP_CHECK_HEADER;
-        if (!test_load (&check, &spec, map, FALSE, error))
+        if (!refuse_template (throng_node_lookup (map, "header"), spec.header, "a header name",
+                              "header names are not templates; write the name the server sends",
+                              error)
+            || !test_load (&check, scope, &spec, map, FALSE, error))
             goto out;
         check.subject = g_steal_pointer (&spec.header);
     } else {
@@ -458,6 +543,57 @@ extractor_seen (const HttpExtractor *extractor, const HttpResponseView *response
     }
 }
 
+/* Distinct patterns a user's judge keeps compiled before it starts over. */
+#define HTTP_JUDGE_REGEXES_MAX 64
+
+/*
+ * A templated rule's value (and, for a @pattern, its compiled regex) for
+ * this response, into @judge; FALSE with the reason in @why when it cannot
+ * be had: a variable it reads is not set, or the value is not a regex.
+ */
+static gboolean
+resolve (const ThrongTemplate *tpl, gboolean pattern, ThrongUser *user, HttpJudge *judge,
+         GString *why)
+{
+    g_autoptr (GError) error = NULL;
+    GRegex *regex;
+
+    g_string_truncate (judge->value, 0);
+    judge->regex = NULL;
+    if (!throng_template_expand (tpl, user, judge->value, &error)) {
+        g_string_assign (why, error->message);
+        return FALSE;
+    }
+    if (!pattern)
+        return TRUE;
+    regex = g_hash_table_lookup (judge->regexes, judge->value->str);
+    if (regex == NULL) {
+        regex = g_regex_new (judge->value->str, G_REGEX_OPTIMIZE, 0, &error);
+        if (regex == NULL) {
+            g_string_printf (why, "'%.*s' is not a valid regex: %s", HTTP_SEEN_MAX,
+                             judge->value->str, error->message);
+            return FALSE;
+        }
+        /* A pattern built from a value that changes every time must not grow without end. */
+        if (g_hash_table_size (judge->regexes) >= HTTP_JUDGE_REGEXES_MAX)
+            g_hash_table_remove_all (judge->regexes);
+        g_hash_table_insert (judge->regexes, g_strdup (judge->value->str), regex);
+    }
+    judge->regex = regex;
+    return TRUE;
+}
+
+/* Fails @sample with @message's text, unless an earlier rule already failed it. */
+static void
+fail (ThrongSample *sample, gboolean *failed, GString *message)
+{
+    if (*failed)
+        return;
+    *failed = TRUE;
+    sample->error = THRONG_ERROR_CHECK;
+    throng_sample_set_message (sample, message->str);
+}
+
 void
 http_rules_judge (const HttpRules *rules, ThrongUser *user, const HttpResponseView *response,
                   HttpJudge *judge, ThrongSample *sample)
@@ -470,12 +606,26 @@ http_rules_judge (const HttpRules *rules, ThrongUser *user, const HttpResponseVi
     for (guint i = 0; i < rules->extractors->len; i++) {
         const HttpExtractor *extractor = &g_array_index (rules->extractors, HttpExtractor, i);
 
+        if (extractor->pattern != NULL) {
+            if (!resolve (extractor->pattern, TRUE, user, judge, judge->seen)) {
+                g_string_printf (message, "extractor '%s' (regex %s): %s", extractor->var,
+                                 extractor->arg, judge->seen->str);
+                fail (sample, &failed, message);
+                continue;
+            }
+            if ((gint)extractor->group > g_regex_get_capture_count (judge->regex)) {
+                g_string_printf (message, "extractor '%s': group %u, but the regex '%.*s' has "
+                                 "%d group(s)", extractor->var, extractor->group, HTTP_SEEN_MAX,
+                                 judge->value->str, g_regex_get_capture_count (judge->regex));
+                fail (sample, &failed, message);
+                continue;
+            }
+        }
         if (http_extract_eval (extractor, response, judge, judge->text)) {
             throng_user_set_var (user, extractor->slot, judge->text->str, (gssize)judge->text->len);
         } else if (extractor->fallback != NULL) {
             throng_user_set_var (user, extractor->slot, extractor->fallback, -1);
         } else if (!failed) {
-            failed = TRUE;
             g_string_printf (message, "extractor '%s' (%s %s) found nothing in ", extractor->var,
                              extractor->kind == HTTP_EXTRACT_JSON     ? "json"
                              : extractor->kind == HTTP_EXTRACT_REGEX  ? "regex"
@@ -483,20 +633,26 @@ http_rules_judge (const HttpRules *rules, ThrongUser *user, const HttpResponseVi
                                                                       : "cookie",
                              extractor->arg);
             extractor_seen (extractor, response, message);
-            sample->error = THRONG_ERROR_CHECK;
-            throng_sample_set_message (sample, message->str);
+            fail (sample, &failed, message);
         }
     }
     for (guint i = 0; i < rules->checks->len; i++) {
         const HttpCheck *check = &g_array_index (rules->checks, HttpCheck, i);
+        gboolean pattern = check->test == HTTP_TEST_MATCHES;
+
+        if (check->template != NULL && !resolve (check->template, pattern, user, judge,
+                                                 judge->seen)) {
+            throng_user_record_check (user, check->index, FALSE);
+            g_string_printf (message, "check '%s' failed: %s", check->name, judge->seen->str);
+            fail (sample, &failed, message);
+            continue;
+        }
         gboolean passed = http_check_eval (check, response, judge, judge->seen);
 
         throng_user_record_check (user, check->index, passed);
         if (passed || failed)
             continue;
-        failed = TRUE;
         g_string_printf (message, "check '%s' failed, saw '%s'", check->name, judge->seen->str);
-        sample->error = THRONG_ERROR_CHECK;
-        throng_sample_set_message (sample, message->str);
+        fail (sample, &failed, message);
     }
 }

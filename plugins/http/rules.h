@@ -34,7 +34,8 @@ typedef struct {
     char *arg;          /* the JSONPath, pattern, header or cookie name as written */
     JsonPath *path;     /* json */
     HttpJsonPath *scan; /* json, when the path is plain members and indexes: read by a scan */
-    GRegex *regex;      /* regex */
+    GRegex *regex;      /* regex, when its pattern is literal */
+    ThrongTemplate *pattern; /* regex, when its pattern has substitutions (regex NULL) */
     guint group;        /* regex: the group whose text is kept (0: the whole match) */
     char *fallback;     /* `default`, or NULL: no match fails the step */
 } HttpExtractor;
@@ -65,8 +66,11 @@ typedef struct {
     char *subject;      /* json: the path; header: the name */
     JsonPath *path;
     HttpJsonPath *scan; /* as in HttpExtractor */
-    char *value;        /* equals / contains / body_contains */
-    GRegex *regex;      /* matches / body_regex */
+    char *value;        /* equals / contains / body_contains, when literal */
+    GRegex *regex;      /* matches / body_regex, when literal */
+    /* The value or pattern when it has substitutions (value and regex NULL): expanded per
+     * response by http_rules_judge() into the judge's @value or @regex. */
+    ThrongTemplate *template;
     gint64 max_us;      /* duration_max */
 } HttpCheck;
 
@@ -104,6 +108,10 @@ typedef struct {
     GString *text;    /* an extracted value, or the value a check reads */
     GString *seen;    /* what a check saw, for its failure message */
     GString *message; /* the failure message */
+    /* A templated rule's value or pattern for this response (http_rules_judge()). */
+    GString *value;
+    GRegex *regex;
+    GHashTable *regexes; /* pattern → GRegex: a templated pattern compiles once per value */
 } HttpJudge;
 
 void http_judge_init (HttpJudge *judge);

@@ -170,6 +170,14 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
             j->paused_gap = gap;
         j->paused_after++;
         respond (msg, 200, "text/plain", "after\n");
+    } else if (strcmp (path, "/me") == 0) {
+        /* Who the query says: answers that only a check expecting this user's values passes. */
+        const char *who = query_value (query, "user");
+        g_autofree char *json = g_strdup_printf ("{\"email\": \"%s@example.com\", \"id\": \"id-%s\"}",
+                                                 who != NULL ? who : "", who != NULL ? who : "");
+        soup_message_headers_append (soup_server_message_get_response_headers (msg), "X-Who",
+                                     who != NULL ? who : "");
+        respond (msg, 200, "application/json", json);
     } else if (strcmp (path, "/echo") == 0) {
         SoupMessageBody *body = soup_server_message_get_request_body (msg);
         g_autoptr (GBytes) bytes = soup_message_body_flatten (body);
@@ -400,6 +408,101 @@ test_extractors (Fixture *f, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     g_assert_cmpuint (f->journey.echoes->len, ==, 1);
     g_assert_cmpstr (g_ptr_array_index (f->journey.echoes, 0), ==, "n=7&p=tok&s=s-1&c=200&f=none");
+}
+
+/*
+ * A check's value and pattern are templates (issue 32: `equals:
+ * "${data.email}"` was compared as written and failed against a correct
+ * server): each user's checks expect that user's values, and a check that
+ * expects another value fails.  A value read before it is set fails its
+ * check with the reason.
+ */
+static void
+test_templated_checks (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - set: { who: \"u${user.id}\" }\n"
+          "      - http:\n"
+          "          url: \"/me?user=${vars.who}\"\n"
+          "          extract:\n"
+          "            id: { regex: '\"id\": \"id-(${vars.who})\"', group: 1 }\n"
+          "          check:\n"
+          "            - { json: $.email, equals: \"${vars.who}@example.com\" }\n"
+          "            - { json: $.id, matches: \"^id-${vars.who}$\" }\n"
+          "            - { header: X-Who, contains: \"${vars.who}\" }\n"
+          "            - { body_contains: \"id-${vars.who}\" }\n"
+          "            - { body_regex: \"email.: .${vars.who}@\" }\n"
+          "            - { json: $.email, equals: \"${vars.who}-other@example.com\" }\n"
+          "            - { json: $.email, equals: \"$${vars.who}\" }\n"
+          "      - http:\n"
+          "          url: \"/echo?id=${vars.id}\"\n";
+    static const char *const passing[] = {
+        "$.email equals ${vars.who}@example.com", "$.id matches /^id-${vars.who}$/",
+        "header X-Who contains ${vars.who}", "body contains id-${vars.who}",
+        "body matches /email.: .${vars.who}@/",
+    };
+    g_autoptr (JsonNode) root = run (f, 2, 3, NULL, steps, 0, NULL);
+    gint64 passes = -1, fails = -1;
+
+    for (guint i = 0; i < G_N_ELEMENTS (passing); i++) {
+        check_counts (root, passing[i], &passes, &fails);
+        g_test_message ("%s: %" G_GINT64_FORMAT " passes, %" G_GINT64_FORMAT " fails", passing[i],
+                        passes, fails);
+        g_assert_cmpint (passes, ==, 6);
+        g_assert_cmpint (fails, ==, 0);
+    }
+    /* Another user's value, and `$${` (a literal "${"), fail every time. */
+    check_counts (root, "$.email equals ${vars.who}-other@example.com", &passes, &fails);
+    g_assert_cmpint (passes, ==, 0);
+    g_assert_cmpint (fails, ==, 6);
+    check_counts (root, "$.email equals $${vars.who}", &passes, &fails);
+    g_assert_cmpint (passes, ==, 0);
+    g_assert_cmpint (fails, ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 6);
+    /* The templated extractor took each user's own id. */
+    g_assert_cmpuint (f->journey.echoes->len, ==, 6);
+    for (guint i = 0; i < f->journey.echoes->len; i++) {
+        const char *echo = g_ptr_array_index (f->journey.echoes, i);
+        g_test_message ("echo %s", echo);
+        g_assert_true (strcmp (echo, "id=u1") == 0 || strcmp (echo, "id=u2") == 0);
+    }
+}
+
+/* A check that reads a variable no step has set yet fails, saying which. */
+static void
+test_templated_check_unset (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          url: /me?user=a\n"
+          "          check: [ { json: $.email, equals: \"${vars.later}\" } ]\n"
+          "      - http:\n"
+          "          url: /me?user=b\n"
+          "          extract: { later: { json: $.email } }\n";
+    g_autofree char *csv = g_build_filename (f->dir, "samples.csv", NULL);
+    g_autofree char *out = g_strdup_printf ("reporters:\n  - csv: { path: \"%s\" }\n", csv);
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 1,
+        .steps = steps,
+        .plan_extra = out,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autofree char *rows = NULL;
+    gint64 passes = -1, fails = -1;
+
+    check_counts (root, "$.email equals ${vars.later}", &passes, &fails);
+    g_assert_cmpint (passes, ==, 0);
+    g_assert_cmpint (fails, ==, 1);
+    g_assert_cmpint (throng_test_summary_class (root, "scenarios.0.steps.0.stats", "check"), ==, 1);
+    g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
+    g_test_message ("%s", rows);
+    g_assert_nonnull (strstr (rows, "check: check '$.email equals ${vars.later}' failed: "));
+    g_assert_nonnull (strstr (rows, "vars.later"));
 }
 
 /* `set`, `repeat` and filters: the server sees each expansion. */
@@ -916,6 +1019,19 @@ test_bad_plans (void)
           "8:35: a json check takes one of exists, equals or matches" },
         { "template: true", "8:36: template: true goes with body_file (a body is a template "
                             "already)" },
+        { "check: [ { json: $.a, equals: \"${vars.wnat}\" } ]",
+          "8:59: vars.wnat is never set: no 'set' or 'extract' in scenario 's' assigns it" },
+        { "check: [ { json: \"$.items[${vars.i}]\" } ]",
+          "8:43: '${' in a JSONPath: JSONPaths are not templates; compare what it finds with "
+          "equals: \"${...}\"" },
+        { "check: [ { header: \"X-${vars.h}\", exists: true } ]",
+          "8:45: '${' in a header name: header names are not templates; write the name the "
+          "server sends" },
+        { "extract: { v: { cookie: \"s${vars.c}\" } }",
+          "8:50: '${' in a cookie name: cookie names are not templates; write the name the "
+          "server sets" },
+        { "check: [ { body_contains: \"${vars.nope | jsn}\" } ]",
+          "8:67: unknown filter 'jsn'; did you mean 'json'?" },
         { "check: [ { body_regex: 'a[' } ]",
           "8:49: invalid regex 'a[' at character 2: missing terminating ] for character class" },
     };
@@ -1041,6 +1157,8 @@ main (int argc, char **argv)
         { "bad-body", test_bad_body, TRUE },
         { "unset-variable", test_unset_variable, TRUE },
         { "extractors", test_extractors, TRUE },
+        { "templated-checks", test_templated_checks, TRUE },
+        { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },
         { "body-file", test_body_file, TRUE },
