@@ -84,6 +84,73 @@ resolve_url (HttpStep *step, const HttpOptions *options, const HttpLayerNodes *n
     return TRUE;
 }
 
+/*
+ * `http://user:password@host/`: the credentials go out as Basic
+ * authentication on every request (as curl and k6 send them, without
+ * waiting for a 401), never silently dropped; the url keeps only the
+ * origin and path.  A url that is a template cannot carry them (they
+ * would differ per request with no header to match), nor a step that
+ * also sets Authorization (which of the two would win is a guess).
+ */
+static gboolean
+credentials_to_header (HttpStep *step, const HttpLayerNodes *nodes, const ThrongNode *where,
+                       GError **error)
+{
+    const char *userinfo = g_uri_get_userinfo (step->uri);
+    const ThrongNode *at = nodes->url != NULL ? nodes->url : nodes->base_url;
+
+    if (userinfo == NULL)
+        return TRUE;
+    if (step->url_template != NULL) {
+        step_error (at, where, error, THRONG_PLAN_ERROR_INVALID,
+                    "a url that is a template cannot carry credentials (user:password@); "
+                    "send them with headers: { Authorization: \"Basic ...\" }");
+        return FALSE;
+    }
+    for (guint i = 0; i < step->headers->len; i++) {
+        if (g_ascii_strcasecmp (g_array_index (step->headers, HttpHeader, i).name,
+                                "Authorization") == 0) {
+            step_error (at, where, error, THRONG_PLAN_ERROR_INVALID,
+                        "the url has credentials (user:password@) and the step sets an "
+                        "Authorization header: keep one of them");
+            return FALSE;
+        }
+    }
+    const char *colon = strchr (userinfo, ':');
+    g_autofree char *user = g_uri_unescape_segment (
+        userinfo, colon != NULL ? colon : userinfo + strlen (userinfo), NULL);
+    g_autofree char *password = colon != NULL ? g_uri_unescape_string (colon + 1, NULL)
+                                              : g_strdup ("");
+    if (user == NULL || password == NULL) {
+        step_error (at, where, error, THRONG_PLAN_ERROR_INVALID,
+                    "the url's credentials (user:password@) are not validly percent-encoded");
+        return FALSE;
+    }
+    g_autofree char *pair = g_strconcat (user, ":", password, NULL);
+    g_autofree char *encoded = g_base64_encode ((const guchar *) pair, strlen (pair));
+    HttpHeader header = {
+        .name = g_strdup ("Authorization"),
+        .value = g_strconcat ("Basic ", encoded, NULL),
+    };
+    g_array_append_val (step->headers, header);
+    /* Templated headers are indexed like the headers: the new one has none. */
+    if (step->header_templates != NULL) {
+        step->header_templates = g_renew (ThrongTemplate *, step->header_templates,
+                                          step->headers->len);
+        step->header_templates[step->headers->len - 1] = NULL;
+    }
+
+    GUri *bare = g_uri_build (g_uri_get_flags (step->uri), g_uri_get_scheme (step->uri), NULL,
+                              g_uri_get_host (step->uri), g_uri_get_port (step->uri),
+                              g_uri_get_path (step->uri), g_uri_get_query (step->uri),
+                              g_uri_get_fragment (step->uri));
+    g_uri_unref (step->uri);
+    step->uri = bare;
+    g_free (step->url);
+    step->url = g_uri_to_string_partial (bare, G_URI_HIDE_FRAGMENT);
+    return TRUE;
+}
+
 static gboolean
 load_body (HttpStep *step, ThrongScope *scope, const HttpOptions *options,
            const HttpLayerNodes *nodes, const ThrongNode *where, GError **error)
@@ -160,6 +227,7 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     written_url = g_strdup (options.url);
     if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body, error)
         || !resolve_url (step, &options, &nodes, where, error)
+        || !credentials_to_header (step, &nodes, where, error)
         || !load_body (step, scenario->scope, &options, &nodes, where, error))
         goto out;
     if (step->url_template != NULL) {

@@ -170,6 +170,14 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
             j->paused_gap = gap;
         j->paused_after++;
         respond (msg, 200, "text/plain", "after\n");
+    } else if (strcmp (path, "/private") == 0) {
+        /* alice:p@ss:w rd, as Basic authentication: anything else is refused. */
+        const char *auth = soup_message_headers_get_one (
+            soup_server_message_get_request_headers (msg), "Authorization");
+        gboolean ok = g_strcmp0 (auth, "Basic YWxpY2U6cEBzczp3IHJk") == 0;
+        j->authorized += ok;
+        j->wrong_token += !ok;
+        respond (msg, ok ? 200 : 401, "text/plain", ok ? "welcome\n" : "who?\n");
     } else if (strcmp (path, "/me") == 0) {
         /* Who the query says: answers that only a check expecting this user's values passes. */
         const char *who = query_value (query, "user");
@@ -503,6 +511,53 @@ test_templated_check_unset (Fixture *f, gconstpointer data)
     g_test_message ("%s", rows);
     g_assert_nonnull (strstr (rows, "check: check '$.email equals ${vars.later}' failed: "));
     g_assert_nonnull (strstr (rows, "vars.later"));
+}
+
+/*
+ * Credentials in a url are sent as Basic authentication on every request
+ * (issue 32: they were dropped and every request got 401), percent-
+ * decoded, and the url the reports show has none.
+ */
+static void
+test_url_credentials (Fixture *f, gconstpointer data)
+{
+    const char *base = throng_test_soup_server_http_url (f->server);
+    g_autofree char *steps = g_strdup_printf ("      - http:\n"
+                                              "          url: \"http://alice:p%%40ss%%3Aw%%20rd@%s/private\"\n",
+                                              base + strlen ("http://"));
+    g_autoptr (JsonNode) root = run (f, 2, 3, NULL, steps, 0, NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (f->journey.authorized, ==, 6);
+    g_assert_cmpuint (f->journey.wrong_token, ==, 0);
+    g_assert_null (strstr (throng_test_json_string (root, "scenarios.0.steps.0.label"), "p%40ss"));
+
+    /* Where they cannot be sent as written, the plan is refused, not run without them. */
+    static const struct {
+        const char *step;
+        const char *error;
+    } refused[] = {
+        { "{ url: \"http://u:p@127.0.0.1:1/${user.id}\" }",
+          "5:22: a url that is a template cannot carry credentials (user:password@); send them "
+          "with headers: { Authorization: \"Basic ...\" }" },
+        { "{ url: \"http://u:p@127.0.0.1:1/\", headers: { Authorization: Bearer t } }",
+          "5:22: the url has credentials (user:password@) and the step sets an Authorization "
+          "header: keep one of them" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+        g_autofree char *yaml = g_strdup_printf ("scenarios:\n"
+                                                 "  - users: 1\n"
+                                                 "    iterations: 1\n"
+                                                 "    steps:\n"
+                                                 "      - http: %s\n", refused[i].step);
+        g_autofree char *plan = throng_test_write_plan (f->dir, "refused.yaml", yaml);
+        g_autofree char *expected = g_strdup_printf ("%s:%s\n", plan, refused[i].error);
+        g_autofree char *err = NULL;
+
+        g_assert_cmpint (throng_test_runv (30, NULL, &err, "validate", plan, NULL), ==, 2);
+        g_assert_cmpstr (err, ==, expected);
+    }
 }
 
 /* `set`, `repeat` and filters: the server sees each expansion. */
@@ -1158,6 +1213,7 @@ main (int argc, char **argv)
         { "unset-variable", test_unset_variable, TRUE },
         { "extractors", test_extractors, TRUE },
         { "templated-checks", test_templated_checks, TRUE },
+        { "url-credentials", test_url_credentials, TRUE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },
