@@ -32,6 +32,43 @@ static const char *const branch_keys[] = { "weight", "steps", NULL };
 static const char *const parallel_keys[] = { "name", "max", "steps", NULL };
 static const char *const pause_keys[] = { "min", "max", NULL };
 
+/*
+ * Other tools' control constructs, as a plan ported from k6, JMeter,
+ * Gatling, Locust or Artillery names them: not a protocol to look for,
+ * but the nearest throng step to use instead.
+ */
+static const struct {
+    const char *keys[8];
+    const char *nearest;
+} foreign_steps[] = {
+    { { "if", "else", "when", "doIf", "doIfOrElse", "switch", "randomSwitch", NULL },
+      "throng has no condition step yet; 'choose' picks among weighted branches" },
+    { { "while", "loop", "during", "asLongAs", "forever", "repeatWhile", NULL },
+      "'repeat: N' with 'steps' runs steps N times" },
+    { { "foreach", "forEach", "each", "for", NULL },
+      "'repeat: N' with 'steps' runs steps N times; ${iteration} and ${vars.*} vary them" },
+    { { "exec", "function", "script", "call", "invoke", "feed", NULL },
+      "a plan runs no code; 'group' with 'steps' names a sequence, 'set' assigns ${vars.*}" },
+    { { "tryMax", "retry", "try", NULL },
+      "a failed step is not sent again (http retries only a request a kept-alive connection "
+      "lost before any answer)" },
+    { { "sleep", "think", "think_time", "wait", "rendezvous", NULL },
+      "'pause: 1s' (or { min, max }) pauses a user between steps" },
+    { { "transaction", "transaction_controller", "exitHereIfFailed", NULL },
+      "'group' with 'steps' times a sequence as one transaction" },
+};
+
+/* The hint for a key another tool uses for a control construct, or NULL. */
+static const char *
+foreign_step (const char *key)
+{
+    for (guint i = 0; i < G_N_ELEMENTS (foreign_steps); i++)
+        for (guint k = 0; foreign_steps[i].keys[k] != NULL; k++)
+            if (strcmp (foreign_steps[i].keys[k], key) == 0)
+                return foreign_steps[i].nearest;
+    return NULL;
+}
+
 typedef struct {
     ThrongPlanLoader *loader;
     ThrongPlanScenario *scenario;
@@ -142,6 +179,14 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
                                    "a step names exactly one protocol, but this one names '%s' "
                                    "and '%s'",
                                    throng_node_scalar (protocol_key), text);
+            return FALSE;
+        }
+        if (found == NULL && foreign_step (text) != NULL) {
+            g_clear_error (&local);
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
+                                   "'%s' is not a throng step (other tools' control construct): "
+                                   "%s",
+                                   text, foreign_step (text));
             return FALSE;
         }
         if (found == NULL) {
