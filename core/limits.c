@@ -60,7 +60,7 @@ ceiling (rlim_t hard)
  * one ramp to 8,000 users, for milliseconds each on a busy 2-core machine:
  * the users started behind a stall bunch up, stay bunched (each thinks
  * from its own last response) and come due together every second after,
- * which flagged runs saturated at 20-40% CPU (docs/internals.md).  The
+ * which flagged runs saturated at 20-40% CPU (docs/reactor.md).  The
  * table never shrinks, so one dup to the last slot here pays for the
  * growth once, before any user starts.
  * Best effort: a failure only leaves the growth to the run.
