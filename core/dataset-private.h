@@ -45,14 +45,18 @@ typedef struct _ThrongDataSet {
 
 /*
  * Reads the scenario's `data:` map @node: the file (relative to
- * @plan_dir), mode, advance and on_exhausted, checked against the
+ * @plan_dir), its columns when it has no header row, mode, advance and on_exhausted, checked against the
  * scenario's @users.  Located errors.
  */
 ThrongDataSet *throng_dataset_load (const ThrongNode *node, const char *plan_dir, guint users,
                                     const char *scenario, GError **error);
-/* Parses CSV (RFC 4180, header row) from memory; @name is used in errors ("users.csv:17: …"). */
+/*
+ * Parses CSV (RFC 4180) from memory; @name is used in errors ("users.csv:17: …").
+ * The first record names the columns, unless @columns (NULL-terminated) does:
+ * then every record is a row.
+ */
 ThrongDataSet *throng_dataset_parse_csv (const char *name, const char *data, gsize length,
-                                         GError **error);
+                                         const char *const *columns, GError **error);
 /* Parses a JSON array of objects of scalars; the first object's keys are the columns. */
 ThrongDataSet *throng_dataset_parse_json (const char *name, const char *data, gsize length,
                                           GError **error);

@@ -178,7 +178,8 @@ csv_blank_line (const char *data, gsize length, gsize *pos, guint *line)
 }
 
 ThrongDataSet *
-throng_dataset_parse_csv (const char *name, const char *data, gsize length, GError **error)
+throng_dataset_parse_csv (const char *name, const char *data, gsize length,
+                          const char *const *columns, GError **error)
 {
     Builder builder;
     g_autoptr (GPtrArray) fields = g_ptr_array_new_with_free_func (g_free);
@@ -196,17 +197,24 @@ throng_dataset_parse_csv (const char *name, const char *data, gsize length, GErr
         ;
     if (pos >= length) {
         g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                     "%s: the file is empty; a data file starts with a header row", name);
+                     columns != NULL ? "%s: the file is empty"
+                                     : "%s: the file is empty; a data file starts with a header "
+                                       "row (or the plan names its columns: columns: [a, b])",
+                     name);
         return NULL;
     }
 
     builder_init (&builder);
     guint header_line = line;
-    if (!csv_record (name, data, length, &pos, &line, builder.columns, error)) {
+    if (columns != NULL) {
+        for (const char *const *column = columns; *column != NULL; column++)
+            g_ptr_array_add (builder.columns, g_strdup (*column));
+    } else if (!csv_record (name, data, length, &pos, &line, builder.columns, error)) {
         builder_clear (&builder);
         return NULL;
     }
-    g_autofree char *where = g_strdup_printf (":%u", header_line);
+    g_autofree char *where = columns != NULL ? g_strdup (" (columns)")
+                                             : g_strdup_printf (":%u", header_line);
     if (!check_columns (&builder, name, where, error)) {
         builder_clear (&builder);
         return NULL;
@@ -222,8 +230,10 @@ throng_dataset_parse_csv (const char *name, const char *data, gsize length, GErr
         }
         if (fields->len != builder.columns->len) {
             g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                         "%s:%u: %u field%s, the header has %u", name, record_line, fields->len,
-                         fields->len == 1 ? "" : "s", builder.columns->len);
+                         "%s:%u: %u field%s, the %s %u", name, record_line, fields->len,
+                         fields->len == 1 ? "" : "s",
+                         columns != NULL ? "plan's columns are" : "header has",
+                         builder.columns->len);
             builder_clear (&builder);
             return NULL;
         }
@@ -232,7 +242,7 @@ throng_dataset_parse_csv (const char *name, const char *data, gsize length, GErr
     }
     if (builder.cells->len == 0) {
         g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                     "%s: no rows after the header", name);
+                     columns != NULL ? "%s: no rows" : "%s: no rows after the header", name);
         builder_clear (&builder);
         return NULL;
     }
@@ -337,6 +347,7 @@ throng_dataset_parse_json (const char *name, const char *data, gsize length, GEr
 
 typedef struct {
     char *file;
+    const ThrongNode *columns;
     int mode;
     int advance;
     int on_exhausted;
@@ -348,6 +359,7 @@ static const char *const exhausted_choices[] = { "recycle", "stop", NULL };
 
 static const ThrongOption data_options[] = {
     { "file", THRONG_OPTION_STRING, offsetof (DataFields, file) },
+    { "columns", THRONG_OPTION_NODE, offsetof (DataFields, columns) },
     { "mode", THRONG_OPTION_ENUM, offsetof (DataFields, mode), .choices = mode_choices },
     { "advance", THRONG_OPTION_ENUM, offsetof (DataFields, advance), .choices = advance_choices },
     { "on_exhausted", THRONG_OPTION_ENUM, offsetof (DataFields, on_exhausted),
@@ -413,10 +425,47 @@ throng_dataset_load (const ThrongNode *node, const char *plan_dir, guint users,
                                THRONG_DATA_MAX_BYTES / (1024 * 1024));
         return NULL;
     }
+    /* A CSV without a header row (JMeter's CSV Data Set with variableNames): the plan names
+     * its columns. */
+    g_autoptr (GPtrArray) columns = NULL;
+    if (fields.columns != NULL) {
+        if (g_str_has_suffix (fields.file, ".json")) {
+            throng_node_set_error (fields.columns, error, THRONG_PLAN_ERROR_INVALID,
+                                   "columns goes with a CSV file without a header row; a JSON "
+                                   "file's objects name their columns");
+            return NULL;
+        }
+        if (throng_node_kind (fields.columns) != THRONG_NODE_SEQUENCE
+            || throng_node_n_children (fields.columns) == 0) {
+            throng_node_set_error (fields.columns, error, THRONG_PLAN_ERROR_TYPE,
+                                   "columns is a list of column names, such as [user, password]");
+            return NULL;
+        }
+        columns = g_ptr_array_new ();
+        for (guint i = 0; i < throng_node_n_children (fields.columns); i++) {
+            const char *name;
+            const ThrongNode *item = throng_node_child (fields.columns, i);
+            if (!throng_node_get_string (item, &name, error))
+                return NULL;
+            /* Said where the plan names it, not at the file. */
+            if (*name == '\0' || g_ptr_array_find_with_equal_func (columns, name, g_str_equal,
+                                                                   NULL)) {
+                throng_node_set_error (item, error, THRONG_PLAN_ERROR_INVALID,
+                                       *name == '\0' ? "a column needs a name"
+                                                      : "column '%s' is named twice", name);
+                return NULL;
+            }
+            g_ptr_array_add (columns, (gpointer) name);
+        }
+        g_ptr_array_add (columns, NULL);
+    }
     if (g_str_has_suffix (fields.file, ".json"))
         data = throng_dataset_parse_json (fields.file, contents, length, &local);
     else
-        data = throng_dataset_parse_csv (fields.file, contents, length, &local);
+        data = throng_dataset_parse_csv (fields.file, contents, length,
+                                         columns != NULL ? (const char *const *) columns->pdata
+                                                         : NULL,
+                                         &local);
     if (data == NULL) {
         /* the file's own position, then where the plan names it */
         throng_node_set_error (file_node, error, local->code, "data: %s", local->message);

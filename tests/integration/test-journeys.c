@@ -560,6 +560,27 @@ test_url_credentials (Fixture *f, gconstpointer data)
     }
 }
 
+/*
+ * A CSV without a header row, its columns named by the plan (JMeter's CSV
+ * Data Set with variableNames): every record is a row, the first too.
+ */
+static void
+test_data_columns (Fixture *f, gconstpointer data)
+{
+    g_autofree char *csv = throng_test_write_file (f->dir, "creds.csv", "alice,pw1\nbob,pw2\n");
+    g_autofree char *extra
+        = g_strdup_printf ("    data: { file: \"%s\", columns: [user, password] }\n", csv);
+    static const char steps[] = "      - http: { url: \"/echo?u=${data.user}&p=${data.password}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 2, 1, extra, steps, 0, NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (f->journey.echoes->len, ==, 2);
+    g_assert_true (g_ptr_array_find_with_equal_func (f->journey.echoes, "u=alice&p=pw1",
+                                                     g_str_equal, NULL));
+    g_assert_true (g_ptr_array_find_with_equal_func (f->journey.echoes, "u=bob&p=pw2",
+                                                     g_str_equal, NULL));
+}
+
 /* `set`, `repeat` and filters: the server sees each expansion. */
 static void
 test_set_repeat_filters (Fixture *f, gconstpointer data)
@@ -1214,6 +1235,7 @@ main (int argc, char **argv)
         { "extractors", test_extractors, TRUE },
         { "templated-checks", test_templated_checks, TRUE },
         { "url-credentials", test_url_credentials, TRUE },
+        { "data-columns", test_data_columns, FALSE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },

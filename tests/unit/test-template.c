@@ -37,7 +37,7 @@ env_init (Env *env, const char *const *overrides, gboolean with_data)
     memset (env, 0, sizeof *env);
     env->plan = throng_plan_vars_new (overrides);
     if (with_data) {
-        env->data = throng_dataset_parse_csv ("users.csv", users_csv, strlen (users_csv), &error);
+        env->data = throng_dataset_parse_csv ("users.csv", users_csv, strlen (users_csv), NULL, &error);
         g_assert_no_error (error);
     }
     env->scope = throng_scope_new ("shop", env->plan, env->data);
@@ -527,7 +527,7 @@ test_csv (void)
                                ",\n"
                                "\n";
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongDataSet) data = throng_dataset_parse_csv ("t.csv", text, strlen (text), &error);
+    g_autoptr (ThrongDataSet) data = throng_dataset_parse_csv ("t.csv", text, strlen (text), NULL, &error);
     gsize length;
 
     g_assert_no_error (error);
@@ -551,8 +551,8 @@ test_csv_errors (void)
         const char *text;
         const char *message;
     } cases[] = {
-        { "", "users.csv: the file is empty; a data file starts with a header row" },
-        { "\n\n", "users.csv: the file is empty; a data file starts with a header row" },
+        { "", "users.csv: the file is empty; a data file starts with a header row (or the plan names its columns: columns: [a, b])" },
+        { "\n\n", "users.csv: the file is empty; a data file starts with a header row (or the plan names its columns: columns: [a, b])" },
         { "a,b\n", "users.csv: no rows after the header" },
         /* the record's first line, quoted newlines counted */
         { "a,b\n1,\"2\n3\"\n4,5,6\n", "users.csv:4: 3 fields, the header has 2" },
@@ -566,7 +566,7 @@ test_csv_errors (void)
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         g_autoptr (GError) error = NULL;
         g_autoptr (ThrongDataSet) data
-            = throng_dataset_parse_csv ("users.csv", cases[i].text, strlen (cases[i].text), &error);
+            = throng_dataset_parse_csv ("users.csv", cases[i].text, strlen (cases[i].text), NULL, &error);
         g_assert_null (data);
         g_assert_nonnull (error);
         g_assert_cmpstr (error->message, ==, cases[i].message);
@@ -625,7 +625,7 @@ rows_1_to (guint n)
 
     for (guint i = 1; i <= n; i++)
         g_string_append_printf (text, "%u\n", i);
-    ThrongDataSet *data = throng_dataset_parse_csv ("n.csv", text->str, text->len, &error);
+    ThrongDataSet *data = throng_dataset_parse_csv ("n.csv", text->str, text->len, NULL, &error);
     g_assert_no_error (error);
     return data;
 }
