@@ -46,6 +46,13 @@ throng_node_is_null (const ThrongNode *node)
            || strcmp (node->text, "NULL") == 0;
 }
 
+gboolean
+throng_node_is_plain (const ThrongNode *node)
+{
+    g_return_val_if_fail (node != NULL, FALSE);
+    return node->kind == THRONG_NODE_SCALAR && node->plain;
+}
+
 guint
 throng_node_n_children (const ThrongNode *node)
 {

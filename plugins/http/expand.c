@@ -8,6 +8,8 @@
  */
 #include "expand.h"
 
+#include "body.h"
+
 #include <string.h>
 
 /* Bodies are read whole at plan load; beyond this a file is surely a mistake. */
@@ -24,6 +26,7 @@ http_request_text_init (HttpRequestText *text)
     /* Borrowed names and values: no clear function. */
     text->headers = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
     text->message = g_string_sized_new (0);
+    text->scratch = g_string_sized_new (0);
 }
 
 void
@@ -38,6 +41,7 @@ http_request_text_clear (HttpRequestText *text)
     g_array_unref (text->spans);
     g_array_unref (text->headers);
     g_string_free (text->message, TRUE);
+    g_string_free (text->scratch, TRUE);
     memset (text, 0, sizeof *text);
 }
 
@@ -361,6 +365,10 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
     if (step->body_template != NULL) {
         g_string_truncate (text->body, 0);
         if (!expand (step->body_template, user, text->body, text))
+            return refuse (text, sample);
+    } else if (step->body_parts != NULL) {
+        g_string_truncate (text->body, 0);
+        if (!http_body_expand (step, user, text->body, text->scratch, text->message))
             return refuse (text, sample);
     }
     return TRUE;

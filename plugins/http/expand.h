@@ -49,6 +49,7 @@ typedef struct {
     GArray *spans;    /* HttpSpan: where each templated header's value is in values */
     GArray *headers;  /* HttpHeader borrowing the step's names and the values: what is sent */
     GString *message; /* why the expansion failed */
+    GString *scratch; /* one substitution of a form or json body, before it is encoded */
 } HttpRequestText;
 
 void http_request_text_init (HttpRequestText *text);
@@ -108,7 +109,7 @@ http_request_headers (const HttpStep *step, const HttpRequestText *text)
 static inline const char *
 http_request_body (const HttpStep *step, const HttpRequestText *text, gsize *length)
 {
-    if (step->body_template != NULL) {
+    if (http_step_body_varies (step)) {
         *length = text->body->len;
         return text->body->str;
     }

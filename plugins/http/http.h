@@ -79,6 +79,9 @@ typedef struct {
     const ThrongNode *extract;  /* map of variable → extractor (rules.h) */
     /* scenario-wide, appended */
     guint64 connections_per_user; /* HTTP/1.1 connections a `parallel` may use at once; default 6 */
+    /* per step, appended */
+    const ThrongNode *form;     /* map: an application/x-www-form-urlencoded body (body.h) */
+    const ThrongNode *json;     /* map or list: a JSON body (body.h) */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;
@@ -131,11 +134,19 @@ typedef struct {
     GUri *base_uri;                    /* what a templated relative url resolves against */
     ThrongTemplate **header_templates; /* per entry of headers, or NULL when none is templated */
     ThrongTemplate *body_template;
-    gboolean templated; /* any of the three: the request is built per request */
+    GArray *body_parts; /* HttpBodyPart (body.h): a form or json body with substitutions */
+    gboolean templated; /* any of them: the request is built per request */
     HttpRules *rules;   /* extractors and checks (rules.h), NULL when none */
     gboolean keep_body; /* a rule reads the body: transports buffer it */
     gint debug_left;    /* --http-debug: requests still to print (atomic) */
 } HttpStep;
+
+/* The body is expanded per request (into HttpRequestText.body), not step->body. */
+static inline gboolean
+http_step_body_varies (const HttpStep *step)
+{
+    return step->body_template != NULL || step->body_parts != NULL;
+}
 
 /* TRUE when @status is one the step accepts. */
 static inline gboolean

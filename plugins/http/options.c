@@ -67,6 +67,8 @@ const ThrongOption http_options_table[] = {
     { OPT ("extract", THRONG_OPTION_NODE, extract) },
     { OPT ("connections_per_user", THRONG_OPTION_UINT, connections_per_user), .min = 1,
       .max = 100, .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
+    { OPT ("form", THRONG_OPTION_NODE, form) },
+    { OPT ("json", THRONG_OPTION_NODE, json) },
     { NULL },
 };
 

@@ -6,6 +6,7 @@
  * accepted statuses).  Runs while the plan loads: a bad step fails before
  * any load.
  */
+#include "body.h"
 #include "journey.h"
 #include "plan.h"
 
@@ -228,7 +229,8 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body, error)
         || !resolve_url (step, &options, &nodes, where, error)
         || !credentials_to_header (step, &nodes, where, error)
-        || !load_body (step, scenario->scope, &options, &nodes, where, error))
+        || !load_body (step, scenario->scope, &options, &nodes, where, error)
+        || !http_body_compile (step, scenario->scope, options.form, options.json, error))
         goto out;
     if (step->url_template != NULL) {
         /* The sample's resource: the url as written, on the step's origin. */
@@ -296,6 +298,7 @@ http_step_free (gpointer data)
         && step->scenario->transport->step_free != NULL)
         step->scenario->transport->step_free (step->transport_data);
     http_step_templates_free (step);
+    http_body_free (step);
     http_rules_free (step->rules);
     g_free (step->method);
     g_clear_pointer (&step->uri, g_uri_unref);

@@ -29,6 +29,7 @@ typedef struct {
     GPtrArray *echoes;     /* the query strings /echo received, in order */
     GPtrArray *bodies;     /* the bodies /echo received */
     GPtrArray *heads;      /* X-Empty, X-Iter and X-Lit as /echo received them */
+    GPtrArray *types;      /* the Content-Type /echo received, "-" when none */
     gint64 paused_answered; /* monotonic: /paused/before was last answered */
     gint64 paused_gap;      /* the shortest time from that answer to /paused/after, -1: none */
     guint paused_after;     /* /paused/after requests */
@@ -196,6 +197,9 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
         g_ptr_array_add (j->bodies,
                          g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
         g_ptr_array_add (j->heads, echo_head (soup_server_message_get_request_headers (msg)));
+        const char *type = soup_message_headers_get_one (
+            soup_server_message_get_request_headers (msg), "Content-Type");
+        g_ptr_array_add (j->types, g_strdup (type != NULL ? type : "-"));
         respond (msg, 200, "text/plain", "echo\n");
     } else {
         respond (msg, 404, "text/plain", "not found\n");
@@ -217,6 +221,7 @@ fixture_setup (Fixture *f, gconstpointer data)
     j->echoes = g_ptr_array_new_with_free_func (g_free);
     j->bodies = g_ptr_array_new_with_free_func (g_free);
     j->heads = g_ptr_array_new_with_free_func (g_free);
+    j->types = g_ptr_array_new_with_free_func (g_free);
     j->paused_gap = -1;
     f->server = throng_test_soup_server_start (NULL, handler, j);
 }
@@ -233,6 +238,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
     g_ptr_array_unref (j->echoes);
     g_ptr_array_unref (j->bodies);
     g_ptr_array_unref (j->heads);
+    g_ptr_array_unref (j->types);
     g_mutex_clear (&j->lock);
     throng_test_tmpdir_free (f->dir);
 }
@@ -579,6 +585,66 @@ test_data_columns (Fixture *f, gconstpointer data)
                                                      g_str_equal, NULL));
     g_assert_true (g_ptr_array_find_with_equal_func (f->journey.echoes, "u=bob&p=pw2",
                                                      g_str_equal, NULL));
+}
+
+/*
+ * Bodies built from fields (issue 32): a form the server decodes back into
+ * the plan's map, a list repeating its key; a JSON body whose plain
+ * scalars keep their type, quoted ones stay text, strings are templates.
+ * Each sets its Content-Type.
+ */
+static void
+test_form_json_bodies (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          method: POST\n"
+          "          url: /echo\n"
+          "          form: { user: \"u${user.id}\", note: \"a b&c=d\", tag: [x, \"y ${iteration}\"],"
+          " empty: }\n"
+          "      - http:\n"
+          "          method: POST\n"
+          "          url: /echo\n"
+          "          json:\n"
+          "            user: \"u${user.id}\"\n"
+          "            quote: \"say \\\"${iteration}\\\"\"\n"
+          "            n: 42\n"
+          "            ok: true\n"
+          "            none: null\n"
+          "            text: \"42\"\n"
+          "            list: [1.5, x, { deep: [] }]\n"
+          "      - http:\n"
+          "          method: POST\n"
+          "          url: /echo\n"
+          "          headers: { Content-Type: application/vnd.api+json }\n"
+          "          json: [1, 2]\n";
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (f->journey.bodies->len, ==, 3);
+    g_assert_cmpstr (g_ptr_array_index (f->journey.bodies, 0), ==,
+                     "user=u1&note=a+b%26c%3Dd&tag=x&tag=y+1&empty=");
+    g_autoptr (GHashTable) form = soup_form_decode (g_ptr_array_index (f->journey.bodies, 0));
+    g_assert_cmpstr (g_hash_table_lookup (form, "note"), ==, "a b&c=d");
+
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_autoptr (GError) error = NULL;
+    g_assert_true (json_parser_load_from_data (parser, g_ptr_array_index (f->journey.bodies, 1),
+                                               -1, &error));
+    JsonObject *object = json_node_get_object (json_parser_get_root (parser));
+    g_assert_cmpstr (json_object_get_string_member (object, "user"), ==, "u1");
+    g_assert_cmpstr (json_object_get_string_member (object, "quote"), ==, "say \"1\"");
+    g_assert_cmpint (json_object_get_int_member (object, "n"), ==, 42);
+    g_assert_true (json_object_get_boolean_member (object, "ok"));
+    g_assert_true (json_object_get_null_member (object, "none"));
+    g_assert_cmpstr (json_object_get_string_member (object, "text"), ==, "42");
+    JsonArray *list = json_object_get_array_member (object, "list");
+    g_assert_cmpfloat (json_array_get_double_element (list, 0), ==, 1.5);
+    g_assert_cmpstr (json_array_get_string_element (list, 1), ==, "x");
+    g_assert_cmpstr (g_ptr_array_index (f->journey.bodies, 2), ==, "[1,2]");
+    g_assert_cmpstr (g_ptr_array_index (f->journey.types, 0), ==, "application/x-www-form-urlencoded");
+    g_assert_cmpstr (g_ptr_array_index (f->journey.types, 1), ==, "application/json");
+    g_assert_cmpstr (g_ptr_array_index (f->journey.types, 2), ==, "application/vnd.api+json");
 }
 
 /* `set`, `repeat` and filters: the server sees each expansion. */
@@ -1108,6 +1174,15 @@ test_bad_plans (void)
           "server sets" },
         { "check: [ { body_contains: \"${vars.nope | jsn}\" } ]",
           "8:67: unknown filter 'jsn'; did you mean 'json'?" },
+        { "form: { a: 1 }, body: x", "8:32: a step sends one body: form, or body / body_file" },
+        { "form: [a]",
+          "8:32: form is a map of field names to values, such as { user: alice, password: "
+          "\"${data.password}\" }" },
+        { "form: { a: { b: 1 } }",
+          "8:37: a form field's value is text or a list of texts (a list repeats the field)" },
+        { "form: { a: 1 }, json: { b: 2 }", "8:48: a step sends one body: form or json, not both" },
+        { "json: { a: \"${vars.nope}\" }",
+          "8:40: vars.nope is never set: no 'set' or 'extract' in scenario 's' assigns it" },
         { "check: [ { body_regex: 'a[' } ]",
           "8:49: invalid regex 'a[' at character 2: missing terminating ] for character class" },
     };
@@ -1236,6 +1311,7 @@ main (int argc, char **argv)
         { "templated-checks", test_templated_checks, TRUE },
         { "url-credentials", test_url_credentials, TRUE },
         { "data-columns", test_data_columns, FALSE },
+        { "form-json-bodies", test_form_json_bodies, TRUE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },

@@ -121,6 +121,19 @@ THRONG_API const char *throng_node_scalar (const ThrongNode *node);
 THRONG_API gboolean throng_node_is_null (const ThrongNode *node);
 
 /**
+ * throng_node_is_plain:
+ * @node: a node
+ *
+ * Returns: TRUE for a scalar written in YAML's plain style (no quotes, no
+ *   block indicator), where `42`, `true` and `null` mean a number, a
+ *   boolean and null; FALSE for a quoted or block scalar (text, whatever
+ *   it reads) and for maps and sequences
+ *
+ * Since: 0.4
+ */
+THRONG_API gboolean throng_node_is_plain (const ThrongNode *node);
+
+/**
  * throng_node_n_children:
  * @node: a node
  *

@@ -125,7 +125,7 @@ fast_body_length (const HttpStep *step, const HttpRequestText *text, const char 
 {
     if (!with_body)
         return -1;
-    if (step->body_template != NULL && text != NULL)
+    if (http_step_body_varies (step) && text != NULL)
         return (gssize)text->body->len;
     if (step->body != NULL)
         return (gssize)g_bytes_get_size (step->body);
@@ -163,7 +163,7 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
     fstep->head_only = strcmp (step->method, "HEAD") == 0;
     if (step->templated)
         fast_head_plan_init (&fstep->plan, step,
-                             step->body_template != NULL ? FAST_BODY_LENGTH_HOLE : body_len,
+                             http_step_body_varies (step) ? FAST_BODY_LENGTH_HOLE : body_len,
                              !fs->keep_alive);
     return fstep;
 }

@@ -1029,7 +1029,7 @@ hop_send (SoupUser *user)
     }
     if (!options->keep_alive)
         soup_message_headers_replace (headers, "Connection", "close");
-    if (user->hop.body && step->body_template != NULL) {
+    if (user->hop.body && http_step_body_varies (step)) {
         g_autoptr (GBytes) body = g_bytes_new (text->body->str, text->body->len);
         soup_message_set_request_body_from_bytes (user->message, NULL, body);
     } else if (user->hop.body && step->body != NULL) {
