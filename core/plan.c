@@ -294,14 +294,23 @@ lookup_env (ThrongPlanLoader *loader, const char *name, const ThrongNode *where,
     return value;
 }
 
+/* The first expansion: `${env.*}`; the rest is left for later or for run time. */
 static const char *
-lookup_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
-                 GError **error)
+lookup_env_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
+                     GError **error)
+{
+    if (g_str_has_prefix (name, "env."))
+        return lookup_env (data, name + 4, where, offset, error);
+    return NULL;
+}
+
+/* The second, once the built-in target has its URLs: `${builtin.*}`. */
+static const char *
+lookup_builtin_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
+                         GError **error)
 {
     ThrongPlanLoader *loader = data;
 
-    if (g_str_has_prefix (name, "env."))
-        return lookup_env (loader, name + 4, where, offset, error);
     if (!g_str_has_prefix (name, "builtin."))
         return NULL; /* reserved for run-time variables */
     if (!loader->plan->builtin_target) {
@@ -415,6 +424,7 @@ throng_plan_free (ThrongPlan *plan)
     throng_tree_free (plan->tree);
     g_free (plan->name);
     g_free (plan->file);
+    g_free (plan->shard_hash);
     g_free (priv);
 }
 
@@ -472,8 +482,13 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     plan->builtin_target = top.target == 0;
 
     if (!read_plugin_path (&loader, top.plugin_path, error)
-        || !start_target (&loader, options, error)
-        || !throng_tree_expand (plan->tree, lookup_variable, &loader, error))
+        || !throng_tree_expand (plan->tree, lookup_env_variable, &loader, error))
+        return NULL;
+    /* Taken before the built-in target's URLs enter the plan: each shard
+     * starts its own target on its own ports, and still runs the same plan. */
+    plan->shard_hash = throng_shard_plan_hash (throng_tree_root (plan->tree));
+    if (!start_target (&loader, options, error)
+        || !throng_tree_expand (plan->tree, lookup_builtin_variable, &loader, error))
         return NULL;
     if (plan->builtin_target) {
         plan->vars->builtin_http = g_strdup (loader.http_url);

@@ -161,6 +161,8 @@ typedef struct {
     gboolean overwrite;             /* --overwrite: reporters may replace result files */
     ThrongPlanVars *vars;           /* the environment and counters templates share */
     ThrongShard shard;              /* --shard: the part of the plan this process runs */
+    char *shard_hash;               /* throng_shard_plan_hash() of the plan with `${env.*}`
+                                     * expanded, `${builtin.*}` not */
 } ThrongPlan;
 
 /* What the command line adds to the plan file; a zeroed struct adds nothing. */
