@@ -97,19 +97,6 @@ command_context (const char *command, const char *parameters, const char *summar
     return context;
 }
 
-static gboolean
-start_builtin_target (gpointer data, char **http_url, char **https_url, GError **error)
-{
-    Cli *cli = data;
-
-    cli->target = throng_target_start (error);
-    if (cli->target == NULL)
-        return FALSE;
-    *http_url = g_strdup (throng_target_http_url (cli->target));
-    *https_url = g_strdup (throng_target_https_url (cli->target));
-    return TRUE;
-}
-
 /*
  * --http-debug[=N]: the http plugin prints the first N requests of each
  * step (docs/journeys.md); it reads THRONG_DEBUG, which this sets before
@@ -223,6 +210,14 @@ result_status (const ThrongRunResult *result)
 static int
 validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **error)
 {
+    /* Before the plan loads, which expands ${builtin.*} to its URLs; a
+     * validation sends nothing and starts nothing. */
+    if (!validate_only
+        && throng_plan_file_wants_builtin_target (path, (const char *const *) cli->sets)) {
+        cli->target = throng_target_start (error);
+        if (cli->target == NULL)
+            return EXIT_NOT_STARTED;
+    }
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
         .outs = (const char *const *) cli->outs,
@@ -231,8 +226,8 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
         .quiet = cli->quiet,
         .overwrite = cli->overwrite,
         .validate_only = validate_only,
-        .start_target = start_builtin_target,
-        .start_target_data = cli,
+        .builtin_http = cli->target != NULL ? throng_target_http_url (cli->target) : NULL,
+        .builtin_https = cli->target != NULL ? throng_target_https_url (cli->target) : NULL,
     };
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &load, error);

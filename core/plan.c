@@ -3,8 +3,9 @@
  * The plan loader: from a plan file and the command line's additions to
  * a typed, fully validated ThrongPlan.  Order matters and is fixed: the
  * tree is loaded, `--set` overrides are applied, the top level is read,
- * the plan's plugin_path joins the registry, the built-in target is
- * started and `${builtin.*}` and `${env.*}` expanded in every string, and
+ * the plan's plugin_path joins the registry, `${env.*}` is expanded in
+ * every string, the plan hash taken, then `${builtin.*}` expanded to the
+ * URLs of the target the caller started, and
  * only then are defaults, scenarios, steps, reporters (the plan's, then
  * `--out`'s) and thresholds read, each protocol and reporter checking its
  * own options.
@@ -329,17 +330,17 @@ lookup_builtin_variable (const char *name, gpointer data, const ThrongNode *wher
     return NULL;
 }
 
-static gboolean
-start_target (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options, GError **error)
+/* The built-in target's URLs, as the caller gave them; it started the target, not the loader. */
+static void
+builtin_urls (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options)
 {
+    gboolean given = !loader->validate_only && options->builtin_http != NULL
+                     && options->builtin_https != NULL;
+
     if (!loader->plan->builtin_target)
-        return TRUE;
-    if (!loader->validate_only && options->start_target != NULL)
-        return options->start_target (options->start_target_data, &loader->http_url,
-                                      &loader->https_url, error);
-    loader->http_url = g_strdup ("http://127.0.0.1:1");
-    loader->https_url = g_strdup ("https://127.0.0.1:1");
-    return TRUE;
+        return;
+    loader->http_url = g_strdup (given ? options->builtin_http : "http://127.0.0.1:1");
+    loader->https_url = g_strdup (given ? options->builtin_https : "https://127.0.0.1:1");
 }
 
 static gboolean
@@ -487,8 +488,8 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     /* Taken before the built-in target's URLs enter the plan: each shard
      * starts its own target on its own ports, and still runs the same plan. */
     plan->shard_hash = throng_shard_plan_hash (throng_tree_root (plan->tree));
-    if (!start_target (&loader, options, error)
-        || !throng_tree_expand (plan->tree, lookup_builtin_variable, &loader, error))
+    builtin_urls (&loader, options);
+    if (!throng_tree_expand (plan->tree, lookup_builtin_variable, &loader, error))
         return NULL;
     if (plan->builtin_target) {
         plan->vars->builtin_http = g_strdup (loader.http_url);
@@ -536,4 +537,19 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
         g_propagate_error (error, local);
     }
     return plan;
+}
+
+gboolean
+throng_plan_file_wants_builtin_target (const char *path, const char *const *sets)
+{
+    g_autoptr (ThrongTree) tree = throng_tree_load_file (path, NULL);
+
+    if (tree == NULL || throng_tree_root (tree) == NULL)
+        return FALSE;
+    for (gsize i = 0; sets != NULL && sets[i] != NULL; i++)
+        if (!throng_tree_set (tree, sets[i], NULL))
+            return FALSE;
+
+    const ThrongNode *target = throng_node_lookup (throng_tree_root (tree), "target");
+    return target != NULL && g_strcmp0 (throng_node_scalar (target), "builtin") == 0;
 }

@@ -181,14 +181,14 @@ typedef struct {
     /* NULL-terminated `-e NAME=VALUE`: what `${env.NAME}` reads before the environment */
     const char *const *envs;
     /*
-     * Called once when the plan says `target: builtin` (and not
-     * validate_only), before any protocol sees its options: starts the
-     * target and returns its base URLs (transfer full).  Under
-     * validate_only the variables expand to "http://127.0.0.1:1" and
-     * "https://127.0.0.1:1".
+     * What `${builtin.http}` and `${builtin.https}` expand to in a plan
+     * that says `target: builtin`: the base URLs of the target the caller
+     * started (throng_plan_file_wants_builtin_target() says whether to).
+     * NULL, or under validate_only: "http://127.0.0.1:1" and
+     * "https://127.0.0.1:1".  The loader starts nothing.
      */
-    gboolean (*start_target) (gpointer data, char **http_url, char **https_url, GError **error);
-    gpointer start_target_data;
+    const char *builtin_http;
+    const char *builtin_https;
 } ThrongPlanLoadOptions;
 
 /*
@@ -198,11 +198,18 @@ typedef struct {
  * plan's directory), every protocol's scenario and step options, every
  * reporter's options (--out reporters included) and every threshold.
  * Errors are THRONG_PLAN_ERROR (exit 2), or THRONG_REGISTRY_ERROR_LOAD
- * when a plugin exists but was refused (exit 3), or the start_target
- * callback's error.
+ * when a plugin exists but was refused (exit 3).
  */
 ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
                               const ThrongPlanLoadOptions *options, GError **error);
+
+/*
+ * Whether the plan at @path, with the `--set PATH=VALUE` of @sets
+ * (NULL-terminated, may be NULL) applied, says `target: builtin`: for the
+ * command line, which starts the target before the plan loads.  FALSE
+ * also when the file or a --set cannot be read; the load then says why.
+ */
+gboolean throng_plan_file_wants_builtin_target (const char *path, const char *const *sets);
 void throng_plan_free (ThrongPlan *plan);
 
 /*

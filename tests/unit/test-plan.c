@@ -266,63 +266,38 @@ test_good_builtin_validate (void)
     g_assert_true (throng_node_is_null (((ThrongPlanReporter *)plan->reporters->pdata[0])->node));
 }
 
-typedef struct {
-    guint calls;
-    gboolean fail;
-} TargetCalls;
-
-static gboolean
-start_target (gpointer data, char **http_url, char **https_url, GError **error)
-{
-    TargetCalls *calls = data;
-
-    calls->calls++;
-    if (calls->fail) {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE, "could not listen");
-        return FALSE;
-    }
-    *http_url = g_strdup ("http://127.0.0.1:4321");
-    *https_url = g_strdup ("https://127.0.0.1:4322");
-    return TRUE;
-}
-
 static void
 test_good_builtin_run (void)
 {
-    TargetCalls calls = { 0 };
-    ThrongPlanLoadOptions options = { .start_target = start_target, .start_target_data = &calls };
+    ThrongPlanLoadOptions options = { .builtin_http = "http://127.0.0.1:4321",
+                                      .builtin_https = "https://127.0.0.1:4322" };
     g_autoptr (ThrongPlan) plan = load_good ("builtin.yaml", &options);
     ThrongPlanScenario *scenario = scenario_at (plan, 0);
 
-    g_assert_cmpuint (calls.calls, ==, 1);
     g_assert_cmpstr (scenario->name, ==, "demo https://127.0.0.1:4322");
     g_assert_cmpstr (step_at (scenario, 0)->label, ==, "GET http://127.0.0.1:4321/ and ${user.id}");
 
-    /* a plan without `target: builtin` never starts it */
-    g_autoptr (ThrongPlan) minimal = load_good ("minimal.yaml", &options);
-    g_assert_nonnull (minimal);
-    g_assert_cmpuint (calls.calls, ==, 1);
-    /* nor does validation */
+    /* a validation expands them to a port nothing listens on, whatever it is given */
     options.validate_only = TRUE;
     g_autoptr (ThrongPlan) validated = load_good ("builtin.yaml", &options);
-    g_assert_nonnull (validated);
-    g_assert_cmpuint (calls.calls, ==, 1);
+    g_assert_cmpstr (scenario_at (validated, 0)->name, ==, "demo https://127.0.0.1:1");
 }
 
+/* The command line asks before the plan loads whether to start the target. */
 static void
-test_builtin_fails (void)
+test_builtin_wanted (void)
 {
-    TargetCalls calls = { .fail = TRUE };
-    ThrongPlanLoadOptions options = { .start_target = start_target, .start_target_data = &calls };
-    g_autofree char *path = throng_test_source_path ("tests/plans/good/builtin.yaml");
-    g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autofree char *builtin = throng_test_source_path ("tests/plans/good/builtin.yaml");
+    g_autofree char *minimal = throng_test_source_path ("tests/plans/good/minimal.yaml");
+    const char *const set_builtin[] = { "target=builtin", NULL };
+    const char *const set_bad[] = { "target", NULL };
 
-    /* the callback's error goes up as it is */
-    g_assert_null (plan);
-    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
-    g_assert_cmpstr (error->message, ==, "could not listen");
-    g_assert_cmpuint (calls.calls, ==, 1);
+    g_assert_true (throng_plan_file_wants_builtin_target (builtin, NULL));
+    g_assert_false (throng_plan_file_wants_builtin_target (minimal, NULL));
+    g_assert_true (throng_plan_file_wants_builtin_target (minimal, set_builtin));
+    /* what cannot be read is the load's to report */
+    g_assert_false (throng_plan_file_wants_builtin_target (builtin, set_bad));
+    g_assert_false (throng_plan_file_wants_builtin_target ("/nonexistent/plan.yaml", NULL));
 }
 
 /* ---- plans written by the tests ------------------------------------------ */
@@ -799,7 +774,7 @@ main (int argc, char **argv)
     g_test_add_func ("/plan/good/full", test_good_full);
     g_test_add_func ("/plan/good/builtin-validate", test_good_builtin_validate);
     g_test_add_func ("/plan/good/builtin-run", test_good_builtin_run);
-    g_test_add_func ("/plan/builtin/fails", test_builtin_fails);
+    g_test_add_func ("/plan/builtin/wanted", test_builtin_wanted);
     g_test_add_func ("/plan/file/missing", test_file_missing);
     g_test_add ("/plan/file/empty", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_file_empty, throng_test_tmpdir_teardown);
