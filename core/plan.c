@@ -7,11 +7,11 @@
  * every string, the plan hash taken, then `${builtin.*}` expanded to the
  * URLs of the target the caller started, and
  * only then are defaults, scenarios, steps, reporters (the plan's, then
- * `--out`'s) and thresholds read, each protocol and reporter checking its
- * own options.
+ * the caller's) and thresholds read, each protocol and reporter checking
+ * its own options.
  * A plan that loads has been checked completely; nothing is sent before
- * that.  This file runs the load and reads the top level; scenarios,
- * reporters and overrides have their own files (plan-private.h).
+ * that.  This file runs the load and reads the top level; scenarios
+ * and reporters have their own files (plan-private.h).
  */
 #include "plan-private.h"
 
@@ -469,8 +469,11 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     loader.scenario_names = g_hash_table_new (g_str_hash, g_str_equal);
 
     plan->tree = throng_tree_load_file (path, error);
-    if (plan->tree == NULL || !throng_plan_apply_sets (plan, options, error))
+    if (plan->tree == NULL)
         return NULL;
+    for (gsize i = 0; options->sets != NULL && options->sets[i] != NULL; i++)
+        if (!throng_tree_set (plan->tree, options->sets[i], error))
+            return NULL;
 
     if (!throng_options_apply (throng_tree_root (plan->tree), top_level_options, &top, FALSE,
                                "the plan", error))
@@ -511,7 +514,6 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     plan->thresholds = throng_thresholds_load (plan, error);
     if (plan->thresholds == NULL)
         return NULL;
-    throng_plan_apply_run_flags (plan, options);
 
     g_debug ("plan %s: loaded from %s: %u scenario%s, %u reporter%s, %u threshold%s", plan->name,
              path, plan->scenarios->len, plan->scenarios->len == 1 ? "" : "s", plan->reporters->len,

@@ -16,6 +16,7 @@
 
 #include "metrics.h"
 #include "plan.h"
+#include "plan-overrides.h"
 #include "threshold.h"
 #include "test-utils.h"
 
@@ -520,6 +521,23 @@ test_schedule (ThrongTestTmpdir *fixture, gconstpointer data)
 /* ---- what the command line adds ------------------------------------------ */
 
 /*
+ * `throng run --out …` (cli/plan-overrides.c): @outs read as the command
+ * line reads them, then the plan loaded with them, validate only.  The
+ * caller declares *@outputs before the plan, to free it after.
+ */
+static ThrongPlan *
+load_outs (const char *path, const char *const *outs, ThrongCliOutputs **outputs, GError **error)
+{
+    *outputs = throng_cli_outputs_new (outs, error);
+    if (*outputs == NULL)
+        return NULL;
+
+    ThrongPlanLoadOptions options = { .outputs = throng_cli_outputs_get (*outputs),
+                                      .validate_only = TRUE };
+    return load_plan (path, &options, error);
+}
+
+/*
  * `--out NAME=PATH` is a reporter of the plan, after the plan's own, with
  * the options {path: PATH} built (not parsed): quotes, backslashes, `~`
  * and `: ` reach the reporter as they were typed.
@@ -532,9 +550,9 @@ test_out (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *out_json = g_strconcat ("json=", odd, NULL);
     g_autofree char *csv_tilde = g_strdup ("csv=~");
     const char *const outs[] = { out_json, csv_tilde, NULL };
-    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (ThrongCliOutputs) outputs = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plan = load_outs (path, outs, &outputs, &error);
     const ThrongPlanReporter *json, *csv;
     const ThrongNode *value;
 
@@ -562,9 +580,9 @@ assert_out_error (const char *dir, const char *out, const char *message)
 {
     g_autofree char *path = throng_test_write_plan (dir, "plan.yaml", minimal_plan);
     const char *const outs[] = { "csv=fine.csv", out, NULL };
-    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (ThrongCliOutputs) outputs = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plan = load_outs (path, outs, &outputs, &error);
 
     g_assert_null (plan);
     g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID);
@@ -594,14 +612,14 @@ test_reporter_unknown_lists (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *yaml = g_strconcat (minimal_plan, "reporters:\n  - nosuch: {}\n", NULL);
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     const char *const outs[] = { "nosuch=x.out", NULL };
-    ThrongPlanLoadOptions from_plan = { .validate_only = TRUE };
-    ThrongPlanLoadOptions from_out = { .outs = outs, .validate_only = TRUE };
+    const char *const no_outs[] = { NULL };
     g_autofree char *plain = throng_test_write_plan (fixture->dir, "plain.yaml", minimal_plan);
 
     for (guint i = 0; i < 2; i++) {
+        g_autoptr (ThrongCliOutputs) outputs = NULL;
         g_autoptr (GError) error = NULL;
-        g_autoptr (ThrongPlan) plan = load_plan (i == 0 ? path : plain,
-                                                 i == 0 ? &from_plan : &from_out, &error);
+        g_autoptr (ThrongPlan) plan = load_outs (i == 0 ? path : plain, i == 0 ? no_outs : outs,
+                                                 &outputs, &error);
 
         g_assert_null (plan);
         g_assert_nonnull (error);
@@ -621,9 +639,9 @@ test_out_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", minimal_plan);
     const char *const outs[] = { "console=x.txt", NULL };
-    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (ThrongCliOutputs) outputs = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plan = load_outs (path, outs, &outputs, &error);
 
     g_assert_null (plan);
     g_assert_nonnull (error);
@@ -632,31 +650,20 @@ test_out_refused (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_str_has_prefix (error->message, "--out console:1:1: unknown key 'path'"));
 }
 
-/* The run flags and the thresholds are part of the loaded plan. */
+/* The thresholds are part of the loaded plan (the run flags are the command line's). */
 static void
-test_run_flags (ThrongTestTmpdir *fixture, gconstpointer data)
+test_thresholds_loaded (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     g_autofree char *yaml = g_strconcat (minimal_plan, "thresholds:\n  - total.p99 < 1s\n"
                                                        "  - scenario-1.errors == 0\n", NULL);
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
-    ThrongPlanLoadOptions options = { .workers = 3, .quiet = TRUE, .overwrite = TRUE };
     ThrongPlanLoadOptions none = { 0 };
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
-    g_autoptr (ThrongPlan) plain = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &none, &error);
 
     g_assert_no_error (error);
-    g_assert_cmpuint (plan->workers, ==, 3);
-    g_assert_true (plan->quiet);
-    g_assert_true (plan->overwrite);
     g_assert_nonnull (plan->thresholds);
     g_assert_cmpuint (throng_thresholds_count (plan->thresholds), ==, 2);
-
-    plain = load_plan (path, &none, &error);
-    g_assert_no_error (error);
-    g_assert_cmpuint (plain->workers, ==, 0);
-    g_assert_false (plain->quiet);
-    g_assert_false (plain->overwrite);
 }
 
 /*
@@ -792,8 +799,8 @@ main (int argc, char **argv)
                 test_reporter_unknown_lists, throng_test_tmpdir_teardown);
     g_test_add ("/plan/out/refused", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_out_refused, throng_test_tmpdir_teardown);
-    g_test_add ("/plan/run-flags", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
-                test_run_flags, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/thresholds-loaded", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_thresholds_loaded, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/format", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_thresholds_format, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/checks", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
