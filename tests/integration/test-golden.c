@@ -38,8 +38,8 @@ typedef struct {
 /* The thresholds of plan.yaml fail on purpose (shop.errors < 1): merge says 99. */
 static const GoldenCase golden_cases[] = {
     { "merge",
-      { "merge", "shard-0.jsonl", "shard-1.jsonl", "shard-2.jsonl", "--out", "json=" OUT "merge.json",
-        NULL },
+      { "merge", "shard-0.jsonl", "shard-1.jsonl", "shard-2.jsonl", "--out",
+        "json=" OUT "merge.json", NULL },
       { "merge.json", NULL } },
     { "merge-jsonl",
       { "merge", "shard-0.jsonl", "shard-1.jsonl", "shard-2.jsonl", "--quiet", "--out",
@@ -103,7 +103,8 @@ compare (const char *name, const char *actual)
         }
         at++;
     }
-    g_autofree char *want = g_strndup (expected + line_start, strcspn (expected + line_start, "\n"));
+    g_autofree char *want
+        = g_strndup (expected + line_start, strcspn (expected + line_start, "\n"));
     g_autofree char *got = g_strndup (actual + line_start, strcspn (actual + line_start, "\n"));
     g_test_message ("%s differs at byte %" G_GSIZE_FORMAT ", line %" G_GSIZE_FORMAT ":\n"
                     "expected: %.400s\nactual:   %.400s\n"
