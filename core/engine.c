@@ -78,7 +78,6 @@ typedef struct {
 
     ThrongRunInfoBuffer run_info;
     ThrongShardSummary shard;   /* --shard or --start-at: what the summary states */
-    char *shard_hash;
     char *shard_clock;
     GPtrArray *shard_thresholds; /* char*, owned, NULL-terminated */
 } ThrongEngine;
@@ -463,9 +462,8 @@ build_run_info (ThrongEngine *engine)
         ThrongShardSummary *shard = &engine->shard;
         shard->size = sizeof (ThrongShardSummary);
         throng_shard_get (&plan->shard, &shard->index, &shard->count);
-        engine->shard_hash = throng_shard_plan_hash (throng_tree_root (plan->tree));
         engine->shard_clock = throng_shard_clock_source ();
-        shard->plan_sha256 = engine->shard_hash;
+        shard->plan_sha256 = plan->shard_hash;
         shard->throng_version = THRONG_VERSION_STRING;
         shard->clock = engine->shard_clock;
         shard->start_at_wall_us = engine->options.start_at_wall_us;
@@ -578,7 +576,6 @@ engine_clear (ThrongEngine *engine)
     throng_metrics_free (engine->total);
     throng_metrics_free (engine->interval);
     throng_run_info_buffer_clear (&engine->run_info);
-    g_clear_pointer (&engine->shard_hash, g_free);
     g_clear_pointer (&engine->shard_clock, g_free);
     g_clear_pointer (&engine->shard_thresholds, g_ptr_array_unref);
     g_clear_pointer (&engine->loop, g_main_loop_unref);

@@ -4,8 +4,8 @@
  * state and the helpers every part of the plan needs (finding a plugin
  * with a located error, checking a protocol's options).  plan.c runs the
  * load; plan-scenario.c reads scenarios and steps, plan-reporter.c the
- * reporters, plan-overrides.c what the command line adds.  Never
- * installed, never included outside the loader.
+ * reporters (the caller's too).  Never installed, never included outside
+ * the loader.
  */
 #pragma once
 
@@ -96,14 +96,8 @@ gboolean throng_plan_read_reporters (ThrongPlanLoader *loader, const ThrongNode 
 gboolean throng_plan_add_reporter (ThrongPlanLoader *loader, const ThrongReporter *reporter,
                                    const char *name, const ThrongNode *options, GError **error);
 void throng_plan_reporter_free (gpointer reporter);
-
-/* ---- plan-overrides.c --------------------------------------------------------- */
-
-/* Applies every `--set PATH=VALUE` of @options to the plan's tree, in order. */
-gboolean throng_plan_apply_sets (ThrongPlan *plan, const ThrongPlanLoadOptions *options,
-                                 GError **error);
-/* Adds the reporters of every `--out NAME=PATH`, after the plan's own. */
+/* Adds the caller's reporters (ThrongPlanLoadOptions.outputs), after the plan's own. */
 gboolean throng_plan_add_outputs (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options,
                                   GError **error);
-/* Copies the command line's run settings (--workers, --quiet, --overwrite) into the plan. */
-void throng_plan_apply_run_flags (ThrongPlan *plan, const ThrongPlanLoadOptions *options);
+
+

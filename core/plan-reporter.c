@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The plan's reporters: the `reporters` list (each a one-key map naming
- * its plugin), the console reporter when the plan names none, and the
- * one place a reporter is added and checks its options, which the
- * command line's `--out` reporters go through too.  A reporter's
+ * its plugin), the console reporter when the plan names none, the
+ * caller's (the command line's `--out`) after them, and the one place a
+ * reporter is added and checks its options.  A reporter's
  * `filter:` is the core's, read here and never shown to the plugin.
  */
 #include "plan-private.h"
@@ -151,6 +151,45 @@ throng_plan_read_reporters (ThrongPlanLoader *loader, const ThrongNode *reporter
         }
         const ThrongNode *key = throng_node_key (item, 0);
         if (!add_named (loader, key, throng_node_scalar (key), throng_node_child (item, 0), error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* One of the caller's reporters; errors begin with its origin ("--out csv=x.csv: …"). */
+static gboolean
+add_output (ThrongPlanLoader *loader, const ThrongPlanOutput *output, GError **error)
+{
+    g_autoptr (GError) local = NULL;
+    const ThrongReporter *reporter
+        = throng_registry_get_reporter (loader->registry, output->name, &local);
+
+    if (reporter != NULL)
+        return throng_plan_add_reporter (loader, reporter, output->name, output->options, error);
+    if (!g_error_matches (local, THRONG_REGISTRY_ERROR, THRONG_REGISTRY_ERROR_NOT_FOUND)) {
+        g_propagate_error (error, g_steal_pointer (&local));
+        return FALSE;
+    }
+
+    gboolean other_kind;
+    g_autofree char *hint
+        = throng_plan_plugin_hint (loader, THRONG_PLUGIN_KIND_REPORTER, output->name, &other_kind);
+    if (other_kind)
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                     "%s: '%s' is a protocol plugin, not a reporter", output->origin, output->name);
+    else
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
+                     "%s: unknown reporter '%s'%s", output->origin, output->name, hint);
+    return FALSE;
+}
+
+gboolean
+throng_plan_add_outputs (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options,
+                         GError **error)
+{
+    for (const ThrongPlanOutput *output = options->outputs;
+         output != NULL && output->name != NULL; output++) {
+        if (!add_output (loader, output, error))
             return FALSE;
     }
     return TRUE;

@@ -3,14 +3,15 @@
  * The plan loader: from a plan file and the command line's additions to
  * a typed, fully validated ThrongPlan.  Order matters and is fixed: the
  * tree is loaded, `--set` overrides are applied, the top level is read,
- * the plan's plugin_path joins the registry, the built-in target is
- * started and `${builtin.*}` and `${env.*}` expanded in every string, and
+ * the plan's plugin_path joins the registry, `${env.*}` is expanded in
+ * every string, the plan hash taken, then `${builtin.*}` expanded to the
+ * URLs of the target the caller started, and
  * only then are defaults, scenarios, steps, reporters (the plan's, then
- * `--out`'s) and thresholds read, each protocol and reporter checking its
- * own options.
+ * the caller's) and thresholds read, each protocol and reporter checking
+ * its own options.
  * A plan that loads has been checked completely; nothing is sent before
- * that.  This file runs the load and reads the top level; scenarios,
- * reporters and overrides have their own files (plan-private.h).
+ * that.  This file runs the load and reads the top level; scenarios
+ * and reporters have their own files (plan-private.h).
  */
 #include "plan-private.h"
 
@@ -294,14 +295,23 @@ lookup_env (ThrongPlanLoader *loader, const char *name, const ThrongNode *where,
     return value;
 }
 
+/* The first expansion: `${env.*}`; the rest is left for later or for run time. */
 static const char *
-lookup_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
-                 GError **error)
+lookup_env_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
+                     GError **error)
+{
+    if (g_str_has_prefix (name, "env."))
+        return lookup_env (data, name + 4, where, offset, error);
+    return NULL;
+}
+
+/* The second, once the built-in target has its URLs: `${builtin.*}`. */
+static const char *
+lookup_builtin_variable (const char *name, gpointer data, const ThrongNode *where, gsize offset,
+                         GError **error)
 {
     ThrongPlanLoader *loader = data;
 
-    if (g_str_has_prefix (name, "env."))
-        return lookup_env (loader, name + 4, where, offset, error);
     if (!g_str_has_prefix (name, "builtin."))
         return NULL; /* reserved for run-time variables */
     if (!loader->plan->builtin_target) {
@@ -320,17 +330,17 @@ lookup_variable (const char *name, gpointer data, const ThrongNode *where, gsize
     return NULL;
 }
 
-static gboolean
-start_target (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options, GError **error)
+/* The built-in target's URLs, as the caller gave them; it started the target, not the loader. */
+static void
+builtin_urls (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options)
 {
+    gboolean given = !loader->validate_only && options->builtin_http != NULL
+                     && options->builtin_https != NULL;
+
     if (!loader->plan->builtin_target)
-        return TRUE;
-    if (!loader->validate_only && options->start_target != NULL)
-        return options->start_target (options->start_target_data, &loader->http_url,
-                                      &loader->https_url, error);
-    loader->http_url = g_strdup ("http://127.0.0.1:1");
-    loader->https_url = g_strdup ("https://127.0.0.1:1");
-    return TRUE;
+        return;
+    loader->http_url = g_strdup (given ? options->builtin_http : "http://127.0.0.1:1");
+    loader->https_url = g_strdup (given ? options->builtin_https : "https://127.0.0.1:1");
 }
 
 static gboolean
@@ -415,6 +425,7 @@ throng_plan_free (ThrongPlan *plan)
     throng_tree_free (plan->tree);
     g_free (plan->name);
     g_free (plan->file);
+    g_free (plan->shard_hash);
     g_free (priv);
 }
 
@@ -458,8 +469,11 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     loader.scenario_names = g_hash_table_new (g_str_hash, g_str_equal);
 
     plan->tree = throng_tree_load_file (path, error);
-    if (plan->tree == NULL || !throng_plan_apply_sets (plan, options, error))
+    if (plan->tree == NULL)
         return NULL;
+    for (gsize i = 0; options->sets != NULL && options->sets[i] != NULL; i++)
+        if (!throng_tree_set (plan->tree, options->sets[i], error))
+            return NULL;
 
     if (!throng_options_apply (throng_tree_root (plan->tree), top_level_options, &top, FALSE,
                                "the plan", error))
@@ -472,8 +486,13 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     plan->builtin_target = top.target == 0;
 
     if (!read_plugin_path (&loader, top.plugin_path, error)
-        || !start_target (&loader, options, error)
-        || !throng_tree_expand (plan->tree, lookup_variable, &loader, error))
+        || !throng_tree_expand (plan->tree, lookup_env_variable, &loader, error))
+        return NULL;
+    /* Taken before the built-in target's URLs enter the plan: each shard
+     * starts its own target on its own ports, and still runs the same plan. */
+    plan->shard_hash = throng_shard_plan_hash (throng_tree_root (plan->tree));
+    builtin_urls (&loader, options);
+    if (!throng_tree_expand (plan->tree, lookup_builtin_variable, &loader, error))
         return NULL;
     if (plan->builtin_target) {
         plan->vars->builtin_http = g_strdup (loader.http_url);
@@ -495,7 +514,6 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     plan->thresholds = throng_thresholds_load (plan, error);
     if (plan->thresholds == NULL)
         return NULL;
-    throng_plan_apply_run_flags (plan, options);
 
     g_debug ("plan %s: loaded from %s: %u scenario%s, %u reporter%s, %u threshold%s", plan->name,
              path, plan->scenarios->len, plan->scenarios->len == 1 ? "" : "s", plan->reporters->len,
@@ -579,4 +597,19 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
         g_propagate_error (error, local);
     }
     return plan;
+}
+
+gboolean
+throng_plan_file_wants_builtin_target (const char *path, const char *const *sets)
+{
+    g_autoptr (ThrongTree) tree = throng_tree_load_file (path, NULL);
+
+    if (tree == NULL || throng_tree_root (tree) == NULL)
+        return FALSE;
+    for (gsize i = 0; sets != NULL && sets[i] != NULL; i++)
+        if (!throng_tree_set (tree, sets[i], NULL))
+            return FALSE;
+
+    const ThrongNode *target = throng_node_lookup (throng_tree_root (tree), "target");
+    return target != NULL && g_strcmp0 (throng_node_scalar (target), "builtin") == 0;
 }

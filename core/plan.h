@@ -2,8 +2,8 @@
 /*
  * The typed plan: what `throng run` executes, fully validated before any
  * load is sent.  The loader is the one place that turns the plan file,
- * the command line's `--set` and `--out` and its run flags into a plan,
- * thresholds included.  Private to the core.
+ * its `--set` edits and the caller's reporters into a plan, thresholds
+ * included.  Private to the core and the command line.
  */
 #pragma once
 
@@ -156,37 +156,38 @@ typedef struct {
     gdouble saturation_cpu;         /* `saturation.cpu`: share of the workers' cores (default 0.9) */
     gint64 saturation_lag_us;       /* `saturation.lag`: scheduling lag p99 (default 10 ms) */
     ThrongThresholds *thresholds;   /* every `thresholds` list of the plan; never NULL */
-    guint workers;                  /* --workers; 0: the number of CPUs */
-    gboolean quiet;                 /* --quiet: no live progress */
-    gboolean overwrite;             /* --overwrite: reporters may replace result files */
     ThrongPlanVars *vars;           /* the environment and counters templates share */
     ThrongShard shard;              /* --shard: the part of the plan this process runs */
+    char *shard_hash;               /* throng_shard_plan_hash() of the plan with `${env.*}`
+                                     * expanded, `${builtin.*}` not */
 } ThrongPlan;
+
+/*
+ * A reporter the caller adds after the plan's own (the command line's
+ * `--out NAME=PATH`), configured and checked like them.
+ */
+typedef struct {
+    const char *name;               /* the reporter plugin's */
+    const ThrongNode *options;      /* a map, in a tree that outlives the plan */
+    const char *origin;             /* what its errors begin with: "--out csv=x.csv" */
+} ThrongPlanOutput;
 
 /* What the command line adds to the plan file; a zeroed struct adds nothing. */
 typedef struct {
     const char *const *sets;        /* NULL-terminated `--set PATH=VALUE`, applied in order */
-    /*
-     * NULL-terminated `--out NAME=PATH` as given: the reporter NAME with
-     * the options {path: PATH}, configured like the plan's own; errors
-     * name the option ("--out x: expected NAME=PATH, …").
-     */
-    const char *const *outs;
-    guint workers;                  /* copied to the plan */
-    gboolean quiet;                 /* copied to the plan */
-    gboolean overwrite;             /* copied to the plan */
+    const ThrongPlanOutput *outputs; /* ended by one whose name is NULL; may be NULL */
     gboolean validate_only;         /* passed to every protocol's scenario_new */
     /* NULL-terminated `-e NAME=VALUE`: what `${env.NAME}` reads before the environment */
     const char *const *envs;
     /*
-     * Called once when the plan says `target: builtin` (and not
-     * validate_only), before any protocol sees its options: starts the
-     * target and returns its base URLs (transfer full).  Under
-     * validate_only the variables expand to "http://127.0.0.1:1" and
-     * "https://127.0.0.1:1".
+     * What `${builtin.http}` and `${builtin.https}` expand to in a plan
+     * that says `target: builtin`: the base URLs of the target the caller
+     * started (throng_plan_file_wants_builtin_target() says whether to).
+     * NULL, or under validate_only: "http://127.0.0.1:1" and
+     * "https://127.0.0.1:1".  The loader starts nothing.
      */
-    gboolean (*start_target) (gpointer data, char **http_url, char **https_url, GError **error);
-    gpointer start_target_data;
+    const char *builtin_http;
+    const char *builtin_https;
 } ThrongPlanLoadOptions;
 
 /*
@@ -196,11 +197,18 @@ typedef struct {
  * plan's directory), every protocol's scenario and step options, every
  * reporter's options (--out reporters included) and every threshold.
  * Errors are THRONG_PLAN_ERROR (exit 2), or THRONG_REGISTRY_ERROR_LOAD
- * when a plugin exists but was refused (exit 3), or the start_target
- * callback's error.
+ * when a plugin exists but was refused (exit 3).
  */
 ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
                               const ThrongPlanLoadOptions *options, GError **error);
+
+/*
+ * Whether the plan at @path, with the `--set PATH=VALUE` of @sets
+ * (NULL-terminated, may be NULL) applied, says `target: builtin`: for the
+ * command line, which starts the target before the plan loads.  FALSE
+ * also when the file or a --set cannot be read; the load then says why.
+ */
+gboolean throng_plan_file_wants_builtin_target (const char *path, const char *const *sets);
 void throng_plan_free (ThrongPlan *plan);
 
 /*

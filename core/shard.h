@@ -60,7 +60,8 @@ guint64 throng_shard_interleave (const ThrongShard *shard, guint64 local);
 
 /*
  * SHA-256 (hex) of the plan's tree as it will run: after `--set` and
- * variable expansion, normalised (kinds, keys in order, scalars and
+ * `${env.*}`, before `${builtin.*}` (the loader takes it between the two),
+ * normalised (kinds, keys in order, scalars and
  * whether they were quoted; not whitespace, comments or locations), so
  * that the shards of one run can prove they ran the same plan.  The
  * top-level `reporters` are left out: where a shard writes is not its load.

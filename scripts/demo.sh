@@ -14,4 +14,4 @@ if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build"
 fi
 meson compile -C "$build" ${JOBS:+-j "$JOBS"}
-exec "$build/core/throng" run configs/demo.yaml "$@"
+exec "$build/cli/throng" run configs/demo.yaml "$@"

@@ -12,6 +12,26 @@
 #include "series.h"
 #include "svg.h"
 
+/*
+ * When the page says it was generated: now, or SOURCE_DATE_EPOCH (seconds
+ * since 1970, UTC) when set, as reproducible builds do, so that a page
+ * drawn twice from one file is the same bytes (tests/integration/test-golden.c).
+ */
+static GDateTime *
+html_generated_time (void)
+{
+    const char *epoch = g_getenv ("SOURCE_DATE_EPOCH");
+    guint64 seconds;
+
+    if (epoch != NULL && g_ascii_string_to_unsigned (epoch, 10, 0, G_MAXINT64 / G_USEC_PER_SEC,
+                                                     &seconds, NULL)) {
+        GDateTime *then = g_date_time_new_from_unix_utc ((gint64) seconds);
+        if (then != NULL)
+            return then;
+    }
+    return g_date_time_new_now_utc ();
+}
+
 typedef struct {
     char *path;
     char *title;
@@ -160,7 +180,7 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
     g_autofree char *title = html->options.title != NULL
                                  ? g_strdup (html->options.title)
                                  : g_strdup_printf ("throng: %s", summary->plan_name);
-    g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+    g_autoptr (GDateTime) now = html_generated_time ();
     g_autofree char *generated = g_date_time_format (now, "%Y-%m-%d %H:%M:%S UTC");
     HtmlPage page = {
         .title = title,

@@ -9,7 +9,7 @@
 #   BEFORE_DIR=/tmp/before/build BUILD_DIR=build tests/bench/ab.sh
 #
 # BEFORE_DIR is a build of the baseline (git archive REV | tar -x -C DIR,
-# meson setup, compile core/throng and the plugins).  Prints each median,
+# meson setup, compile the throng command and the plugins).  Prints each median,
 # its ratio to wrk's, and the runs; on a shared machine report the ratios.
 #
 # THINK (a think time, "1s") makes the users mostly idle, with RAMP
@@ -50,7 +50,9 @@ echo "$WORK/ka.yaml"; }
 measure() { local tool=$1 url=$2 out=$WORK/out.txt cpu requests p
   case $tool in
   wrk) cpu=$(run_timed "$out" wrk -t1 -c"$CONNS" -d"${DURATION}s" "$url"); requests=$(awk '/requests in/ { print $1 }' "$out");;
-  before|after) local bin=$BEFORE_DIR/core/throng; [[ $tool == after ]] && bin=$BUILD_DIR/core/throng
+  before|after) local dir=$BEFORE_DIR; [[ $tool == after ]] && dir=$BUILD_DIR
+     # cli/throng since the command left core/; an older "before" built core/throng
+     local bin=$dir/cli/throng; [[ -x $bin ]] || bin=$dir/core/throng
      p=$(plan "$url"); rm -f "$WORK/ka.json"
      cpu=$(run_timed "$out" "$bin" run "$p" --workers 1 --quiet --out "json=$WORK/ka.json"); requests=$(json "$WORK/ka.json" total.requests);;
   esac

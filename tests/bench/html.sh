@@ -45,7 +45,7 @@ if (( DURATION > 10 )); then
     echo "DURATION is capped at 10 s" >&2
     DURATION=10
 fi
-THRONG=$BUILD_DIR/core/throng
+THRONG=$BUILD_DIR/cli/throng
 SYNTH=$BUILD_DIR/tests/throng-bench-html-synth
 [[ -x $THRONG && -x $SYNTH ]] || { echo "no throng or html-synth in $BUILD_DIR (build first)" >&2; exit 2; }
 

@@ -43,7 +43,7 @@ bench_cleanup() {
 # bench_setup [TOOL...]: checks the build and the tools (nginx, openssl,
 # taskset, python3 and TOOL...), makes $WORK and the certificates, starts nginx.
 bench_setup() {
-    THRONG=$BUILD_DIR/core/throng
+    THRONG=$BUILD_DIR/cli/throng
     [[ -x $THRONG ]] || { echo "no throng at $THRONG (build first)" >&2; exit 2; }
     local tool
     for tool in nginx openssl taskset python3 "$@"; do

@@ -12,7 +12,7 @@
 set -euo pipefail
 
 BUILD_DIR=${BUILD_DIR:-build}
-THRONG=$BUILD_DIR/core/throng
+THRONG=$BUILD_DIR/cli/throng
 SYNTH=$BUILD_DIR/tests/throng-bench-shard-synth
 [[ -x $THRONG && -x $SYNTH ]] || { echo "no throng or shard-synth in $BUILD_DIR (build first)" >&2; exit 2; }
 

@@ -55,8 +55,11 @@ EOF
 
 throng_row() { # LABEL BUILD PLAN
     rm -f "$WORK/run.json"
+    # cli/throng since the command left core/; an older build has core/throng
+    local bin=$2/cli/throng
+    [[ -x $bin ]] || bin=$2/core/throng
     taskset -c "$CLIENT_CPU" perf stat -x, -e "$EVENTS" -o "$WORK/stat.csv" -- \
-        "$2/core/throng" run "$3" --workers 1 --quiet --out "json=$WORK/run.json" \
+        "$bin" run "$3" --workers 1 --quiet --out "json=$WORK/run.json" \
         > "$WORK/out.txt" 2>&1 || true
     if [[ ! -s $WORK/run.json ]]; then
         echo "throng failed on $3:" >&2

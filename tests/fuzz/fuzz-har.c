@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for `throng import har` (core/import-har*.c).  One
+ * libFuzzer target for `throng import har` (cli/import-har*.c).  One
  * input is one recording, imported twice as a user would: as it is, and
  * with --no-static, --include-host and --exclude, each with -o so that
  * binary bodies go to their body files.  The importer's contract

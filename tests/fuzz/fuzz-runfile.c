@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the run-file reader (core/runfile.c, samplefile.c,
  * jsontok.c) and the two commands built on it, `throng merge` and
- * `throng report` (core/merge.c, report.c).  One input is one file, a
+ * `throng report` (cli/merge.c, report.c).  One input is one file, a
  * json reporter's jsonl file or `mode: summary` document as a user may
  * hand either command: truncated, hostile, of another version.  It is
  * read as report reads it (every interval, every batch of samples, the

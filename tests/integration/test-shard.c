@@ -1023,6 +1023,46 @@ test_manifests (ThrongTestTmpdir *fixture, gconstpointer data)
         g_error ("shellcheck run.sh:\n%s", out);
 }
 
+/* --- target: builtin ------------------------------------------------------------------------ */
+
+/*
+ * Each shard starts its own built-in target on its own ports; the plan
+ * hash is taken before `${builtin.*}` enters the plan, so the shards merge.
+ */
+static void
+test_builtin (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "builtin.yaml",
+        "name: shard-builtin\n"
+        "target: builtin\n"
+        "scenarios:\n"
+        "  - name: browse\n"
+        "    users: 2\n"
+        "    iterations: 3\n"
+        "    http: { base_url: \"${builtin.http}\" }\n"
+        "    steps:\n"
+        "      - http: { url: / }\n");
+    g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; i < 2; i++) {
+        g_autofree char *shard = g_strdup_printf ("%u/2", i);
+        char *path = g_strdup_printf ("%s/builtin-%u.json", fixture->dir, i);
+        g_autofree char *out = throng_test_out_arg ("json", path);
+        g_assert_cmpint (throng_test_runv (60, NULL, NULL, "run", plan, "--quiet", "--shard", shard,
+                                           "--out", out, NULL), ==, 0);
+        g_ptr_array_add (files, path);
+    }
+    g_ptr_array_add (files, NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *out = NULL;
+    int status = merge ((const char *const *) files->pdata, NULL, &out, &err);
+    if (status != 0)
+        g_test_message ("merge: %s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (out, "merged 2 of 2 shards: 6 requests, 0 errors"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1040,5 +1080,6 @@ main (int argc, char **argv)
     ADD ("/shard/open", test_open);
     ADD ("/shard/journey", test_journey);
     ADD ("/shard/arrival", test_arrival);
+    ADD ("/shard/builtin", test_builtin);
     return g_test_run ();
 }

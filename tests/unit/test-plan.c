@@ -16,6 +16,7 @@
 
 #include "metrics.h"
 #include "plan.h"
+#include "plan-overrides.h"
 #include "threshold.h"
 #include "test-utils.h"
 
@@ -266,63 +267,38 @@ test_good_builtin_validate (void)
     g_assert_true (throng_node_is_null (((ThrongPlanReporter *)plan->reporters->pdata[0])->node));
 }
 
-typedef struct {
-    guint calls;
-    gboolean fail;
-} TargetCalls;
-
-static gboolean
-start_target (gpointer data, char **http_url, char **https_url, GError **error)
-{
-    TargetCalls *calls = data;
-
-    calls->calls++;
-    if (calls->fail) {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE, "could not listen");
-        return FALSE;
-    }
-    *http_url = g_strdup ("http://127.0.0.1:4321");
-    *https_url = g_strdup ("https://127.0.0.1:4322");
-    return TRUE;
-}
-
 static void
 test_good_builtin_run (void)
 {
-    TargetCalls calls = { 0 };
-    ThrongPlanLoadOptions options = { .start_target = start_target, .start_target_data = &calls };
+    ThrongPlanLoadOptions options = { .builtin_http = "http://127.0.0.1:4321",
+                                      .builtin_https = "https://127.0.0.1:4322" };
     g_autoptr (ThrongPlan) plan = load_good ("builtin.yaml", &options);
     ThrongPlanScenario *scenario = scenario_at (plan, 0);
 
-    g_assert_cmpuint (calls.calls, ==, 1);
     g_assert_cmpstr (scenario->name, ==, "demo https://127.0.0.1:4322");
     g_assert_cmpstr (step_at (scenario, 0)->label, ==, "GET http://127.0.0.1:4321/ and ${user.id}");
 
-    /* a plan without `target: builtin` never starts it */
-    g_autoptr (ThrongPlan) minimal = load_good ("minimal.yaml", &options);
-    g_assert_nonnull (minimal);
-    g_assert_cmpuint (calls.calls, ==, 1);
-    /* nor does validation */
+    /* a validation expands them to a port nothing listens on, whatever it is given */
     options.validate_only = TRUE;
     g_autoptr (ThrongPlan) validated = load_good ("builtin.yaml", &options);
-    g_assert_nonnull (validated);
-    g_assert_cmpuint (calls.calls, ==, 1);
+    g_assert_cmpstr (scenario_at (validated, 0)->name, ==, "demo https://127.0.0.1:1");
 }
 
+/* The command line asks before the plan loads whether to start the target. */
 static void
-test_builtin_fails (void)
+test_builtin_wanted (void)
 {
-    TargetCalls calls = { .fail = TRUE };
-    ThrongPlanLoadOptions options = { .start_target = start_target, .start_target_data = &calls };
-    g_autofree char *path = throng_test_source_path ("tests/plans/good/builtin.yaml");
-    g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autofree char *builtin = throng_test_source_path ("tests/plans/good/builtin.yaml");
+    g_autofree char *minimal = throng_test_source_path ("tests/plans/good/minimal.yaml");
+    const char *const set_builtin[] = { "target=builtin", NULL };
+    const char *const set_bad[] = { "target", NULL };
 
-    /* the callback's error goes up as it is */
-    g_assert_null (plan);
-    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
-    g_assert_cmpstr (error->message, ==, "could not listen");
-    g_assert_cmpuint (calls.calls, ==, 1);
+    g_assert_true (throng_plan_file_wants_builtin_target (builtin, NULL));
+    g_assert_false (throng_plan_file_wants_builtin_target (minimal, NULL));
+    g_assert_true (throng_plan_file_wants_builtin_target (minimal, set_builtin));
+    /* what cannot be read is the load's to report */
+    g_assert_false (throng_plan_file_wants_builtin_target (builtin, set_bad));
+    g_assert_false (throng_plan_file_wants_builtin_target ("/nonexistent/plan.yaml", NULL));
 }
 
 /* ---- plans written by the tests ------------------------------------------ */
@@ -545,6 +521,23 @@ test_schedule (ThrongTestTmpdir *fixture, gconstpointer data)
 /* ---- what the command line adds ------------------------------------------ */
 
 /*
+ * `throng run --out …` (cli/plan-overrides.c): @outs read as the command
+ * line reads them, then the plan loaded with them, validate only.  The
+ * caller declares *@outputs before the plan, to free it after.
+ */
+static ThrongPlan *
+load_outs (const char *path, const char *const *outs, ThrongCliOutputs **outputs, GError **error)
+{
+    *outputs = throng_cli_outputs_new (outs, error);
+    if (*outputs == NULL)
+        return NULL;
+
+    ThrongPlanLoadOptions options = { .outputs = throng_cli_outputs_get (*outputs),
+                                      .validate_only = TRUE };
+    return load_plan (path, &options, error);
+}
+
+/*
  * `--out NAME=PATH` is a reporter of the plan, after the plan's own, with
  * the options {path: PATH} built (not parsed): quotes, backslashes, `~`
  * and `: ` reach the reporter as they were typed.
@@ -557,9 +550,9 @@ test_out (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *out_json = g_strconcat ("json=", odd, NULL);
     g_autofree char *csv_tilde = g_strdup ("csv=~");
     const char *const outs[] = { out_json, csv_tilde, NULL };
-    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (ThrongCliOutputs) outputs = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plan = load_outs (path, outs, &outputs, &error);
     const ThrongPlanReporter *json, *csv;
     const ThrongNode *value;
 
@@ -587,9 +580,9 @@ assert_out_error (const char *dir, const char *out, const char *message)
 {
     g_autofree char *path = throng_test_write_plan (dir, "plan.yaml", minimal_plan);
     const char *const outs[] = { "csv=fine.csv", out, NULL };
-    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (ThrongCliOutputs) outputs = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plan = load_outs (path, outs, &outputs, &error);
 
     g_assert_null (plan);
     g_assert_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID);
@@ -619,14 +612,14 @@ test_reporter_unknown_lists (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *yaml = g_strconcat (minimal_plan, "reporters:\n  - nosuch: {}\n", NULL);
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     const char *const outs[] = { "nosuch=x.out", NULL };
-    ThrongPlanLoadOptions from_plan = { .validate_only = TRUE };
-    ThrongPlanLoadOptions from_out = { .outs = outs, .validate_only = TRUE };
+    const char *const no_outs[] = { NULL };
     g_autofree char *plain = throng_test_write_plan (fixture->dir, "plain.yaml", minimal_plan);
 
     for (guint i = 0; i < 2; i++) {
+        g_autoptr (ThrongCliOutputs) outputs = NULL;
         g_autoptr (GError) error = NULL;
-        g_autoptr (ThrongPlan) plan = load_plan (i == 0 ? path : plain,
-                                                 i == 0 ? &from_plan : &from_out, &error);
+        g_autoptr (ThrongPlan) plan = load_outs (i == 0 ? path : plain, i == 0 ? no_outs : outs,
+                                                 &outputs, &error);
 
         g_assert_null (plan);
         g_assert_nonnull (error);
@@ -646,9 +639,9 @@ test_out_refused (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", minimal_plan);
     const char *const outs[] = { "console=x.txt", NULL };
-    ThrongPlanLoadOptions options = { .outs = outs, .validate_only = TRUE };
+    g_autoptr (ThrongCliOutputs) outputs = NULL;
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    g_autoptr (ThrongPlan) plan = load_outs (path, outs, &outputs, &error);
 
     g_assert_null (plan);
     g_assert_nonnull (error);
@@ -657,31 +650,20 @@ test_out_refused (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_str_has_prefix (error->message, "--out console:1:1: unknown key 'path'"));
 }
 
-/* The run flags and the thresholds are part of the loaded plan. */
+/* The thresholds are part of the loaded plan (the run flags are the command line's). */
 static void
-test_run_flags (ThrongTestTmpdir *fixture, gconstpointer data)
+test_thresholds_loaded (ThrongTestTmpdir *fixture, gconstpointer data)
 {
     g_autofree char *yaml = g_strconcat (minimal_plan, "thresholds:\n  - total.p99 < 1s\n"
                                                        "  - scenario-1.errors == 0\n", NULL);
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
-    ThrongPlanLoadOptions options = { .workers = 3, .quiet = TRUE, .overwrite = TRUE };
     ThrongPlanLoadOptions none = { 0 };
     g_autoptr (GError) error = NULL;
-    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
-    g_autoptr (ThrongPlan) plain = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &none, &error);
 
     g_assert_no_error (error);
-    g_assert_cmpuint (plan->workers, ==, 3);
-    g_assert_true (plan->quiet);
-    g_assert_true (plan->overwrite);
     g_assert_nonnull (plan->thresholds);
     g_assert_cmpuint (throng_thresholds_count (plan->thresholds), ==, 2);
-
-    plain = load_plan (path, &none, &error);
-    g_assert_no_error (error);
-    g_assert_cmpuint (plain->workers, ==, 0);
-    g_assert_false (plain->quiet);
-    g_assert_false (plain->overwrite);
 }
 
 /*
@@ -799,7 +781,7 @@ main (int argc, char **argv)
     g_test_add_func ("/plan/good/full", test_good_full);
     g_test_add_func ("/plan/good/builtin-validate", test_good_builtin_validate);
     g_test_add_func ("/plan/good/builtin-run", test_good_builtin_run);
-    g_test_add_func ("/plan/builtin/fails", test_builtin_fails);
+    g_test_add_func ("/plan/builtin/wanted", test_builtin_wanted);
     g_test_add_func ("/plan/file/missing", test_file_missing);
     g_test_add ("/plan/file/empty", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_file_empty, throng_test_tmpdir_teardown);
@@ -817,8 +799,8 @@ main (int argc, char **argv)
                 test_reporter_unknown_lists, throng_test_tmpdir_teardown);
     g_test_add ("/plan/out/refused", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_out_refused, throng_test_tmpdir_teardown);
-    g_test_add ("/plan/run-flags", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
-                test_run_flags, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/thresholds-loaded", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_thresholds_loaded, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/format", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_thresholds_format, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/checks", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

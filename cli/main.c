@@ -17,6 +17,7 @@
 #include "import-har.h"
 #include "limits-private.h"
 #include "merge.h"
+#include "plan-overrides.h"
 #include "plan.h"
 #include "registry.h"
 #include "report.h"
@@ -95,19 +96,6 @@ command_context (const char *command, const char *parameters, const char *summar
     g_option_context_set_summary (context, summary);
     g_option_context_set_description (context, exit_statuses);
     return context;
-}
-
-static gboolean
-start_builtin_target (gpointer data, char **http_url, char **https_url, GError **error)
-{
-    Cli *cli = data;
-
-    cli->target = throng_target_start (error);
-    if (cli->target == NULL)
-        return FALSE;
-    *http_url = g_strdup (throng_target_http_url (cli->target));
-    *https_url = g_strdup (throng_target_https_url (cli->target));
-    return TRUE;
 }
 
 /*
@@ -223,16 +211,27 @@ result_status (const ThrongRunResult *result)
 static int
 validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **error)
 {
+    /* Declared before the plan, so that it outlives the plan, which points into it. */
+    g_autoptr (ThrongCliOutputs) outputs
+        = throng_cli_outputs_new ((const char *const *) cli->outs, error);
+
+    if (outputs == NULL)
+        return EXIT_USAGE;
+    /* Before the plan loads, which expands ${builtin.*} to its URLs; a
+     * validation sends nothing and starts nothing. */
+    if (!validate_only
+        && throng_plan_file_wants_builtin_target (path, (const char *const *) cli->sets)) {
+        cli->target = throng_target_start (error);
+        if (cli->target == NULL)
+            return EXIT_NOT_STARTED;
+    }
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
-        .outs = (const char *const *) cli->outs,
+        .outputs = throng_cli_outputs_get (outputs),
         .envs = (const char *const *) cli->envs,
-        .workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0,
-        .quiet = cli->quiet,
-        .overwrite = cli->overwrite,
         .validate_only = validate_only,
-        .start_target = start_builtin_target,
-        .start_target_data = cli,
+        .builtin_http = cli->target != NULL ? throng_target_http_url (cli->target) : NULL,
+        .builtin_https = cli->target != NULL ? throng_target_https_url (cli->target) : NULL,
     };
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &load, error);
@@ -252,8 +251,9 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
             return EXIT_USAGE;
     }
 
+    guint workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0;
     ThrongLimitsRun needs = {
-        .workers = plan->workers > 0 ? plan->workers : (guint) g_get_num_processors (),
+        .workers = workers > 0 ? workers : (guint) g_get_num_processors (),
         .builtin_target = cli->target != NULL,
     };
     for (guint s = 0; s < plan->scenarios->len; s++)
@@ -264,9 +264,9 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
         return EXIT_NOT_STARTED;
 
     ThrongEngineOptions options = {
-        .workers = plan->workers,
-        .overwrite = plan->overwrite,
-        .quiet = plan->quiet,
+        .workers = workers,
+        .overwrite = cli->overwrite,
+        .quiet = cli->quiet,
         .builtin_target = cli->target != NULL,
         .thresholds = plan->thresholds,
         .start_at_wall_us = cli->start_at_wall_us,
