@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "runfile.h"
 #include "threshold.h"
+#include "results/summary-sum.h"
 
 typedef struct {
     const char *path;
@@ -26,30 +27,12 @@ typedef struct {
  * others agreeing with it (merge_check).
  */
 typedef struct {
-    GArray *journeys;           /* ThrongScenarioJourney, per scenario */
-    GPtrArray *checks;          /* per scenario, a GArray of ThrongCheckSummary */
-    GStringChunk *names;        /* the checks' names: a shard's interval, where they were
-                                 * read, is gone once its next interval is read */
-} MergeJourneys;
-
-/* One merged interval: every shard's interval that ended in the same second of the run. */
-typedef struct {
-    ThrongSummary summary;
-    GArray *scenarios;          /* ThrongScenarioSummary */
-    GArray *steps;              /* ThrongStepSummary */
-    MergeJourneys journeys;
-    const char *no_warnings[1];
-} MergeInterval;
-
-typedef struct {
     GPtrArray *inputs;          /* MergeInput*, by shard index */
     guint count;
     gboolean partial;
     GString *missing;           /* "1, 4" */
-    ThrongSummary summary;
-    GArray *scenarios;          /* ThrongScenarioSummary */
-    GArray *steps;              /* ThrongStepSummary */
-    MergeJourneys journeys;
+    ThrongSummarySum *sum;      /* the shards' summaries added up */
+    ThrongSummary *summary;     /* its sum, with what only a merge knows */
     GPtrArray *warnings;        /* char*, owned, NULL-terminated at the end */
     GArray *shards;             /* ThrongShardSummary */
     ThrongRunInfo info;
@@ -57,9 +40,9 @@ typedef struct {
     GArray *users;
     GPtrArray *labels;          /* per scenario, const char** (owned arrays) */
     GPtrArray *protocols;
-    ThrongPlan plan;            /* only what thresholds need: the tree and the scenarios' names */
+    ThrongTree *thresholds_tree; /* the shards' thresholds, as a plan's list to locate errors */
     ThrongThresholds *thresholds;
-    MergeInterval interval;
+    ThrongSummarySum *interval; /* the interval being merged */
     guint intervals;            /* merged intervals handed out */
 } Merge;
 
@@ -72,5 +55,4 @@ void throng_merge_figures (Merge *merge);
  */
 const ThrongSummary *throng_merge_next_interval (gpointer data);
 
-void throng_merge_interval_clear (MergeInterval *interval);
-void throng_merge_journeys_clear (MergeJourneys *journeys);
+

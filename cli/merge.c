@@ -35,41 +35,10 @@ merge_input_free (gpointer data)
 }
 
 static void
-plan_step_free (gpointer data)
-{
-    ThrongPlanStep *step = data;
-
-    g_free (step->label);
-    g_free (step);
-}
-
-static void
-plan_scenario_free (gpointer data)
-{
-    ThrongPlanScenario *scenario = data;
-
-    g_free (scenario->name);
-    g_ptr_array_unref (scenario->steps);
-    g_free (scenario);
-}
-
-static void
 merge_clear (Merge *merge)
 {
-    throng_merge_interval_clear (&merge->interval);
-    if (merge->scenarios != NULL) {
-        for (guint s = 0; s < merge->scenarios->len; s++)
-            throng_stats_clear (&g_array_index (merge->scenarios, ThrongScenarioSummary, s).stats);
-        g_array_unref (merge->scenarios);
-    }
-    if (merge->steps != NULL) {
-        for (guint i = 0; i < merge->steps->len; i++)
-            throng_stats_clear (&g_array_index (merge->steps, ThrongStepSummary, i).stats);
-        g_array_unref (merge->steps);
-    }
-    if (merge->summary.total.latency != NULL)
-        throng_stats_clear (&merge->summary.total);
-    throng_merge_journeys_clear (&merge->journeys);
+    g_clear_pointer (&merge->interval, throng_summary_sum_free);
+    g_clear_pointer (&merge->sum, throng_summary_sum_free);
     g_clear_pointer (&merge->warnings, g_ptr_array_unref);
     g_clear_pointer (&merge->shards, g_array_unref);
     g_clear_pointer (&merge->names, g_ptr_array_unref);
@@ -77,8 +46,7 @@ merge_clear (Merge *merge)
     g_clear_pointer (&merge->labels, g_ptr_array_unref);
     g_clear_pointer (&merge->protocols, g_ptr_array_unref);
     g_clear_pointer (&merge->thresholds, throng_thresholds_free);
-    g_clear_pointer (&merge->plan.tree, throng_tree_free);
-    g_clear_pointer (&merge->plan.scenarios, g_ptr_array_unref);
+    g_clear_pointer (&merge->thresholds_tree, throng_tree_free);
     g_clear_pointer (&merge->inputs, g_ptr_array_unref);
     if (merge->missing != NULL)
         g_string_free (merge->missing, TRUE);
@@ -300,30 +268,27 @@ merge_thresholds (Merge *merge, GError **error)
         g_string_append_c (yaml, '\n');
     }
     g_autofree char *origin = g_strdup_printf ("%s (thresholds)", first->path);
-    merge->plan.tree = throng_tree_load_data (origin, yaml->str, yaml->len, error);
-    if (merge->plan.tree == NULL)
+    merge->thresholds_tree = throng_tree_load_data (origin, yaml->str, yaml->len, error);
+    if (merge->thresholds_tree == NULL)
         return FALSE;
-    merge->plan.scenarios = g_ptr_array_new_with_free_func (plan_scenario_free);
-    for (guint s = 0; s < merge->summary.n_scenarios; s++) {
-        const ThrongScenarioSummary *in = &merge->summary.scenarios[s];
-        ThrongPlanScenario *scenario = g_new0 (ThrongPlanScenario, 1);
-        scenario->name = g_strdup (in->name);
-        scenario->steps = g_ptr_array_new_with_free_func (plan_step_free);
-        for (guint i = 0; i < in->n_steps; i++) {
-            ThrongPlanStep *step = g_new0 (ThrongPlanStep, 1);
-            step->label = g_strdup (in->steps[i].label);
-            step->protocol_name = in->steps[i].protocol;
-            g_ptr_array_add (scenario->steps, step);
-        }
-        g_ptr_array_add (merge->plan.scenarios, scenario);
-    }
+    /* Judged on what the shards' summary names: its scenarios, step labels and protocols. */
+    const ThrongRunInfo *info = &merge->info;
+    ThrongThresholdSubjects subjects = {
+        .n_scenarios = info->n_scenarios,
+        .scenario_names = info->scenario_names,
+        .step_labels = info->step_labels,
+        .step_protocols = info->step_protocols,
+    };
     g_autoptr (GError) local = NULL;
-    merge->thresholds = throng_thresholds_load (&merge->plan, &local);
-    if (merge->thresholds == NULL)
+    merge->thresholds = throng_thresholds_new ();
+    if (!throng_thresholds_add_list (merge->thresholds, &subjects,
+                                     throng_node_lookup (throng_tree_root (merge->thresholds_tree),
+                                                         "thresholds"),
+                                     -1, -1, &local))
         return refuse (error, "the shards' thresholds cannot be judged on the merge: %s",
                        local->message);
-    merge->summary.thresholds = throng_thresholds_evaluate (merge->thresholds, &merge->summary);
-    merge->summary.n_thresholds = throng_thresholds_count (merge->thresholds);
+    merge->summary->thresholds = throng_thresholds_evaluate (merge->thresholds, merge->summary);
+    merge->summary->n_thresholds = throng_thresholds_count (merge->thresholds);
     return TRUE;
 }
 
@@ -340,8 +305,8 @@ merge_build_info (Merge *merge)
     merge->users = g_array_new (FALSE, TRUE, sizeof (guint));
     merge->labels = g_ptr_array_new_with_free_func (g_free);
     merge->protocols = g_ptr_array_new_with_free_func (g_free);
-    for (guint s = 0; s < merge->summary.n_scenarios; s++) {
-        const ThrongScenarioSummary *scenario = &merge->summary.scenarios[s];
+    for (guint s = 0; s < merge->summary->n_scenarios; s++) {
+        const ThrongScenarioSummary *scenario = &merge->summary->scenarios[s];
         const char **labels = g_new0 (const char *, scenario->n_steps + 1);
         const char **protocols = g_new0 (const char *, scenario->n_steps + 1);
         for (guint i = 0; i < scenario->n_steps; i++) {
@@ -354,15 +319,15 @@ merge_build_info (Merge *merge)
         g_ptr_array_add (merge->protocols, protocols);
     }
     info->size = sizeof (ThrongRunInfo);
-    info->plan_name = merge->summary.plan_name;
-    info->plan_file = merge->summary.plan_file;
-    info->n_scenarios = merge->summary.n_scenarios;
+    info->plan_name = merge->summary->plan_name;
+    info->plan_file = merge->summary->plan_file;
+    info->n_scenarios = merge->summary->n_scenarios;
     info->scenario_names = (const char *const *) merge->names->pdata;
     info->scenario_users = (const guint *) merge->users->data;
     info->step_labels = (const char *const *const *) merge->labels->pdata;
     info->step_protocols = (const char *const *const *) merge->protocols->pdata;
-    info->planned_us = merge->summary.planned_us;
-    info->workers = merge->summary.workers;
+    info->planned_us = merge->summary->planned_us;
+    info->workers = merge->summary->workers;
     info->quiet = TRUE;
     info->plan_sha256 = shape->plan_sha256;
     info->scenario_targets = shape->scenario_targets;
@@ -375,7 +340,7 @@ merge_build_info (Merge *merge)
 static void
 merge_print (const Merge *merge, FILE *stream)
 {
-    const ThrongSummary *sum = &merge->summary;
+    const ThrongSummary *sum = merge->summary;
     guint failed = 0;
 
     for (guint i = 0; i < sum->n_thresholds; i++)
@@ -461,17 +426,17 @@ throng_merge_command (int argc, char **argv)
         return MERGE_USAGE;
     }
     throng_merge_figures (&merge);
+    merge_build_info (&merge);
     if (!merge_thresholds (&merge, &error)) {
         g_printerr ("throng merge: %s\n", error->message);
         merge_clear (&merge);
         return MERGE_USAGE;
     }
     g_ptr_array_add (merge.warnings, NULL);
-    merge.summary.warnings = (const char *const *) merge.warnings->pdata;
-    merge_build_info (&merge);
+    merge.summary->warnings = (const char *const *) merge.warnings->pdata;
 
     int status = throng_report_summary ("merge", &merge.info, throng_merge_next_interval, &merge,
-                                        &merge.summary, (const char *const *) specs,
+                                        merge.summary, (const char *const *) specs,
                                         (const char *const *) sets, overwrite);
     for (guint n = 0; n < merge.inputs->len; n++) {
         MergeInput *input = g_ptr_array_index (merge.inputs, n);
@@ -485,8 +450,8 @@ throng_merge_command (int argc, char **argv)
     if (!quiet)
         merge_print (&merge, to_stdout ? stderr : stdout);
     if (status == MERGE_OK)
-        for (guint i = 0; i < merge.summary.n_thresholds; i++)
-            if (!merge.summary.thresholds[i].passed)
+        for (guint i = 0; i < merge.summary->n_thresholds; i++)
+            if (!merge.summary->thresholds[i].passed)
                 status = MERGE_THRESHOLDS;
     merge_clear (&merge);
     return status;

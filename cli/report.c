@@ -14,6 +14,7 @@
 #include "node-private.h"
 #include "registry.h"
 #include "runfile.h"
+#include "results/reporter-set.h"
 
 /* The command's statuses, as `throng run` uses them. */
 enum {
@@ -28,8 +29,6 @@ typedef struct {
     const ThrongReporter *reporter;
     ThrongTree *tree;
     gpointer data;
-    gboolean opened;
-    gboolean wants_samples;
 } ReportOut;
 
 static void
@@ -131,10 +130,31 @@ report_default_out (const char *run_path)
     return g_strdup_printf ("html=%s.html", stem);
 }
 
-/* Closes the reporters that opened, with a summary that says the run never started. */
-static void
-report_close_never_started (GPtrArray *outs, const ThrongRunInfo *info)
+/* The --out reporters as one set, in their order. */
+static ThrongReporterSet *
+report_set (const char *command, GPtrArray *outs)
 {
+    ThrongReporterSet *set = throng_reporter_set_new (command);
+
+    for (guint i = 0; i < outs->len; i++) {
+        ReportOut *out = g_ptr_array_index (outs, i);
+        throng_reporter_set_add (set, out->name, out->reporter, out->data, NULL);
+    }
+    return set;
+}
+
+/*
+ * Opens the set; when a reporter cannot open, the ones already open close
+ * with a summary that says the run never started, and the error is printed.
+ */
+static gboolean
+report_open (ThrongReporterSet *set, const char *command, const ThrongRunInfo *info)
+{
+    g_autoptr (GError) error = NULL;
+
+    if (throng_reporter_set_open (set, info, &error))
+        return TRUE;
+    g_printerr ("%s: %s\n", command, error->message);
     ThrongSummary summary = {
         .size = sizeof (ThrongSummary),
         .plan_name = info->plan_name,
@@ -143,75 +163,39 @@ report_close_never_started (GPtrArray *outs, const ThrongRunInfo *info)
         .interrupted = TRUE,
         .never_started = TRUE,
     };
-
     throng_stats_init (&summary.total);
-    for (guint i = 0; i < outs->len; i++) {
-        ReportOut *out = g_ptr_array_index (outs, i);
-        if (!out->opened)
-            continue;
-        out->opened = FALSE;
-        out->reporter->close (out->data, &summary, NULL);
-    }
+    throng_reporter_set_close (set, &summary);
     throng_stats_clear (&summary.total);
+    return FALSE;
 }
 
 static int
 report_run (ThrongRunFile *file, GPtrArray *outs, gboolean overwrite)
 {
     ThrongRunInfo info = *throng_run_file_info (file);
-    int status = REPORT_OK;
+    g_autoptr (ThrongReporterSet) set = report_set ("throng report", outs);
 
     info.overwrite = overwrite;
-    /* As the engine decides: samples only for reporters that ask for them. */
-    for (guint i = 0; i < outs->len; i++) {
-        ReportOut *out = g_ptr_array_index (outs, i);
-        if (out->reporter->wants_samples != NULL)
-            out->wants_samples = out->reporter->samples != NULL
-                                 && out->reporter->wants_samples (out->data);
-        else
-            out->wants_samples = out->reporter->samples != NULL;
-        if (out->wants_samples)
-            throng_run_file_want_samples (file);
-    }
-    for (guint i = 0; i < outs->len; i++) {
-        ReportOut *out = g_ptr_array_index (outs, i);
-        g_autoptr (GError) error = NULL;
-        if (out->reporter->open != NULL && !out->reporter->open (out->data, &info, &error)) {
-            g_printerr ("throng report: reporter %s: %s\n", out->name,
-                        error != NULL ? error->message : "failed to open");
-            report_close_never_started (outs, &info);
-            return REPORT_NOT_STARTED;
-        }
-        out->opened = TRUE;
-    }
+    /* As the engine decides: samples only when a reporter asks for them. */
+    if (throng_reporter_set_wants_samples (set))
+        throng_run_file_want_samples (file);
+    if (!report_open (set, "throng report", &info))
+        return REPORT_NOT_STARTED;
     for (;;) {
         const ThrongSample *samples;
         gsize n_samples;
         const ThrongSummary *snapshot = throng_run_file_next (file, &samples, &n_samples);
         if (snapshot == NULL && n_samples == 0)
             break;
-        for (guint i = 0; i < outs->len; i++) {
-            ReportOut *out = g_ptr_array_index (outs, i);
-            if (snapshot != NULL && out->reporter->snapshot != NULL)
-                out->reporter->snapshot (out->data, snapshot);
-            if (n_samples > 0 && out->wants_samples)
-                out->reporter->samples (out->data, samples, n_samples);
-        }
+        if (snapshot != NULL)
+            throng_reporter_set_snapshot (set, snapshot);
+        if (n_samples > 0)
+            throng_reporter_set_samples (set, samples, n_samples);
     }
     const ThrongSummary *summary = throng_run_file_summary (file);
     for (const char *const *skipped = throng_run_file_skipped (file); *skipped != NULL; skipped++)
         g_printerr ("throng report: %s\n", *skipped);
-    for (guint i = 0; i < outs->len; i++) {
-        ReportOut *out = g_ptr_array_index (outs, i);
-        g_autoptr (GError) error = NULL;
-        out->opened = FALSE;
-        if (!out->reporter->close (out->data, summary, &error)) {
-            g_printerr ("throng report: reporter %s: %s\n", out->name,
-                        error != NULL ? error->message : "failed to write its results");
-            status = REPORT_NOT_WRITTEN;
-        }
-    }
-    return status;
+    return throng_reporter_set_close (set, summary) ? REPORT_OK : REPORT_NOT_WRITTEN;
 }
 
 int
@@ -222,47 +206,24 @@ throng_report_summary (const char *command, const ThrongRunInfo *run_info,
     ThrongRunInfo info = *run_info;
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (GPtrArray) outs = g_ptr_array_new_with_free_func ((GDestroyNotify) report_out_free);
-    int status = REPORT_OK;
+    g_autofree char *prefix = g_strdup_printf ("throng %s", command);
 
     info.overwrite = overwrite;
     for (const char *const *spec = specs; spec != NULL && *spec != NULL; spec++) {
         g_autoptr (GError) error = NULL;
         ReportOut *out = report_out_new (registry, *spec, sets, &error);
         if (out == NULL) {
-            g_printerr ("throng %s: %s\n", command, error->message);
+            g_printerr ("%s: %s\n", prefix, error->message);
             return REPORT_USAGE;
         }
         g_ptr_array_add (outs, out);
     }
-    for (guint i = 0; i < outs->len; i++) {
-        ReportOut *out = g_ptr_array_index (outs, i);
-        g_autoptr (GError) error = NULL;
-        if (out->reporter->open != NULL && !out->reporter->open (out->data, &info, &error)) {
-            g_printerr ("throng %s: reporter %s: %s\n", command, out->name,
-                        error != NULL ? error->message : "failed to open");
-            report_close_never_started (outs, &info);
-            return REPORT_NOT_STARTED;
-        }
-        out->opened = TRUE;
-    }
-    for (const ThrongSummary *snapshot; next != NULL && (snapshot = next (next_data)) != NULL;) {
-        for (guint i = 0; i < outs->len; i++) {
-            ReportOut *out = g_ptr_array_index (outs, i);
-            if (out->reporter->snapshot != NULL)
-                out->reporter->snapshot (out->data, snapshot);
-        }
-    }
-    for (guint i = 0; i < outs->len; i++) {
-        ReportOut *out = g_ptr_array_index (outs, i);
-        g_autoptr (GError) error = NULL;
-        out->opened = FALSE;
-        if (!out->reporter->close (out->data, summary, &error)) {
-            g_printerr ("throng %s: reporter %s: %s\n", command, out->name,
-                        error != NULL ? error->message : "failed to write its results");
-            status = REPORT_NOT_WRITTEN;
-        }
-    }
-    return status;
+    g_autoptr (ThrongReporterSet) set = report_set (prefix, outs);
+    if (!report_open (set, prefix, &info))
+        return REPORT_NOT_STARTED;
+    for (const ThrongSummary *snapshot; next != NULL && (snapshot = next (next_data)) != NULL;)
+        throng_reporter_set_snapshot (set, snapshot);
+    return throng_reporter_set_close (set, summary) ? REPORT_OK : REPORT_NOT_WRITTEN;
 }
 
 int
