@@ -7,7 +7,7 @@
 #pragma once
 
 #include "plan.h"
-#include "runfile.h"
+#include "results/runfile.h"
 #include "threshold.h"
 #include "results/summary-sum.h"
 

@@ -15,7 +15,7 @@
 
 #include "metrics.h"
 #include "report.h"
-#include "runfile.h"
+#include "results/runfile.h"
 #include "shard.h"
 #include "threshold.h"
 

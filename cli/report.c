@@ -13,7 +13,7 @@
 #include "metrics.h"
 #include "node-private.h"
 #include "registry.h"
-#include "runfile.h"
+#include "results/runfile.h"
 #include "results/reporter-set.h"
 
 /* The command's statuses, as `throng run` uses them. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for the run-file reader (core/runfile.c, samplefile.c,
+ * libFuzzer target for the run-file reader (core/results/runfile.c, samplefile.c,
  * jsontok.c) and the two commands built on it, `throng merge` and
  * `throng report` (cli/merge.c, report.c).  One input is one file, a
  * json reporter's jsonl file or `mode: summary` document as a user may
@@ -23,7 +23,7 @@
 
 #include "merge.h"
 #include "report.h"
-#include "runfile.h"
+#include "results/runfile.h"
 
 #include "fuzz-glib.h"
 

@@ -775,7 +775,7 @@ test_body_file (Fixture *f, gconstpointer data)
 
 /*
  * `throng report` reads the checks and the groups back from a jsonl file
- * (core/runfile.c) and writes them as the run did.
+ * (core/results/runfile.c) and writes them as the run did.
  */
 static void
 test_report_back (Fixture *f, gconstpointer data)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "jsontok-private.h"
-#include "samplefile-private.h"
+#include "results/samplefile-private.h"
 
 static gboolean
 parses (const char *text)
