@@ -29,6 +29,9 @@ typedef struct {
     char *http_url;
     char *https_url;
     GHashTable *scenario_names; /* name → the node that gave it */
+    const ThrongNode *fragments; /* the `fragments` map, or NULL */
+    GHashTable *fragments_used; /* names of the fragments some `use` step named */
+    GPtrArray *fragments_open;  /* the fragments being read, outermost first: a cycle's path */
 } ThrongPlanLoader;
 
 /* ---- plan.c: plugins ------------------------------------------------------- */
@@ -100,4 +103,11 @@ void throng_plan_reporter_free (gpointer reporter);
 gboolean throng_plan_add_outputs (ThrongPlanLoader *loader, const ThrongPlanLoadOptions *options,
                                   GError **error);
 
-
+/*
+ * `fragments:` (plan-steps.c): a map of names to lists of steps that any
+ * scenario's `- use: NAME` step stands for.  Checked when read; one no
+ * scenario uses is an error after the scenarios are read.
+ */
+gboolean throng_plan_check_fragments (ThrongPlanLoader *loader, const ThrongNode *fragments,
+                                      GError **error);
+gboolean throng_plan_check_fragments_used (ThrongPlanLoader *loader, GError **error);

@@ -8,6 +8,7 @@
  * bounded; every key is checked, with suggestions.
  */
 #include "plan-private.h"
+#include "node-private.h"
 
 #include <string.h>
 
@@ -23,7 +24,7 @@
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
     "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", "pause",
-    NULL,
+    "use", NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
 static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", "pause",
@@ -609,6 +610,65 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
     return read_choose (reader, node, parent, groups, nesting, action, error);
 }
 
+/*
+ * `- use: NAME`: the fragment's steps, read in place as if the scenario
+ * listed them (each scenario reads its own copy, with its own protocols'
+ * settings).  An unknown name and a fragment that uses itself, directly
+ * or not, are located errors.
+ */
+static gboolean
+read_use (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
+          ThrongAction *into, GError **error)
+{
+    ThrongPlanLoader *loader = reader->loader;
+    const ThrongNode *use = throng_node_lookup (node, "use");
+    const char *name;
+
+    if (throng_node_n_children (node) != 1) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "a 'use' step has no other key: the fragment's steps are the step");
+        return FALSE;
+    }
+    if (!throng_node_get_string (use, &name, error))
+        return FALSE;
+    const ThrongNode *steps = loader->fragments != NULL ? throng_node_lookup (loader->fragments, name)
+                                                        : NULL;
+    if (steps == NULL) {
+        g_autoptr (GPtrArray) names = g_ptr_array_new ();
+        for (guint i = 0; loader->fragments != NULL && i < throng_node_n_children (loader->fragments);
+             i++)
+            g_ptr_array_add (names, (gpointer) throng_node_scalar (
+                                        throng_node_key (loader->fragments, i)));
+        g_ptr_array_add (names, NULL);
+        const char *suggestion = throng_node_suggest (name, (const char *const *) names->pdata);
+        if (suggestion != NULL)
+            throng_node_set_error (use, error, THRONG_PLAN_ERROR_INVALID,
+                                   "no fragment named '%s'; did you mean '%s'?", name, suggestion);
+        else
+            throng_node_set_error (use, error, THRONG_PLAN_ERROR_INVALID,
+                                   "no fragment named '%s' (fragments: is a top-level map of "
+                                   "names to lists of steps)",
+                                   name);
+        return FALSE;
+    }
+    for (guint i = 0; i < loader->fragments_open->len; i++) {
+        if (strcmp (loader->fragments_open->pdata[i], name) != 0)
+            continue;
+        g_autoptr (GString) path = g_string_new (NULL);
+        for (guint k = i; k < loader->fragments_open->len; k++)
+            g_string_append_printf (path, "%s → ", (const char *) loader->fragments_open->pdata[k]);
+        g_string_append (path, name);
+        throng_node_set_error (use, error, THRONG_PLAN_ERROR_INVALID,
+                               "fragment '%s' uses itself (%s)", name, path->str);
+        return FALSE;
+    }
+    g_hash_table_add (loader->fragments_used, (gpointer) name);
+    g_ptr_array_add (loader->fragments_open, (gpointer) name);
+    gboolean ok = read_list (reader, steps, parent, groups, nesting, into, error);
+    g_ptr_array_remove_index (loader->fragments_open, loader->fragments_open->len - 1);
+    return ok;
+}
+
 static gboolean
 read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups, guint nesting,
            ThrongAction *into, GError **error)
@@ -620,10 +680,58 @@ read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups
         return FALSE;
     }
     for (guint i = 0; i < throng_node_n_children (list); i++) {
+        const ThrongNode *child = throng_node_child (list, i);
+
+        if (throng_node_kind (child) == THRONG_NODE_MAP && throng_node_lookup (child, "use") != NULL) {
+            if (!read_use (reader, child, parent, groups, nesting, into, error))
+                return FALSE;
+            continue;
+        }
         ThrongAction *action = g_new0 (ThrongAction, 1);
         add_child (into, action);
-        if (!read_one (reader, throng_node_child (list, i), parent, groups, nesting, action, error))
+        if (!read_one (reader, child, parent, groups, nesting, action, error))
             return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean
+throng_plan_check_fragments (ThrongPlanLoader *loader, const ThrongNode *fragments,
+                             GError **error)
+{
+    if (fragments == NULL)
+        return TRUE;
+    if (!throng_node_expect_kind (fragments, THRONG_NODE_MAP,
+                                  "a map of fragment names to lists of steps", error))
+        return FALSE;
+    for (guint i = 0; i < throng_node_n_children (fragments); i++) {
+        const ThrongNode *steps = throng_node_child (fragments, i);
+        if (!throng_node_expect_kind (steps, THRONG_NODE_SEQUENCE, "a list of steps", error))
+            return FALSE;
+        if (throng_node_n_children (steps) == 0) {
+            throng_node_set_error (steps, error, THRONG_PLAN_ERROR_MISSING,
+                                   "fragment '%s' has no steps",
+                                   throng_node_scalar (throng_node_key (fragments, i)));
+            return FALSE;
+        }
+    }
+    loader->fragments = fragments;
+    return TRUE;
+}
+
+/* A fragment nothing uses was never read, so never checked: it is a mistake, said. */
+gboolean
+throng_plan_check_fragments_used (ThrongPlanLoader *loader, GError **error)
+{
+    for (guint i = 0; loader->fragments != NULL && i < throng_node_n_children (loader->fragments);
+         i++) {
+        const ThrongNode *key = throng_node_key (loader->fragments, i);
+        if (!g_hash_table_contains (loader->fragments_used, throng_node_scalar (key))) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "fragment '%s' is never used (no step says use: %s)",
+                                   throng_node_scalar (key), throng_node_scalar (key));
+            return FALSE;
+        }
     }
     return TRUE;
 }

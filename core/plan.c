@@ -27,6 +27,8 @@ loader_clear (ThrongPlanLoader *loader)
     g_free (loader->http_url);
     g_free (loader->https_url);
     g_clear_pointer (&loader->scenario_names, g_hash_table_unref);
+    g_clear_pointer (&loader->fragments_used, g_hash_table_unref);
+    g_clear_pointer (&loader->fragments_open, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ThrongPlanLoader, loader_clear)
@@ -179,6 +181,7 @@ typedef struct {
     const ThrongNode *reporters;
     const ThrongNode *saturation;
     const ThrongNode *reserved;
+    const ThrongNode *fragments;
 } TopLevel;
 
 static const char *const target_choices[] = { "builtin", NULL };
@@ -191,6 +194,8 @@ static const ThrongOption top_level_options[] = {
     { "defaults", THRONG_OPTION_NODE, offsetof (TopLevel, defaults) },
     { "scenarios", THRONG_OPTION_NODE, offsetof (TopLevel, scenarios) },
     { "reporters", THRONG_OPTION_NODE, offsetof (TopLevel, reporters) },
+    /* read where a scenario's `use` step names one (plan-steps.c) */
+    { "fragments", THRONG_OPTION_NODE, offsetof (TopLevel, fragments) },
     /* read and checked by schedule.c */
     { "saturation", THRONG_OPTION_NODE, offsetof (TopLevel, saturation) },
     /* read and checked by threshold.c, from the tree */
@@ -467,6 +472,8 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     loader.registry = registry;
     loader.validate_only = options->validate_only;
     loader.scenario_names = g_hash_table_new (g_str_hash, g_str_equal);
+    loader.fragments_used = g_hash_table_new (g_str_hash, g_str_equal);
+    loader.fragments_open = g_ptr_array_new ();
 
     plan->tree = throng_tree_load_file (path, error);
     if (plan->tree == NULL)
@@ -506,7 +513,9 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     if (!throng_schedule_parse_saturation (top.saturation, &plan->saturation_cpu,
                                            &plan->saturation_lag_us, error)
         || !read_defaults (&loader, top.defaults, error)
+        || !throng_plan_check_fragments (&loader, top.fragments, error)
         || !throng_plan_read_scenarios (&loader, top.scenarios, error)
+        || !throng_plan_check_fragments_used (&loader, error)
         || !check_unused_defaults (&loader, error)
         || !throng_plan_read_reporters (&loader, top.reporters, error)
         || !throng_plan_add_outputs (&loader, options, error))

@@ -647,6 +647,87 @@ test_form_json_bodies (Fixture *f, gconstpointer data)
     g_assert_cmpstr (g_ptr_array_index (f->journey.types, 2), ==, "application/vnd.api+json");
 }
 
+/*
+ * Steps written once (issue 32): a fragment, used in a scenario and inside a
+ * group, runs its steps in place with the user's own variables; the server
+ * sees each user's own token.
+ */
+static void
+test_fragments (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - use: login\n"
+          "      - group: browse\n"
+          "        steps:\n"
+          "          - use: items\n"
+          "          - use: items\n";
+    static const char fragments[]
+        = "fragments:\n"
+          "  login:\n"
+          "    - http:\n"
+          "        method: POST\n"
+          "        url: /login\n"
+          "        body: '{\"user\": \"u${user.id}\"}'\n"
+          "        extract: { token: { json: $.token } }\n"
+          "  items:\n"
+          "    - http:\n"
+          "        url: /items\n"
+          "        headers: { Authorization: \"Bearer ${vars.token}\", X-User: \"u${user.id}\" }\n";
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 3,
+        .iterations = 2,
+        .steps = steps,
+        .plan_extra = fragments,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    Journey *j = &f->journey;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_mutex_lock (&j->lock);
+    g_assert_cmpuint (g_hash_table_size (j->logins), ==, 3);
+    g_assert_cmpuint (j->authorized, ==, 3 * 2 * 2);
+    g_assert_cmpuint (j->wrong_token, ==, 0);
+    g_mutex_unlock (&j->lock);
+    /* Each use is a step of its own in the reports: login, the group, two item steps. */
+    g_assert_cmpint (throng_test_json_length (root, "scenarios.0.steps"), ==, 4);
+
+    /* An unknown fragment, one that uses itself, one nothing uses: located errors. */
+    static const struct {
+        const char *yaml;
+        const char *error;
+    } bad[] = {
+        { "fragments:\n  a: [ { http: { url: \"http://127.0.0.1:1/\" } } ]\n"
+          "scenarios:\n  - users: 1\n    steps:\n      - use: b\n",
+          "6:14: no fragment named 'b' (fragments: is a top-level map of names to lists of "
+          "steps)" },
+        { "fragments:\n  login: [ { http: { url: \"http://127.0.0.1:1/\" } } ]\n"
+          "scenarios:\n  - users: 1\n    steps:\n      - use: logn\n",
+          "6:14: no fragment named 'logn'; did you mean 'login'?" },
+        { "fragments:\n  a: [ { use: b } ]\n  b: [ { use: a } ]\n"
+          "scenarios:\n  - users: 1\n    steps:\n      - use: a\n",
+          "3:15: fragment 'a' uses itself (a → b → a)" },
+        { "fragments:\n  a: [ { http: { url: \"http://127.0.0.1:1/\" } } ]\n"
+          "  unused: [ { http: { url: \"http://127.0.0.1:1/\" } } ]\n"
+          "scenarios:\n  - users: 1\n    steps:\n      - use: a\n",
+          "3:3: fragment 'unused' is never used (no step says use: unused)" },
+        { "fragments:\n  a: [ { http: { url: \"http://127.0.0.1:1/\" } } ]\n"
+          "scenarios:\n  - users: 1\n    steps:\n      - { use: a, name: x }\n",
+          "6:9: a 'use' step has no other key: the fragment's steps are the step" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+        g_autofree char *path = throng_test_write_plan (f->dir, "bad.yaml", bad[i].yaml);
+        g_autofree char *expected = g_strdup_printf ("%s:%s\n", path, bad[i].error);
+        g_autofree char *bad_err = NULL;
+
+        g_assert_cmpint (throng_test_runv (30, NULL, &bad_err, "validate", path, NULL), ==, 2);
+        g_assert_cmpstr (bad_err, ==, expected);
+    }
+}
+
 /* `set`, `repeat` and filters: the server sees each expansion. */
 static void
 test_set_repeat_filters (Fixture *f, gconstpointer data)
@@ -1312,6 +1393,7 @@ main (int argc, char **argv)
         { "url-credentials", test_url_credentials, TRUE },
         { "data-columns", test_data_columns, FALSE },
         { "form-json-bodies", test_form_json_bodies, TRUE },
+        { "fragments", test_fragments, FALSE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
         { "functions", test_functions, TRUE },
