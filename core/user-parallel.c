@@ -94,13 +94,13 @@ fill (ThrongUser *user, gint64 first_start_us)
     guint most = action->concurrent ? (guint) MIN (action->count, (guint64) n_children) : 1;
 
     p->filling = TRUE;
-    while (frame->next < action->n_children && p->running < most) {
+    while (frame->next < frame->n_steps && p->running < most) {
         ThrongUserChild *child = free_child (p, n_children);
 
         g_assert (child != NULL);
         if (first_start_us == 0)
             first_start_us = p->waiting_since_us;
-        if (!start_child (user, action->concurrent, child, action->children[frame->next],
+        if (!start_child (user, action->concurrent, child, frame->steps[frame->next],
                           first_start_us)) {
             if (p->waiting_since_us == 0)
                 p->waiting_since_us = child->slot.sample.start_us;
@@ -111,7 +111,7 @@ fill (ThrongUser *user, gint64 first_start_us)
         frame->next++;
     }
     p->filling = FALSE;
-    if (p->running > 0 || frame->next < action->n_children)
+    if (p->running > 0 || frame->next < frame->n_steps)
         return FALSE;
     /* Every child ran and was recorded, so the frame has a transaction. */
     if (!throng_user_frame_close (user))

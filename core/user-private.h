@@ -28,27 +28,29 @@ typedef enum {
 /*
  * One open container of the user's program: the root sequence, a group,
  * a repeat, a drawn branch of a choose, a parallel while its children
- * run.  Its steps are action->children and `next` is the cursor in them.
- * A group and a parallel keep a transaction besides: the span of their
- * children (and of the pauses between them) and the first one that
- * failed, which throng_user_frame_close() turns into their sample.  A
- * control step to come (if, while, foreach) is one more kind that walks
- * its steps with the same cursor, and needs nothing new here to be
- * timed as part of the groups around it.
+ * run.  `steps` is what it runs and `next` the cursor in them.  A group
+ * and a parallel keep a transaction besides: the span of their children
+ * (and of the pauses between them) and the first one that failed, which
+ * throng_user_frame_close() turns into their sample.  A control step to
+ * come (if/else, while, foreach) is one more kind whose frame walks the
+ * steps it chose with the same cursor, and is timed as part of the
+ * groups around it with nothing new here.
  */
 typedef struct {
-    const ThrongAction *action;
-    ThrongActionKind kind;      /* action->kind, read on every step the walk takes */
-    guint next;                 /* the child to run (parallel: to start) next */
-    guint64 round;              /* repeat: rounds completed */
+    const ThrongAction *action;         /* the container: its step (a transaction's), its count */
+    ThrongAction *const *steps;         /* what the frame runs: action->children */
+    guint n_steps;
+    guint next;                         /* the step to run (parallel: to start) next */
+    ThrongActionKind kind;              /* action->kind, read on every step the walk takes */
+    gboolean ran;                       /* a child (or a pause) completed: the span below is set */
+    guint64 round;                      /* repeat: rounds completed */
     /* the transaction (group, parallel) */
-    gint64 start_us;            /* the first child's start */
-    gint64 end_us;              /* the last child's end */
+    gint64 start_us;                    /* the first child's start */
+    gint64 end_us;                      /* the last child's end */
     guint64 bytes_sent;
     guint64 bytes_received;
-    ThrongErrorClass error;     /* the first failing child's class */
-    guint failed_step;          /* that child */
-    gboolean ran;               /* a child (or a pause) completed: the fields above are set */
+    ThrongErrorClass error;             /* the first failing child's class */
+    guint failed_step;                  /* that child */
 } ThrongUserFrame;
 
 /* One child of a `parallel` in flight: its sample, with the room for its message. */

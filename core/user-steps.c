@@ -23,13 +23,21 @@ frame_keeps_transaction (ThrongActionKind kind)
 }
 
 static void
+frame_open (ThrongUserFrame *frame, const ThrongAction *action)
+{
+    memset (frame, 0, sizeof *frame);
+    frame->action = action;
+    frame->steps = action->children;
+    frame->n_steps = action->n_children;
+    frame->kind = action->kind;
+}
+
+static void
 frame_push (ThrongUser *user, const ThrongAction *action)
 {
     ThrongUserFrame *frame = &user->frames[++user->depth];
 
-    memset (frame, 0, sizeof *frame);
-    frame->action = action;
-    frame->kind = action->kind;
+    frame_open (frame, action);
     if (frame_keeps_transaction (frame->kind))
         user->open_transactions++;
 }
@@ -37,13 +45,9 @@ frame_push (ThrongUser *user, const ThrongAction *action)
 void
 throng_user_steps_begin (ThrongUser *user)
 {
-    ThrongUserFrame *root = &user->frames[0];
-
     user->depth = 0;
     user->open_transactions = 0;
-    memset (root, 0, sizeof *root);
-    root->action = user->scenario->program;
-    root->kind = root->action->kind;
+    frame_open (&user->frames[0], user->scenario->program);
 }
 
 /* The transaction of @frame spans @start_us to @end_us (min and max: a parallel's children end in any order). */
@@ -192,10 +196,9 @@ throng_user_steps_next (ThrongUser *user)
 {
     for (;;) {
         ThrongUserFrame *frame = &user->frames[user->depth];
-        const ThrongAction *container = frame->action;
 
-        if (frame->next >= container->n_children) {
-            if (frame->kind == THRONG_ACTION_REPEAT && ++frame->round < container->count) {
+        if (frame->next >= frame->n_steps) {
+            if (frame->kind == THRONG_ACTION_REPEAT && ++frame->round < frame->action->count) {
                 frame->next = 0;
                 continue;
             }
@@ -206,7 +209,7 @@ throng_user_steps_next (ThrongUser *user)
             continue;
         }
 
-        const ThrongAction *child = container->children[frame->next++];
+        const ThrongAction *child = frame->steps[frame->next++];
         if (child->once && user->iteration > 0)
             continue;
         switch (child->kind) {
