@@ -616,12 +616,6 @@ throng_user_step_done_sample (ThrongUser *user, ThrongSample *sample)
         user_step_completed (user);
 }
 
-ThrongUserVars *
-throng_user_get_vars (ThrongUser *user)
-{
-    return &user->vars;
-}
-
 ThrongReactor *
 throng_user_get_reactor (ThrongUser *user)
 {
