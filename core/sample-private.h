@@ -46,7 +46,7 @@ void throng_sample_batch_reset (ThrongSampleBatch *batch);
 
 /*
  * Appends a copy of @sample.  With @copy_message, its message (set with
- * throng_sample_set_message(), in its user's buffer) is copied into the
+ * throng_sample_set_message(), in its slot's room) is copied into the
  * batch and the copy points there.
  */
 void throng_sample_batch_append (ThrongSampleBatch *batch, const ThrongSample *sample,
