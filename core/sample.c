@@ -84,13 +84,6 @@ throng_sample_set_message (ThrongSample *sample, const char *message)
     sample->message = room;
 }
 
-void
-throng_sample_slot_reset (ThrongSampleSlot *slot)
-{
-    memset (&slot->sample, 0, sizeof slot->sample);
-    slot->sample.owner = slot;
-}
-
 char *
 throng_sample_slot_message (ThrongSampleSlot *slot)
 {
