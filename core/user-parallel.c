@@ -49,16 +49,9 @@ start_child (ThrongUser *user, gboolean concurrent, ThrongUserChild *child,
 {
     ThrongUserParallel *p = &user->parallel;
     const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, action->step);
-    ThrongSample *sample = &child->slot.sample;
+    ThrongSample *sample = throng_user_sample_begin (
+        user, &child->slot, action->step, start_us > 0 ? start_us : g_get_monotonic_time ());
 
-    throng_sample_slot_reset (&child->slot);
-    sample->start_us = start_us > 0 ? start_us : g_get_monotonic_time ();
-    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
-    sample->scenario = user->scenario_index;
-    sample->step = action->step;
-    sample->user = user->id;
-    sample->iteration = user->iteration;
-    sample->iteration32 = (guint32) user->iteration;
     child->busy = TRUE;
     p->running++;
 

@@ -12,7 +12,7 @@
 #include "reactor-private.h"
 #include "sample-private.h"
 #include "template-private.h"
-#include "worker.h"
+#include "worker-private.h"
 
 typedef enum {
     THRONG_USER_WAITING,        /* before its first iteration */
@@ -131,6 +131,28 @@ void throng_user_stop (ThrongUser *user);
  * because a plugin that just completed a step may still be on the stack.
  */
 void throng_user_finish (ThrongUser *user, gboolean now);
+
+/*
+ * Begins @slot's sample of @step at @start_us with what the core sets on
+ * every sample of @user: one home for a request's, a parallel child's and
+ * a transaction's, so no field is forgotten in one of them.  Inline: it
+ * runs for every request.
+ */
+static inline ThrongSample *
+throng_user_sample_begin (ThrongUser *user, ThrongSampleSlot *slot, guint step, gint64 start_us)
+{
+    ThrongSample *sample = &slot->sample;
+
+    throng_sample_slot_reset (slot);
+    sample->start_us = start_us;
+    sample->wall_start_us = start_us + user->worker->setup.wall_offset_us;
+    sample->scenario = user->scenario_index;
+    sample->step = step;
+    sample->user = user->id;
+    sample->iteration = user->iteration;
+    sample->iteration32 = (guint32) user->iteration;
+    return sample;
+}
 
 /* ---- user-steps.c: the step interpreter ---------------------------------- */
 

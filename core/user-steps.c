@@ -126,7 +126,7 @@ gboolean
 throng_user_frame_close (ThrongUser *user)
 {
     const ThrongUserFrame *frame = &user->frames[user->depth];
-    ThrongSample *sample = &user->slot.sample;
+    ThrongSample *sample;
 
     g_assert (user->depth > 0);
     user->depth--;
@@ -135,15 +135,8 @@ throng_user_frame_close (ThrongUser *user)
     user->open_transactions--;
     if (!frame->ran)
         return FALSE;
-    throng_sample_slot_reset (&user->slot);
-    sample->start_us = frame->start_us;
+    sample = throng_user_sample_begin (user, &user->slot, frame->action->step, frame->start_us);
     sample->elapsed_us = frame->end_us - frame->start_us;
-    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
-    sample->scenario = user->scenario_index;
-    sample->step = frame->action->step;
-    sample->user = user->id;
-    sample->iteration = user->iteration;
-    sample->iteration32 = (guint32) user->iteration;
     sample->bytes_sent = frame->bytes_sent;
     sample->bytes_received = frame->bytes_received;
     sample->error = frame->error;

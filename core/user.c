@@ -262,10 +262,9 @@ static void
 user_run_step (ThrongUser *user)
 {
     const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, user->step);
-    ThrongSample *sample = &user->slot.sample;
+    ThrongSample *sample;
     gint64 start_us;
 
-    throng_sample_slot_reset (&user->slot);
     /* An arrival's first step counts from when it was due, so that a slow
      * target or a late generator shows in the latency (no coordinated
      * omission). */
@@ -276,13 +275,7 @@ user_run_step (ThrongUser *user)
         start_us = user_now (user);
     }
     user->done_us = 0;
-    sample->start_us = start_us;
-    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
-    sample->scenario = user->scenario_index;
-    sample->step = user->step;
-    sample->user = user->id;
-    sample->iteration = user->iteration;
-    sample->iteration32 = (guint32) user->iteration;
+    sample = throng_user_sample_begin (user, &user->slot, user->step, start_us);
 
     user->state = THRONG_USER_RUNNING;
     /* Armed lazily: when it is armed already (no pause since the last
