@@ -586,8 +586,12 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
         return read_set (reader, node, action, error);
     if (strcmp (control, "pause") == 0)
         return read_pause (node, action, error);
-    if (strcmp (control, "parallel") == 0 && nesting < THRONG_PLAN_MAX_NESTING)
+    if (strcmp (control, "parallel") == 0 && nesting < THRONG_PLAN_MAX_NESTING) {
+        /* The user's stack holds a parallel's frame too while its children run. */
+        if (nesting + 2 > reader->scenario->max_frames)
+            reader->scenario->max_frames = nesting + 2;
         return read_parallel (reader, node, parent, groups, action, error);
+    }
     /* containers: a new level */
     if (nesting >= THRONG_PLAN_MAX_NESTING) {
         const ThrongNode *at = node;

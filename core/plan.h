@@ -57,7 +57,7 @@ typedef enum {
 
 /*
  * What a user does in an iteration: a tree of these, read-only once the
- * plan has loaded, walked by user.c with a stack of frames.
+ * plan has loaded, walked by user-steps.c with a stack of frames.
  */
 typedef struct _ThrongAction ThrongAction;
 struct _ThrongAction {

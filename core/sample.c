@@ -2,12 +2,10 @@
 /*
  * The sample beyond its struct: the names of the error classes, as
  * reporters print them (stable: CSV files and thresholds refer to them),
- * per-request messages, and the batches that carry samples and their
- * messages to the reporters.
+ * per-request messages and the slots that hold them while a step runs,
+ * and the batches that carry samples and their messages to the reporters.
  */
 #include "sample-private.h"
-
-#include "user-private.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -81,9 +79,31 @@ throng_sample_set_message (ThrongSample *sample, const char *message)
         sample->message = NULL;
         return;
     }
-    char *buffer = throng_user_message_buffer_for (sample->owner, sample);
-    throng_sample_copy_message (buffer, message);
-    sample->message = buffer;
+    char *room = throng_sample_slot_message (sample->owner);
+    throng_sample_copy_message (room, message);
+    sample->message = room;
+}
+
+char *
+throng_sample_slot_message (ThrongSampleSlot *slot)
+{
+    if (slot->message == NULL)
+        slot->message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
+    return slot->message;
+}
+
+void
+throng_sample_slot_clear (ThrongSampleSlot *slot)
+{
+    g_clear_pointer (&slot->message, g_free);
+}
+
+gboolean
+throng_sample_message_in_slot (const ThrongSample *sample)
+{
+    const ThrongSampleSlot *slot = sample->owner;
+
+    return sample->message != NULL && slot != NULL && sample->message == slot->message;
 }
 
 ThrongSampleBatch *

@@ -109,5 +109,5 @@ void throng_user_vars_clear (ThrongUserVars *vars);
 /* Unsets a variable (a `set` whose template could not expand); keeps its storage. */
 void throng_user_unset_var (ThrongUser *user, gint slot);
 
-/* The user's variables (every ThrongUser has them); defined in user.c. */
+/* The user's variables (every ThrongUser has them); defined in vars.c. */
 ThrongUserVars *throng_user_get_vars (ThrongUser *user);

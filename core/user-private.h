@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One virtual user's life, as the worker and the arrival schedules drive
- * it.  Private to the core; plugins see <throng/user.h>.
+ * One virtual user, as the worker and the arrival schedules drive it:
+ * its life (user.c), the interpreter that walks its steps in frames
+ * (user-steps.c) and the children of a `parallel` (user-parallel.c),
+ * called in that order and never back.  Private to the core; plugins
+ * see <throng/user.h>.
  */
 #pragma once
 
 #include "arrivals-private.h"
 #include "reactor-private.h"
+#include "sample-private.h"
 #include "template-private.h"
-#include "worker.h"
+#include "worker-private.h"
 
 typedef enum {
     THRONG_USER_WAITING,        /* before its first iteration */
@@ -22,44 +26,48 @@ typedef enum {
 } ThrongUserState;
 
 /*
- * One open container of the user's program: where the user is in it, and
- * for a group what its children did so far (its transaction sample).
+ * One open container of the user's program: the root sequence, a group,
+ * a repeat, a drawn branch of a choose, a parallel while its children
+ * run.  `steps` is what it runs and `next` the cursor in them.  A group
+ * and a parallel keep a transaction besides: the span of their children
+ * (and of the pauses between them) and the first one that failed, which
+ * throng_user_frame_close() turns into their sample.  A control step to
+ * come (if/else, while, foreach) is one more kind whose frame walks the
+ * steps it chose with the same cursor, and is timed as part of the
+ * groups around it with nothing new here.
  */
 typedef struct {
-    const ThrongAction *action;
-    guint next;                 /* the child to run next */
-    guint64 round;              /* repeat: rounds completed */
-    gboolean ran;               /* group: a child completed */
-    gint64 start_us;            /* group: its first child's start */
-    gint64 end_us;              /* group: its last child's end */
-    ThrongErrorClass error;     /* group: the first failing child's class */
-    guint failed_step;          /* group: that child */
+    const ThrongAction *action;         /* the container: its step (a transaction's), its count */
+    ThrongAction *const *steps;         /* what the frame runs: action->children */
+    guint n_steps;
+    guint next;                         /* the step to run (parallel: to start) next */
+    ThrongActionKind kind;              /* action->kind, read on every step the walk takes */
+    gboolean ran;                       /* a child (or a pause) completed: the span below is set */
+    guint64 round;                      /* repeat: rounds completed */
+    /* the transaction (group, parallel) */
+    gint64 start_us;                    /* the first child's start */
+    gint64 end_us;                      /* the last child's end */
     guint64 bytes_sent;
     guint64 bytes_received;
+    ThrongErrorClass error;             /* the first failing child's class */
+    guint failed_step;                  /* that child */
 } ThrongUserFrame;
 
-/* One child of a `parallel` in flight: its sample and that sample's message. */
+/* One child of a `parallel` in flight: its sample, with the room for its message. */
 typedef struct {
-    ThrongSample sample;
-    char *message;              /* made on first use */
+    ThrongSampleSlot slot;
     gboolean busy;
-} ThrongUserSlot;
+} ThrongUserChild;
 
-/* The `parallel` a user runs (user-parallel.c): its children and their transaction. */
+/*
+ * What a `parallel` needs beyond its frame (user-parallel.c): its children
+ * in flight.  One at a time per user, since a parallel holds requests only.
+ */
 typedef struct {
-    const ThrongAction *action; /* NULL when none is in flight */
-    ThrongUserSlot *slots;      /* scenario->max_parallel */
-    guint next;                 /* the child to start next */
+    ThrongUserChild *children;  /* scenario->max_parallel */
     guint running;
     gboolean filling;           /* starting children: a completion does not start more */
-    gboolean ran;
-    gint64 first_start_us;
-    gint64 last_end_us;
-    gint64 waiting_since_us;    /* the protocol refused child `next` first then; 0: not */
-    ThrongErrorClass error;
-    guint failed_step;
-    guint64 bytes_sent;
-    guint64 bytes_received;
+    gint64 waiting_since_us;    /* the protocol refused the frame's next child first then; 0: not */
 } ThrongUserParallel;
 
 struct _ThrongUser {
@@ -85,12 +93,11 @@ struct _ThrongUser {
     gboolean has_timer;         /* the timer is initialised (throng_user_create ran) */
     gboolean in_step_run;
     gboolean completed_in_run;
-    ThrongSample sample;
-    char *message;              /* throng_sample_set_message()'s copy; made on first use */
+    ThrongSampleSlot slot;      /* the step's sample (a request's, a group's, a parallel's) */
     ThrongUserVars vars;        /* what templates read: variables, data row, ids */
     ThrongUserFrame *frames;    /* scenario->max_frames; frames[0] is the program */
     guint depth;                /* the innermost open frame */
-    guint open_groups;          /* frames of groups among them */
+    guint open_transactions;    /* frames of groups and parallels among them */
     gboolean ran_request;       /* the iteration ran a request */
     ThrongUserParallel parallel;
 };
@@ -125,20 +132,76 @@ void throng_user_stop (ThrongUser *user);
  */
 void throng_user_finish (ThrongUser *user, gboolean now);
 
-/* The buffer (THRONG_SAMPLE_MESSAGE_MAX + 1 bytes) that holds the message of @user's step. */
-char *throng_user_message_buffer (ThrongUser *user);
-/* The same for @sample, one of @user's: a child of a `parallel` has its own. */
-char *throng_user_message_buffer_for (ThrongUser *user, const ThrongSample *sample);
+/*
+ * Begins @slot's sample of @step at @start_us with what the core sets on
+ * every sample of @user: one home for a request's, a parallel child's and
+ * a transaction's, so no field is forgotten in one of them.  Inline: it
+ * runs for every request.
+ */
+static inline ThrongSample *
+throng_user_sample_begin (ThrongUser *user, ThrongSampleSlot *slot, guint step, gint64 start_us)
+{
+    ThrongSample *sample = &slot->sample;
 
-/* Counts @sample of @user and hands it to the reporters (user.c). */
+    throng_sample_slot_reset (slot);
+    sample->start_us = start_us;
+    sample->wall_start_us = start_us + user->worker->setup.wall_offset_us;
+    sample->scenario = user->scenario_index;
+    sample->step = step;
+    sample->user = user->id;
+    sample->iteration = user->iteration;
+    sample->iteration32 = (guint32) user->iteration;
+    return sample;
+}
+
+/* ---- user-steps.c: the step interpreter ---------------------------------- */
+
+typedef enum {
+    THRONG_USER_NEXT_REQUEST,   /* user->step is the next request (or parallel) */
+    THRONG_USER_NEXT_PAUSE,     /* a `pause`: user->pause_us is how long */
+    THRONG_USER_NEXT_END,       /* the iteration has no more */
+} ThrongUserNext;
+
+/* An iteration begins: the only open frame is the program's. */
+void throng_user_steps_begin (ThrongUser *user);
+/*
+ * Walks the program to the next request, parallel or pause of the
+ * iteration.  Runs `set`s, draws `choose`s and records the groups that
+ * end on the way; allocates nothing.  A parallel is left open as the
+ * innermost frame, for user-parallel.c to run.
+ */
+ThrongUserNext throng_user_steps_next (ThrongUser *user);
+/* Whether the step in flight is a parallel (the innermost frame is one). */
+static inline gboolean
+throng_user_in_parallel (const ThrongUser *user)
+{
+    return user->frames[user->depth].kind == THRONG_ACTION_PARALLEL;
+}
+/*
+ * Closes the innermost frame.  For a group or a parallel whose children
+ * ran, its transaction becomes user->slot.sample: from its first child's
+ * start to its last child's end, failed when a child failed.  Returns
+ * whether it made one (then the caller records it, or for a parallel,
+ * completes the step with it).
+ */
+gboolean throng_user_frame_close (ThrongUser *user);
+/* Counts @sample of @user and hands it to the reporters; notes a request in open transactions. */
 void throng_user_record (ThrongUser *user, ThrongSample *sample);
-/* The step in flight (a request or a whole parallel) completed, outside step_run (user.c). */
-void throng_user_step_completed (ThrongUser *user);
+/* A pause from @start_us to @end_us ended: the open groups span it. */
+void throng_user_steps_note_pause (ThrongUser *user, gint64 start_us, gint64 end_us);
 
-/* user-parallel.c */
+/* ---- user-parallel.c: the children of a parallel -------------------------- */
 
-/* Starts the children of user->parallel.action, the first one due at @start_us. */
-void throng_user_parallel_start (ThrongUser *user, gint64 start_us);
-/* A child of the parallel completed with @sample (NULL: the one in flight, run by step_run). */
-void throng_user_parallel_child_done (ThrongUser *user, ThrongSample *sample);
+/*
+ * Starts the children of the parallel that is the innermost frame, the
+ * first one due at @start_us.  Returns TRUE when all of them completed
+ * already (the parallel's sample is in user->slot).
+ */
+gboolean throng_user_parallel_start (ThrongUser *user, gint64 start_us);
+/*
+ * A child of the parallel completed with @sample (NULL: the one in
+ * flight, run by step_run).  Records it, starts the next ones; returns
+ * TRUE when that completed the parallel (its sample is in user->slot).
+ */
+gboolean throng_user_parallel_child_done (ThrongUser *user, ThrongSample *sample);
 void throng_user_parallel_clear (ThrongUser *user);

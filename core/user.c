@@ -2,11 +2,13 @@
 /*
  * One virtual user's life: a small state machine driven from its
  * worker's GMainContext.  It waits to start (the ramp-up), begins an
- * iteration, runs each step through its protocol, pauses for the think
- * time and at `pause` steps (on its timer, never blocking the worker), and so on until its iterations or its scenario's duration are
- * done.  In ramping scenarios it parks while the stage does not want it;
- * in arrival-rate scenarios it waits in its pool between iterations.
- * Each completed step is recorded in the worker's metrics block.
+ * iteration, runs each step the interpreter (user-steps.c) walks to
+ * through its protocol, pauses for the think time and at `pause` steps
+ * (on its timer, never blocking the worker), and so on until its
+ * iterations or its scenario's duration are done.  In ramping scenarios
+ * it parks while the stage does not want it; in arrival-rate scenarios
+ * it waits in its pool between iterations.  The SDK's view of a user
+ * (its context, ids, the completion of a step) is here too.
  */
 #include "user-private.h"
 
@@ -14,7 +16,6 @@
 #include "worker-private.h"
 
 #include <gio/gio.h>
-#include <string.h>
 
 /* Steps a user may complete synchronously in a row before yielding to the loop. */
 #define USER_SYNC_BUDGET 64
@@ -172,219 +173,6 @@ user_may_iterate (ThrongUser *user)
     return TRUE;
 }
 
-/* ---- the program: which request comes next --------------------------------- */
-
-static void
-user_push (ThrongUser *user, const ThrongAction *action)
-{
-    ThrongUserFrame *frame = &user->frames[++user->depth];
-
-    memset (frame, 0, sizeof *frame);
-    frame->action = action;
-    if (action->kind == THRONG_ACTION_GROUP)
-        user->open_groups++;
-}
-
-/* A sample was recorded inside open groups: each of them spans it and fails with it. */
-static void
-user_note_in_groups (ThrongUser *user, const ThrongSample *sample)
-{
-    for (guint d = user->depth; d > 0; d--) {
-        ThrongUserFrame *frame = &user->frames[d];
-
-        if (frame->action->kind != THRONG_ACTION_GROUP)
-            continue;
-        /* min and max: the children of a `parallel` complete in any order */
-        if (!frame->ran || sample->start_us < frame->start_us)
-            frame->start_us = sample->start_us;
-        if (!frame->ran || sample->start_us + sample->elapsed_us > frame->end_us)
-            frame->end_us = sample->start_us + sample->elapsed_us;
-        frame->ran = TRUE;
-        if (sample->error != THRONG_ERROR_NONE && frame->error == THRONG_ERROR_NONE) {
-            frame->error = sample->error;
-            frame->failed_step = sample->step;
-        }
-        frame->bytes_sent += sample->bytes_sent;
-        frame->bytes_received += sample->bytes_received;
-    }
-}
-
-/*
- * A pause from @start_us to @end_us ended inside open groups: each of them
- * spans it (a transaction includes the think time inside it), though it
- * is no request and fails nothing.
- */
-static void
-user_note_pause_in_groups (ThrongUser *user, gint64 start_us, gint64 end_us)
-{
-    for (guint d = user->depth; d > 0; d--) {
-        ThrongUserFrame *frame = &user->frames[d];
-
-        if (frame->action->kind != THRONG_ACTION_GROUP)
-            continue;
-        if (!frame->ran || start_us < frame->start_us)
-            frame->start_us = start_us;
-        if (!frame->ran || end_us > frame->end_us)
-            frame->end_us = end_us;
-        frame->ran = TRUE;
-    }
-}
-
-void
-throng_user_record (ThrongUser *user, ThrongSample *sample)
-{
-    ThrongWorker *worker = user->worker;
-    ThrongStepKind kind = user->scenario->step_info[sample->step].kind;
-
-    throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
-                         sample);
-    if (worker->setup.want_samples)
-        throng_worker_keep_sample (worker, sample,
-                                   sample->message != NULL
-                                       && sample->message
-                                              == throng_user_message_buffer_for (user, sample));
-    /*
-     * A group's or a parallel's children were noted in every open group
-     * already: noting the transaction too would count their bytes twice.
-     */
-    if (user->open_groups > 0 && kind == THRONG_STEP_REQUEST)
-        user_note_in_groups (user, sample);
-}
-
-/* Counts @user's sample (a request's, a group's or a parallel's) and hands it to the reporters. */
-static void
-user_record (ThrongUser *user)
-{
-    throng_user_record (user, &user->sample);
-}
-
-/*
- * A group ended: its transaction, from its first child's start to its
- * last child's end, failed when a child failed.  Nothing when no child ran
- * (all of them `once`, after the first iteration).
- */
-static void
-user_end_group (ThrongUser *user, const ThrongUserFrame *frame)
-{
-    ThrongSample *sample = &user->sample;
-
-    if (!frame->ran)
-        return;
-    memset (sample, 0, sizeof *sample);
-    sample->start_us = frame->start_us;
-    sample->elapsed_us = frame->end_us - frame->start_us;
-    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
-    sample->scenario = user->scenario_index;
-    sample->step = frame->action->step;
-    sample->user = user->id;
-    sample->iteration = user->iteration;
-    sample->iteration32 = (guint32) user->iteration;
-    sample->bytes_sent = frame->bytes_sent;
-    sample->bytes_received = frame->bytes_received;
-    sample->owner = user;
-    sample->error = frame->error;
-    if (frame->error != THRONG_ERROR_NONE) {
-        const ThrongPlanStep *failed = g_ptr_array_index (user->scenario->steps, frame->failed_step);
-        char *buffer = throng_user_message_buffer (user);
-        g_snprintf (buffer, THRONG_SAMPLE_MESSAGE_MAX + 1, "'%s' failed (%s)", failed->label,
-                    throng_error_class_name (frame->error));
-        sample->message = buffer;
-    }
-    user_record (user);
-}
-
-/* `set`: each variable gets its template's expansion, or is unset when that fails. */
-static void
-user_set (ThrongUser *user, const ThrongAction *action)
-{
-    GString *scratch = user->vars.scratch;
-
-    for (guint i = 0; i < action->n_values; i++) {
-        g_autoptr (GError) error = NULL;
-
-        g_string_truncate (scratch, 0);
-        if (throng_template_expand (action->values[i], user, scratch, &error))
-            throng_user_set_var (user, action->slots[i], scratch->str, (gssize) scratch->len);
-        else
-            throng_user_unset_var (user, action->slots[i]);
-    }
-}
-
-static const ThrongAction *
-user_choose (ThrongUser *user, const ThrongAction *choose)
-{
-    guint draw = (guint) g_rand_int_range (user->worker->rand, 0, (gint32) choose->total_weight);
-
-    for (guint b = 0; b < choose->n_children; b++) {
-        if (draw < choose->cumulative[b])
-            return choose->children[b];
-    }
-    return choose->children[choose->n_children - 1];
-}
-
-typedef enum {
-    USER_NEXT_REQUEST,          /* user->step is the next request (or parallel) */
-    USER_NEXT_PAUSE,            /* a `pause`: user->pause_us is how long */
-    USER_NEXT_END,              /* the iteration has no more */
-} UserNext;
-
-/*
- * Walks the program to the next request or pause of the iteration.  Runs
- * `set`s, draws `choose`s and records the groups that end on the way;
- * allocates nothing.  A pause stays inside its groups: their transaction
- * spans it when a request follows it in the group.
- */
-static UserNext
-user_next_request (ThrongUser *user)
-{
-    for (;;) {
-        ThrongUserFrame *frame = &user->frames[user->depth];
-        const ThrongAction *container = frame->action;
-
-        if (frame->next >= container->n_children) {
-            if (container->kind == THRONG_ACTION_REPEAT && ++frame->round < container->count) {
-                frame->next = 0;
-                continue;
-            }
-            if (user->depth == 0)
-                return USER_NEXT_END;
-            user->depth--;
-            if (container->kind == THRONG_ACTION_GROUP) {
-                user->open_groups--;
-                user_end_group (user, frame);
-            }
-            continue;
-        }
-
-        const ThrongAction *child = container->children[frame->next++];
-        if (child->once && user->iteration > 0)
-            continue;
-        switch (child->kind) {
-        case THRONG_ACTION_REQUEST:
-            user->step = child->step;
-            return USER_NEXT_REQUEST;
-        case THRONG_ACTION_PARALLEL:
-            user->step = child->step;
-            user->parallel.action = child;
-            return USER_NEXT_REQUEST;
-        case THRONG_ACTION_PAUSE:
-            user->pause_us = throng_schedule_think (&child->pause, user->worker->rand);
-            return USER_NEXT_PAUSE;
-        case THRONG_ACTION_SET:
-            user_set (user, child);
-            break;
-        case THRONG_ACTION_CHOOSE:
-            user_push (user, user_choose (user, child));
-            break;
-        case THRONG_ACTION_GROUP:
-        case THRONG_ACTION_REPEAT:
-        case THRONG_ACTION_SEQUENCE:
-            user_push (user, child);
-            break;
-        }
-    }
-}
-
 static gboolean user_end_iteration (ThrongUser *user, gint64 now);
 
 /*
@@ -392,17 +180,17 @@ static gboolean user_end_iteration (ThrongUser *user, gint64 now);
  * pause.  Same contract as user_after_step().
  */
 static gboolean
-user_walk_on (ThrongUser *user, UserNext next, gint64 now, gint64 extra_us)
+user_walk_on (ThrongUser *user, ThrongUserNext next, gint64 now, gint64 extra_us)
 {
     switch (next) {
-    case USER_NEXT_REQUEST:
+    case THRONG_USER_NEXT_REQUEST:
         user->state = THRONG_USER_STEP;
         if (extra_us > 0) {
             user_wait_until (user, now + extra_us);
             return FALSE;
         }
         return TRUE;
-    case USER_NEXT_PAUSE: {
+    case THRONG_USER_NEXT_PAUSE: {
         gint64 end = now + extra_us + user->pause_us;
 
         user->state = THRONG_USER_PAUSE;
@@ -416,7 +204,7 @@ user_walk_on (ThrongUser *user, UserNext next, gint64 now, gint64 extra_us)
         user_wait_until (user, end);
         return FALSE;
     }
-    case USER_NEXT_END:
+    case THRONG_USER_NEXT_END:
     default:
         return user_end_iteration (user, now);
     }
@@ -433,9 +221,8 @@ user_after_pause (ThrongUser *user)
         throng_user_finish (user, TRUE);
         return FALSE;
     }
-    if (user->open_groups > 0)
-        user_note_pause_in_groups (user, user->pause_start_us, now);
-    return user_walk_on (user, user_next_request (user), now, 0);
+    throng_user_steps_note_pause (user, user->pause_start_us, now);
+    return user_walk_on (user, throng_user_steps_next (user), now, 0);
 }
 
 /*
@@ -466,23 +253,18 @@ user_begin_iteration (ThrongUser *user)
     }
     user->iteration_start_us
         = user->scheduled_us > 0 ? user->scheduled_us : user_now (user);
-    user->depth = 0;
-    user->open_groups = 0;
-    user->parallel.action = NULL;
     user->ran_request = FALSE;
-    memset (&user->frames[0], 0, sizeof user->frames[0]);
-    user->frames[0].action = scenario->program;
-    return user_walk_on (user, user_next_request (user), user_now (user), 0);
+    throng_user_steps_begin (user);
+    return user_walk_on (user, throng_user_steps_next (user), user_now (user), 0);
 }
 
 static void
 user_run_step (ThrongUser *user)
 {
     const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, user->step);
-    ThrongSample *sample = &user->sample;
+    ThrongSample *sample;
     gint64 start_us;
 
-    memset (sample, 0, sizeof *sample);
     /* An arrival's first step counts from when it was due, so that a slow
      * target or a late generator shows in the latency (no coordinated
      * omission). */
@@ -493,14 +275,7 @@ user_run_step (ThrongUser *user)
         start_us = user_now (user);
     }
     user->done_us = 0;
-    sample->start_us = start_us;
-    sample->wall_start_us = sample->start_us + user->worker->setup.wall_offset_us;
-    sample->scenario = user->scenario_index;
-    sample->step = user->step;
-    sample->user = user->id;
-    sample->iteration = user->iteration;
-    sample->iteration32 = (guint32) user->iteration;
-    sample->owner = user;
+    sample = throng_user_sample_begin (user, &user->slot, user->step, start_us);
 
     user->state = THRONG_USER_RUNNING;
     /* Armed lazily: when it is armed already (no pause since the last
@@ -511,8 +286,8 @@ user_run_step (ThrongUser *user)
         user_wait_until (user, user->hard_deadline_us);
     user->in_step_run = TRUE;
     user->completed_in_run = FALSE;
-    if (user->parallel.action != NULL)
-        throng_user_parallel_start (user, start_us);
+    if (throng_user_in_parallel (user))
+        user->completed_in_run = throng_user_parallel_start (user, start_us);
     else
         step->protocol->step_run (user->step_user_data[user->step], step->data, sample);
     user->in_step_run = FALSE;
@@ -541,19 +316,19 @@ user_after_step (ThrongUser *user)
 {
     ThrongWorker *worker = user->worker;
     const ThrongPlanScenario *scenario = user->scenario;
-    ThrongSample *sample = &user->sample;
+    ThrongSample *sample = &user->slot.sample;
     gint64 now = g_get_monotonic_time ();
 
-    /* A parallel's sample spans its children already (user-parallel.c). */
+    /* A parallel's sample spans its children already (user-steps.c). */
     if (user->scenario->step_info[sample->step].kind != THRONG_STEP_PARALLEL)
         sample->elapsed_us = now - sample->start_us;
     worker->metrics->last_done_us = now;
     user->done_us = now;
-    user_record (user);
+    throng_user_record (user, sample);
     user->ran_request = TRUE;
 
-    UserNext next = user_next_request (user);
-    if (next == USER_NEXT_END)
+    ThrongUserNext next = throng_user_steps_next (user);
+    if (next == THRONG_USER_NEXT_END)
         return user_end_iteration (user, now);
     /* The think time follows every request; a pause adds to it. */
     return user_walk_on (user, next, now, throng_schedule_think (&scenario->think, worker->rand));
@@ -681,7 +456,7 @@ throng_user_create (ThrongUser *user, GError **error)
     user->frames = g_new0 (ThrongUserFrame, MAX (scenario->max_frames, 1));
 
     if (scenario->max_parallel > 0)
-        user->parallel.slots = g_new0 (ThrongUserSlot, scenario->max_parallel);
+        user->parallel.children = g_new0 (ThrongUserChild, scenario->max_parallel);
     user->protocol_data = g_new0 (gpointer, MAX (scenario->protocols->len, 1));
     for (guint i = 0; i < scenario->protocols->len; i++) {
         const ThrongPlanProtocol *plan_protocol = g_ptr_array_index (scenario->protocols, i);
@@ -749,34 +524,11 @@ throng_user_free (gpointer data)
     user_free_protocols (user);
     if (user->has_timer)
         throng_reactor_timer_cancel (&user->timer);
-    g_free (user->message);
+    throng_sample_slot_clear (&user->slot);
     throng_user_vars_clear (&user->vars);
     g_free (user->frames);
     throng_user_parallel_clear (user);
     g_free (user);
-}
-
-char *
-throng_user_message_buffer (ThrongUser *user)
-{
-    if (user->message == NULL)
-        user->message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
-    return user->message;
-}
-
-char *
-throng_user_message_buffer_for (ThrongUser *user, const ThrongSample *sample)
-{
-    ThrongUserParallel *p = &user->parallel;
-
-    for (guint i = 0; p->slots != NULL && i < user->scenario->max_parallel; i++) {
-        if (sample == &p->slots[i].sample) {
-            if (p->slots[i].message == NULL)
-                p->slots[i].message = g_malloc (THRONG_SAMPLE_MESSAGE_MAX + 1);
-            return p->slots[i].message;
-        }
-    }
-    return throng_user_message_buffer (user);
 }
 
 /* --- the SDK's view of a user ------------------------------------------------ */
@@ -809,6 +561,24 @@ throng_user_get_worker (ThrongUser *user)
     return user->worker->setup.index;
 }
 
+/*
+ * The step in flight (a request, or a whole parallel) completed.  Inside
+ * the protocol's step_run, user_advance_steps() goes on when it returns;
+ * later, from the protocol's callback, the user goes on from here.
+ */
+static void
+user_step_completed (ThrongUser *user)
+{
+    if (user->in_step_run) {
+        user->completed_in_run = TRUE;
+        return;
+    }
+    if (user_after_step (user))
+        user_advance (user);
+    else
+        user->done_us = 0;
+}
+
 void
 throng_user_step_done (ThrongUser *user)
 {
@@ -817,15 +587,9 @@ throng_user_step_done (ThrongUser *user)
         return; /* aborted while the step was in flight: not measured */
     g_return_if_fail (user->state == THRONG_USER_RUNNING);
 
-    if (user->parallel.action != NULL) {
-        throng_user_parallel_child_done (user, NULL);
+    if (throng_user_in_parallel (user) && !throng_user_parallel_child_done (user, NULL))
         return;
-    }
-    if (user->in_step_run) {
-        user->completed_in_run = TRUE;
-        return;
-    }
-    throng_user_step_completed (user);
+    user_step_completed (user);
 }
 
 void
@@ -837,26 +601,12 @@ throng_user_step_done_sample (ThrongUser *user, ThrongSample *sample)
         return;
     g_return_if_fail (user->state == THRONG_USER_RUNNING);
 
-    if (sample == &user->sample) {
+    if (sample == &user->slot.sample) {
         throng_user_step_done (user);
         return;
     }
-    throng_user_parallel_child_done (user, sample);
-}
-
-void
-throng_user_step_completed (ThrongUser *user)
-{
-    if (user_after_step (user))
-        user_advance (user);
-    else
-        user->done_us = 0;
-}
-
-ThrongUserVars *
-throng_user_get_vars (ThrongUser *user)
-{
-    return &user->vars;
+    if (throng_user_parallel_child_done (user, sample))
+        user_step_completed (user);
 }
 
 ThrongReactor *

@@ -13,6 +13,13 @@
 #include "user-private.h"
 #include "worker-private.h"
 
+/* Here, not in user.c: what templates and the interpreter read calls nothing of the user's life. */
+ThrongUserVars *
+throng_user_get_vars (ThrongUser *user)
+{
+    return &user->vars;
+}
+
 void
 throng_user_vars_init (ThrongUserVars *vars, guint n_vars)
 {

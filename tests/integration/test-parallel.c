@@ -260,6 +260,51 @@ test_in_group (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (step_int (root, 0, "stats.latency_us.max"), <, 2 * DELAY_MS * 1000);
 }
 
+/*
+ * A parallel at the deepest nesting a plan may have, inside seven groups:
+ * while its children run it is a frame on the user's stack like the
+ * groups around it, so the stack must have room for it (a missing frame
+ * would be written past the stack's end, which the sanitizer run
+ * catches), and every group fails with its failing child, once per
+ * iteration.
+ */
+static void
+test_deepest (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    /* Steps nest at most 8 levels (tests/plans/bad/nesting-too-deep.yaml): the parallel is the 8th. */
+    enum { GROUPS = 7, ITERATIONS = 3 };
+    g_autoptr (ThrongTestSoupServer) server = throng_test_soup_server_start (NULL, handler, NULL);
+    g_autoptr (GString) steps = g_string_new (NULL);
+    guint indent = 6;
+
+    for (guint g = 0; g < GROUPS; g++, indent += 4)
+        g_string_append_printf (steps, "%*s- group: g%u\n%*s  steps:\n", indent, "", g, indent, "");
+    g_string_append_printf (steps,
+                            "%*s- parallel:\n"
+                            "%*s    steps:\n"
+                            "%*s      - http: { url: /ok }\n"
+                            "%*s      - http: { url: /fail }\n",
+                            indent, "", indent, "", indent, "", indent, "");
+
+    g_autoptr (JsonNode) root
+        = run_plan (fixture, &(ThrongTestPlan){ .transport = "fast",
+                                                .base_url = throng_test_soup_server_http_url (server),
+                                                .users = 1,
+                                                .iterations = ITERATIONS,
+                                                .steps = steps->str });
+
+    /* steps: 0 to GROUPS - 1 the groups, then the parallel and its two children */
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 2 * ITERATIONS);
+    for (guint g = 0; g < GROUPS; g++) {
+        g_assert_cmpint (step_int (root, g, "stats.requests"), ==, ITERATIONS);
+        g_assert_cmpint (step_int (root, g, "stats.errors"), ==, ITERATIONS);
+    }
+    g_assert_cmpint (step_int (root, GROUPS, "stats.requests"), ==, ITERATIONS);
+    g_assert_cmpint (step_int (root, GROUPS, "stats.errors"), ==, ITERATIONS);
+    g_assert_cmpint (step_int (root, GROUPS + 1, "stats.errors"), ==, 0);
+    g_assert_cmpint (step_int (root, GROUPS + 2, "stats.errors"), ==, ITERATIONS);
+}
+
 /* ------------------------------------------------------------------ */
 /* Against nginx                                                       */
 
@@ -394,6 +439,7 @@ main (int argc, char **argv)
     ADD ("/parallel/sequential", test_sequential);
     ADD ("/parallel/soup-note", test_soup_note);
     ADD ("/parallel/in-group", test_in_group);
+    ADD ("/parallel/deepest", test_deepest);
     ADD ("/parallel/nginx/http1", test_nginx_http1);
     g_test_add ("/parallel/nginx/tls/per-thread", ThrongTestTmpdir, "per-thread",
                 throng_test_tmpdir_setup, test_nginx_tls, throng_test_tmpdir_teardown);
