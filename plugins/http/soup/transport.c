@@ -349,7 +349,18 @@ timer_arm (SoupUser *user)
     g_source_set_ready_time (user->timer, ready);
 }
 
-/* Shuts down the socket of the user's connection @id, if it is open: see cancel_step(). */
+/*
+ * Shuts down the reading half of the user's connection @id, if it is
+ * open: see cancel_step().  Only that half: libsoup 3.2 answers the
+ * cancel with an RST_STREAM, and counts the connection in use until that
+ * frame is written.  With the writing half shut too, the write fails,
+ * the connection stays in use for good, soup_session_abort() (which
+ * closes idle connections only) passes it over, and the session's
+ * dispose frees libsoup's connection manager with it still listed: a
+ * "Disposing connection ... while still connected" warning and a leak
+ * of the host's list node (libsoup 3.2.3 soup_connection_manager_free;
+ * later versions remove the connections first).
+ */
 static void
 close_h2_connection (SoupUser *user, guint64 id)
 {
@@ -360,7 +371,7 @@ close_h2_connection (SoupUser *user, guint64 id)
             g_debug ("soup: closing HTTP/2 connection %" G_GUINT64_FORMAT
                      " to end a cancelled stream",
                      id);
-            g_socket_shutdown (g_socket_connection_get_socket (connection), TRUE, TRUE, NULL);
+            g_socket_shutdown (g_socket_connection_get_socket (connection), TRUE, FALSE, NULL);
         }
     }
 }
@@ -378,8 +389,8 @@ cancel_step (SoupUser *user, ThrongErrorClass error_class, const char *message)
      * libsoup 3.2 looks at the cancellable of a message on an HTTP/2
      * stream only when bytes arrive on its connection: a server that
      * stays silent would hold the step to its response, past `timeout`.
-     * Shutting the connection's socket down wakes libsoup, which then
-     * sees the cancel (and closes the connection, as a cancel
+     * Shutting the connection's reading half down wakes libsoup, which
+     * then sees the cancel (and closes the connection, as a cancel
      * mid-response does over HTTP/1.1).
      */
     if (user->message != NULL && soup_message_get_http_version (user->message) == SOUP_HTTP_2_0)
