@@ -58,20 +58,24 @@ http_soup_timer_arm (SoupUser *user)
 }
 
 /*
- * Shuts down the reading half of the user's connection @id, if it is
- * open: see http_soup_cancel_step().  Only that half: libsoup 3.2 answers the
- * cancel with an RST_STREAM, and counts the connection in use until that
- * frame is written.  With the writing half shut too, the write fails,
- * the connection stays in use for good, soup_session_abort() (which
- * closes idle connections only) passes it over, and the session's
- * dispose frees libsoup's connection manager with it still listed: a
- * "Disposing connection ... while still connected" warning and a leak
- * of the host's list node (libsoup 3.2.3 soup_connection_manager_free;
- * later versions remove the connections first).
+ * Shuts the reading half of the user's connection @id down, if it is
+ * open: see http_soup_cancel_step().  TRUE if it did.  Only that half:
+ * libsoup 3.2.3 answers a cancelled stream with an RST_STREAM whenever
+ * it notices the cancel before the connection's end (bytes that came
+ * before the end are read first), and counts the connection in use
+ * until that frame is written.  With the writing half shut, the write
+ * fails and the connection stays in use for good: soup_session_abort()
+ * (which closes idle connections only) passes it over, and the session's
+ * dispose frees the connection manager with it still listed ("Disposing
+ * connection ... while still connected", and a leak of the host's list
+ * node in soup_connection_manager_free; later libsoups remove the
+ * connections first).
  */
-static void
+static gboolean
 close_h2_connection (SoupUser *user, guint64 id)
 {
+    gboolean closed = FALSE;
+
     for (guint i = 0; i < user->connections->len; i++) {
         UserConnection *c = g_ptr_array_index (user->connections, i);
         g_autoptr (GSocketConnection) connection = c->id == id ? user_connection_get (c) : NULL;
@@ -80,8 +84,10 @@ close_h2_connection (SoupUser *user, guint64 id)
                      " to end a cancelled stream",
                      id);
             g_socket_shutdown (g_socket_connection_get_socket (connection), TRUE, FALSE, NULL);
+            closed = TRUE;
         }
     }
+    return closed;
 }
 
 /*
@@ -102,11 +108,15 @@ http_soup_cancel_step (SoupUser *user, ThrongErrorClass error_class, const char 
      * stream only when bytes arrive on its connection: a server that
      * stays silent would hold the step to its response, past `timeout`.
      * Shutting the connection's reading half down wakes libsoup, which
-     * then sees the cancel (and closes the connection, as a cancel
-     * mid-response does over HTTP/1.1).
+     * then sees the cancel and the connection's end (and closes it, as
+     * a cancel mid-response does over HTTP/1.1).  exchange.c lets
+     * libsoup read that end before the step ends (shut_down): until
+     * then the connection looks open, and the user's next request would
+     * be sent on it.
      */
     if (user->message != NULL && soup_message_get_http_version (user->message) == SOUP_HTTP_2_0)
-        close_h2_connection (user, soup_message_get_connection_id (user->message));
+        user->shut_down
+            = close_h2_connection (user, soup_message_get_connection_id (user->message));
 }
 
 static gboolean
@@ -118,6 +128,8 @@ timer_fired (gpointer data)
                            user->connecting && user->connect_deadline_us < user->deadline_us
                                ? "connect timed out"
                                : "step timed out");
+    /* Cancelled: the step ends in its callback, which may wait for sources of lower priority. */
+    g_source_set_ready_time (user->timer, -1);
     return G_SOURCE_CONTINUE;
 }
 

@@ -71,6 +71,38 @@ step_fail (SoupUser *user, ThrongErrorClass error_class, const char *message)
     step_finish (user);
 }
 
+static gboolean
+fail_after_shutdown_cb (gpointer data)
+{
+    SoupUser *user = data;
+
+    if (user->freed) {
+        release_hop (user, FALSE);
+        step_finish (user);
+    } else {
+        step_fail (user, user->cancel_class, user->cancel_message);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * Ends a step whose HTTP/2 connection connect.c shut down, once libsoup
+ * has read that end: its read source, of default priority, is ready from
+ * the shutdown on, so it runs before this idle.  Ended earlier, the
+ * step's end could start the user's next request, and libsoup would
+ * send it on that connection, which it still takes for open.
+ */
+static void
+fail_after_shutdown (SoupUser *user)
+{
+    GSource *later = g_idle_source_new ();
+
+    g_source_set_priority (later, G_PRIORITY_DEFAULT + 1);
+    g_source_set_callback (later, fail_after_shutdown_cb, user, NULL);
+    g_source_attach (later, user->context);
+    g_source_unref (later);
+}
+
 /*
  * Ends the step on @error: our own cancel (a timeout, a bound), or what
  * went wrong, worded as `fast` words it where libsoup's error alone
@@ -87,7 +119,10 @@ step_fail_error (SoupUser *user, const GError *error)
              error->code);
     if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
         && user->cancel_class != THRONG_ERROR_NONE) {
-        step_fail (user, user->cancel_class, user->cancel_message);
+        if (user->shut_down)
+            fail_after_shutdown (user);
+        else
+            step_fail (user, user->cancel_class, user->cancel_message);
         return;
     }
     error_class = http_soup_error_class (user, error);
@@ -363,6 +398,7 @@ http_soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
         user->hop.uri = http_request_uri (step, &user->journey.request);
     user->cancel_class = THRONG_ERROR_NONE;
     user->cancel_message = NULL;
+    user->shut_down = FALSE;
     user->connecting = FALSE;
     /* From when the request is really sent, as in `fast`: a late start is lag, not the server. */
     user->deadline_us = g_get_monotonic_time () + step->timeout_us;

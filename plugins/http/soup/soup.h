@@ -55,6 +55,7 @@ typedef struct {
     gint64 connect_deadline_us;    /* the connect's, while connecting */
     ThrongErrorClass cancel_class; /* why we cancelled, if we did */
     const char *cancel_message;    /* and what the sample says, as `fast` words it */
+    gboolean shut_down;            /* connect.c shut the reading half of the step's h2 connection */
     HttpJourney journey;           /* ../journey.h: templates, kept body, extractors and checks */
     GPtrArray *connections;        /* connect.c: the TCP connections libsoup opened */
     GInputStream *raw;             /* a chunked body's bytes as they came (response.c); not owned */
