@@ -14,8 +14,6 @@
  */
 #include "soup.h"
 
-#include <string.h>
-
 static void hop_send (SoupUser *user);
 static void body_read (SoupUser *user);
 static void chunked_read (SoupUser *user, gsize n);
