@@ -2,7 +2,7 @@
 /*
  * The chunked transfer coding (RFC 9112 §7.1), decoded once for both
  * transports: `fast` feeds it the bytes after a head, `soup` the bytes
- * libsoup's connection stream holds after one (soup/transport.c), so a
+ * libsoup's connection stream holds after one (soup/response.c), so a
  * chunk size, a chunk's end, the last chunk and the trailers are judged
  * alike whichever transport read them.  It counts the payload and keeps
  * it only when asked; it does no I/O.

@@ -700,12 +700,14 @@ stall_or_ok (ThrongTestH2Exchange *exchange, gpointer data)
 }
 
 /*
- * soup's step timeout over h2 shuts the timed-out stream's connection
- * down (transport.c, cancel_step): the step fails with `timeout`, and
- * the user's next request, on a new connection, is neither failed nor
- * sent again by that shutdown.  Before the response (/slow answers
- * 200 ms late) and in the middle of its body (a head, then nothing);
- * the timeout is 100 ms.
+ * soup's step timeout over h2 shuts the reading half of the timed-out
+ * stream's connection down (soup/connect.c, http_soup_cancel_step): the
+ * step fails with `timeout`, and the user's next request, on a new
+ * connection, is neither failed nor sent again by that shutdown.  Before
+ * the response (/slow answers 200 ms late) and in the middle of its body
+ * (a head, then nothing); the timeout is 100 ms.  Under the sanitizers
+ * this is also the case that leaked inside libsoup 3.2.3 when a
+ * connection stayed in use at the end (soup/connect.c says how).
  */
 static void
 test_soup_timeout_then_next (ThrongTestTmpdir *fixture, gconstpointer data)
