@@ -19,7 +19,7 @@
 #include "parse.h"
 #include "request.h"
 #include "response.h"
-#include "session.h"
+#include "resumption.h"
 #include "verified.h"
 
 #include <libsoup/soup.h>

@@ -7,6 +7,8 @@
  *
  * Sessions are opaque bytes (what gnutls_session_get_data2() returned).
  * The store is touched once per new connection, never per request.
+ * (The file was session.h; that name is now the HTTP session table's,
+ * h2load's sense of the word, so this one is named for what it serves.)
  */
 #pragma once
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fast transport's TLS session store (session.h).  `global`
+ * The fast transport's TLS session store (resumption.h).  `global`
  * keeps one session for every user behind a mutex, replaced by whichever
  * connection last received one: TLS 1.3 servers often accept a ticket
  * once, so the newest is the one worth offering.  `per-thread` and
  * `per-iteration` keep a session in the user's own slot, which no other
  * user can reach.
  */
-#include "session.h"
+#include "resumption.h"
 
 struct _FastSessions {
     HttpSessionPolicy policy;
