@@ -2,7 +2,7 @@
 /*
  * The fast transport's cookies: a response's Set-Cookie fields into the
  * user's jar, and the jar's cookies into a request's head.  HTTP/1.1
- * (h1.c) and h2 (h2-frames.c) store them as their heads arrive, the
+ * (h1.c) and h2 (h2-stream.c) store them as their heads arrive, the
  * exchange and the user's step add them to the requests they write; so
  * this sits below all of them and calls none.
  */

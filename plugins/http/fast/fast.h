@@ -8,7 +8,7 @@
  *   transport.c   the HttpTransport table: scenario, step, the user's life
  *   exchange.c    one exchange: its connection, its hops, its end
  *   session.c     the HTTP version on a connection, chosen once (session.h)
- *   h1.c  h2.c    HTTP/1.1 and HTTP/2 (h2-frames.c: nghttp2's callbacks)
+ *   h1.c  h2.c    HTTP/1.1 and HTTP/2 (h2-stream.c: nghttp2's callbacks)
  *   pool.c        the user's kept-alive connections
  *   connect.c     new connections: DNS, TCP, TLS with ALPN and the session policy
  *   conn.c        one connection's bytes (plain or TLS)
