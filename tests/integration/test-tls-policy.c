@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* The store is compiled into this test as it is into the plugin. */
-#include "../../plugins/http/fast/session.c"
+#include "../../plugins/http/fast/resumption.c"
 
 #define RUN_TIMEOUT 120
 #define USERS 10

@@ -9,10 +9,11 @@
  * second record that came with the first) move to the connection's own
  * spill, so an idle connection holds none of it.  Writes go out with sendmsg(MSG_NOSIGNAL), so a
  * closed peer never raises SIGPIPE.  GNUTLS_E_AGAIN turns into the
- * condition gnutls_record_get_direction() asks for.
+ * condition gnutls_record_get_direction() asks for.  What runs on a
+ * connection (HTTP/1.1, h2) is not this file's business: it keeps the
+ * session's state opaque and frees it with the connection.
  */
 #include "conn.h"
-#include "h2.h"
 #include "verified.h"
 #include "../errors.h"
 
@@ -564,6 +565,19 @@ fast_conn_idle (FastConn *conn)
     conn->ahead_start = conn->ahead_end = 0;
 }
 
+/*
+ * What one read brings: the worker thread's, not the user's, since every
+ * byte is parsed (the head copied, the body counted) before the read
+ * returns, and most users are idle (docs/memory.md).
+ */
+static _Thread_local guint8 in_buffer[IN_SIZE];
+
+guint8 *
+fast_in_buffer (void)
+{
+    return in_buffer;
+}
+
 gboolean
 fast_tracing (void)
 {
@@ -591,7 +605,8 @@ fast_conn_close (FastConn *conn, gboolean polite)
             gnutls_bye (conn->tls, GNUTLS_SHUT_WR);
         gnutls_deinit (conn->tls);
     }
-    fast_h2_free (conn->h2);
+    if (conn->session_free != NULL)
+        conn->session_free (conn->session_data);
     throng_watch_remove (conn->watch);
     close (conn->fd);
     g_free (conn->spill);

@@ -41,11 +41,16 @@ typedef struct {
 
 struct _FastConn {
     int fd;
-    ThrongWatch *watch;
     GIOCondition events;
+    ThrongWatch *watch;
     const FastConnIo *io;
     gnutls_session_t tls; /* NULL for plain HTTP */
-    struct _FastH2 *h2;   /* the HTTP/2 session when the connection speaks h2 (h2.c) */
+    /* What runs on the connection (session.h), chosen once it is open and
+     * unknown here: this file moves bytes.  session_data goes with it and
+     * is freed by session_free when the connection closes. */
+    const struct _FastSession *session;
+    gpointer session_data;
+    GDestroyNotify session_free;
     FastConnFunc func;
     gpointer func_data;
     /* the origin this connection talks to */
@@ -63,10 +68,22 @@ struct _FastConn {
     gsize spill_cap;
     gboolean established; /* the connect had completed when connect() returned */
     /* TLS verification (verified.h): the name checked, NULL when not verifying */
+    unsigned verify_status; /* GNUTLS_CERT_* of a chain that failed */
     char *verify_name;
     struct _FastVerified *verified;
-    unsigned verify_status; /* GNUTLS_CERT_* of a chain that failed */
 };
+
+#define IN_SIZE (16 * 1024) /* one read */
+/* Bytes read in one wakeup before the worker's other sources get a turn. */
+#define READ_BUDGET (256 * 1024)
+
+/*
+ * The worker thread's read buffer (IN_SIZE bytes), shared by every
+ * connection of the thread whatever runs on it: whatever a read brings
+ * is consumed (parsed, fed to nghttp2, copied into a kept body) before
+ * the read returns.
+ */
+guint8 *fast_in_buffer (void);
 
 /*
  * Starts connecting to @addr, watched on @user's worker.  Returns NULL with @error set
@@ -91,7 +108,7 @@ typedef struct {
     const char *server_name; /* SNI; NULL for none */
     const char *verify_name; /* host name checked; NULL: do not verify */
     struct _FastVerified *verified; /* verdicts shared by the scenario's connections */
-    const gnutls_datum_t *alpn; /* protocols offered through ALPN (h2.c); none when n_alpn is 0 */
+    const gnutls_datum_t *alpn; /* protocols offered through ALPN (session.c); none when n_alpn is 0 */
     guint n_alpn;
 } FastTlsSetup;
 

@@ -1,43 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Getting a connection for the fast transport's exchange in flight: the
- * user's keep-alive pool, its resolved host addresses (each name looked
- * up once per user), the non-blocking connect with a fallback to the
- * next address, the TLS handshake with the session the policy offers,
- * and the deadlines of the connect and of the whole step.
+ * New connections of the fast transport (connect.h): DNS once per host
+ * and user, a non-blocking connect per address until one answers, and
+ * the TLS handshake.  It owns the connection's FastConnFunc until the
+ * connection is open; then the exchange gives it to the session that
+ * runs on it (session.c).  The handshake's counters (full or resumed,
+ * its time) go to the sample of the exchange that opened it.
  */
-#include "fast.h"
-#include "h2.h"
+#include "connect.h"
 
 #include <string.h>
 #include <netinet/in.h>
 #include <gnutls/gnutls.h>
-
-/* When the exchange in flight must end: its deadline, or its connect's if earlier. */
-static gint64
-exchange_deadline (const FastUser *u)
-{
-    gboolean connecting
-        = u->state == ST_RESOLVING || u->state == ST_CONNECTING || u->state == ST_HANDSHAKING;
-
-    return connecting && u->connect_deadline < u->deadline ? u->connect_deadline : u->deadline;
-}
-
-/*
- * Makes sure the timer fires no later than @when.  The timer is only ever
- * moved earlier: a timer that fires early finds the exchange's real
- * deadline still ahead and re-arms itself for it.  In a steady keep-alive
- * run that is one move in the reactor's heap per timeout period, not two
- * per request.
- */
-void
-fast_timer_need (FastUser *u, gint64 when)
-{
-    if (u->timer_at >= 0 && u->timer_at <= when)
-        return;
-    u->timer_at = when;
-    throng_timer_rearm (u->timer, when);
-}
 
 void
 fast_lookup_abandon (FastUser *u)
@@ -47,87 +21,6 @@ fast_lookup_abandon (FastUser *u)
     u->lookup->user = NULL;
     g_cancellable_cancel (u->lookup->cancellable);
     u->lookup = NULL;
-}
-
-void
-fast_pool_remove (FastUser *u, FastConn *conn)
-{
-    for (guint i = 0; i < u->n_pool; i++) {
-        if (u->pool[i] == conn) {
-            memmove (&u->pool[i], &u->pool[i + 1], (u->n_pool - i - 1) * sizeof u->pool[0]);
-            u->n_pool--;
-            return;
-        }
-    }
-}
-
-static void
-pool_remove_at (FastUser *u, guint i)
-{
-    memmove (&u->pool[i], &u->pool[i + 1], (u->n_pool - i - 1) * sizeof u->pool[0]);
-    u->n_pool--;
-}
-
-void
-fast_pool_close_all (FastUser *u)
-{
-    while (u->n_pool > 0) {
-        FastConn *conn = u->pool[--u->n_pool];
-        fast_conn_close (conn, TRUE);
-    }
-}
-
-static FastConn *
-pool_take (FastUser *u)
-{
-    for (guint i = u->n_pool; i-- > 0;) {
-        FastConn *conn = u->pool[i];
-        if (conn->port == u->port && conn->is_tls == u->tls && strcmp (conn->host, u->host) == 0
-            && fast_h2_conn_fits (conn, u->step->version)) {
-            pool_remove_at (u, i);
-            return conn;
-        }
-    }
-    return NULL;
-}
-
-gboolean
-fast_pool_holds (const FastUser *u, const FastConn *conn)
-{
-    for (guint i = 0; i < u->n_pool; i++) {
-        if (u->pool[i] == conn)
-            return TRUE;
-    }
-    return FALSE;
-}
-
-void
-fast_pool_put (FastUser *u, FastConn *conn)
-{
-    if (u->n_pool == POOL_MAX) {
-        /* the oldest that no lane's stream still uses (h2.c) */
-        guint i = 0;
-        while (i < u->n_pool && fast_h2_in_use (u->pool[i]))
-            i++;
-        if (i == u->n_pool) {
-            /* every one carries streams: @conn is not kept (h2.c closes it after its last) */
-            if (!fast_h2_in_use (conn))
-                fast_conn_close (conn, TRUE);
-            return;
-        }
-        fast_conn_close (u->pool[i], TRUE);
-        pool_remove_at (u, i);
-    }
-    u->pool[u->n_pool++] = conn;
-    /* Watched while idle so that a server's close is seen before reuse. */
-    fast_conn_watch (conn, G_IO_IN);
-    /* Bytes already read ahead (a record past the response's end) will
-     * never make the socket ready: look at them now, or the next request
-     * would take them for its response. */
-    if (fast_conn_pending (conn))
-        fast_idle_event (u, conn);
-    else
-        fast_conn_idle (conn);
 }
 
 void
@@ -179,6 +72,9 @@ fast_host_free (gpointer data)
 
 /* Connect and handshake */
 
+static void connect_event (FastConn *conn, GIOCondition condition, gpointer data);
+static void connected (FastUser *u);
+
 static void
 connect_failed (FastUser *u, const FastError *error)
 {
@@ -187,10 +83,10 @@ connect_failed (FastUser *u, const FastError *error)
         u->addr_try++;
         g_debug ("fast: connect to %s failed (%s); trying its next address", u->host,
                  error->message);
-        fast_exchange_start (u, TRUE);
+        fast_connect_open (u);
         return;
     }
-    fast_fail (u, error->error_class, error->message);
+    u->fs->events->fail (u, error->error_class, error->message);
 }
 
 static void
@@ -208,14 +104,14 @@ connect_start (FastUser *u)
         ((struct sockaddr_in *)&addr)->sin_port = port;
     u->phase_start = g_get_monotonic_time ();
     u->conn = fast_conn_connect (u->user, (struct sockaddr *)&addr, h->lens[index], u->host,
-                                 u->port, u->tls, fast_conn_event, u, &error);
+                                 u->port, u->tls, connect_event, u, &error);
     if (u->conn == NULL) {
         connect_failed (u, &error);
         return;
     }
     u->state = ST_CONNECTING;
     if (u->conn->established)
-        fast_connected (u);
+        connected (u);
 }
 
 static void
@@ -243,7 +139,7 @@ on_resolved (GObject *source, GAsyncResult *result, gpointer data)
     }
     g_resolver_free_addresses (addresses);
     if (h->n_addrs == 0) {
-        fast_fail (u, THRONG_ERROR_DNS, "host name did not resolve");
+        u->fs->events->fail (u, THRONG_ERROR_DNS, "host name did not resolve");
         return;
     }
     connect_start (u);
@@ -271,8 +167,8 @@ lookup_start (FastUser *u, FastHost *h)
         g_main_context_pop_thread_default (u->context);
 }
 
-void
-fast_handshake_step (FastUser *u)
+static void
+handshake_step (FastUser *u)
 {
     FastConn *conn = u->conn;
     GIOCondition want;
@@ -285,7 +181,7 @@ fast_handshake_step (FastUser *u)
         fast_conn_watch (conn, want);
         return;
     default:
-        fast_fail (u, error.error_class, error.message);
+        u->fs->events->fail (u, error.error_class, error.message);
         return;
     }
 
@@ -306,11 +202,11 @@ fast_handshake_step (FastUser *u)
         conn->want_ticket = TRUE;
     else if (!gnutls_session_is_resumed (conn->tls))
         fast_save_ticket (u, conn);
-    fast_request_ready (u);
+    u->fs->events->ready (u);
 }
 
-void
-fast_connected (FastUser *u)
+static void
+connected (FastUser *u)
 {
     FastConn *conn = u->conn;
     const HttpTlsOptions *tls = u->fs->tls;
@@ -331,7 +227,7 @@ fast_connected (FastUser *u)
     g_debug ("fast: connection to %s:%u opened in %" G_GINT64_FORMAT " us", u->host, u->port,
              now - u->phase_start);
     if (!u->tls) {
-        fast_request_ready (u);
+        u->fs->events->ready (u);
         return;
     }
 
@@ -343,106 +239,48 @@ fast_connected (FastUser *u)
         .verify_name = tls->verify ? name : NULL,
         .verified = u->fs->verified,
     };
-    setup.n_alpn = fast_h2_alpn (u->step->version, &setup.alpn);
+    const FastStep *fstep = u->step->transport_data;
+    setup.alpn = fstep->alpn;
+    setup.n_alpn = fstep->n_alpn;
     GBytes *offer = fast_sessions_offer (u->fs->sessions, u->slot);
     gboolean ok = fast_conn_start_tls (conn, &setup, offer, &error);
 
     if (offer != NULL)
         g_bytes_unref (offer);
     if (!ok) {
-        fast_fail (u, error.error_class, error.message);
+        u->fs->events->fail (u, error.error_class, error.message);
         return;
     }
     u->phase_start = now;
     u->state = ST_HANDSHAKING;
-    fast_handshake_step (u);
+    handshake_step (u);
 }
 
-/* An idle connection stirred: a late TLS 1.3 ticket, or the server closing it. */
-void
-fast_idle_event (FastUser *u, FastConn *conn)
+/* The FastConnFunc of a connection until it is open. */
+static void
+connect_event (FastConn *conn, GIOCondition condition, gpointer data)
 {
-    guint8 scratch[512];
-    GIOCondition want;
-    FastError error;
-    gsize n;
+    FastUser *u = data;
 
-    if (conn->h2 != NULL) {
-        fast_h2_idle_event (u, conn);
-        return;
-    }
-    switch (fast_conn_read (conn, scratch, sizeof scratch, &n, &want, &error)) {
-    case FAST_IO_AGAIN:
-        if (conn->want_ticket)
-            fast_save_ticket (u, conn);
-        fast_conn_watch (conn, want);
-        return;
-    case FAST_IO_OK:
-        /* Bytes nobody asked for (a body after a 204, a response to no
-         * request): never read as the next request's response. */
-        g_debug ("fast: %" G_GSIZE_FORMAT " bytes on an idle connection to %s:%u; closing it", n,
-                 conn->host, conn->port);
-        g_atomic_int_inc (&u->fs->http->unsolicited_closes);
+    switch (u->state) {
+    case ST_CONNECTING:
+        connected (u);
+        break;
+    case ST_HANDSHAKING:
+        handshake_step (u);
         break;
     default:
         break;
     }
-    for (guint i = 0; i < u->n_pool; i++) {
-        if (u->pool[i] == conn) {
-            pool_remove_at (u, i);
-            break;
-        }
-    }
-    fast_conn_close (conn, FALSE);
 }
 
+/* Also the next address's try, after a refused one: u->addr_try says which. */
 void
-fast_timer_fired (ThrongTimer *timer, gpointer data)
+fast_connect_open (FastUser *u)
 {
-    FastUser *u = data;
-    gint64 deadline;
+    FastHost *h = host_entry (u, u->host);
 
-    u->timer_at = -1;
-    if (u->state == ST_IDLE)
-        return;
-    deadline = exchange_deadline (u);
-    if (g_get_monotonic_time () < deadline) {
-        fast_timer_need (u, deadline);
-        /* Last: the read may end the step, and the user with it. */
-        if (u->read_yielded)
-            fast_read_resume (u);
-        return;
-    }
-    fast_fail (u, THRONG_ERROR_TIMEOUT,
-               deadline == u->connect_deadline && deadline < u->deadline ? "connect timed out"
-                                                                         : "step timed out");
-}
-
-/*
- * Sends the current request on a kept-alive connection to the current
- * origin, or opens one (resolving the host the first time); @fresh
- * insists on a new connection.
- */
-void
-fast_exchange_start (FastUser *u, gboolean fresh)
-{
-    FastHost *h;
-
-    if (!fresh) {
-        FastConn *conn = pool_take (u);
-        if (conn != NULL) {
-            if (G_UNLIKELY (fast_tracing ()))
-                g_debug ("fast: reusing connection to %s:%u (%u exchanges)", conn->host,
-                         conn->port, conn->exchanges);
-            u->conn = conn;
-            u->reused = TRUE;
-            fast_request_ready (u);
-            return;
-        }
-        u->addr_try = 0;
-    }
     u->reused = FALSE;
-    h = host_entry (u, u->host);
     u->host_entry = h;
     if (u->addr_try == 0) {
         u->connect_deadline = g_get_monotonic_time () + u->fs->connect_timeout_us;
@@ -454,3 +292,5 @@ fast_exchange_start (FastUser *u, gboolean fresh)
     }
     connect_start (u);
 }
+
+

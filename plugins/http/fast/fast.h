@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fast transport's files as they see each other: the per-scenario,
- * per-step and per-user state, and the calls between the user's life
- * (transport.c), getting a connection for an exchange (connect.c) and the
- * exchange itself (exchange.c).  Below them: one connection (conn.c),
- * the request head (request.c), HTTP/1.1 framing (parse.c), HTTP/2 through nghttp2 (h2.c) and the TLS
- * session store (session.c).  A FastUser runs one exchange at a time; a
- * virtual user running concurrent steps has several (lanes, ../lanes.c),
- * sharing its cookie jar and TLS session: over HTTP/1.1 each with its own
- * connections, over h2 as streams on the user's one connection (h2.c).
+ * The fast transport's shared types: the per-scenario, per-step and
+ * per-user state every file of fast/ reads, and the calls a lower file
+ * makes up to the exchange (FastExchangeEvents).  The files call one way
+ * only, each naming functions of the files below it:
+ *
+ *   transport.c   the HttpTransport table: scenario, step, the user's life
+ *   exchange.c    one exchange: its connection, its hops, its end
+ *   session.c     the HTTP version on a connection, chosen once (session.h)
+ *   h1.c  h2.c    HTTP/1.1 and HTTP/2 (h2-stream.c: nghttp2's callbacks)
+ *   pool.c        the user's kept-alive connections
+ *   connect.c     new connections: DNS, TCP, TLS with ALPN and the session policy
+ *   conn.c        one connection's bytes (plain or TLS)
+ *
+ * and the leaves any of them may use: cookies.c, request.c (the request
+ * head), response.c with head.c and parse.c (HTTP/1.1 responses),
+ * resumption.c (the TLS session store), verified.c.  A lower file reports
+ * back through u->fs->events, never by naming the exchange's functions.
+ * A FastUser runs one exchange at a time; a virtual user running
+ * concurrent steps has several (lanes, ../lanes.c), sharing its cookie jar
+ * and TLS session: over HTTP/1.1 each with its own connections, over h2 as
+ * streams on the user's one connection (h2.c).
  */
 #pragma once
 
@@ -19,25 +31,41 @@
 #include "parse.h"
 #include "request.h"
 #include "response.h"
-#include "session.h"
+#include "resumption.h"
 #include "verified.h"
 
 #include <libsoup/soup.h>
 
 #define POOL_MAX 4       /* idle connections kept per user (one per origin in practice) */
 #define HOST_ADDRS_MAX 4 /* addresses tried per host name */
-#define IN_SIZE (16 * 1024) /* one read */
+
+typedef struct _FastUser FastUser;
 
 /*
- * The worker thread's read buffer (IN_SIZE bytes), shared by HTTP/1.1 and
- * h2 reads: whatever a read brings is consumed (parsed, fed to nghttp2,
- * copied into a kept body) before the read returns.
+ * What connect.c, h1.c and h2.c report to the exchange above them
+ * (exchange.c fills it; transport.c hands it to the scenario).  Calls up
+ * go through it so that no file names a function of a file above it: the
+ * lower files read, and build, without the exchange.
  */
-guint8 *fast_in_buffer (void);
-/* Bytes read in one wakeup before the worker's other sources get a turn. */
-#define READ_BUDGET (256 * 1024)
+typedef struct {
+    /* u->conn is open (and its TLS handshake done): run the exchange on it */
+    void (*ready) (FastUser *u);
+    /*
+     * A complete response of @status (headers in u->response.headers)
+     * ended the current hop over @protocol (NULL: HTTP/1.1), its
+     * connection already released: follows the redirect or ends the step.
+     */
+    void (*hop_done) (FastUser *u, guint status, const char *protocol);
+    /* Ends the exchange with @error_class and its static @message. */
+    void (*fail) (FastUser *u, ThrongErrorClass error_class, const char *message);
+    /* The connection was lost before the server could act on the request:
+     * send the hop once more on a new connection (the caller checked that
+     * it may, and released the old one). */
+    void (*again) (FastUser *u);
+} FastExchangeEvents;
 
 typedef struct {
+    const FastExchangeEvents *events;
     HttpScenario *http; /* the plugin's scenario, which outlives this */
     FastSessions *sessions;
     FastVerified *verified; /* chains verified in this run (verified.h) */
@@ -54,6 +82,8 @@ typedef struct {
     gsize head_len;     /* where a Cookie line goes */
     gboolean head_only; /* HEAD: the response has no body */
     FastHeadPlan plan;  /* a templated step's head, its holes filled per request */
+    const gnutls_datum_t *alpn; /* what a new TLS connection offers for the step (session.c) */
+    guint n_alpn;
 } FastStep;
 
 typedef struct {
@@ -74,8 +104,6 @@ typedef enum {
     ST_READING_HEAD,
     ST_READING_BODY,
 } FastState;
-
-typedef struct _FastUser FastUser;
 
 /* A DNS lookup in flight; outlives its user when user_free comes first. */
 typedef struct {
@@ -122,74 +150,30 @@ struct _FastUser {
     gint64 connect_deadline;
     gint64 phase_start;
     GMainContext *context;
-    FastSessionSlot session;
-    FastSessionSlot *slot; /* the session this user's connections offer and save: its own, or a lane's main's */
+    FastSessionSlot own_slot; /* its saved TLS session (resumption.h) */
+    FastSessionSlot *slot; /* the TLS session this user's connections offer and save: its own, or a lane's main's */
     GPtrArray *hosts; /* FastHost: resolved once per user */
     GResolver *resolver;
     FastLookup *lookup;
     GString *out;        /* a request assembled per exchange (cookies, redirects) */
     HttpJourney journey; /* ../journey.h: templates, kept body, extractors and checks */
-    struct _FastH2Stream *h2s; /* h2.c: the stream of this exchange, made on first use */
+    /* What the session keeps per exchange (h2.c: the stream), made on its
+     * first use and freed with g_free() when the user goes: plain data. */
+    gpointer stream;
 };
 
-/* transport.c */
-
-/* The Content-Length a request of @step with @method sends: -1 for none. */
-gssize fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
-                         gboolean with_body);
-
-/* connect.c: a connection for the exchange in flight */
-
 /*
- * Sends the current request on a kept-alive connection to the current
- * origin, or opens one (resolving the host the first time); @fresh
- * insists on a new connection.
+ * Makes sure the user's timer fires no later than @when.  The timer is
+ * only ever moved earlier: a timer that fires early finds the exchange's
+ * real deadline still ahead and re-arms itself for it.  In a steady
+ * keep-alive run that is one move in the reactor's heap per timeout
+ * period, not two per request.  Inline: every layer asks it, none owns it.
  */
-void fast_exchange_start (FastUser *u, gboolean fresh);
-/* Makes sure the user's timer fires no later than @when. */
-void fast_timer_need (FastUser *u, gint64 when);
-/* The user's timer callback: ends the exchange whose deadline passed. */
-void fast_timer_fired (ThrongTimer *timer, gpointer data);
-void fast_lookup_abandon (FastUser *u);
-void fast_pool_put (FastUser *u, FastConn *conn);
-/* TRUE when @conn is in u's pool. */
-gboolean fast_pool_holds (const FastUser *u, const FastConn *conn);
-/* Takes @conn out of the pool if it is there. */
-void fast_pool_remove (FastUser *u, FastConn *conn);
-void fast_pool_close_all (FastUser *u);
-void fast_save_ticket (FastUser *u, FastConn *conn);
-void fast_host_free (gpointer data);
-/* The socket of u->conn is connected, or failed to: start TLS or the request. */
-void fast_connected (FastUser *u);
-void fast_handshake_step (FastUser *u);
-/* An idle connection of the pool stirred: a late TLS 1.3 ticket, or the server closing it. */
-void fast_idle_event (FastUser *u, FastConn *conn);
-
-/* exchange.c: the request and its response */
-
-/* u->conn is ready: write the request, then read the response. */
-void fast_request_ready (FastUser *u);
-/* The read budget ran out with TLS bytes waiting that no poll announces: go on reading. */
-void fast_read_resume (FastUser *u);
-/* Ends the exchange with @error_class and its static @message (its stream only, on a shared h2 connection). */
-void fast_fail (FastUser *u, ThrongErrorClass error_class, const char *message);
-/* The FastConnFunc of every connection of the user. */
-void fast_conn_event (FastConn *conn, GIOCondition condition, gpointer data);
-/* GET, HEAD, PUT, DELETE, OPTIONS, TRACE: a request that may be sent twice. */
-gboolean fast_method_is_idempotent (const char *method);
-/* Ends the exchange (the user's next step may run, or the user be freed): the last call. */
-void fast_step_finish (FastUser *u);
-/* Keeps the response's Set-Cookie headers (u->response.headers) in the user's jar. */
-void fast_store_cookies (FastUser *u);
-/* Sends the next hop that http_hop_response() chose. */
-void fast_redirect (FastUser *u);
-/*
- * A complete response of @status (headers in u->response.headers) ended
- * the current hop over HTTP/1.1 (@protocol NULL) or HTTP/2 ("h2"), its
- * connection already released: follows the redirect or ends the step.
- * The one place both versions end a hop, so what ends a step (the
- * success rule, the protocol note) is written once.
- */
-void fast_hop_done (FastUser *u, guint status, const char *protocol);
-/* Appends the user's cookies for @uri to u->out as a Cookie line; FALSE when there are none. */
-gboolean fast_append_cookies (FastUser *u, GUri *uri);
+static inline void
+fast_timer_need (FastUser *u, gint64 when)
+{
+    if (u->timer_at >= 0 && u->timer_at <= when)
+        return;
+    u->timer_at = when;
+    throng_timer_rearm (u->timer, when);
+}

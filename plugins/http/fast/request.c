@@ -2,7 +2,9 @@
 /*
  * The HTTP/1.1 request head of the fast transport (request.h): one
  * writer for every head, which either knows each value or leaves a hole
- * for it, and the per-request walk of a step's plan.
+ * for it, and the per-request walk of a step's plan; and what both HTTP
+ * versions ask of a request (its body's length, whether it may be sent
+ * twice).
  */
 #include "request.h"
 
@@ -189,4 +191,35 @@ fast_head_plan_append (const FastHeadPlan *plan, GString *out, const HttpRequest
         }
         }
     }
+}
+
+static gboolean
+method_has_body (const char *method)
+{
+    return strcmp (method, "POST") == 0 || strcmp (method, "PUT") == 0
+           || strcmp (method, "PATCH") == 0;
+}
+
+gssize
+fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
+                  gboolean with_body)
+{
+    if (!with_body)
+        return -1;
+    if (http_step_body_varies (step) && text != NULL)
+        return (gssize)text->body->len;
+    if (step->body != NULL)
+        return (gssize)g_bytes_get_size (step->body);
+    return method_has_body (method) ? 0 : -1;
+}
+
+gboolean
+fast_method_is_idempotent (const char *method)
+{
+    static const char *const idempotent[] = { "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (idempotent); i++)
+        if (strcmp (method, idempotent[i]) == 0)
+            return TRUE;
+    return FALSE;
 }

@@ -52,3 +52,15 @@ void fast_head_plan_clear (FastHeadPlan *plan);
 
 /* Appends @plan's head with its holes filled from @text (http_request_expand() succeeded). */
 void fast_head_plan_append (const FastHeadPlan *plan, GString *out, const HttpRequestText *text);
+
+/*
+ * The Content-Length a request of @step with @method sends: the body's
+ * size when @with_body and the step has one, 0 for a bodiless method
+ * that takes one (POST, PUT, PATCH), -1 for none.  Both versions ask it
+ * (HTTP/1.1 writes the line, h2 the field), so it lives with the request.
+ */
+gssize fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
+                         gboolean with_body);
+
+/* GET, HEAD, PUT, DELETE, OPTIONS, TRACE: a request that may be sent twice. */
+gboolean fast_method_is_idempotent (const char *method);

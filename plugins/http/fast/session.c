@@ -1,98 +1,84 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fast transport's TLS session store (session.h).  `global`
- * keeps one session for every user behind a mutex, replaced by whichever
- * connection last received one: TLS 1.3 servers often accept a ticket
- * once, so the newest is the one worth offering.  `per-thread` and
- * `per-iteration` keep a session in the user's own slot, which no other
- * user can reach.
+ * The HTTP version of the fast transport, decided here and nowhere else
+ * (session.h): a step's `version` (1.1, 2, auto) becomes the ALPN a new
+ * TLS connection offers, the session a connection gets once it is open
+ * (HTTP/1.1 or h2, from ALPN over TLS, from the step over http://), and
+ * the rule for reusing a kept-alive one.  A connection keeps the session
+ * it got for its life: an HTTP/1.1 connection never turns into h2.
  */
 #include "session.h"
+#include "h1.h"
+#include "h2.h"
 
-struct _FastSessions {
-    HttpSessionPolicy policy;
-    gboolean resumption;
-    GMutex lock;
-    GBytes *latest; /* global only */
-};
+#include <string.h>
 
-FastSessions *
-fast_sessions_new (HttpSessionPolicy policy, gboolean resumption)
+static const gnutls_datum_t alpn_h2[] = { { (unsigned char *)"h2", 2 } };
+static const gnutls_datum_t alpn_auto[]
+    = { { (unsigned char *)"h2", 2 }, { (unsigned char *)"http/1.1", 8 } };
+
+guint
+fast_session_alpn (const HttpStep *step, const gnutls_datum_t **protocols)
 {
-    FastSessions *sessions = g_new0 (FastSessions, 1);
-
-    sessions->policy = policy;
-    sessions->resumption = resumption;
-    g_mutex_init (&sessions->lock);
-    return sessions;
-}
-
-void
-fast_sessions_free (FastSessions *sessions)
-{
-    if (sessions == NULL)
-        return;
-    g_clear_pointer (&sessions->latest, g_bytes_unref);
-    g_mutex_clear (&sessions->lock);
-    g_free (sessions);
-}
-
-HttpSessionPolicy
-fast_sessions_get_policy (const FastSessions *sessions)
-{
-    return sessions->policy;
-}
-
-GBytes *
-fast_sessions_offer (FastSessions *sessions, FastSessionSlot *slot)
-{
-    GBytes *offer = NULL;
-
-    if (!sessions->resumption)
-        return NULL;
-    if (sessions->policy != HTTP_SESSION_GLOBAL)
-        return slot->own != NULL ? g_bytes_ref (slot->own) : NULL;
-
-    g_mutex_lock (&sessions->lock);
-    if (sessions->latest != NULL)
-        offer = g_bytes_ref (sessions->latest);
-    g_mutex_unlock (&sessions->lock);
-    return offer;
-}
-
-void
-fast_sessions_save (FastSessions *sessions, FastSessionSlot *slot, GBytes *data)
-{
-    GBytes *old;
-
-    if (!sessions->resumption || data == NULL) {
-        if (data != NULL)
-            g_bytes_unref (data);
-        return;
+    switch (step->version) {
+    case HTTP_VERSION_2:
+        *protocols = alpn_h2;
+        return G_N_ELEMENTS (alpn_h2);
+    case HTTP_VERSION_AUTO:
+        *protocols = alpn_auto;
+        return G_N_ELEMENTS (alpn_auto);
+    default:
+        *protocols = NULL;
+        return 0;
     }
-    if (sessions->policy != HTTP_SESSION_GLOBAL) {
-        old = slot->own;
-        slot->own = data;
-    } else {
-        g_mutex_lock (&sessions->lock);
-        old = sessions->latest;
-        sessions->latest = data;
-        g_mutex_unlock (&sessions->lock);
+}
+
+static gboolean
+alpn_selected_h2 (FastConn *conn)
+{
+    gnutls_datum_t proto = { NULL, 0 };
+
+    return gnutls_alpn_get_selected_protocol (conn->tls, &proto) == 0 && proto.size == 2
+           && memcmp (proto.data, "h2", 2) == 0;
+}
+
+gboolean
+fast_session_start (FastUser *u, const char **refusal)
+{
+    FastConn *conn = u->conn;
+    int version = u->step->version;
+    const FastSession *session = &fast_h1_session;
+
+    if (version != HTTP_VERSION_1_1) {
+        /* Over TLS the server chooses (ALPN); h2c only by prior knowledge (version: 2). */
+        gboolean h2 = conn->is_tls ? alpn_selected_h2 (conn) : version == HTTP_VERSION_2;
+        if (!h2 && conn->is_tls && version == HTTP_VERSION_2) {
+            *refusal = "the server did not select h2 through ALPN (version: 2 requires it; "
+                       "version: auto falls back to HTTP/1.1)";
+            return FALSE;
+        }
+        if (h2)
+            session = &fast_h2_session;
     }
-    /* Freed outside the lock: the last reference may be another user's offer. */
-    if (old != NULL)
-        g_bytes_unref (old);
+    conn->session = session;
+    conn->func = session->event;
+    conn->func_data = u;
+    session->connect (u);
+    return TRUE;
 }
 
-void
-fast_sessions_iteration_begin (FastSessions *sessions, FastSessionSlot *slot)
+gboolean
+fast_session_fits (const FastConn *conn, const FastUser *u)
 {
-    if (sessions->policy == HTTP_SESSION_PER_ITERATION)
-        fast_session_slot_clear (slot);
-}
+    gboolean h2 = conn->session == &fast_h2_session;
 
-void
-fast_session_slot_clear (FastSessionSlot *slot)
-{
-    g_clear_pointer (&slot->own, g_bytes_unref);
+    switch (u->step->version) {
+    case HTTP_VERSION_2:
+        return h2 && conn->session->room (conn);
+    case HTTP_VERSION_AUTO:
+        /* Whatever the connection speaks; a new one over http:// is HTTP/1.1. */
+        return conn->session->room (conn);
+    default:
+        return !h2;
+    }
 }

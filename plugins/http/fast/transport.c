@@ -4,11 +4,16 @@
  * on the user's worker loop, TLS through GnuTLS directly, responses
  * parsed with libsoup's header parser.  This file owns the HttpTransport
  * table: the per-scenario TLS set-up, the per-step request (pre-built, or
- * a head plan when templated: request.h) and the user's life (fast.h
- * lists the other files).
+ * a head plan when templated: request.h) and the user's life; each
+ * request it hands to the exchange (exchange.h; fast.h lists the other
+ * files).
  */
 #include "fast.h"
-#include "h2.h"
+#include "connect.h"
+#include "cookies.h"
+#include "exchange.h"
+#include "pool.h"
+#include "session.h"
 
 #include <string.h>
 #include <gnutls/gnutls.h>
@@ -76,6 +81,7 @@ fast_scenario_new (HttpScenario *scenario, gboolean validate_only, GError **erro
     FastScenario *fs = g_new0 (FastScenario, 1);
 
     fs->http = scenario;
+    fs->events = &fast_exchange_events;
     fs->sessions = fast_sessions_new (options->tls.session, options->tls.resumption);
     fs->verified = fast_verified_new ();
     fs->keep_alive = options->keep_alive;
@@ -107,31 +113,6 @@ fast_step_free (gpointer data)
     g_free (fstep);
 }
 
-static gboolean
-method_has_body (const char *method)
-{
-    return strcmp (method, "POST") == 0 || strcmp (method, "PUT") == 0
-           || strcmp (method, "PATCH") == 0;
-}
-
-/*
- * The Content-Length a request of @step sends with @method: the body's
- * size when @with_body and the step has one, 0 for a bodiless method
- * that takes one (POST, PUT, PATCH), -1 for none.
- */
-gssize
-fast_body_length (const HttpStep *step, const HttpRequestText *text, const char *method,
-                  gboolean with_body)
-{
-    if (!with_body)
-        return -1;
-    if (http_step_body_varies (step) && text != NULL)
-        return (gssize)text->body->len;
-    if (step->body != NULL)
-        return (gssize)g_bytes_get_size (step->body);
-    return method_has_body (method) ? 0 : -1;
-}
-
 static gpointer
 fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
 {
@@ -161,6 +142,7 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
     fstep->request_len = request->len;
     fstep->request = g_string_free (request, FALSE);
     fstep->head_only = strcmp (step->method, "HEAD") == 0;
+    fstep->n_alpn = fast_session_alpn (step, &fstep->alpn);
     if (step->templated)
         fast_head_plan_init (&fstep->plan, step,
                              http_step_body_varies (step) ? FAST_BODY_LENGTH_HOLE : body_len,
@@ -177,7 +159,7 @@ user_alloc (FastScenario *fs, ThrongUser *user)
 
     u->fs = fs;
     u->user = user;
-    u->slot = &u->session;
+    u->slot = &u->own_slot;
     u->context = throng_user_get_context (user);
     u->timer = throng_user_add_timer (user, -1, fast_timer_fired, u);
     u->timer_at = -1;
@@ -227,13 +209,11 @@ fast_user_free (gpointer data)
 
     if (u == NULL)
         return;
-    fast_lookup_abandon (u);
-    if (u->conn != NULL && !fast_h2_abandon (u))
-        fast_conn_close (u->conn, FALSE);
+    fast_exchange_release (u);
     fast_pool_close_all (u);
-    fast_h2_stream_free (u->h2s);
+    g_free (u->stream);
     throng_timer_cancel (u->timer);
-    fast_session_slot_clear (&u->session);
+    fast_session_slot_clear (&u->own_slot);
     g_clear_object (&u->resolver);
     g_clear_object (&u->jar);
     http_hop_clear (&u->hop);
@@ -252,7 +232,7 @@ fast_iteration_begin (gpointer data)
     if (fast_sessions_get_policy (u->fs->sessions) != HTTP_SESSION_PER_ITERATION)
         return;
     fast_pool_close_all (u);
-    fast_sessions_iteration_begin (u->fs->sessions, &u->session);
+    fast_sessions_iteration_begin (u->fs->sessions, &u->own_slot);
 }
 
 /*
@@ -340,16 +320,16 @@ fast_run (gpointer data, const HttpStep *step, ThrongSample *sample)
         fast_exchange_start (u, FALSE);
 }
 
-/* A lane's h2 exchange as one more stream on its user's connection in flight (../lanes.c). */
+/* A lane's exchange as one more on its user's connection in flight (../lanes.c): an h2 stream. */
 static gboolean
 fast_run_joined (gpointer data, gpointer main, const HttpStep *step, ThrongSample *sample)
 {
     FastUser *u = data;
 
-    if (!fast_h2_joinable (main, step->host, step->port, step->tls))
+    if (!fast_exchange_joinable (main, step->host, step->port, step->tls))
         return FALSE;
     if (run_setup (u, step, sample))
-        fast_h2_join (u, main);
+        fast_exchange_join (u, main);
     return TRUE;
 }
 
