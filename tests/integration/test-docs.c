@@ -293,6 +293,38 @@ compare_names (gconstpointer a, gconstpointer b)
     return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/*
+ * docs/internals.md is the map of the tree: every path it names in
+ * backquotes (from the tree's root, a folder ending in '/') exists.  A
+ * placeholder (NAME, SUITE) or a pattern (*) is not a path.
+ */
+static void
+test_internals_paths (void)
+{
+    g_autofree char *path = throng_test_source_path ("docs/internals.md");
+    g_autofree char *text = NULL;
+    g_autoptr (GRegex) regex = g_regex_new ("`([A-Za-z0-9_.+-]+/[A-Za-z0-9_./+-]*)`", 0, 0, NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+    guint checked = 0;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_regex_match (regex, text, 0, &match);
+    for (; g_match_info_matches (match); g_match_info_next (match, NULL)) {
+        g_autofree char *named = g_match_info_fetch (match, 1);
+        g_autofree char *full = NULL;
+
+        if (strstr (named, "NAME") != NULL || strstr (named, "SUITE") != NULL)
+            continue;
+        full = throng_test_source_path (named);
+        if (!g_file_test (full, G_FILE_TEST_EXISTS))
+            g_test_fail_printf ("docs/internals.md names %s, which does not exist", named);
+        checked++;
+    }
+    g_test_message ("%u paths checked", checked);
+    /* A map that names nothing checks nothing. */
+    g_assert_cmpuint (checked, >=, 40);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -327,6 +359,7 @@ main (int argc, char **argv)
                                                  kinds[block->kind], block->line);
         g_test_add_data_func (name, block, test_block);
     }
+    g_test_add_func ("/docs/internals/paths", test_internals_paths);
     int status = g_test_run ();
     g_ptr_array_unref (blocks);
     return status;
