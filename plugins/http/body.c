@@ -5,6 +5,7 @@
  * encodes what a substitution produced.
  */
 #include "body.h"
+#include "expand.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -233,24 +234,6 @@ json_value (Builder *b, const ThrongNode *node, guint depth, GError **error)
     return TRUE;
 }
 
-/* Adds Content-Type unless the step's headers have one. */
-static void
-content_type (HttpStep *step, const char *type)
-{
-    for (guint i = 0; i < step->headers->len; i++)
-        if (g_ascii_strcasecmp (g_array_index (step->headers, HttpHeader, i).name,
-                                "Content-Type") == 0)
-            return;
-    HttpHeader header = { .name = g_strdup ("Content-Type"), .value = g_strdup (type) };
-    g_array_append_val (step->headers, header);
-    /* Templated headers are indexed like the headers: the new one has none. */
-    if (step->header_templates != NULL) {
-        step->header_templates = g_renew (ThrongTemplate *, step->header_templates,
-                                          step->headers->len);
-        step->header_templates[step->headers->len - 1] = NULL;
-    }
-}
-
 static void
 part_clear (gpointer data)
 {
@@ -301,7 +284,10 @@ http_body_compile (HttpStep *step, ThrongScope *scope, const ThrongNode *form,
         step->body = text != NULL ? g_bytes_new (text->str, text->len) : g_bytes_new (NULL, 0);
         g_array_unref (b.parts);
     }
-    content_type (step, form != NULL ? "application/x-www-form-urlencoded" : "application/json");
+    if (!http_step_has_header (step, "Content-Type"))
+        http_step_add_header (step, "Content-Type",
+                              g_strdup (form != NULL ? "application/x-www-form-urlencoded"
+                                                     : "application/json"));
     return TRUE;
 }
 

@@ -206,6 +206,29 @@ http_step_templates_free (HttpStep *step)
     g_clear_pointer (&step->body_template, throng_template_free);
 }
 
+void
+http_step_add_header (HttpStep *step, const char *name, char *value)
+{
+    HttpHeader header = { .name = g_strdup (name), .value = value };
+
+    g_array_append_val (step->headers, header);
+    /* Templated headers are indexed like the headers: the new one has none. */
+    if (step->header_templates != NULL) {
+        step->header_templates = g_renew (ThrongTemplate *, step->header_templates,
+                                          step->headers->len);
+        step->header_templates[step->headers->len - 1] = NULL;
+    }
+}
+
+gboolean
+http_step_has_header (const HttpStep *step, const char *name)
+{
+    for (guint i = 0; i < step->headers->len; i++)
+        if (g_ascii_strcasecmp (g_array_index (step->headers, HttpHeader, i).name, name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
 /* Fails @sample with class `variable`: nothing is sent. */
 static gboolean
 refuse (HttpRequestText *text, ThrongSample *sample)

@@ -40,6 +40,15 @@ http_string_append (GString *out, const char *s, gsize length)
     }
 }
 
+/*
+ * A header the plan did not write (Authorization from a url's
+ * credentials, a built body's Content-Type), added after the step's
+ * templates were compiled; @value is taken.
+ */
+void http_step_add_header (HttpStep *step, const char *name, char *value);
+/* Whether the step's headers have @name, in any case. */
+gboolean http_step_has_header (const HttpStep *step, const char *name);
+
 /* A user's expansion of the step in flight; every buffer is reused. */
 typedef struct {
     GString *url;    /* the url's expansion, when not an absolute path (resolved then) */

@@ -108,14 +108,11 @@ credentials_to_header (HttpStep *step, const HttpLayerNodes *nodes, const Throng
                     "send them with headers: { Authorization: \"Basic ...\" }");
         return FALSE;
     }
-    for (guint i = 0; i < step->headers->len; i++) {
-        if (g_ascii_strcasecmp (g_array_index (step->headers, HttpHeader, i).name,
-                                "Authorization") == 0) {
-            step_error (at, where, error, THRONG_PLAN_ERROR_INVALID,
-                        "the url has credentials (user:password@) and the step sets an "
-                        "Authorization header: keep one of them");
-            return FALSE;
-        }
+    if (http_step_has_header (step, "Authorization")) {
+        step_error (at, where, error, THRONG_PLAN_ERROR_INVALID,
+                    "the url has credentials (user:password@) and the step sets an "
+                    "Authorization header: keep one of them");
+        return FALSE;
     }
     const char *colon = strchr (userinfo, ':');
     g_autofree char *user = g_uri_unescape_segment (
@@ -129,17 +126,7 @@ credentials_to_header (HttpStep *step, const HttpLayerNodes *nodes, const Throng
     }
     g_autofree char *pair = g_strconcat (user, ":", password, NULL);
     g_autofree char *encoded = g_base64_encode ((const guchar *) pair, strlen (pair));
-    HttpHeader header = {
-        .name = g_strdup ("Authorization"),
-        .value = g_strconcat ("Basic ", encoded, NULL),
-    };
-    g_array_append_val (step->headers, header);
-    /* Templated headers are indexed like the headers: the new one has none. */
-    if (step->header_templates != NULL) {
-        step->header_templates = g_renew (ThrongTemplate *, step->header_templates,
-                                          step->headers->len);
-        step->header_templates[step->headers->len - 1] = NULL;
-    }
+    http_step_add_header (step, "Authorization", g_strconcat ("Basic ", encoded, NULL));
 
     GUri *bare = g_uri_build (g_uri_get_flags (step->uri), g_uri_get_scheme (step->uri), NULL,
                               g_uri_get_host (step->uri), g_uri_get_port (step->uri),
