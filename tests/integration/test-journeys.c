@@ -288,6 +288,18 @@ check_counts (JsonNode *root, const char *name, gint64 *passes, gint64 *fails)
     g_error ("no check named '%s' in the summary", name);
 }
 
+/* `throng validate` of @yaml (written to @dir) fails with exit 2 and "PLAN:@error". */
+static void
+assert_refused (const char *dir, const char *yaml, const char *error)
+{
+    g_autofree char *plan = throng_test_write_plan (dir, "refused.yaml", yaml);
+    g_autofree char *expected = g_strdup_printf ("%s:%s\n", plan, error);
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (throng_test_runv (30, NULL, &err, "validate", plan, NULL), ==, 2);
+    g_assert_cmpstr (err, ==, expected);
+}
+
 /*
  * 100 users × 20 iterations: each logs in once, and every later request
  * carries its own token, which the server checks against the user the
@@ -557,12 +569,7 @@ test_url_credentials (Fixture *f, gconstpointer data)
                                                  "    iterations: 1\n"
                                                  "    steps:\n"
                                                  "      - http: %s\n", refused[i].step);
-        g_autofree char *plan = throng_test_write_plan (f->dir, "refused.yaml", yaml);
-        g_autofree char *expected = g_strdup_printf ("%s:%s\n", plan, refused[i].error);
-        g_autofree char *err = NULL;
-
-        g_assert_cmpint (throng_test_runv (30, NULL, &err, "validate", plan, NULL), ==, 2);
-        g_assert_cmpstr (err, ==, expected);
+        assert_refused (f->dir, yaml, refused[i].error);
     }
 }
 
@@ -718,14 +725,8 @@ test_fragments (Fixture *f, gconstpointer data)
           "scenarios:\n  - users: 1\n    steps:\n      - { use: a, name: x }\n",
           "6:9: a 'use' step has no other key: the fragment's steps are the step" },
     };
-    for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
-        g_autofree char *path = throng_test_write_plan (f->dir, "bad.yaml", bad[i].yaml);
-        g_autofree char *expected = g_strdup_printf ("%s:%s\n", path, bad[i].error);
-        g_autofree char *bad_err = NULL;
-
-        g_assert_cmpint (throng_test_runv (30, NULL, &bad_err, "validate", path, NULL), ==, 2);
-        g_assert_cmpstr (bad_err, ==, expected);
-    }
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+        assert_refused (f->dir, bad[i].yaml, bad[i].error);
 }
 
 /* `set`, `repeat` and filters: the server sees each expansion. */
@@ -1279,14 +1280,9 @@ test_bad_plans (void)
                                                  "    steps:\n"
                                                  "      - http: { url: /x, %s }\n",
                                                  cases[i].http);
-        g_autofree char *plan = throng_test_write_plan (dir, "plan.yaml", yaml);
-        g_autofree char *expected = g_strdup_printf ("%s:%s\n", plan, cases[i].error);
-        g_autofree char *err = NULL;
-        int status = throng_test_runv (30, NULL, &err, "validate", plan, NULL);
 
         g_test_message ("%s", cases[i].http);
-        g_assert_cmpint (status, ==, 2);
-        g_assert_cmpstr (err, ==, expected);
+        assert_refused (dir, yaml, cases[i].error);
     }
     throng_test_tmpdir_free (dir);
 }
