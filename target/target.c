@@ -10,6 +10,7 @@
  * request counter (atomic).
  */
 #include "target.h"
+#include "listen.h"
 #include "shop.h"
 
 #include <gnutls/gnutls.h>
@@ -45,6 +46,8 @@ struct _ThrongTarget {
 
     /* Server-thread only. */
     SoupServer *server;
+    ThrongSoupListener *http_listener;
+    ThrongSoupListener *https_listener;
     GHashTable *delays;
 };
 
@@ -351,43 +354,25 @@ on_request (SoupServer *server,
 /* ------------------------------------------------------------------ */
 /* The server thread                                                   */
 
+/*
+ * Our own listening socket (listen.c), for its backlog: GSocket's default
+ * of 10 drops the SYNs of a burst of new connections (a journey's users
+ * logging in at once), which the clients then retry after 1, 3 and 7 s —
+ * latency that is the target's accept queue, not its work.
+ */
 static char *
-listen_on_loopback (SoupServer *server, SoupServerListenOptions options, GError **error)
+listen_on_loopback (ThrongTarget *target, ThrongSoupListener **listener,
+                    GTlsCertificate *certificate, GError **error)
 {
     g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
     g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-    const char *scheme = (options & SOUP_SERVER_LISTEN_HTTPS) ? "https" : "http";
-    GSList *uris;
-    char *url = NULL;
 
-    g_autoptr (GSocket) socket
-        = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
-
-    /*
-     * Our own socket, for its backlog: GSocket's default of 10 drops the
-     * SYNs of a burst of new connections (a journey's users logging in at
-     * once), which the clients then retry after 1, 3 and 7 s — latency
-     * that is the target's accept queue, not its work.
-     */
-    if (socket == NULL)
+    *listener = throng_soup_listen (target->server, address, TARGET_LISTEN_BACKLOG, certificate,
+                                    error);
+    if (*listener == NULL)
         return NULL;
-    g_socket_set_listen_backlog (socket, TARGET_LISTEN_BACKLOG);
-    if (!g_socket_bind (socket, address, TRUE, error) || !g_socket_listen (socket, error)
-        || !soup_server_listen_socket (server, socket, options, error))
-        return NULL;
-    /* The server lists every listener; ours is the one with this scheme. */
-    uris = soup_server_get_uris (server);
-    for (GSList *l = uris; l != NULL; l = l->next) {
-        GUri *uri = l->data;
-
-        if (url == NULL && g_strcmp0 (g_uri_get_scheme (uri), scheme) == 0)
-            url = g_strdup_printf ("%s://127.0.0.1:%d", scheme, g_uri_get_port (uri));
-    }
-    g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-    if (url == NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "built-in target: no %s listener",
-                     scheme);
-    return url;
+    return g_strdup_printf ("%s://127.0.0.1:%u", certificate != NULL ? "https" : "http",
+                            throng_soup_listener_port (*listener));
 }
 
 static void
@@ -409,14 +394,13 @@ target_thread (gpointer user_data)
     g_main_context_push_thread_default (target->context);
 
     target->delays = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) delay_free, NULL);
-    target->server = soup_server_new ("tls-certificate", target->certificate,
-                                      "server-header", "throng-target", NULL);
+    target->server = soup_server_new ("server-header", "throng-target", NULL);
     soup_server_add_handler (target->server, NULL, on_request, target, NULL);
 
-    target->http_url = listen_on_loopback (target->server, 0, &error);
+    target->http_url = listen_on_loopback (target, &target->http_listener, NULL, &error);
     if (target->http_url != NULL)
-        target->https_url = listen_on_loopback (target->server, SOUP_SERVER_LISTEN_HTTPS,
-                                                &error);
+        target->https_url = listen_on_loopback (target, &target->https_listener,
+                                                target->certificate, &error);
 
     target_report_started (target, error);
     if (error == NULL)
@@ -428,6 +412,8 @@ target_thread (gpointer user_data)
      * queued on the context. */
     g_hash_table_remove_all (target->delays);
     soup_server_disconnect (target->server);
+    g_clear_pointer (&target->http_listener, throng_soup_listener_free);
+    g_clear_pointer (&target->https_listener, throng_soup_listener_free);
     g_clear_object (&target->server);
     while (g_main_context_iteration (target->context, FALSE))
         ;

@@ -8,7 +8,9 @@
 #include <glib-unix.h>
 #include <libsoup/soup.h>
 #include <signal.h>
+#include <sys/socket.h>
 
+#include "listen.h"
 #include "prometheus.h"
 
 struct _PrometheusServer {
@@ -16,6 +18,7 @@ struct _PrometheusServer {
     GMainContext *context;
     GMainLoop *loop;
     SoupServer *soup;           /* the server thread's, from start to the end of its loop */
+    ThrongSoupListener *listener;
     GSocketAddress *address;
 
     /* Shared with the server thread. */
@@ -70,7 +73,9 @@ server_main (gpointer data)
     g_main_context_push_thread_default (server->context);
     server->soup = soup_server_new ("server-header", "throng ", NULL);
     soup_server_add_handler (server->soup, NULL, on_metrics, server, NULL);
-    gboolean listening = soup_server_listen (server->soup, server->address, 0, &error);
+    /* SOMAXCONN: a scraper connects once in a while, not in bursts. */
+    server->listener = throng_soup_listen (server->soup, server->address, SOMAXCONN, NULL, &error);
+    gboolean listening = server->listener != NULL;
 
     g_mutex_lock (&server->lock);
     server->started = TRUE;
@@ -81,6 +86,7 @@ server_main (gpointer data)
     if (listening)
         g_main_loop_run (server->loop);
     soup_server_disconnect (server->soup);
+    g_clear_pointer (&server->listener, throng_soup_listener_free);
     g_clear_object (&server->soup);
     g_main_context_pop_thread_default (server->context);
     return NULL;

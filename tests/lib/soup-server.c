@@ -6,11 +6,15 @@
  */
 #include "soup-server.h"
 
+#include "listen.h"
+
 #include <string.h>
 
 struct _ThrongTestSoupServer {
     ThrongTestServerThread *thread;
     SoupServer *soup;
+    ThrongSoupListener *http_listener;
+    ThrongSoupListener *https_listener;
     GTlsCertificate *certificate;
     SoupServerCallback handler;
     gpointer data;
@@ -22,23 +26,21 @@ struct _ThrongTestSoupServer {
  * Listens on 127.0.0.1 at a port the kernel picks with a deep backlog:
  * GSocket's default of 10 overflows when a test's users all connect at
  * once, and the kernel then resets connections that already sent their
- * request, or makes the clients retry their SYN after a second.
+ * request, or makes the clients retry their SYN after a second.  The
+ * built-in target's listener (target/listen.c) accepts.
  */
-static void
-server_listen (SoupServer *soup, SoupServerListenOptions options)
+static char *
+server_listen (ThrongTestSoupServer *server, ThrongSoupListener **listener,
+               GTlsCertificate *certificate)
 {
     g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
     g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
     g_autoptr (GError) error = NULL;
-    g_autoptr (GSocket) socket
-        = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
 
+    *listener = throng_soup_listen (server->soup, address, 4096, certificate, &error);
     g_assert_no_error (error);
-    g_socket_set_listen_backlog (socket, 4096);
-    g_assert_true (g_socket_bind (socket, address, TRUE, &error));
-    g_assert_true (g_socket_listen (socket, &error));
-    g_assert_true (soup_server_listen_socket (soup, socket, options, &error));
-    g_assert_no_error (error);
+    return g_strdup_printf ("%s://127.0.0.1:%u", certificate != NULL ? "https" : "http",
+                            throng_soup_listener_port (*listener));
 }
 
 /* On the server's thread, its context the default: the listeners' sources go there. */
@@ -46,26 +48,12 @@ static void
 server_start (gpointer user_data, gpointer unused)
 {
     ThrongTestSoupServer *server = user_data;
-    GSList *uris;
 
-    server->soup = soup_server_new ("tls-certificate", server->certificate, NULL);
+    server->soup = soup_server_new (NULL, NULL);
     soup_server_add_handler (server->soup, NULL, server->handler, server->data, NULL);
-    server_listen (server->soup, 0);
+    server->http_url = server_listen (server, &server->http_listener, NULL);
     if (server->certificate != NULL)
-        server_listen (server->soup, SOUP_SERVER_LISTEN_HTTPS);
-    uris = soup_server_get_uris (server->soup);
-    for (GSList *l = uris; l != NULL; l = l->next) {
-        GUri *uri = l->data;
-        char *url = g_strdup_printf ("%s://127.0.0.1:%d", g_uri_get_scheme (uri),
-                                     g_uri_get_port (uri));
-
-        if (strcmp (g_uri_get_scheme (uri), "https") == 0)
-            server->https_url = url;
-        else
-            server->http_url = url;
-    }
-    g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-    g_assert_nonnull (server->http_url);
+        server->https_url = server_listen (server, &server->https_listener, server->certificate);
 }
 
 static void
@@ -74,6 +62,8 @@ server_finish (gpointer user_data, gpointer unused)
     ThrongTestSoupServer *server = user_data;
 
     soup_server_disconnect (server->soup);
+    g_clear_pointer (&server->http_listener, throng_soup_listener_free);
+    g_clear_pointer (&server->https_listener, throng_soup_listener_free);
     g_clear_object (&server->soup);
 }
 
