@@ -15,6 +15,9 @@
 #include <errno.h>
 #include <glib.h>
 #include <gnutls/gnutls.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -540,27 +543,54 @@ fill_backlog (guint16 port, guint16 *filler_port)
 
 /*
  * Whether a socket other than our own filler is in SYN-SENT towards
- * @listener: a client whose SYN the full queue dropped.  /proc/net/tcp
- * names it by ports (hex), state 02.
+ * @listener: a client whose SYN the full queue dropped.  Asked of the
+ * kernel through sock_diag, which filters by state itself: reading
+ * /proc/net/tcp walks every socket, and with the tens of thousands in
+ * TIME-WAIT that tests running beside this one leave, one read took
+ * longer than the client's first SYN retransmission.
  */
 static gboolean
 client_waiting (const Listener *listener)
 {
-    g_autofree char *text = NULL;
-    g_auto (GStrv) lines = NULL;
+    struct {
+        struct nlmsghdr header;
+        struct inet_diag_req_v2 request;
+    } query = {
+        .header = { .nlmsg_len = sizeof query, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+                    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+        .request = { .sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP,
+                     .idiag_states = 1u << 2 /* TCP_SYN_SENT */ },
+    };
+    gboolean waiting = FALSE, done = FALSE;
+    int fd = socket (AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 
-    if (!g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL))
+    if (fd < 0)
         return FALSE;
-    lines = g_strsplit (text, "\n", -1);
-    for (guint i = 1; lines[i] != NULL; i++) {
-        unsigned local_port, remote_port, state;
-
-        if (sscanf (lines[i], " %*u: %*x:%x %*x:%x %x", &local_port, &remote_port, &state) == 3
-            && state == 0x02 && remote_port == listener->port
-            && local_port != listener->filler_port)
-            return TRUE;
+    if (send (fd, &query, sizeof query, 0) < 0) {
+        close (fd);
+        return FALSE;
     }
-    return FALSE;
+    while (!done) {
+        char buffer[16384] __attribute__ ((aligned (NLMSG_ALIGNTO)));
+        ssize_t n = recv (fd, buffer, sizeof buffer, 0);
+
+        if (n <= 0)
+            break;
+        for (struct nlmsghdr *h = (struct nlmsghdr *)buffer; NLMSG_OK (h, (size_t)n);
+             h = NLMSG_NEXT (h, n)) {
+            const struct inet_diag_msg *socket_info = NLMSG_DATA (h);
+
+            if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+                done = TRUE;
+                break;
+            }
+            if (ntohs (socket_info->id.idiag_dport) == listener->port
+                && ntohs (socket_info->id.idiag_sport) != listener->filler_port)
+                waiting = TRUE;
+        }
+    }
+    close (fd);
+    return waiting;
 }
 
 /* Empties the queue once a client waits, then accepts as http does. */
