@@ -4,7 +4,9 @@
  * cases — every redirect code with and without a body, redirects to
  * another scheme, host and port, a loop, a missing, relative, invalid or
  * non-http Location, max_redirects reached, cookies across hosts and
- * beside a step's own Cookie header and kept per user, expect_status,
+ * beside a step's own Cookie header, kept per user, per iteration or not
+ * at all, and set by a step's `cookies:`, credentials from `auth:` and a
+ * url (and left behind on a redirect to another origin), expect_status,
  * connections per user and with keep_alive: false, responses later
  * than the step's timeout, a name that does not resolve, and every
  * fault of the fault suite — each run by the real
@@ -59,7 +61,8 @@
  *   /final        200 "ok";  /close-seen  the same, its log line ending in
  *                 " close" when the request said Connection: close.
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
- * (COOKIE "-" when none; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
+ * (COOKIE "-" when none, followed by " auth=VALUE" when the request had
+ * an Authorization field; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
  * a test compares what each transport and version sent, and proves which
  * protocol carried it.
  */
@@ -934,9 +937,10 @@ static void
 run_case (const Case *c, const char *transport, Proto proto, const char *dir, Outcome *outcome)
 {
     g_autofree char *origin = listener_url (c->on, proto);
-    g_autofree char *base = c->userinfo == NULL ? g_strdup (origin)
-                                                : g_strdup_printf ("%.*s%s%s", (int)(strstr (origin, "://") + 3 - origin), origin,
-                                                                   c->userinfo, strstr (origin, "://") + 3);
+    const char *host = strstr (origin, "://") + 3;
+    /* "http://" USERINFO "127.0.0.1:PORT" */
+    g_autofree char *base = g_strdup_printf ("%.*s%s%s", (int)(host - origin), origin,
+                                             c->userinfo != NULL ? c->userinfo : "", host);
     g_autofree char *csv = g_build_filename (dir, "samples.csv", NULL);
     g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
     const char *extra[] = { "--out", csv_arg, "--overwrite", NULL };

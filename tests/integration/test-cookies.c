@@ -364,6 +364,30 @@ test_credentials (Fixture *f, gconstpointer data)
 }
 
 /*
+ * A cookie or a credential that reads an unset variable, or expands to
+ * what cannot be sent, fails its step with class `variable`, and the
+ * server sees nothing of it.
+ */
+static void
+test_unsent (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http: { url: /never, cookies: { a: \"${vars.later}\" } }\n"
+          "      - http: { url: /never, auth: { bearer: \"${vars.later}\" } }\n"
+          "      - http: { url: /never, auth: { basic: { user: \"${vars.later}\", password: p } } }\n"
+          "      - http: { url: /set, extract: { later: { header: Content-Type } } }\n"
+          "      - set: { semi: \"x;y\", colon: \"a:b\" }\n"
+          "      - http: { url: /never, cookies: { a: \"${vars.semi}\" } }\n"
+          "      - http: { url: /never, auth: { basic: { user: \"${vars.colon}\", password: p } } }\n";
+    g_autoptr (JsonNode) root = run (f, NULL, "    users: 1\n    iterations: 1\n", steps);
+    g_autoptr (GPtrArray) never = seen_at (f, "/never");
+
+    g_assert_cmpuint (never->len, ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 5);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "variable"), ==, 5);
+}
+
+/*
  * Digest on soup: the server's challenge (a 401 the step does not count as
  * its response, nor as a retry), then the answer it accepts; a wrong
  * password ends in the 401.  On fast, refused at load naming soup.
@@ -448,6 +472,7 @@ main (int argc, char **argv)
         { "arrivals", test_arrivals },
         { "step-cookies", test_step_cookies },
         { "credentials", test_credentials },
+        { "unsent", test_unsent },
         { "digest", test_digest },
     };
     int result;
