@@ -9,6 +9,7 @@
 #include "expand.h"
 
 #include "body.h"
+#include "jar.h"
 
 #include <string.h>
 
@@ -27,6 +28,8 @@ http_request_text_init (HttpRequestText *text)
     text->headers = g_array_new (FALSE, TRUE, sizeof (HttpHeader));
     text->message = g_string_sized_new (0);
     text->scratch = g_string_sized_new (0);
+    text->cookies = g_string_sized_new (0);
+    text->digest = g_string_sized_new (0);
 }
 
 void
@@ -42,6 +45,8 @@ http_request_text_clear (HttpRequestText *text)
     g_array_unref (text->headers);
     g_string_free (text->message, TRUE);
     g_string_free (text->scratch, TRUE);
+    g_string_free (text->cookies, TRUE);
+    g_string_free (text->digest, TRUE);
     memset (text, 0, sizeof *text);
 }
 
@@ -359,10 +364,15 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
 
             span->offset = text->values->len;
             span->length = 0;
-            if (tpl == NULL)
+            if (http_auth_builds_header (step, i)) {
+                if (!http_auth_expand_header (step, user, text->values, text->scratch,
+                                              text->message))
+                    return refuse (text, sample);
+            } else if (tpl == NULL) {
                 continue;
-            if (!expand (tpl, user, text->values, text))
+            } else if (!expand (tpl, user, text->values, text)) {
                 return refuse (text, sample);
+            }
             span->length = text->values->len - span->offset;
             if (!header_value_is_valid (text->values->str + span->offset, span->length)) {
                 g_string_printf (text->message, "header %s expands to a value with a line break",
@@ -378,12 +388,19 @@ http_request_expand (const HttpStep *step, ThrongUser *user, HttpRequestText *te
             HttpHeader *sent = &g_array_index (text->headers, HttpHeader, i);
 
             sent->name = header->name;
-            sent->value = step->header_templates[i] != NULL
+            sent->value = http_step_header_varies (step, i)
                               ? text->values->str + g_array_index (text->spans, HttpSpan, i).offset
                               : header->value;
             sent->node = NULL;
         }
     }
+
+    if (step->cookies != NULL
+        && !http_step_cookies_expand (step, user, text->cookies, text->message))
+        return refuse (text, sample);
+    if (step->auth != NULL && step->auth->kind == HTTP_AUTH_DIGEST
+        && !http_auth_expand_digest (step, user, text->digest, text->message))
+        return refuse (text, sample);
 
     if (step->body_template != NULL) {
         g_string_truncate (text->body, 0);

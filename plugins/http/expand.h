@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "auth.h"
 #include "http.h"
 
 /* Where a header's expanded value lies in HttpRequestText.values. */
@@ -49,6 +50,14 @@ void http_step_add_header (HttpStep *step, const char *name, char *value);
 /* Whether the step's headers have @name, in any case. */
 gboolean http_step_has_header (const HttpStep *step, const char *name);
 
+/* Whether header @i of @step is expanded per request (a template, or credentials auth.h builds). */
+static inline gboolean
+http_step_header_varies (const HttpStep *step, guint i)
+{
+    return step->header_templates != NULL
+           && (step->header_templates[i] != NULL || http_auth_builds_header (step, i));
+}
+
 /* A user's expansion of the step in flight; every buffer is reused. */
 typedef struct {
     GString *url;    /* the url's expansion, when not an absolute path (resolved then) */
@@ -59,6 +68,8 @@ typedef struct {
     GArray *headers;  /* HttpHeader borrowing the step's names and the values: what is sent */
     GString *message; /* why the expansion failed */
     GString *scratch; /* one substitution of a form or json body, before it is encoded */
+    GString *cookies; /* the step's `cookies:` (jar.h), each "name=value; Path=/" and a NUL */
+    GString *digest;  /* Digest credentials (auth.h): "user", NUL, "password", NUL */
 } HttpRequestText;
 
 void http_request_text_init (HttpRequestText *text);
@@ -89,8 +100,15 @@ gboolean http_step_body_file (HttpStep *step, ThrongScope *scope, const char *pa
 
 void http_step_templates_free (HttpStep *step);
 
+/* Whether http_request_expand() has anything to do for @step. */
+static inline gboolean
+http_request_expands (const HttpStep *step)
+{
+    return step->templated || step->cookies != NULL || step->auth != NULL;
+}
+
 /*
- * Expands @step's templates for @user into @text.  FALSE when a variable
+ * Expands @step's templates (and its cookies and credentials) for @user into @text.  FALSE when a variable
  * is unset or an expansion cannot be sent (another origin, a line break
  * in a header): @sample then fails with class `variable` and a message
  * saying which, and nothing may be sent.

@@ -30,6 +30,13 @@ typedef enum {
     HTTP_VERSION_AUTO, /* ALPN offers h2 and http/1.1 over https://; HTTP/1.1 over http:// */
 } HttpVersion;
 
+/* The `cookie_jar` option: when a user's cookies are thrown away (docs/http.md, "Cookies"). */
+typedef enum {
+    HTTP_COOKIE_JAR_PER_ITERATION, /* emptied as each iteration (each arrival) begins: the default */
+    HTTP_COOKIE_JAR_PER_USER,      /* kept for the user's life, across iterations and arrivals */
+    HTTP_COOKIE_JAR_OFF,           /* no jar: Set-Cookie ignored, no Cookie but the plan's own */
+} HttpCookieJarPolicy;
+
 /* The defaults that more than one file reads (options.c sets them all).
  * The priority is GnuTLS's NORMAL with X25519 moved to the front, so the
  * one key share a ClientHello carries (fast/conn.c) is X25519's, as
@@ -82,6 +89,11 @@ typedef struct {
     /* per step, appended */
     const ThrongNode *form;     /* map: an application/x-www-form-urlencoded body (body.h) */
     const ThrongNode *json;     /* map or list: a JSON body (body.h) */
+    /* scenario-wide, appended */
+    int cookie_jar;             /* HttpCookieJarPolicy; default per-iteration */
+    /* per step, appended */
+    const ThrongNode *cookies;  /* map: cookies the step puts in the jar (jar.h); steps only */
+    const ThrongNode *auth;     /* map: basic, bearer or digest credentials (auth.h) */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;
@@ -109,6 +121,7 @@ typedef struct {
 } HttpHeader;
 
 typedef struct _HttpRules HttpRules;
+typedef struct _HttpAuth HttpAuth;
 
 typedef struct {
     HttpScenario *scenario;
@@ -139,6 +152,8 @@ typedef struct {
     HttpRules *rules;   /* extractors and checks (rules.h), NULL when none */
     gboolean keep_body; /* a rule reads the body: transports buffer it */
     gint debug_left;    /* --http-debug: requests still to print (atomic) */
+    GArray *cookies;    /* HttpStepCookie (jar.h): what `cookies:` puts in the jar; NULL: none */
+    HttpAuth *auth;     /* auth.h: credentials built per request, or Digest; NULL: none */
 } HttpStep;
 
 /* The body is expanded per request (into HttpRequestText.body), not step->body. */

@@ -49,7 +49,7 @@ http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, Thro
         = g_atomic_int_get (&step->debug_left) > 0 && g_atomic_int_add (&step->debug_left, -1) > 0;
     journey->keep = step->keep_body || journey->debug;
     g_string_truncate (journey->body, 0);
-    if (step->templated && !http_request_expand (step, user, &journey->request, sample)) {
+    if (http_request_expands (step) && !http_request_expand (step, user, &journey->request, sample)) {
         journey->active = FALSE;
         if (journey->debug)
             http_debug_response (step, 0, NULL, NULL, sample);

@@ -29,7 +29,7 @@ void http_journey_clear (HttpJourney *journey);
 static inline gboolean
 http_journey_needed (const HttpStep *step)
 {
-    return step->templated || step->rules != NULL
+    return http_request_expands (step) || step->rules != NULL
            || g_atomic_int_get ((gint *)&step->debug_left) > 0;
 }
 

@@ -19,6 +19,8 @@ static const char *const transport_choices[] = { "fast", "soup", NULL };
 /* In HttpVersion's order. */
 static const char *const version_choices[] = { "1.1", "2", "auto", NULL };
 static const char *const session_choices[] = { "per-thread", "global", "per-iteration", NULL };
+/* In HttpCookieJarPolicy's order. */
+static const char *const cookie_jar_choices[] = { "per-iteration", "per-user", "off", NULL };
 
 /*
  * The nested table's offsets are into HttpOptions itself and the TABLE
@@ -69,6 +71,10 @@ const ThrongOption http_options_table[] = {
       .max = 100, .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
     { OPT ("form", THRONG_OPTION_NODE, form) },
     { OPT ("json", THRONG_OPTION_NODE, json) },
+    { OPT ("cookie_jar", THRONG_OPTION_ENUM, cookie_jar), .choices = cookie_jar_choices,
+      .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
+    { OPT ("cookies", THRONG_OPTION_NODE, cookies) },
+    { OPT ("auth", THRONG_OPTION_NODE, auth) },
     { NULL },
 };
 
@@ -91,6 +97,7 @@ http_options_init (HttpOptions *options)
     options->max_body = 64 * 1024 * 1024;
     options->version = HTTP_VERSION_1_1;
     options->connections_per_user = 6;
+    options->cookie_jar = HTTP_COOKIE_JAR_PER_ITERATION;
 }
 
 void
@@ -260,6 +267,14 @@ http_options_apply_layer (const ThrongNode *map, HttpOptions *options, gboolean 
             throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID, "%s", local->message);
             return FALSE;
         }
+    }
+
+    /* A cookie a step sets belongs to that step's origin; defaults have none. */
+    if (!in_step && (node = throng_node_lookup (map, "cookies")) != NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "cookies: goes on a step (it sets cookies for that step's origin); "
+                               "the scenario's http map takes cookie_jar");
+        return FALSE;
     }
 
     if (body != NULL && body_file != NULL) {

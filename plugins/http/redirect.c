@@ -17,6 +17,17 @@ http_hop_start (HttpHop *hop, const HttpStep *step)
     hop->method = step->method;
     hop->body = TRUE;
     hop->count = 0;
+    hop->other_origin = FALSE;
+}
+
+static int
+port_of (GUri *uri)
+{
+    int port = g_uri_get_port (uri);
+
+    if (port > 0)
+        return port;
+    return g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") == 0 ? 443 : 80;
 }
 
 void
@@ -103,55 +114,9 @@ http_hop_response (HttpHop *hop, const HttpStep *step, guint status, SoupMessage
     g_clear_pointer (&hop->uri, g_uri_unref);
     hop->uri = next;
     hop->count++;
+    hop->other_origin = g_ascii_strcasecmp (g_uri_get_scheme (next), g_uri_get_scheme (step->uri)) != 0
+                        || g_ascii_strcasecmp (g_uri_get_host (next), g_uri_get_host (step->uri)) != 0
+                        || port_of (next) != port_of (step->uri);
     rewrite_method (hop, status);
     return TRUE;
-}
-
-/*
- * A SoupCookieJar that remembers whether it ever held a cookie, so that
- * asking it costs a load (http_cookie_jar_used) until one comes.
- */
-typedef struct {
-    SoupCookieJar parent;
-    gboolean used;
-} HttpCookieJar;
-
-typedef struct {
-    SoupCookieJarClass parent_class;
-} HttpCookieJarClass;
-
-static GType http_cookie_jar_get_type (void);
-G_DEFINE_TYPE (HttpCookieJar, http_cookie_jar, SOUP_TYPE_COOKIE_JAR)
-
-/* A cookie came (or went): from then on, requests ask the jar. */
-static void
-http_cookie_jar_changed (SoupCookieJar *jar, SoupCookie *old_cookie, SoupCookie *new_cookie)
-{
-    ((HttpCookieJar *)jar)->used = TRUE;
-}
-
-static void
-http_cookie_jar_class_init (HttpCookieJarClass *klass)
-{
-    SOUP_COOKIE_JAR_CLASS (klass)->changed = http_cookie_jar_changed;
-}
-
-static void
-http_cookie_jar_init (HttpCookieJar *jar)
-{
-}
-
-SoupCookieJar *
-http_cookie_jar_new (void)
-{
-    SoupCookieJar *jar = g_object_new (http_cookie_jar_get_type (), NULL);
-
-    soup_cookie_jar_set_accept_policy (jar, SOUP_COOKIE_JAR_ACCEPT_ALWAYS);
-    return jar;
-}
-
-gboolean
-http_cookie_jar_used (SoupCookieJar *jar)
-{
-    return ((HttpCookieJar *)jar)->used;
 }

@@ -3,8 +3,8 @@
  * The redirect policy both transports follow, so that one plan gives the
  * same outcome on either: which statuses redirect, max_redirects, the
  * method and body rules of RFC 9110 §15.4, which Locations may be
- * followed, and the cookie jar each user keeps across hosts.  A transport
- * keeps one HttpHop per user, asks http_hop_response() what a complete
+ * followed (the cookies that travel with the hops are jar.h's).  A
+ * transport keeps one HttpHop per user, asks http_hop_response() what a complete
  * response means, and sends what the hop says.
  */
 #pragma once
@@ -19,6 +19,13 @@ typedef struct {
     const char *method; /* the step's method, or "GET" once a redirect rewrote it */
     gboolean body;      /* the hop sends the step's body (FALSE once the method was rewritten) */
     guint count;        /* redirects followed so far */
+    /*
+     * The hop goes to another origin (scheme, host or port) than the
+     * step's: Authorization stays behind, as curl and Go's client (k6)
+     * leave it, so that credentials meant for one server never reach
+     * another through its redirect.
+     */
+    gboolean other_origin;
 } HttpHop;
 
 /* The first hop of @step: its URL, method and body. */
@@ -26,6 +33,13 @@ void http_hop_start (HttpHop *hop, const HttpStep *step);
 
 /* Releases what @hop holds (NULL-safe fields; the struct itself is the caller's). */
 void http_hop_clear (HttpHop *hop);
+
+/* Whether the current hop sends the step's header @name (see other_origin). */
+static inline gboolean
+http_hop_sends_header (const HttpHop *hop, const char *name)
+{
+    return !hop->other_origin || g_ascii_strcasecmp (name, "Authorization") != 0;
+}
 
 /* The URL of the current hop. */
 static inline GUri *
@@ -48,17 +62,3 @@ http_hop_uri (const HttpHop *hop, const HttpStep *step)
  */
 gboolean http_hop_response (HttpHop *hop, const HttpStep *step, guint status,
                             SoupMessageHeaders *headers, ThrongSample *sample);
-
-/*
- * A user's cookie jar: accepts every cookie, sends each by the domain and
- * path rules of the URL it goes to, so cookies set by one host of a
- * redirect chain reach only the hosts they were set for.
- */
-SoupCookieJar *http_cookie_jar_new (void);
-
-/*
- * FALSE while no cookie was ever stored in @jar (made by
- * http_cookie_jar_new): a request need not ask it for a Cookie header,
- * which costs libsoup a walk of the URI and the jar even when empty.
- */
-gboolean http_cookie_jar_used (SoupCookieJar *jar);

@@ -6,7 +6,9 @@
  * accepted statuses).  Runs while the plan loads: a bad step fails before
  * any load.
  */
+#include "auth.h"
 #include "body.h"
+#include "jar.h"
 #include "journey.h"
 #include "plan.h"
 
@@ -91,7 +93,8 @@ resolve_url (HttpStep *step, const HttpOptions *options, const HttpLayerNodes *n
  * waiting for a 401), never silently dropped; the url keeps only the
  * origin and path.  A url that is a template cannot carry them (they
  * would differ per request with no header to match), nor a step that
- * also sets Authorization (which of the two would win is a guess).
+ * also sets Authorization (which of the two would win is a guess); the
+ * header is made as auth: { basic: ... } makes it (auth.c).
  */
 static gboolean
 credentials_to_header (HttpStep *step, const HttpLayerNodes *nodes, const ThrongNode *where,
@@ -105,7 +108,7 @@ credentials_to_header (HttpStep *step, const HttpLayerNodes *nodes, const Throng
     if (step->url_template != NULL) {
         step_error (at, where, error, THRONG_PLAN_ERROR_INVALID,
                     "a url that is a template cannot carry credentials (user:password@); "
-                    "send them with headers: { Authorization: \"Basic ...\" }");
+                    "send them with auth: { basic: { user: U, password: P } }");
         return FALSE;
     }
     if (http_step_has_header (step, "Authorization")) {
@@ -124,9 +127,7 @@ credentials_to_header (HttpStep *step, const HttpLayerNodes *nodes, const Throng
                     "the url's credentials (user:password@) are not validly percent-encoded");
         return FALSE;
     }
-    g_autofree char *pair = g_strconcat (user, ":", password, NULL);
-    g_autofree char *encoded = g_base64_encode ((const guchar *) pair, strlen (pair));
-    http_step_add_header (step, "Authorization", g_strconcat ("Basic ", encoded, NULL));
+    http_step_add_header (step, "Authorization", http_auth_basic_value (user, password));
 
     GUri *bare = g_uri_build (g_uri_get_flags (step->uri), g_uri_get_scheme (step->uri), NULL,
                               g_uri_get_host (step->uri), g_uri_get_port (step->uri),
@@ -189,6 +190,7 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     g_autoptr (GError) rules_error = NULL;
     const ThrongNode *where = map != NULL ? map : scenario->nodes.map;
     gboolean ok = FALSE;
+    gboolean url_credentials;
 
     step->scenario = base;
     http_options_copy (&options, &base->options);
@@ -214,8 +216,12 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
     }
     written_url = g_strdup (options.url);
     if (!http_step_templates_compile (step, scenario->scope, &options, nodes.url, nodes.body, error)
-        || !resolve_url (step, &options, &nodes, where, error)
+        || !resolve_url (step, &options, &nodes, where, error))
+        goto out;
+    url_credentials = g_uri_get_userinfo (step->uri) != NULL;
+    if (!http_auth_compile (step, scenario->scope, options.auth, map, url_credentials, error)
         || !credentials_to_header (step, &nodes, where, error)
+        || !http_step_cookies_compile (step, scenario->scope, options.cookies, error)
         || !load_body (step, scenario->scope, &options, &nodes, where, error)
         || !http_body_compile (step, scenario->scope, options.form, options.json, error))
         goto out;
@@ -285,6 +291,8 @@ http_step_free (gpointer data)
         && step->scenario->transport->step_free != NULL)
         step->scenario->transport->step_free (step->transport_data);
     http_step_templates_free (step);
+    http_auth_free (step->auth);
+    http_step_cookies_free (step);
     http_body_free (step);
     http_rules_free (step->rules);
     g_free (step->method);

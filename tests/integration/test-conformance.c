@@ -4,7 +4,9 @@
  * cases — every redirect code with and without a body, redirects to
  * another scheme, host and port, a loop, a missing, relative, invalid or
  * non-http Location, max_redirects reached, cookies across hosts and
- * beside a step's own Cookie header and kept per user, expect_status,
+ * beside a step's own Cookie header, kept per user, per iteration or not
+ * at all, and set by a step's `cookies:`, credentials from `auth:` and a
+ * url (and left behind on a redirect to another origin), expect_status,
  * connections per user and with keep_alive: false, responses later
  * than the step's timeout, a name that does not resolve, and every
  * fault of the fault suite — each run by the real
@@ -59,7 +61,8 @@
  *   /final        200 "ok";  /close-seen  the same, its log line ending in
  *                 " close" when the request said Connection: close.
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
- * (COOKIE "-" when none; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
+ * (COOKIE "-" when none, followed by " auth=VALUE" when the request had
+ * an Authorization field; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
  * a test compares what each transport and version sent, and proves which
  * protocol carried it.
  */
@@ -148,6 +151,10 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
             g_string_append (cookies, " | ");
         g_string_append (cookies, value);
     }
+
+    /* Credentials, where sent: after the cookies, so that lines without them read as before. */
+    if ((value = soup_message_headers_get_one (exchange->request_headers, "Authorization")) != NULL)
+        g_string_append_printf (cookies, "%s auth=%s", cookies->len > 0 ? "" : "-", value);
 
     /* Only where asked: over HTTP/2 the field is never sent (header/connection). */
     if (strcmp (path, "/close-seen") == 0
@@ -471,6 +478,7 @@ typedef struct {
     const char *http;         /* more of defaults.http: "keep_alive: false"; NULL: none */
     /* Over HTTP/1.1 only: the case has no HTTP/2 meaning (or soup refuses it there). */
     gboolean http1_only;
+    const char *userinfo; /* "user:password@" in the step's url; NULL: none */
 } Case;
 
 #define NONE_OPENED (-1)
@@ -581,12 +589,49 @@ static const Case cases[] = {
     /* Two Set-Cookie fields in one response (HTTP/2 sends each as a field of its own). */
     { "cookie/two", ON_REDIRECT, "/cookie/two", FOLLOW, NULL, 200, "OK",
       "GET /cookie/two 0 -\nGET /final 0 c=1; d=2\n" },
-    /* The jar is the user's, kept from one iteration to the next (requests sorted: two users). */
+    /* per-user: the jar is the user's, kept from one iteration to the next (sorted: two users). */
     { "cookie/per-user", ON_REDIRECT, "/cookie/same", FOLLOW, NULL, 200, "OK",
       "GET /cookie/same 0 -\nGET /cookie/same 0 -\n"
       "GET /cookie/same 0 c=1\nGET /cookie/same 0 c=1\n"
       "GET /final 0 c=1\nGET /final 0 c=1\nGET /final 0 c=1\nGET /final 0 c=1\n",
-      .users = 2, .iterations = 2 },
+      .users = 2, .iterations = 2, .http = "cookie_jar: per-user" },
+    /* The default, per-iteration: each iteration begins with an empty jar (k6's). */
+    { "cookie/per-iteration", ON_REDIRECT, "/cookie/same", FOLLOW, NULL, 200, "OK",
+      "GET /cookie/same 0 -\nGET /final 0 c=1\nGET /cookie/same 0 -\nGET /final 0 c=1\n",
+      .iterations = 2 },
+    /* off: Set-Cookie is not kept, even within the step's own redirects. */
+    { "cookie/off", ON_REDIRECT, "/cookie/two", FOLLOW, NULL, 200, "OK",
+      "GET /cookie/two 0 -\nGET /final 0 -\nGET /cookie/two 0 -\nGET /final 0 -\n",
+      .iterations = 2, .http = "cookie_jar: off" },
+    /* off: the step's own Cookie header goes out as written, once, on every hop. */
+    { "cookie/off-step-header", ON_REDIRECT, "/cookie/same",
+      FOLLOW ", headers: { Cookie: \"pre=1\" }", NULL, 200, "OK",
+      "GET /cookie/same 0 pre=1\nGET /final 0 pre=1\n", .http = "cookie_jar: off" },
+    /* A step's cookies: in the jar for its origin, beside the server's, by the jar's rules. */
+    { "cookie/step-cookies", ON_REDIRECT, "/cookie/same", FOLLOW ", cookies: { s: v }", NULL, 200,
+      "OK", "GET /cookie/same 0 s=v\nGET /final 0 s=v; c=1\n" },
+    { "cookie/step-cookies-other-host", ON_REDIRECT, "/cookie/host",
+      FOLLOW ", cookies: { s: \"${user.id}\" }", NULL, 200, "OK",
+      "GET /cookie/host 0 s=1\nGET /final 0 -\n" },
+    /* And the step's own Cookie header first, then the jar's, in one field. */
+    { "cookie/step-cookies-and-header", ON_REDIRECT, "/final",
+      ", cookies: { s: v }, headers: { Cookie: \"pre=1\" }", NULL, 200, "OK",
+      "GET /final 0 pre=1; s=v\n" },
+    /* Credentials: the exact bytes, on every hop of the same origin. */
+    { "auth/basic", ON_REDIRECT, "/r/302/rel",
+      FOLLOW ", auth: { basic: { user: \"u${user.id}\", password: \"p:w\" } }", NULL, 200, "OK",
+      "GET /r/302/rel 0 - auth=Basic dTE6cDp3\nGET /final 0 - auth=Basic dTE6cDp3\n" },
+    { "auth/bearer", ON_REDIRECT, "/final", ", auth: { bearer: \"t-${iteration}\" }", NULL, 200,
+      "OK", "GET /final 0 - auth=Bearer t-1\nGET /final 0 - auth=Bearer t-2\n",
+      .iterations = 2 },
+    /* Another origin (host, port or scheme): credentials stay behind, as curl and k6 leave them. */
+    { "auth/other-host", ON_REDIRECT, "/r/302/host", FOLLOW ", auth: { bearer: t }", NULL, 200,
+      "OK", "GET /r/302/host 0 - auth=Bearer t\nGET /final 0 -\n" },
+    { "auth/other-port", ON_REDIRECT, "/r/307/port",
+      POST ", headers: { Authorization: \"Basic eDp5\" }", NULL, 200, "OK",
+      "POST /r/307/port 5 - auth=Basic eDp5\nPOST /final 5 -\n" },
+    { "auth/url-credentials", ON_REDIRECT, "/final", ", auth: null", NULL, 200, "OK",
+      "GET /final 0 - auth=Basic YTpi\n", .userinfo = "a:b@" },
 
     /* expect_status: a status outside it fails as `status`, one inside it (a list, a range) passes. */
     { "status/unexpected", ON_REDIRECT, "/r/404/none", NULL, "status", 404, "Not Found",
@@ -891,7 +936,11 @@ enum { COL_ELAPSED = 1, COL_CODE = 3, COL_RESPONSE_MESSAGE = 4, COL_SUCCESS = 7,
 static void
 run_case (const Case *c, const char *transport, Proto proto, const char *dir, Outcome *outcome)
 {
-    g_autofree char *base = listener_url (c->on, proto);
+    g_autofree char *origin = listener_url (c->on, proto);
+    const char *host = strstr (origin, "://") + 3;
+    /* "http://" USERINFO "127.0.0.1:PORT" */
+    g_autofree char *base = g_strdup_printf ("%.*s%s%s", (int)(host - origin), origin,
+                                             c->userinfo != NULL ? c->userinfo : "", host);
     g_autofree char *csv = g_build_filename (dir, "samples.csv", NULL);
     g_autofree char *csv_arg = g_strconcat ("csv=", csv, NULL);
     const char *extra[] = { "--out", csv_arg, "--overwrite", NULL };

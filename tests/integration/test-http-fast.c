@@ -43,19 +43,20 @@ test_parse_request_head (void)
     HttpHeader h = { (char *)"X-One", (char *)"1" };
 
     g_array_append_val (headers, h);
-    fast_request_head_append (out, "POST", "example.test", 8080, FALSE, "/a?b=1", headers, 5, TRUE);
+    fast_request_head_append (out, "POST", "example.test", 8080, FALSE, "/a?b=1", headers, 5, TRUE,
+                              NULL);
     g_assert_cmpstr (out->str, ==,
                      "POST /a?b=1 HTTP/1.1\r\nHost: example.test:8080\r\nX-One: 1\r\n"
                      "User-Agent: throng/" THRONG_VERSION_STRING "\r\nContent-Length: 5\r\n"
                      "Connection: close\r\n");
     g_string_truncate (out, 0);
     /* Default ports are left out; IPv6 literals are bracketed; a given Host wins. */
-    fast_request_head_append (out, "GET", "::1", 443, TRUE, "/", NULL, -1, FALSE);
+    fast_request_head_append (out, "GET", "::1", 443, TRUE, "/", NULL, -1, FALSE, NULL);
     g_assert_true (g_str_has_prefix (out->str, "GET / HTTP/1.1\r\nHost: [::1]\r\n"));
     g_string_truncate (out, 0);
     h = (HttpHeader){ (char *)"host", (char *)"virtual.test" };
     g_array_append_val (headers, h);
-    fast_request_head_append (out, "GET", "127.0.0.1", 80, FALSE, "/", headers, -1, FALSE);
+    fast_request_head_append (out, "GET", "127.0.0.1", 80, FALSE, "/", headers, -1, FALSE, NULL);
     g_assert_null (strstr (out->str, "Host: 127.0.0.1"));
     g_assert_nonnull (strstr (out->str, "host: virtual.test\r\n"));
 }
@@ -147,7 +148,7 @@ test_request_head_plan (void)
 
         fast_request_head_append (want, "POST", "127.0.0.1", 8080, FALSE,
                                   cases[c].target != NULL ? cases[c].target : cases[c].sent_target,
-                                  sent, body_len, cases[c].close);
+                                  sent, body_len, cases[c].close, NULL);
         fast_head_plan_init (&plan, &step, cases[c].body != NULL ? FAST_BODY_LENGTH_HOLE : body_len,
                              cases[c].close);
         fast_head_plan_append (&plan, got, &text);

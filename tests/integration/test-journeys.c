@@ -558,7 +558,7 @@ test_url_credentials (Fixture *f, gconstpointer data)
     } refused[] = {
         { "{ url: \"http://u:p@127.0.0.1:1/${user.id}\" }",
           "5:22: a url that is a template cannot carry credentials (user:password@); send them "
-          "with headers: { Authorization: \"Basic ...\" }" },
+          "with auth: { basic: { user: U, password: P } }" },
         { "{ url: \"http://u:p@127.0.0.1:1/\", headers: { Authorization: Bearer t } }",
           "5:22: the url has credentials (user:password@) and the step sets an Authorization "
           "header: keep one of them" },

@@ -15,6 +15,9 @@ fast_store_cookies (FastUser *u)
     SoupMessageHeadersIter iter;
     const char *name, *value;
 
+    /* cookie_jar: off: a server's cookies are not kept, nor sent back. */
+    if (u->cookie_jar == HTTP_COOKIE_JAR_OFF)
+        return;
     if (u->jar == NULL)
         u->jar = http_cookie_jar_new ();
     soup_message_headers_iter_init (&iter, fast_response_headers (&u->response));

@@ -115,7 +115,8 @@ redirect (FastUser *u)
     target = fast_uri_target (next);
     g_string_truncate (u->out, 0);
     fast_request_head_append (u->out, u->hop.method, u->host, u->port, u->tls, target,
-                              http_request_headers (step, text), body_len, !u->fs->keep_alive);
+                              http_request_headers (step, text), body_len, !u->fs->keep_alive,
+                              &u->hop);
     fast_append_cookies (u, next);
     g_string_append (u->out, "\r\n");
     body = http_request_body (step, text, &length);

@@ -26,6 +26,7 @@
 
 #include "../http.h"
 #include "../journey.h"
+#include "../jar.h"
 #include "../redirect.h"
 #include "conn.h"
 #include "parse.h"
@@ -140,7 +141,8 @@ struct _FastUser {
     ThrongTimer *timer; /* the step's (or the connect's) deadline */
     FastConn *pool[POOL_MAX];
     guint n_pool;
-    SoupCookieJar *jar; /* made by the first Set-Cookie */
+    SoupCookieJar *jar; /* made by the first Set-Cookie (or a step's `cookies:`) */
+    int cookie_jar;     /* HttpCookieJarPolicy: when the jar is emptied, or never made */
     HttpHop hop;        /* redirect.c: the current hop's URL, method and body */
     FastResponse response;
 

@@ -505,7 +505,7 @@ fast_h2_submit (FastUser *u, FastH2 *h2, H2Stream *st)
     for (guint i = 0; i < n_headers; i++) {
         const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
         const char *name = text->str + names[i];
-        if (header_dropped (name))
+        if (header_dropped (name) || !http_hop_sends_header (&u->hop, h->name))
             continue;
         agent |= strcmp (name, "user-agent") == 0;
         nv_add (h2->nva, name, strlen (name), h->value, strlen (h->value));

@@ -62,13 +62,13 @@ headers_have (const GArray *headers, const char *name)
 
 /*
  * The one writer of a head.  @target NULL is a hole; so is each header
- * whose @holes entry is not NULL, and the Content-Length value when
+ * of @holes (a step) that varies per request, and the Content-Length value when
  * @body_len is FAST_BODY_LENGTH_HOLE.
  */
 static void
 head_write (HeadWriter *w, const char *method, const char *host, guint16 port, gboolean tls,
-            const char *target, const GArray *headers, ThrongTemplate *const *holes,
-            gssize body_len, gboolean close)
+            const char *target, const GArray *headers, const HttpStep *holes,
+            gssize body_len, gboolean close, const HttpHop *hop)
 {
     GString *out = w->text;
 
@@ -91,11 +91,12 @@ head_write (HeadWriter *w, const char *method, const char *host, guint16 port, g
             const HttpHeader *h = &g_array_index (headers, HttpHeader, i);
             /* The transport frames the body and the connection itself. */
             if (g_ascii_strcasecmp (h->name, "Content-Length") == 0
-                || (close && g_ascii_strcasecmp (h->name, "Connection") == 0))
+                || (close && g_ascii_strcasecmp (h->name, "Connection") == 0)
+                || (hop != NULL && !http_hop_sends_header (hop, h->name)))
                 continue;
             g_string_append (out, h->name);
             g_string_append (out, ": ");
-            if (holes != NULL && holes[i] != NULL)
+            if (holes != NULL && http_step_header_varies (holes, i))
                 writer_hole (w, FAST_PART_HEADER, i);
             else
                 g_string_append (out, h->value);
@@ -119,12 +120,12 @@ head_write (HeadWriter *w, const char *method, const char *host, guint16 port, g
 void
 fast_request_head_append (GString *out, const char *method, const char *host, guint16 port,
                           gboolean tls, const char *target, const GArray *headers, gssize body_len,
-                          gboolean close)
+                          gboolean close, const HttpHop *hop)
 {
     HeadWriter w = { .text = out, .parts = NULL, .mark = out->len };
 
     g_assert (target != NULL && body_len != FAST_BODY_LENGTH_HOLE);
-    head_write (&w, method, host, port, tls, target, headers, NULL, body_len, close);
+    head_write (&w, method, host, port, tls, target, headers, NULL, body_len, close, hop);
 }
 
 void
@@ -138,7 +139,7 @@ fast_head_plan_init (FastHeadPlan *plan, const HttpStep *step, gssize body_len, 
 
     head_write (&w, step->method, step->host, step->port, step->tls,
                 step->url_template != NULL ? NULL : step->target, step->headers,
-                step->header_templates, body_len, close);
+                step, body_len, close, NULL);
     plan->n_parts = w.parts->len;
     plan->parts = (FastPart *)(void *)g_array_free (w.parts, FALSE);
     plan->text = g_string_free (w.text, FALSE);

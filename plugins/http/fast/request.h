@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include "../expand.h"
+#include "../redirect.h"
 
 /* @body_len for a templated body: its length is a hole. */
 #define FAST_BODY_LENGTH_HOLE (-2)
@@ -33,12 +34,13 @@ typedef struct {
  * Appends to @out a request head without its final empty line: request
  * line, Host (unless @headers has one), @headers, User-Agent (unless
  * given), Content-Length when @body_len is not -1, and `Connection:
- * close` when @close.  The caller appends optional lines, then "\r\n"
- * and the body.
+ * close` when @close; of a redirect's @hop (may be NULL), only the
+ * headers it sends (http_hop_sends_header).  The caller appends optional
+ * lines, then "\r\n" and the body.
  */
 void fast_request_head_append (GString *out, const char *method, const char *host, guint16 port,
                                gboolean tls, const char *target, const GArray *headers,
-                               gssize body_len, gboolean close);
+                               gssize body_len, gboolean close, const HttpHop *hop);
 
 /*
  * Writes @step's head as fast_request_head_append() would, with holes for

@@ -133,7 +133,7 @@ fast_step_new (HttpScenario *scenario, HttpStep *step, GError **error)
 
     request = g_string_sized_new (256 + (body_len > 0 ? body_len : 0));
     fast_request_head_append (request, step->method, step->host, step->port, step->tls,
-                              step->target, step->headers, body_len, !fs->keep_alive);
+                              step->target, step->headers, body_len, !fs->keep_alive, NULL);
     fstep = g_new0 (FastStep, 1);
     fstep->head_len = request->len;
     g_string_append (request, "\r\n");
@@ -173,7 +173,10 @@ user_alloc (FastScenario *fs, ThrongUser *user)
 static gpointer
 fast_user_new (HttpScenario *scenario, ThrongUser *user)
 {
-    return user_alloc (scenario->transport_data, user);
+    FastUser *u = user_alloc (scenario->transport_data, user);
+
+    u->cookie_jar = scenario->options.cookie_jar;
+    return u;
 }
 
 /*
@@ -187,9 +190,11 @@ fast_lane_new (gpointer data)
     FastUser *main = data;
     FastUser *u = user_alloc (main->fs, main->user);
 
-    if (main->jar == NULL)
+    u->cookie_jar = main->cookie_jar;
+    if (main->jar == NULL && main->cookie_jar != HTTP_COOKIE_JAR_OFF)
         main->jar = http_cookie_jar_new ();
-    u->jar = g_object_ref (main->jar);
+    if (main->jar != NULL)
+        u->jar = g_object_ref (main->jar);
     u->slot = main->slot;
     return u;
 }
@@ -229,6 +234,9 @@ fast_iteration_begin (gpointer data)
 {
     FastUser *u = data;
 
+    /* A lane shares the jar: the first of them to begin empties it for all. */
+    if (u->jar != NULL && u->cookie_jar == HTTP_COOKIE_JAR_PER_ITERATION)
+        http_cookie_jar_clear (u->jar);
     if (fast_sessions_get_policy (u->fs->sessions) != HTTP_SESSION_PER_ITERATION)
         return;
     fast_pool_close_all (u);
@@ -285,6 +293,11 @@ run_setup (FastUser *u, const HttpStep *step, ThrongSample *sample)
             u->sample = NULL;
             throng_user_step_done_sample (u->user, sample);
             return FALSE;
+        }
+        if (step->cookies != NULL) {
+            if (u->jar == NULL)
+                u->jar = http_cookie_jar_new ();
+            http_step_cookies_store (step, u->journey.request.cookies, u->jar);
         }
         if (step->templated) {
             build_templated (u, step, fstep);

@@ -315,6 +315,26 @@ merge_own_cookie (SoupMessage *message, gpointer data)
     soup_message_headers_replace (headers, "Cookie", merged != NULL ? merged : data);
 }
 
+/*
+ * A challenge to a step with auth: { digest: ... }: libsoup's auth manager
+ * answers it with the credentials expanded when the step began, once.  A
+ * challenge of another scheme is not answered (the plan asked for Digest:
+ * its password is not sent in Basic's clear text), nor a second one (the
+ * credentials were refused): the 401 is then the step's response.
+ */
+static gboolean
+digest_authenticate (SoupMessage *message, SoupAuth *auth, gboolean retrying, gpointer data)
+{
+    SoupUser *user = data;
+    const GString *credentials = user->journey.request.digest;
+
+    if (retrying || user->freed || user->step == NULL
+        || g_ascii_strcasecmp (soup_auth_get_scheme_name (auth), "Digest") != 0)
+        return FALSE;
+    soup_auth_authenticate (auth, credentials->str, credentials->str + strlen (credentials->str) + 1);
+    return TRUE;
+}
+
 static void
 hop_send (SoupUser *user)
 {
@@ -341,8 +361,10 @@ hop_send (SoupUser *user)
     headers = soup_message_get_request_headers (user->message);
     for (guint i = 0; i < sent->len; i++) {
         const HttpHeader *header = &g_array_index (sent, HttpHeader, i);
+        if (!http_hop_sends_header (&user->hop, header->name))
+            continue;
         soup_message_headers_replace (headers, header->name, header->value);
-        if (g_ascii_strcasecmp (header->name, "Cookie") == 0)
+        if (user->jar != NULL && g_ascii_strcasecmp (header->name, "Cookie") == 0)
             g_signal_connect_data (user->message, "starting", G_CALLBACK (merge_own_cookie),
                                    g_strdup (header->value),
                                    (GClosureNotify)(void (*) (void))g_free, G_CONNECT_AFTER);
@@ -361,6 +383,8 @@ hop_send (SoupUser *user)
     g_signal_connect (user->message, "got-informational", G_CALLBACK (http_soup_got_informational),
                       user);
     g_signal_connect (user->message, "restarted", G_CALLBACK (http_soup_restarted), user);
+    if (step->auth != NULL && step->auth->kind == HTTP_AUTH_DIGEST && !user->hop.other_origin)
+        g_signal_connect (user->message, "authenticate", G_CALLBACK (digest_authenticate), user);
     user->interim = 0;
 
     pushed = http_soup_push_context (user);
@@ -382,6 +406,8 @@ http_soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
         throng_user_step_done_sample (user->user, sample);
         return;
     }
+    if (step->cookies != NULL && user->jar != NULL)
+        http_step_cookies_store (step, user->journey.request.cookies, user->jar);
 
     /* Only after a cancel: a cancellable cannot be reused once cancelled. */
     if (g_cancellable_is_cancelled (user->cancellable)) {

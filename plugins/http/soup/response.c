@@ -50,6 +50,9 @@ http_soup_restarted (SoupMessage *message, gpointer data)
 
     if (user->freed || user->step == NULL)
         return;
+    /* Sent again with the credentials a challenge asked for (auth: digest): not a retry. */
+    if (soup_message_get_status (message) == SOUP_STATUS_UNAUTHORIZED)
+        return;
     user->sample->retries++;
     g_debug ("soup: %s sent again on a new connection",
              g_uri_get_host (soup_message_get_uri (message)));

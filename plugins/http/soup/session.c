@@ -2,8 +2,9 @@
 /*
  * The soup transport's SoupSession: one per virtual user, made and used
  * on the user's worker thread under its context, with its own cookie
- * jar, the TLS database and client certificate the scenario read once,
- * and the `per-iteration` policy's closing of its connections.  This file
+ * jar (none under `cookie_jar: off`; emptied per iteration by default),
+ * the TLS database and client certificate the scenario read once, and
+ * the `per-iteration` policy's closing of its connections.  This file
  * owns the user's life: a SoupUser is freed when both its owner
  * (http_soup_user_free) and the step in flight, if any, let it go, so
  * that libsoup's callbacks never see freed memory.  TLS policies are
@@ -145,8 +146,11 @@ http_soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
     http_soup_pop_context (user, pushed);
     soup_session_set_proxy_resolver (user->session, NULL);
     /* Each virtual user has its own cookies, as a browser (or JMeter's cookie manager) would. */
-    g_autoptr (SoupCookieJar) jar = http_cookie_jar_new ();
-    soup_session_add_feature (user->session, SOUP_SESSION_FEATURE (jar));
+    if (scenario->options.cookie_jar != HTTP_COOKIE_JAR_OFF) {
+        g_autoptr (SoupCookieJar) jar = http_cookie_jar_new ();
+        soup_session_add_feature (user->session, SOUP_SESSION_FEATURE (jar));
+        user->jar = jar;
+    }
     if (user->shared->database != NULL)
         soup_session_set_tls_database (user->session, user->shared->database);
     return user;
@@ -187,6 +191,8 @@ http_soup_iteration_begin (gpointer data)
 {
     SoupUser *user = data;
 
+    if (user->jar != NULL && user->scenario->options.cookie_jar == HTTP_COOKIE_JAR_PER_ITERATION)
+        http_cookie_jar_clear (user->jar);
     /*
      * per-iteration: close every connection so the iteration's first request
      * reconnects.  glib-networking may still resume the TLS session.

@@ -17,6 +17,7 @@
 #include "../errors.h"
 #include "../framing.h"
 #include "../journey.h"
+#include "../jar.h"
 #include "../redirect.h"
 
 #include <libsoup/soup.h>
@@ -37,6 +38,7 @@ typedef struct {
     ThrongUser *user;
     GMainContext *context;
     SoupSession *session;
+    SoupCookieJar *jar; /* the session's (it holds the reference); NULL under cookie_jar: off */
     GCancellable *cancellable;
     GSource *timer;
     guint8 *buffer;
