@@ -25,6 +25,7 @@ typedef enum {
 
 typedef struct _ThrongDataSet {
     char *name;                 /* the file as the plan names it, for messages */
+    char *set_name;             /* data: { NAME: {...} }: NAME; NULL for a scenario's one set */
     guint n_columns;
     char **columns;             /* NULL-terminated header */
     guint n_rows;
@@ -42,6 +43,20 @@ typedef struct _ThrongDataSet {
 /* Bounds (docs/plan-reference.md). */
 #define THRONG_DATA_MAX_BYTES (256 * 1024 * 1024)
 #define THRONG_DATA_MAX_COLUMNS 1024
+#define THRONG_DATA_MAX_SETS 8
+
+/*
+ * A scenario's data: one set (`data: {file: ...}`, read as
+ * `${data.COLUMN}`), or up to THRONG_DATA_MAX_SETS named ones (`data:
+ * {users: {file: ...}, products: {file: ...}}`, read as
+ * `${data.users.COLUMN}`), each with its own file, mode, advance and
+ * on_exhausted.
+ */
+typedef struct _ThrongData {
+    ThrongDataSet *sets[THRONG_DATA_MAX_SETS];
+    guint n_sets;
+    gboolean named;
+} ThrongData;
 
 /*
  * Reads the scenario's `data:` map @node: the file (relative to
@@ -61,6 +76,15 @@ ThrongDataSet *throng_dataset_parse_csv (const char *name, const char *data, gsi
 ThrongDataSet *throng_dataset_parse_json (const char *name, const char *data, gsize length,
                                           GError **error);
 void throng_dataset_free (ThrongDataSet *data);
+
+/* Reads a scenario's `data:` (@node): one set, or named sets.  Located errors. */
+ThrongData *throng_data_load (const ThrongNode *node, const char *plan_dir, guint users,
+                              const char *scenario, GError **error);
+void throng_data_free (ThrongData *data);
+/* The index of the set named @name (a prefix of @length bytes), or -1. */
+gint throng_data_find (const ThrongData *data, const char *name, gsize length);
+/* Whether a user found no row left in any of the sets. */
+gboolean throng_data_is_exhausted (const ThrongData *data);
 
 /* The index of column @name, or -1. */
 gint throng_dataset_column (const ThrongDataSet *data, const char *name);
@@ -90,3 +114,4 @@ throng_dataset_cell (const ThrongDataSet *data, guint row, guint column, gsize *
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongDataSet, throng_dataset_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongData, throng_data_free)

@@ -63,6 +63,7 @@ throng_dataset_free (ThrongDataSet *data)
     if (data == NULL)
         return;
     g_free (data->name);
+    g_free (data->set_name);
     g_strfreev (data->columns);
     for (gsize i = 0; i < (gsize) data->n_rows * data->n_columns; i++)
         g_free (data->cells[i]);
@@ -500,6 +501,129 @@ throng_dataset_load (const ThrongNode *node, const char *plan_dir, guint users,
         data->stop = fields.on_exhausted == 1;
     }
     return g_steal_pointer (&data);
+}
+
+/* ---- one set or named sets --------------------------------------------------------------- */
+
+void
+throng_data_free (ThrongData *data)
+{
+    if (data == NULL)
+        return;
+    for (guint i = 0; i < data->n_sets; i++)
+        throng_dataset_free (data->sets[i]);
+    g_free (data);
+}
+
+static gboolean
+set_name_is_valid (const char *name)
+{
+    if (!g_ascii_isalpha (name[0]) && name[0] != '_')
+        return FALSE;
+    for (const char *c = name + 1; *c != '\0'; c++) {
+        if (!g_ascii_isalnum (*c) && *c != '_')
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/*
+ * Named sets: a map without `file` whose every value is a map.  A map
+ * with `file`, or with no map value at all, is one set (its own errors
+ * say what it lacks).
+ */
+static gboolean
+data_is_named (const ThrongNode *node, GError **error)
+{
+    const ThrongNode *first_map = NULL, *first_other = NULL;
+
+    if (throng_node_kind (node) != THRONG_NODE_MAP || throng_node_lookup (node, "file") != NULL)
+        return FALSE;
+    for (guint i = 0; i < throng_node_n_children (node); i++) {
+        const ThrongNode *value = throng_node_child (node, i);
+
+        if (throng_node_kind (value) == THRONG_NODE_MAP) {
+            if (first_map == NULL)
+                first_map = throng_node_key (node, i);
+        } else if (first_other == NULL) {
+            first_other = throng_node_key (node, i);
+        }
+    }
+    if (first_map != NULL && first_other != NULL) {
+        throng_node_set_error (first_other, error, THRONG_PLAN_ERROR_INVALID,
+                               "data: '%s' is not a data set: named sets are maps such as "
+                               "'%s: {file: users.csv}', and one set needs 'file'",
+                               throng_node_scalar (first_other), throng_node_scalar (first_other));
+        return FALSE;
+    }
+    return first_map != NULL;
+}
+
+ThrongData *
+throng_data_load (const ThrongNode *node, const char *plan_dir, guint users, const char *scenario,
+                  GError **error)
+{
+    g_autoptr (ThrongData) data = g_new0 (ThrongData, 1);
+    GError *local = NULL;
+
+    data->named = data_is_named (node, &local);
+    if (local != NULL) {
+        g_propagate_error (error, local);
+        return NULL;
+    }
+    if (!data->named) {
+        data->sets[0] = throng_dataset_load (node, plan_dir, users, scenario, error);
+        if (data->sets[0] == NULL)
+            return NULL;
+        data->n_sets = 1;
+        return g_steal_pointer (&data);
+    }
+    for (guint i = 0; i < throng_node_n_children (node); i++) {
+        const ThrongNode *key = throng_node_key (node, i);
+        const char *name = throng_node_scalar (key);
+        ThrongDataSet *set;
+
+        if (!set_name_is_valid (name)) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "'%s' cannot name a data set: a letter or '_', then letters, "
+                                   "digits and '_'",
+                                   name);
+            return NULL;
+        }
+        if (data->n_sets == THRONG_DATA_MAX_SETS) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_LIMIT,
+                                   "a scenario has at most %d data sets", THRONG_DATA_MAX_SETS);
+            return NULL;
+        }
+        set = throng_dataset_load (throng_node_child (node, i), plan_dir, users, scenario, error);
+        if (set == NULL)
+            return NULL;
+        set->set_name = g_strdup (name);
+        data->sets[data->n_sets++] = set;
+    }
+    return g_steal_pointer (&data);
+}
+
+gint
+throng_data_find (const ThrongData *data, const char *name, gsize length)
+{
+    for (guint i = 0; i < data->n_sets; i++) {
+        const char *set_name = data->sets[i]->set_name;
+
+        if (set_name != NULL && strlen (set_name) == length && memcmp (set_name, name, length) == 0)
+            return (gint) i;
+    }
+    return -1;
+}
+
+gboolean
+throng_data_is_exhausted (const ThrongData *data)
+{
+    for (guint i = 0; i < data->n_sets; i++) {
+        if (throng_dataset_is_exhausted (data->sets[i]))
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* ---- handing out rows ------------------------------------------------------------------ */

@@ -96,7 +96,7 @@ throng_plan_scenario_free (gpointer data)
     g_ptr_array_unref (scenario->protocols);
     /* after the protocols' data, which may keep the scope */
     throng_scope_free (scenario->scope);
-    throng_dataset_free (scenario->data);
+    throng_data_free (scenario->data);
     if (scenario->stages != NULL)
         g_array_unref (scenario->stages);
     g_free (scenario->name);
@@ -316,8 +316,8 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
     if (fields.data != NULL && !throng_node_is_null (fields.data)) {
         g_autofree char *plan_dir = g_path_get_dirname (loader->plan->file);
         g_autofree char *absolute_dir = g_canonicalize_filename (plan_dir, NULL);
-        scenario->data = throng_dataset_load (fields.data, absolute_dir, scenario->users,
-                                              scenario->name, error);
+        scenario->data = throng_data_load (fields.data, absolute_dir, scenario->users,
+                                           scenario->name, error);
         if (scenario->data == NULL)
             return FALSE;
     }

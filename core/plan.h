@@ -96,7 +96,7 @@ typedef struct {
     gdouble target;
 } ThrongStage;
 
-typedef struct _ThrongDataSet ThrongDataSet;
+typedef struct _ThrongData ThrongData;
 
 typedef struct {
     char *name;
@@ -119,7 +119,7 @@ typedef struct {
     guint max_frames;               /* the deepest stack of containers the program needs, root included */
     gboolean has_choose;            /* some iteration may differ from the next by chance */
     ThrongScope *scope;             /* variables and checks; after the protocols' data when freed */
-    ThrongDataSet *data;            /* `data:`, or NULL */
+    ThrongData *data;               /* `data:`, or NULL */
     guint64 first_user_id;          /* user.id of the scenario's user 0, minus one */
     guint n_groups;                 /* steps of kind group */
     guint max_parallel;             /* the most children any `parallel` runs at once; 0: none */

@@ -72,7 +72,7 @@ read_clear (gpointer data)
 }
 
 ThrongScope *
-throng_scope_new (const char *scenario, ThrongPlanVars *plan, const ThrongDataSet *data)
+throng_scope_new (const char *scenario, ThrongPlanVars *plan, const ThrongData *data)
 {
     ThrongScope *scope = g_new0 (ThrongScope, 1);
 

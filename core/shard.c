@@ -141,8 +141,10 @@ throng_plan_set_shard (ThrongPlan *plan, const ThrongShard *shard, GError **erro
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
         guint index, n;
         throng_shard_get (shard, &index, &n);
-        if (scenario->data != NULL && scenario->data->mode == THRONG_DATA_UNIQUE)
-            throng_dataset_set_slice (scenario->data, index, n);
+        for (guint d = 0; scenario->data != NULL && d < scenario->data->n_sets; d++) {
+            if (scenario->data->sets[d]->mode == THRONG_DATA_UNIQUE)
+                throng_dataset_set_slice (scenario->data->sets[d], index, n);
+        }
     }
     return TRUE;
 }

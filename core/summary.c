@@ -43,7 +43,7 @@ fill_journey (ThrongSummaryBuffer *buffer, guint s, const ThrongPlanScenario *sc
     }
     journey->step_info = scenario->step_info;
     journey->data_exhausted
-        = scenario->data != NULL && throng_dataset_is_exhausted (scenario->data);
+        = scenario->data != NULL && throng_data_is_exhausted (scenario->data);
 }
 
 void

@@ -42,7 +42,7 @@ typedef struct {
 struct _ThrongScope {
     char *scenario;             /* the scenario's name */
     ThrongPlanVars *plan;       /* the plan's, borrowed */
-    const ThrongDataSet *data;  /* the scenario's data set, or NULL */
+    const ThrongData *data;     /* the scenario's data sets, or NULL */
     GPtrArray *vars;            /* char*: the name of each slot, read or declared */
     GArray *declared;           /* gboolean per slot: something assigns it */
     GArray *reads;              /* ThrongScopeRead */
@@ -51,7 +51,7 @@ struct _ThrongScope {
 };
 
 ThrongScope *throng_scope_new (const char *scenario, ThrongPlanVars *plan,
-                               const ThrongDataSet *data);
+                               const ThrongData *data);
 void throng_scope_free (ThrongScope *scope);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongScope, throng_scope_free)
 /*
@@ -93,8 +93,8 @@ typedef struct {
 typedef struct {
     ThrongVarSlot *vars;        /* throng_scope_n_vars() of the scenario */
     guint n_vars;
-    const ThrongDataSet *data;  /* the scenario's data set, or NULL */
-    gint64 row;                 /* the user's current row, -1: none yet */
+    const ThrongData *data;     /* the scenario's data sets, or NULL */
+    gint32 rows[THRONG_DATA_MAX_SETS]; /* the user's current row of each set, -1: none yet */
     guint64 run_id;             /* user.id: unique in the run, from 1 */
     guint64 arrival;            /* arrival: the iteration's arrival k + 1 in the unsharded
                                  * schedule (open model); 0 in a closed model */

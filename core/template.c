@@ -46,7 +46,7 @@ typedef struct {
     guint32 offset;             /* literal: its text in tpl->text; var, data: the name's */
     guint32 length;
     gint64 a;                   /* var: slot; data: column; random.int: low; random.string: length */
-    gint64 b;                   /* random.int: high */
+    gint64 b;                   /* random.int: high; data: the set */
     guint64 *counter;           /* counter.NAME */
 } Segment;
 
@@ -265,6 +265,68 @@ compile_env (Compiler *c, gsize offset, const char *rest, ThrongTemplateFilter f
 }
 
 /* One `${...}`: the text between @open (at "${") and @close (at "}"). */
+
+/* `data.COLUMN` (one set) or `data.SET.COLUMN` (named sets): the set and column now, or why not. */
+static gboolean
+compile_data (Compiler *c, Segment *segment, const char *expr, gsize start, GError **error)
+{
+    const ThrongData *data = c->scope->data;
+    const char *column = expr + 5;
+    const char *prefix = "data.";
+    const ThrongDataSet *set;
+    gint index;
+
+    if (data == NULL)
+        return compiler_error (c, start, error,
+                               "%s: scenario '%s' has no data set (add 'data: {file: ...}')",
+                               expr, c->scope->scenario);
+    segment->b = 0;
+    if (data->named) {
+        const char *dot = strchr (column, '.');
+        g_autofree char *names = NULL;
+        GPtrArray *all = g_ptr_array_new ();
+        gint found = throng_data_find (data, column, dot != NULL ? (gsize) (dot - column)
+                                                                 : strlen (column));
+
+        for (guint i = 0; i < data->n_sets; i++)
+            g_ptr_array_add (all, data->sets[i]->set_name);
+        g_ptr_array_add (all, NULL);
+        names = g_strjoinv (", ", (char **) all->pdata);
+        g_ptr_array_unref (all);
+        if (found < 0)
+            return compiler_error (c, start + 5, error,
+                                   "%s: scenario '%s' has no data set by that name; its sets are "
+                                   "%s (written data.SET.COLUMN)",
+                                   expr, c->scope->scenario, names);
+        if (dot == NULL)
+            return compiler_error (c, start + 5, error,
+                                   "%s names a data set, not a value: write data.%s.COLUMN", expr,
+                                   data->sets[found]->set_name);
+        segment->b = found;
+        prefix = expr;
+        column = dot + 1;
+    }
+    set = data->sets[segment->b];
+    index = throng_dataset_column (set, column);
+    if (index < 0) {
+        g_autofree char *qualifier = g_strndup (prefix, data->named ? (gsize) (column - expr)
+                                                                   : strlen (prefix));
+        const char *suggestion = throng_node_suggest (column, (const char *const *) set->columns);
+        gsize at = start + (gsize) (column - expr);
+
+        if (suggestion != NULL)
+            return compiler_error (c, at, error, "'%s' is not a column of %s; did you mean '%s%s'?",
+                                   column, set->name, qualifier, suggestion);
+        g_autofree char *columns = g_strjoinv (", ", set->columns);
+        return compiler_error (c, at, error, "'%s' is not a column of %s; its columns are %s",
+                               column, set->name, columns);
+    }
+    segment->kind = SEG_DATA;
+    segment->a = index;
+    add_named (c, segment, expr, strlen (expr));
+    return TRUE;
+}
+
 static gboolean
 compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
 {
@@ -327,31 +389,8 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
         add_named (c, &segment, expr, strlen (expr));
         return TRUE;
     }
-    if (g_str_has_prefix (expr, "data.")) {
-        const char *column = expr + 5;
-        const ThrongDataSet *data = c->scope->data;
-        if (data == NULL)
-            return compiler_error (c, start, error,
-                                   "%s: scenario '%s' has no data set (add 'data: {file: ...}')",
-                                   expr, c->scope->scenario);
-        gint index = throng_dataset_column (data, column);
-        if (index < 0) {
-            const char *suggestion
-                = throng_node_suggest (column, (const char *const *) data->columns);
-            if (suggestion != NULL)
-                return compiler_error (c, start + 5, error,
-                                       "'%s' is not a column of %s; did you mean 'data.%s'?",
-                                       column, data->name, suggestion);
-            g_autofree char *columns = g_strjoinv (", ", data->columns);
-            return compiler_error (c, start + 5, error,
-                                   "'%s' is not a column of %s; its columns are %s", column,
-                                   data->name, columns);
-        }
-        segment.kind = SEG_DATA;
-        segment.a = index;
-        add_named (c, &segment, expr, strlen (expr));
-        return TRUE;
-    }
+    if (g_str_has_prefix (expr, "data."))
+        return compile_data (c, &segment, expr, start, error);
     if (g_str_has_prefix (expr, "counter.")) {
         const char *name = expr + 8;
         if (!throng_scope_valid_name (name, strlen (name)))
@@ -659,10 +698,11 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             continue;
         }
         case SEG_DATA: {
-            if (vars->data == NULL || vars->row < 0)
+            if (vars->data == NULL || vars->rows[segment->b] < 0)
                 return unset (tpl, segment, error);
-            const char *cell
-                = throng_dataset_cell (vars->data, (guint) vars->row, (guint) segment->a, &length);
+            const char *cell = throng_dataset_cell (vars->data->sets[segment->b],
+                                                    (guint) vars->rows[segment->b],
+                                                    (guint) segment->a, &length);
             append_value (out, filter, cell, length);
             continue;
         }

@@ -235,16 +235,19 @@ user_begin_iteration (ThrongUser *user)
 {
     const ThrongPlanScenario *scenario = user->scenario;
 
-    if (scenario->data != NULL
-        && (scenario->data->advance == THRONG_DATA_PER_ITERATION || user->vars.row < 0)) {
+    for (guint d = 0; scenario->data != NULL && d < scenario->data->n_sets; d++) {
+        ThrongDataSet *set = scenario->data->sets[d];
         guint row;
-        if (!throng_dataset_next_row (scenario->data, user->worker->rand, &row)) {
-            /* `on_exhausted: stop`: the user ends cleanly, its iteration never began */
+
+        if (set->advance != THRONG_DATA_PER_ITERATION && user->vars.rows[d] >= 0)
+            continue;
+        if (!throng_dataset_next_row (set, user->worker->rand, &row)) {
+            /* `on_exhausted: stop` (of any set): the user ends cleanly, its iteration never began */
             user->state = THRONG_USER_ITERATION;
             throng_user_finish (user, FALSE);
             return FALSE;
         }
-        user->vars.row = row;
+        user->vars.rows[d] = (gint32) row;
     }
     for (guint i = 0; i < scenario->protocols->len; i++) {
         const ThrongPlanProtocol *protocol = g_ptr_array_index (scenario->protocols, i);

@@ -25,7 +25,8 @@ throng_user_vars_init (ThrongUserVars *vars, guint n_vars)
 {
     vars->vars = n_vars > 0 ? g_new0 (ThrongVarSlot, n_vars) : NULL;
     vars->n_vars = n_vars;
-    vars->row = -1;
+    for (guint i = 0; i < G_N_ELEMENTS (vars->rows); i++)
+        vars->rows[i] = -1;
 }
 
 void

@@ -595,6 +595,43 @@ test_data_columns (Fixture *f, gconstpointer data)
 }
 
 /*
+ * Named data sets, each with its own file and rules: the users' set keeps
+ * one row per user, the items' set (JSON) moves on every iteration and
+ * recycles; the server sees every pairing the rules call for.
+ */
+static void
+test_data_named (Fixture *f, gconstpointer data)
+{
+    g_autofree char *csv = throng_test_write_file (f->dir, "users.csv", "name\nalice\nbob\n");
+    g_autofree char *json
+        = throng_test_write_file (f->dir, "items.json", "[{\"sku\": \"a1\"}, {\"sku\": \"b2\"}]");
+    g_autofree char *extra
+        = g_strdup_printf ("    data:\n"
+                           "      users: { file: \"%s\", advance: per-user }\n"
+                           "      items: { file: \"%s\" }\n",
+                           csv, json);
+    static const char steps[] = "      - http: { url: \"/echo?u=${data.users.name}&s=${data.items.sku}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 2, 3, extra, steps, 0, NULL);
+    guint alice = 0, bob = 0, a1 = 0, b2 = 0;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (f->journey.echoes->len, ==, 6);
+    for (guint i = 0; i < f->journey.echoes->len; i++) {
+        const char *echo = g_ptr_array_index (f->journey.echoes, i);
+
+        alice += g_str_has_prefix (echo, "u=alice&");
+        bob += g_str_has_prefix (echo, "u=bob&");
+        a1 += g_str_has_suffix (echo, "&s=a1");
+        b2 += g_str_has_suffix (echo, "&s=b2");
+    }
+    /* One user row each, for all three iterations; the items' two rows taken in turn. */
+    g_assert_cmpuint (alice, ==, 3);
+    g_assert_cmpuint (bob, ==, 3);
+    g_assert_cmpuint (a1, ==, 3);
+    g_assert_cmpuint (b2, ==, 3);
+}
+
+/*
  * Bodies built from fields (issue 32): a form the server decodes back into
  * the plan's map, a list repeating its key; a JSON body whose plain
  * scalars keep their type, quoted ones stay text, strings are templates.
@@ -1388,6 +1425,7 @@ main (int argc, char **argv)
         { "templated-checks", test_templated_checks, TRUE },
         { "url-credentials", test_url_credentials, TRUE },
         { "data-columns", test_data_columns, FALSE },
+        { "data-named", test_data_named, FALSE },
         { "form-json-bodies", test_form_json_bodies, TRUE },
         { "fragments", test_fragments, FALSE },
         { "templated-check-unset", test_templated_check_unset, FALSE },

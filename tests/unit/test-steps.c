@@ -344,8 +344,8 @@ test_summary_journey (ThrongTestTmpdir *fixture, gconstpointer data)
     metrics->check_fails[1] = 2;
 
     guint row;
-    g_assert_true (throng_dataset_next_row (scenario->data, NULL, &row));
-    g_assert_false (throng_dataset_next_row (scenario->data, NULL, &row));
+    g_assert_true (throng_dataset_next_row (scenario->data->sets[0], NULL, &row));
+    g_assert_false (throng_dataset_next_row (scenario->data->sets[0], NULL, &row));
 
     ThrongSummaryBuffer buffer = { 0 };
     ThrongSummaryRun run = { .plan = plan, .workers = 1, .started = TRUE };

@@ -17,7 +17,7 @@
 
 typedef struct {
     ThrongPlanVars *plan;
-    ThrongDataSet *data;
+    ThrongData *data;
     ThrongScope *scope;
     GPtrArray *trees;
     ThrongUser *user;
@@ -37,7 +37,10 @@ env_init (Env *env, const char *const *overrides, gboolean with_data)
     memset (env, 0, sizeof *env);
     env->plan = throng_plan_vars_new (overrides);
     if (with_data) {
-        env->data = throng_dataset_parse_csv ("users.csv", users_csv, strlen (users_csv), NULL, &error);
+        env->data = g_new0 (ThrongData, 1);
+        env->data->sets[0] = throng_dataset_parse_csv ("users.csv", users_csv, strlen (users_csv),
+                                                       NULL, &error);
+        env->data->n_sets = 1;
         g_assert_no_error (error);
     }
     env->scope = throng_scope_new ("shop", env->plan, env->data);
@@ -64,7 +67,7 @@ env_user (Env *env)
         ThrongUserVars old = env->user->vars;
         throng_user_vars_init (&env->user->vars, throng_scope_n_vars (env->scope));
         env->user->vars.data = old.data;
-        env->user->vars.row = old.row;
+        memcpy (env->user->vars.rows, old.rows, sizeof old.rows);
         env->user->vars.run_id = old.run_id;
         env->user->vars.worker_id = old.worker_id;
         env->user->vars.rand = old.rand;
@@ -82,7 +85,7 @@ env_clear (Env *env)
         g_free (env->user);
     }
     throng_scope_free (env->scope);
-    throng_dataset_free (env->data);
+    throng_data_free (env->data);
     throng_plan_vars_free (env->plan);
     g_ptr_array_unref (env->trees);
     g_rand_free (env->rand);
@@ -280,11 +283,11 @@ test_filters (void)
     g_assert_cmpstr (error->message, ==, "data.username is not set");
     throng_template_free (name);
 
-    env.user->vars.row = 0;
+    env.user->vars.rows[0] = 0;
     assert_expands (&env, "'${data.username | base64}:${data.full name | json}'",
                     "YWxpY2U=:Alice \\\"A\\\" Smith");
     assert_expands (&env, "'${data.password}'", "p,1");
-    env.user->vars.row = 1;
+    env.user->vars.rows[0] = 1;
     assert_expands (&env, "'${data.username}'", "bob");
 
     throng_user_set_var (user, slot, "say \"hi\"\n\\ \t\x01 \xc3\xa9", -1);
