@@ -47,6 +47,7 @@ throng_user_steps_begin (ThrongUser *user)
 {
     user->depth = 0;
     user->open_transactions = 0;
+    user->vars.last_status = 0;
     frame_open (&user->frames[0], user->scenario->program);
 }
 
@@ -113,6 +114,8 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
      * transaction already: noting the transaction too would count their
      * bytes twice.
      */
+    if (kind == THRONG_STEP_REQUEST)
+        user->vars.last_status = sample->status;
     if (user->open_transactions > 0 && kind == THRONG_STEP_REQUEST)
         note_request (user, sample);
 }

@@ -453,6 +453,7 @@ throng_user_create (ThrongUser *user, GError **error)
     user->vars.worker_id = user->worker->setup.index;
     user->vars.rand = user->worker->rand;
     user->vars.scratch = user->worker->scratch;
+    user->vars.operand = user->worker->operand;
     user->frames = g_new0 (ThrongUserFrame, MAX (scenario->max_frames, 1));
 
     if (scenario->max_parallel > 0)

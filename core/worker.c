@@ -205,6 +205,7 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->run_wait_us = -1;
     worker->rand = g_rand_new ();
     worker->scratch = g_string_sized_new (256);
+    worker->operand = g_string_sized_new (64);
     worker->arrivals = g_ptr_array_new_with_free_func (throng_arrivals_free);
     return worker;
 }
@@ -412,6 +413,7 @@ throng_worker_join (ThrongWorker *worker)
     g_ptr_array_unref (worker->arrivals);
     g_rand_free (worker->rand);
     g_string_free (worker->scratch, TRUE);
+    g_string_free (worker->operand, TRUE);
     /* The users, whose timers and watches it held, are gone. */
     throng_reactor_free (worker->reactor);
     g_main_loop_unref (worker->loop);
