@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "condition-private.h"
 #include "template-private.h"
 
 /* Bounds (docs/plan-reference.md). */
@@ -24,11 +25,11 @@
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
     "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", "pause",
-    "use", NULL,
+    "use", "if", "then", "else", NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
 static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", "pause",
-                                             NULL };
+                                             "if", NULL };
 static const char *const branch_keys[] = { "weight", "steps", NULL };
 static const char *const parallel_keys[] = { "name", "max", "steps", NULL };
 static const char *const pause_keys[] = { "min", "max", NULL };
@@ -42,8 +43,10 @@ static const struct {
     const char *keys[8];
     const char *nearest;
 } foreign_steps[] = {
-    { { "if", "else", "when", "doIf", "doIfOrElse", "switch", "randomSwitch", NULL },
-      "throng has no condition step yet; 'choose' picks among weighted branches" },
+    { { "when", "doIf", "doIfOrElse", "doIfEquals", "unless", NULL },
+      "'if: CONDITION' with 'then: [...]' (and 'else: [...]') runs steps when a condition holds" },
+    { { "switch", "randomSwitch", "uniformRandomSwitch", NULL },
+      "'choose' picks among weighted branches; 'if' with 'then' and 'else' picks by a condition" },
     { { "while", "loop", "during", "asLongAs", "forever", "repeatWhile", NULL },
       "'repeat: N' with 'steps' runs steps N times" },
     { { "foreach", "forEach", "each", "for", NULL },
@@ -91,6 +94,7 @@ throng_plan_action_free (ThrongAction *action)
         throng_template_free (action->values[i]);
     g_free (action->values);
     g_free (action->slots);
+    throng_condition_free (action->condition);
     g_free (action);
 }
 
@@ -153,6 +157,11 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
         if (strcmp (text, "steps") == 0) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                    "'steps' in a step needs 'group' or 'repeat' beside it");
+            return FALSE;
+        }
+        if (strcmp (text, "then") == 0 || strcmp (text, "else") == 0) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "'%s' in a step needs 'if: CONDITION' beside it", text);
             return FALSE;
         }
         if (g_strv_contains (step_keys, text))
@@ -248,6 +257,9 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
             continue;
         if (strcmp (text, "thresholds") == 0 && strcmp (control, "group") == 0)
             continue;
+        if ((strcmp (text, "then") == 0 || strcmp (text, "else") == 0)
+            && strcmp (control, "if") == 0)
+            continue;
         if (strcmp (text, "name") == 0 && strcmp (control, "group") == 0) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                    "a group is named by its 'group' key; 'name' is for requests");
@@ -255,8 +267,8 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
         }
         if (g_strv_contains (control_keys, text)) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a step is one of a request, group, choose, repeat, set, parallel "
-                                   "or pause; "
+                                   "a step is one of a request, group, choose, repeat, set, parallel, "
+                                   "pause or if; "
                                    "this one has '%s' and '%s'",
                                    control, text);
             return FALSE;
@@ -369,6 +381,40 @@ read_choose (StepReader *reader, const ThrongNode *node, gint parent, guint grou
     }
     action->total_weight = (guint) total;
     reader->scenario->has_choose = TRUE;
+    return TRUE;
+}
+
+/*
+ * `if: CONDITION` with `then: [steps]` and, optionally, `else: [steps]`:
+ * each branch a sequence, one level deeper, so a branch's requests keep
+ * their rows under the groups around the `if`.
+ */
+static gboolean
+read_if (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
+         ThrongAction *action, GError **error)
+{
+    const ThrongNode *then = throng_node_lookup (node, "then");
+    const ThrongNode *otherwise = throng_node_lookup (node, "else");
+
+    if (then == NULL) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_MISSING,
+                               "'if' needs 'then' beside it: the steps it runs when the "
+                               "condition holds");
+        return FALSE;
+    }
+    action->kind = THRONG_ACTION_IF;
+    action->condition = throng_condition_compile (reader->scenario->scope,
+                                                  throng_node_lookup (node, "if"), error);
+    if (action->condition == NULL)
+        return FALSE;
+    for (guint b = 0; b < (otherwise != NULL ? 2u : 1u); b++) {
+        ThrongAction *sequence = g_new0 (ThrongAction, 1);
+        sequence->kind = THRONG_ACTION_SEQUENCE;
+        add_child (action, sequence);
+        if (!read_list (reader, b == 0 ? then : otherwise, parent, groups, nesting + 1, sequence,
+                        error))
+            return FALSE;
+    }
     return TRUE;
 }
 
@@ -600,8 +646,8 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
                 at = throng_node_key (node, i);
         }
         throng_node_set_error (at, error, THRONG_PLAN_ERROR_LIMIT,
-                               "steps nest more than %d levels deep (group, choose, repeat and "
-                               "parallel each open a level)",
+                               "steps nest more than %d levels deep (group, choose, repeat, if "
+                               "and parallel each open a level)",
                                THRONG_PLAN_MAX_NESTING);
         return FALSE;
     }
@@ -611,6 +657,8 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
         return read_group (reader, node, parent, groups, nesting, action, error);
     if (strcmp (control, "repeat") == 0)
         return read_repeat (reader, node, parent, groups, nesting, action, error);
+    if (strcmp (control, "if") == 0)
+        return read_if (reader, node, parent, groups, nesting, action, error);
     return read_choose (reader, node, parent, groups, nesting, action, error);
 }
 

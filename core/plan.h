@@ -53,7 +53,10 @@ typedef enum {
     THRONG_ACTION_SET,              /* assign variables */
     THRONG_ACTION_PARALLEL,         /* run the children (requests) at most `count` at once, then record steps[step] */
     THRONG_ACTION_PAUSE,            /* wait `pause` on the user's timer; not a step: nothing recorded */
+    THRONG_ACTION_IF,               /* run children[0] when `condition` holds, else children[1] if any */
 } ThrongActionKind;
+
+typedef struct _ThrongCondition ThrongCondition;
 
 /*
  * What a user does in an iteration: a tree of these, read-only once the
@@ -74,6 +77,7 @@ struct _ThrongAction {
     ThrongTemplate **values;        /* … their templates */
     guint n_values;
     ThrongThinkTime pause;          /* pause: how long (constant or uniform) */
+    ThrongCondition *condition;     /* if */
 };
 
 /* The protocol data of one scenario, one per protocol its steps use. */

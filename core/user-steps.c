@@ -11,6 +11,7 @@
  */
 #include "user-private.h"
 
+#include "condition-private.h"
 #include "schedule.h"
 #include "worker-private.h"
 
@@ -224,6 +225,12 @@ throng_user_steps_next (ThrongUser *user)
             break;
         case THRONG_ACTION_CHOOSE:
             frame_push (user, draw_branch (user, child));
+            break;
+        case THRONG_ACTION_IF:
+            if (throng_condition_eval (child->condition, user))
+                frame_push (user, child->children[0]);
+            else if (child->n_children > 1)
+                frame_push (user, child->children[1]);
             break;
         case THRONG_ACTION_GROUP:
         case THRONG_ACTION_REPEAT:

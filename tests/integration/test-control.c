@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control steps end to end (docs/journeys.md): `if`/`else`, `on_failure`,
+ * the loops' indices and `retry`, each run by the real throng binary
+ * against an in-process server that logs every request it receives, in
+ * order, so a test asserts which branch was taken, how many requests
+ * went out and which index each carried.
+ */
+#include "test-utils.h"
+
+#include <string.h>
+
+#define RUN_TIMEOUT 120
+
+typedef struct {
+    GMutex lock;
+    GPtrArray *log;             /* "PATH?QUERY" of each request, in the order received */
+    guint flaky;                /* /flaky requests so far: every third one succeeds */
+} Server;
+
+typedef struct {
+    char *dir;
+    Server server;
+    ThrongTestSoupServer *soup;
+    const char *transport;
+} Fixture;
+
+static void
+respond (SoupServerMessage *msg, guint status, const char *body)
+{
+    soup_server_message_set_status (msg, status, NULL);
+    soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, body,
+                                      strlen (body));
+}
+
+static const char *
+query_value (GHashTable *query, const char *key)
+{
+    return query != NULL ? g_hash_table_lookup (query, key) : NULL;
+}
+
+/*
+ * /login?user=N: {"role": "admin"} for odd N, "guest" for even, 401 for
+ * "bad"; /status/NNN answers NNN; /items a list of three ids; /flaky
+ * fails twice in three; anything else 200.
+ */
+static void
+handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable *query,
+         gpointer data)
+{
+    Server *s = data;
+    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+    const char *raw = g_uri_get_query (soup_server_message_get_uri (msg));
+
+    g_ptr_array_add (s->log, g_strdup_printf ("%s%s%s", path, raw != NULL ? "?" : "",
+                                              raw != NULL ? raw : ""));
+    if (strcmp (path, "/login") == 0) {
+        const char *user = query_value (query, "user");
+        if (g_strcmp0 (user, "bad") == 0)
+            respond (msg, 401, "{\"error\": \"who?\"}");
+        else
+            respond (msg, 200, user != NULL && atoi (user) % 2 == 1 ? "{\"role\": \"admin\"}"
+                                                                    : "{\"role\": \"guest\"}");
+    } else if (g_str_has_prefix (path, "/status/")) {
+        respond (msg, (guint) atoi (path + strlen ("/status/")), "{}");
+    } else if (strcmp (path, "/items") == 0) {
+        respond (msg, 200, "{\"items\": [{\"id\": 11}, {\"id\": \"b 2\"}, {\"id\": 33}]}");
+    } else if (strcmp (path, "/flaky") == 0) {
+        respond (msg, ++s->flaky % 3 == 0 ? 200 : 503, "{}");
+    } else {
+        respond (msg, 200, "{}");
+    }
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+    f->transport = data;
+    f->dir = throng_test_tmpdir_new ();
+    g_mutex_init (&f->server.lock);
+    f->server.log = g_ptr_array_new_with_free_func (g_free);
+    f->soup = throng_test_soup_server_start (NULL, handler, &f->server);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+    throng_test_soup_server_stop (f->soup);
+    g_ptr_array_unref (f->server.log);
+    g_mutex_clear (&f->server.lock);
+    throng_test_tmpdir_free (f->dir);
+}
+
+/* Runs @steps for @users × @iterations; the summary, and throng's exit status checked. */
+static JsonNode *
+run (Fixture *f, guint users, guint iterations, const char *scenario_extra, const char *steps,
+     int expected_status)
+{
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->soup),
+        .users = users,
+        .iterations = iterations,
+        .scenario_extra = scenario_extra,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *err = NULL;
+    JsonNode *root
+        = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, expected_status, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    return root;
+}
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The server's log joined with spaces, sorted when @sorted (users interleave). */
+static char *
+log_text (Fixture *f, gboolean sorted)
+{
+    g_autoptr (GPtrArray) copy = g_ptr_array_new ();
+
+    for (guint i = 0; i < f->server.log->len; i++)
+        g_ptr_array_add (copy, f->server.log->pdata[i]);
+    if (sorted)
+        g_ptr_array_sort (copy, compare_strings);
+    g_ptr_array_add (copy, NULL);
+    return g_strjoinv (" ", (char **) copy->pdata);
+}
+
+/*
+ * Users 1 and 3 log in as admins, 2 and 4 as guests: each takes its
+ * branch, the else branch included, and a condition on last.status sees
+ * the answer just received.
+ */
+static void
+test_if (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          url: /login?user=${user.id}\n"
+          "          extract: { role: { json: $.role } }\n"
+          "      - if: vars.role == \"admin\" and last.status == 200\n"
+          "        then:\n"
+          "          - http: { url: \"/admin?u=${user.id}\" }\n"
+          "        else:\n"
+          "          - http: { url: \"/shop?u=${user.id}\" }\n"
+          "      - http: { url: /status/503, expect_status: 503 }\n"
+          "      - if: last.status >= 500 or not exists(vars.role)\n"
+          "        then:\n"
+          "          - http: { url: \"/degraded?u=${user.id}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 4, 1, NULL, steps, 0);
+    g_autofree char *log = log_text (f, TRUE);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpstr (log, ==,
+                     "/admin?u=1 /admin?u=3 /degraded?u=1 /degraded?u=2 /degraded?u=3 "
+                     "/degraded?u=4 /login?user=1 /login?user=2 /login?user=3 /login?user=4 "
+                     "/shop?u=2 /shop?u=4 /status/503 /status/503 /status/503 /status/503");
+}
+
+int
+main (int argc, char **argv)
+{
+    static const char *const transports[] = { "fast", "soup" };
+    static const struct {
+        const char *name;
+        void (*func) (Fixture *, gconstpointer);
+        gboolean both; /* run on both transports */
+    } cases[] = {
+        { "if", test_if, TRUE },
+    };
+
+    g_test_init (&argc, &argv, NULL);
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
+            if (t > 0 && !cases[i].both)
+                continue;
+            g_autofree char *path = g_strdup_printf ("/control/%s/%s", cases[i].name,
+                                                     transports[t]);
+            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
+                        fixture_teardown);
+        }
+    }
+    return g_test_run ();
+}
