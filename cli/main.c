@@ -38,6 +38,7 @@ enum {
     EXIT_NOT_WRITTEN = 4,
     EXIT_OUT_OF_MEMORY = 5,
     EXIT_THRESHOLDS = 99,
+    EXIT_ABORTED = 108,         /* a step's on_failure: abort-run; k6's test.abort() exits 108 too */
     EXIT_INTERRUPTED = 130,
 };
 
@@ -198,6 +199,8 @@ result_status (const ThrongRunResult *result)
         return EXIT_INTERRUPTED;
     if (result->outcome == THRONG_RUN_OUT_OF_MEMORY)
         return EXIT_OUT_OF_MEMORY;
+    if (result->outcome == THRONG_RUN_ABORTED)
+        return EXIT_ABORTED;
     if (result->thresholds_failed > 0)
         return EXIT_THRESHOLDS;
     return EXIT_OK;

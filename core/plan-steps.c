@@ -25,7 +25,7 @@
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
     "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", "pause",
-    "use", "if", "then", "else", NULL,
+    "use", "if", "then", "else", "on_failure", NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
 static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", "pause",
@@ -76,7 +76,40 @@ foreign_step (const char *key)
 typedef struct {
     ThrongPlanLoader *loader;
     ThrongPlanScenario *scenario;
+    ThrongOnFailure on_failure; /* what the groups around the step being read say, or the scenario */
 } StepReader;
+
+static const char *const on_failure_names[] = { "continue", "next-iteration", "stop-user",
+                                                 "abort-run", NULL };
+
+/* `on_failure: NAME` at @node, when there is one. */
+static gboolean
+read_on_failure (const ThrongNode *node, ThrongOnFailure *out, GError **error)
+{
+    const ThrongNode *value = throng_node_lookup (node, "on_failure");
+    const char *name;
+
+    if (value == NULL)
+        return TRUE;
+    if (!throng_node_get_string (value, &name, error))
+        return FALSE;
+    for (guint i = 0; on_failure_names[i] != NULL; i++) {
+        if (strcmp (name, on_failure_names[i]) == 0) {
+            *out = (ThrongOnFailure) i;
+            return TRUE;
+        }
+    }
+    const char *suggestion = throng_node_suggest (name, on_failure_names);
+    if (suggestion != NULL)
+        throng_node_set_error (value, error, THRONG_PLAN_ERROR_INVALID,
+                               "unknown on_failure '%s'; did you mean '%s'?", name, suggestion);
+    else
+        throng_node_set_error (value, error, THRONG_PLAN_ERROR_INVALID,
+                               "unknown on_failure '%s'; it is continue, next-iteration, "
+                               "stop-user or abort-run",
+                               name);
+    return FALSE;
+}
 
 static gboolean read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups,
                            guint nesting, ThrongAction *into, GError **error);
@@ -214,6 +247,9 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
     }
 
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_REQUEST, parent, groups);
+    step->on_failure = reader->on_failure;
+    if (!read_on_failure (node, &step->on_failure, error))
+        return FALSE;
     step->label = g_strdup (name);
     step->protocol_name = throng_node_scalar (protocol_key);
     step->protocol = protocol;
@@ -255,7 +291,8 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
         if (strcmp (text, "steps") == 0
             && (strcmp (control, "group") == 0 || strcmp (control, "repeat") == 0))
             continue;
-        if (strcmp (text, "thresholds") == 0 && strcmp (control, "group") == 0)
+        if ((strcmp (text, "thresholds") == 0 || strcmp (text, "on_failure") == 0)
+            && strcmp (control, "group") == 0)
             continue;
         if ((strcmp (text, "then") == 0 || strcmp (text, "else") == 0)
             && strcmp (control, "if") == 0)
@@ -298,10 +335,19 @@ read_group (StepReader *reader, const ThrongNode *node, gint parent, guint group
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_GROUP, parent, groups);
     step->label = g_strdup (name);
     step->protocol_name = "group";
+    step->on_failure = reader->on_failure;
+    if (!read_on_failure (node, &step->on_failure, error))
+        return FALSE;
     reader->scenario->n_groups++;
     action->kind = THRONG_ACTION_GROUP;
     action->step = reader->scenario->steps->len - 1;
-    return read_list (reader, body, (gint) action->step, groups + 1, nesting + 1, action, error);
+    /* its children inherit it, and give it back when the group is read */
+    ThrongOnFailure outer = reader->on_failure;
+    reader->on_failure = step->on_failure;
+    gboolean ok = read_list (reader, body, (gint) action->step, groups + 1, nesting + 1, action,
+                             error);
+    reader->on_failure = outer;
+    return ok;
 }
 
 static gboolean
@@ -564,6 +610,7 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
     }
 
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_PARALLEL, parent, groups);
+    step->on_failure = reader->on_failure;
     step->label = g_strdup (name);
     step->protocol_name = "parallel";
     action->kind = THRONG_ACTION_PARALLEL;
@@ -582,7 +629,7 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
             const char *text = throng_node_scalar (key);
 
             if (g_strv_contains (control_keys, text) || strcmp (text, "once") == 0
-                || strcmp (text, "steps") == 0) {
+                || strcmp (text, "steps") == 0 || strcmp (text, "on_failure") == 0) {
                 throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                        "'%s' cannot go in parallel: its steps are protocol "
                                        "requests, such as 'http: {url: /app.js}'",
@@ -792,7 +839,10 @@ gboolean
 throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
                         const ThrongNode *steps, GError **error)
 {
-    StepReader reader = { loader, scenario };
+    StepReader reader = { loader, scenario, THRONG_ON_FAILURE_CONTINUE };
+
+    if (!read_on_failure (scenario->node, &reader.on_failure, error))
+        return FALSE;
 
     scenario->program = g_new0 (ThrongAction, 1);
     scenario->program->kind = THRONG_ACTION_SEQUENCE;

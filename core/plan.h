@@ -12,6 +12,14 @@
 #include "registry.h"
 #include "shard.h"
 
+/* What a failed step does next (docs/journeys.md, "When a step fails"). */
+typedef enum {
+    THRONG_ON_FAILURE_CONTINUE,         /* the next step, as if it had passed */
+    THRONG_ON_FAILURE_NEXT_ITERATION,   /* the rest of the iteration is skipped */
+    THRONG_ON_FAILURE_STOP_USER,        /* the user ends after this iteration's groups close */
+    THRONG_ON_FAILURE_ABORT_RUN,        /* the whole run stops */
+} ThrongOnFailure;
+
 /*
  * A step with a row in the reports: a protocol request or a `group`.
  * Every one has an index in its scenario's steps, in plan order (a group
@@ -27,6 +35,9 @@ typedef struct {
     ThrongStepKind kind;
     gint parent;                    /* the enclosing group's index, or -1 */
     guint depth;                    /* how many groups enclose it */
+    ThrongOnFailure on_failure;     /* its own, else its innermost group's, else the scenario's */
+    guint retry_max;                /* request: sent again up to this many times when it fails */
+    gint64 retry_backoff_us;        /* the wait before each retry */
 } ThrongPlanStep;
 
 typedef enum {

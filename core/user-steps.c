@@ -155,6 +155,15 @@ throng_user_frame_close (ThrongUser *user)
     return TRUE;
 }
 
+void
+throng_user_steps_abandon (ThrongUser *user)
+{
+    while (user->depth > 0) {
+        if (throng_user_frame_close (user))
+            throng_user_record (user, &user->slot.sample);
+    }
+}
+
 /* `set`: each variable gets its template's expansion, or is unset when that fails. */
 static void
 run_set (ThrongUser *user, const ThrongAction *action)

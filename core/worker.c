@@ -69,7 +69,23 @@ deliver_report (gpointer data)
 static void
 free_report_call (gpointer data)
 {
-    g_free (data);
+    ReportCall *call = data;
+
+    g_free (call->report.abort_run);
+    g_free (call);
+}
+
+void
+throng_worker_abort_run (ThrongWorker *worker, const char *why)
+{
+    ReportCall *call = g_new0 (ReportCall, 1);
+
+    call->func = worker->setup.report_func;
+    call->data = worker->setup.report_data;
+    call->report.worker = worker;
+    call->report.abort_run = g_strdup (why);
+    g_main_context_invoke_full (worker->setup.main_context, G_PRIORITY_DEFAULT, deliver_report,
+                                call, free_report_call);
 }
 
 static ThrongMetrics *

@@ -41,7 +41,7 @@ query_value (GHashTable *query, const char *key)
 
 /*
  * /login?user=N: {"role": "admin"} for odd N, "guest" for even, 401 for
- * "bad"; /status/NNN answers NNN; /items a list of three ids; /flaky
+ * "bad" and in a user's second iteration (it=2); /status/NNN answers NNN; /items a list of three ids; /flaky
  * fails twice in three; anything else 200.
  */
 static void
@@ -56,7 +56,7 @@ handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable 
                                               raw != NULL ? raw : ""));
     if (strcmp (path, "/login") == 0) {
         const char *user = query_value (query, "user");
-        if (g_strcmp0 (user, "bad") == 0)
+        if (g_strcmp0 (user, "bad") == 0 || g_strcmp0 (query_value (query, "it"), "2") == 0)
             respond (msg, 401, "{\"error\": \"who?\"}");
         else
             respond (msg, 200, user != NULL && atoi (user) % 2 == 1 ? "{\"role\": \"admin\"}"
@@ -164,6 +164,73 @@ test_if (Fixture *f, gconstpointer data)
                      "/shop?u=2 /shop?u=4 /status/503 /status/503 /status/503 /status/503");
 }
 
+/*
+ * The login fails in each user's second iteration: with next-iteration
+ * (the group's, inherited by the login) the server sees nothing else of
+ * that iteration, the third runs whole, and the group's row fails once.
+ */
+static void
+test_on_failure_next_iteration (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - group: journey\n"
+          "        on_failure: next-iteration\n"
+          "        steps:\n"
+          "          - http: { url: \"/login?user=${user.id}&it=${iteration}\" }\n"
+          "          - http: { url: \"/cart?it=${iteration}\" }\n"
+          "      - http: { url: \"/after?it=${iteration}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 3, NULL, steps, 0);
+    g_autofree char *log = log_text (f, FALSE);
+
+    g_assert_cmpstr (log, ==,
+                     "/login?user=1&it=1 /cart?it=1 /after?it=1 /login?user=1&it=2 "
+                     "/login?user=1&it=3 /cart?it=3 /after?it=3");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 1);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors"), ==, 1);
+}
+
+/*
+ * The scenario says stop-user; a step's own `continue` overrides it.
+ * Each user's second login fails: the step after it still goes out
+ * (continue), the /cart whose failure stops the user is its last request.
+ */
+static void
+test_on_failure_stop_user (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http: { url: \"/login?user=${user.id}&it=${iteration}\" }\n"
+          "        on_failure: continue\n"
+          "      - http: { url: \"/status/20${iteration}?u=${user.id}\", expect_status: 201 }\n"
+          "      - http: { url: \"/after?u=${user.id}&it=${iteration}\" }\n";
+    g_autoptr (JsonNode) root
+        = run (f, 2, 3, "    on_failure: stop-user\n", steps, 0);
+    g_autofree char *log = log_text (f, TRUE);
+
+    /* iteration 1: /status/201 is expected; 2: /status/202 is not, and the user stops */
+    g_assert_cmpstr (log, ==,
+                     "/after?u=1&it=1 /after?u=2&it=1 /login?user=1&it=1 /login?user=1&it=2 "
+                     "/login?user=2&it=1 /login?user=2&it=2 /status/201?u=1 /status/201?u=2 "
+                     "/status/202?u=1 /status/202?u=2");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 4);
+}
+
+/* abort-run: the first failure stops the run, with exit status 108, before the next request. */
+static void
+test_on_failure_abort_run (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http: { url: \"/login?user=${user.id}&it=${iteration}\" }\n"
+          "        name: login\n"
+          "        on_failure: abort-run\n"
+          "      - http: { url: \"/after?it=${iteration}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 50, NULL, steps, 108);
+    g_autofree char *log = log_text (f, FALSE);
+
+    g_assert_cmpstr (log, ==, "/login?user=1&it=1 /after?it=1 /login?user=1&it=2");
+    g_assert_true (throng_test_json_bool (root, "interrupted"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -174,6 +241,9 @@ main (int argc, char **argv)
         gboolean both; /* run on both transports */
     } cases[] = {
         { "if", test_if, TRUE },
+        { "on-failure-next-iteration", test_on_failure_next_iteration, TRUE },
+        { "on-failure-stop-user", test_on_failure_stop_user, FALSE },
+        { "on-failure-abort-run", test_on_failure_abort_run, FALSE },
     };
 
     g_test_init (&argc, &argv, NULL);
