@@ -23,21 +23,21 @@ typedef enum { OPERAND_TEMPLATE, OPERAND_LITERAL, OPERAND_STATUS } OperandKind;
 
 typedef struct {
     OperandKind kind;
-    ThrongTemplate *tpl;        /* template: the name's */
-    char *text;                 /* literal: its text */
+    ThrongTemplate *tpl; /* template: the name's */
+    char *text;          /* literal: its text */
     gsize length;
-    gboolean is_number;         /* literal: it reads as a number */
+    gboolean is_number; /* literal: it reads as a number */
     gdouble number;
 } Operand;
 
 typedef struct {
     NodeKind kind;
     Compare compare;
-    guint left, right;          /* or, and: both; not: left */
-    Operand a, b;               /* compare: both; match: a */
-    GRegex *regex;              /* match */
-    gint slot;                  /* exists: the variable */
-    gboolean value;             /* const */
+    guint left, right; /* or, and: both; not: left */
+    Operand a, b;      /* compare: both; match: a */
+    GRegex *regex;     /* match */
+    gint slot;         /* exists: the variable */
+    gboolean value;    /* const */
 } Node;
 
 struct _ThrongCondition {
@@ -49,12 +49,18 @@ struct _ThrongCondition {
 /* ---- compiling -------------------------------------------------------------- */
 
 typedef enum {
-    T_END, T_LPAREN, T_RPAREN, T_COMPARE, T_NUMBER, T_STRING, T_NAME,
+    T_END,
+    T_LPAREN,
+    T_RPAREN,
+    T_COMPARE,
+    T_NUMBER,
+    T_STRING,
+    T_NAME,
 } TokenKind;
 
 typedef struct {
     TokenKind kind;
-    gsize start, end;           /* its bytes in the text */
+    gsize start, end; /* its bytes in the text */
     Compare compare;
 } Token;
 
@@ -63,14 +69,14 @@ typedef struct {
     const ThrongNode *node;
     const char *text;
     gsize length;
-    gsize pos;                  /* after the current token */
-    Token token;                /* the current token */
+    gsize pos;   /* after the current token */
+    Token token; /* the current token */
     GArray *nodes;
     guint depth;
 } Parser;
 
-static gboolean
-fail (Parser *p, gsize offset, GError **error, const char *format, ...) G_GNUC_PRINTF (4, 5);
+static gboolean fail (Parser *p, gsize offset, GError **error, const char *format, ...)
+    G_GNUC_PRINTF (4, 5);
 
 static gboolean
 fail (Parser *p, gsize offset, GError **error, const char *format, ...)
@@ -117,7 +123,7 @@ next (Parser *p, GError **error)
         if (c == '!' && d != '=')
             return fail (p, i, error, "write 'not' for '!'");
         p->token.kind = T_COMPARE;
-        p->token.compare = c == '=' ? CMP_EQ
+        p->token.compare = c == '='   ? CMP_EQ
                            : c == '!' ? CMP_NE
                            : c == '<' ? (d == '=' ? CMP_LE : CMP_LT)
                                       : (d == '=' ? CMP_GE : CMP_GT);
@@ -142,7 +148,7 @@ next (Parser *p, GError **error)
             ;
         if (i < p->length && name_char (s[i], TRUE))
             return fail (p, p->token.start, error, "'%.*s' is not a number",
-                         (int) (strcspn (s + p->token.start, " ()") ), s + p->token.start);
+                         (int) (strcspn (s + p->token.start, " ()")), s + p->token.start);
         p->token.kind = T_NUMBER;
     } else if (name_char (c, TRUE)) {
         for (i++; i < p->length && name_char (s[i], FALSE); i++)
@@ -191,15 +197,15 @@ read_number (const char *text, gsize length, gdouble *out)
 {
     char *end;
 
-    if (length == 0 || !(g_ascii_isdigit (text[0]) || text[0] == '-' || text[0] == '+'
-                         || text[0] == '.'))
+    if (length == 0
+        || !(g_ascii_isdigit (text[0]) || text[0] == '-' || text[0] == '+' || text[0] == '.'))
         return FALSE;
     *out = g_ascii_strtod (text, &end);
     return end == text + length;
 }
 
-static const char *const keywords[] = { "and", "or", "not", "matches", "exists", "true", "false",
-                                        NULL };
+static const char *const keywords[]
+    = { "and", "or", "not", "matches", "exists", "true", "false", NULL };
 
 /* A number, a string or a name, into @out (which owns what it holds even on failure). */
 static gboolean
@@ -253,8 +259,10 @@ parse_operand (Parser *p, Operand *out, GError **error)
     case T_END:
         return fail (p, t.start, error, "the condition ends where a value was expected");
     default:
-        return fail (p, t.start, error, "expected a value (a name such as vars.x, a number or "
-                                        "a string) at '%c'", p->text[t.start]);
+        return fail (p, t.start, error,
+                     "expected a value (a name such as vars.x, a number or "
+                     "a string) at '%c'",
+                     p->text[t.start]);
     }
     return next (p, error);
 }
@@ -318,7 +326,8 @@ parse_primary (Parser *p, guint *out, GError **error)
         if (!next (p, error))
             return FALSE;
         if (p->token.kind != T_LPAREN)
-            return fail (p, p->token.start, error, "exists takes a variable, as exists(vars.token)");
+            return fail (p, p->token.start, error,
+                         "exists takes a variable, as exists(vars.token)");
         if (!next (p, error))
             return FALSE;
         gsize length = p->token.end - p->token.start;

@@ -65,6 +65,8 @@ typedef enum {
     THRONG_ACTION_PARALLEL,         /* run the children (requests) at most `count` at once, then record steps[step] */
     THRONG_ACTION_PAUSE,            /* wait `pause` on the user's timer; not a step: nothing recorded */
     THRONG_ACTION_IF,               /* run children[0] when `condition` holds, else children[1] if any */
+    THRONG_ACTION_WHILE,            /* run the children while `condition` holds, at most `count` times */
+    THRONG_ACTION_FOREACH,          /* run the children once per element of the list in `list_slot` */
 } ThrongActionKind;
 
 typedef struct _ThrongCondition ThrongCondition;
@@ -80,7 +82,7 @@ struct _ThrongAction {
     guint step;                     /* request, group: the index in the scenario's steps */
     ThrongAction **children;        /* group, sequence, repeat: the body; choose: the branches */
     guint n_children;
-    guint64 count;                  /* repeat; parallel: its `max` */
+    guint64 count;                  /* repeat; while, foreach, parallel: its `max` */
     gboolean concurrent;            /* parallel: every child's protocol has step_run_concurrent */
     guint *cumulative;              /* choose: running sums of the branches' weights */
     guint total_weight;
@@ -88,7 +90,9 @@ struct _ThrongAction {
     ThrongTemplate **values;        /* … their templates */
     guint n_values;
     ThrongThinkTime pause;          /* pause: how long (constant or uniform) */
-    ThrongCondition *condition;     /* if */
+    ThrongCondition *condition;     /* if, while */
+    guint index_var;                /* repeat, foreach: the `as` variable's slot + 1; 0: none */
+    gint list_slot;                 /* foreach: the variable holding the list */
 };
 
 /* The protocol data of one scenario, one per protocol its steps use. */

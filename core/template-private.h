@@ -116,6 +116,15 @@ typedef struct {
 void throng_user_vars_init (ThrongUserVars *vars, guint n_vars);
 void throng_user_vars_clear (ThrongUserVars *vars);
 
+/*
+ * The element at *@offset of @list (a JSON array's text, @length bytes)
+ * into @out (truncated first): a string unescaped, anything else its JSON
+ * text.  *@offset moves past it; 0 starts at the '['.  FALSE at the end
+ * of the array, or where the text is not one.  Allocates nothing beyond
+ * @out's growth.
+ */
+gboolean throng_list_next (const char *list, gsize length, gsize *offset, GString *out);
+
 /* Unsets a variable (a `set` whose template could not expand); keeps its storage. */
 void throng_user_unset_var (ThrongUser *user, gint slot);
 

@@ -43,7 +43,8 @@ typedef struct {
     guint next;                         /* the step to run (parallel: to start) next */
     ThrongActionKind kind;              /* action->kind, read on every step the walk takes */
     gboolean ran;                       /* a child (or a pause) completed: the span below is set */
-    guint64 round;                      /* repeat: rounds completed */
+    guint64 round;                      /* repeat, while, foreach: rounds completed */
+    gsize cursor;                       /* foreach: where the next element begins in the list */
     /* the transaction (group, parallel) */
     gint64 start_us;                    /* the first child's start */
     gint64 end_us;                      /* the last child's end */

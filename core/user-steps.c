@@ -52,7 +52,8 @@ throng_user_steps_begin (ThrongUser *user)
     frame_open (&user->frames[0], user->scenario->program);
 }
 
-/* The transaction of @frame spans @start_us to @end_us (min and max: a parallel's children end in any order). */
+/* The transaction of @frame spans @start_us to @end_us (min and max: a parallel's children end in
+ * any order). */
 static void
 frame_span (ThrongUserFrame *frame, gint64 start_us, gint64 end_us)
 {
@@ -145,7 +146,8 @@ throng_user_frame_close (ThrongUser *user)
     sample->bytes_received = frame->bytes_received;
     sample->error = frame->error;
     if (frame->error != THRONG_ERROR_NONE) {
-        const ThrongPlanStep *failed = g_ptr_array_index (user->scenario->steps, frame->failed_step);
+        const ThrongPlanStep *failed
+            = g_ptr_array_index (user->scenario->steps, frame->failed_step);
         char *room = throng_sample_slot_message (&user->slot);
 
         g_snprintf (room, THRONG_SAMPLE_MESSAGE_MAX + 1, "'%s' failed (%s)", failed->label,
@@ -181,6 +183,58 @@ run_set (ThrongUser *user, const ThrongAction *action)
     }
 }
 
+/* A loop's `as` variable: the round's index, from 0. */
+static void
+set_index (ThrongUser *user, const ThrongAction *loop, guint64 round)
+{
+    char digits[24];
+    gint n = g_snprintf (digits, sizeof digits, "%" G_GUINT64_FORMAT, round);
+
+    throng_user_set_var (user, (gint) loop->index_var - 1, digits, n);
+}
+
+/*
+ * The next element of a foreach's list into its `as` variable; FALSE when
+ * the list has no more (or is not one, or is unset: no round runs).  The
+ * list is read where the last element ended, so a body that sets the list
+ * variable again walks on in the new value.
+ */
+static gboolean
+foreach_next (ThrongUser *user, ThrongUserFrame *frame)
+{
+    const ThrongAction *loop = frame->action;
+    const ThrongVarSlot *list = &user->vars.vars[loop->list_slot];
+    GString *element = user->vars.scratch;
+
+    if (!list->set || frame->cursor > list->length
+        || !throng_list_next (list->value, list->length, &frame->cursor, element))
+        return FALSE;
+    throng_user_set_var (user, (gint) loop->index_var - 1, element->str, (gssize) element->len);
+    return TRUE;
+}
+
+/* Whether the loop that is @frame runs another round (its round counter already advanced). */
+static gboolean
+loop_again (ThrongUser *user, ThrongUserFrame *frame)
+{
+    const ThrongAction *loop = frame->action;
+
+    if (frame->round >= loop->count)
+        return FALSE;
+    switch (frame->kind) {
+    case THRONG_ACTION_REPEAT:
+        if (loop->index_var != 0)
+            set_index (user, loop, frame->round);
+        return TRUE;
+    case THRONG_ACTION_WHILE:
+        return throng_condition_eval (loop->condition, user);
+    case THRONG_ACTION_FOREACH:
+        return foreach_next (user, frame);
+    default:
+        return FALSE;
+    }
+}
+
 static const ThrongAction *
 draw_branch (ThrongUser *user, const ThrongAction *choose)
 {
@@ -204,7 +258,9 @@ throng_user_steps_next (ThrongUser *user)
         ThrongUserFrame *frame = &user->frames[user->depth];
 
         if (frame->next >= frame->n_steps) {
-            if (frame->kind == THRONG_ACTION_REPEAT && ++frame->round < frame->action->count) {
+            if ((frame->kind == THRONG_ACTION_REPEAT || frame->kind == THRONG_ACTION_WHILE
+                 || frame->kind == THRONG_ACTION_FOREACH)
+                && (++frame->round, loop_again (user, frame))) {
                 frame->next = 0;
                 continue;
             }
@@ -241,8 +297,15 @@ throng_user_steps_next (ThrongUser *user)
             else if (child->n_children > 1)
                 frame_push (user, child->children[1]);
             break;
-        case THRONG_ACTION_GROUP:
         case THRONG_ACTION_REPEAT:
+        case THRONG_ACTION_WHILE:
+        case THRONG_ACTION_FOREACH:
+            /* round 0 is asked as every other is; a loop with none closes at once */
+            frame_push (user, child);
+            if (!loop_again (user, &user->frames[user->depth]))
+                throng_user_frame_close (user);
+            break;
+        case THRONG_ACTION_GROUP:
         case THRONG_ACTION_SEQUENCE:
             frame_push (user, child);
             break;

@@ -14,8 +14,8 @@
 
 typedef struct {
     GMutex lock;
-    GPtrArray *log;             /* "PATH?QUERY" of each request, in the order received */
-    guint flaky;                /* /flaky requests so far: every third one succeeds */
+    GPtrArray *log; /* "PATH?QUERY" of each request, in the order received */
+    guint flaky;    /* /flaky requests so far: every third one succeeds */
 } Server;
 
 typedef struct {
@@ -41,8 +41,8 @@ query_value (GHashTable *query, const char *key)
 
 /*
  * /login?user=N: {"role": "admin"} for odd N, "guest" for even, 401 for
- * "bad" and in a user's second iteration (it=2); /status/NNN answers NNN; /items a list of three ids; /flaky
- * fails twice in three; anything else 200.
+ * "bad" and in a user's second iteration (it=2); /status/NNN answers NNN; /items a list of three
+ * ids; /flaky fails twice in three; anything else 200.
  */
 static void
 handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable *query,
@@ -52,19 +52,25 @@ handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable 
     g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
     const char *raw = g_uri_get_query (soup_server_message_get_uri (msg));
 
-    g_ptr_array_add (s->log, g_strdup_printf ("%s%s%s", path, raw != NULL ? "?" : "",
-                                              raw != NULL ? raw : ""));
+    g_ptr_array_add (
+        s->log, g_strdup_printf ("%s%s%s", path, raw != NULL ? "?" : "", raw != NULL ? raw : ""));
     if (strcmp (path, "/login") == 0) {
         const char *user = query_value (query, "user");
         if (g_strcmp0 (user, "bad") == 0 || g_strcmp0 (query_value (query, "it"), "2") == 0)
             respond (msg, 401, "{\"error\": \"who?\"}");
         else
-            respond (msg, 200, user != NULL && atoi (user) % 2 == 1 ? "{\"role\": \"admin\"}"
-                                                                    : "{\"role\": \"guest\"}");
+            respond (msg, 200,
+                     user != NULL && atoi (user) % 2 == 1 ? "{\"role\": \"admin\"}"
+                                                          : "{\"role\": \"guest\"}");
     } else if (g_str_has_prefix (path, "/status/")) {
-        respond (msg, (guint) atoi (path + strlen ("/status/")), "{}");
+        respond (msg, (guint)atoi (path + strlen ("/status/")), "{}");
     } else if (strcmp (path, "/items") == 0) {
         respond (msg, 200, "{\"items\": [{\"id\": 11}, {\"id\": \"b 2\"}, {\"id\": 33}]}");
+    } else if (strcmp (path, "/pages") == 0) {
+        gint page = atoi (query_value (query, "p") != NULL ? query_value (query, "p") : "0");
+        g_autofree char *next = g_strdup_printf ("{\"next\": \"%s\"}",
+                                                 page < 3 ? (page == 1 ? "2" : "3") : "");
+        respond (msg, 200, next);
     } else if (strcmp (path, "/flaky") == 0) {
         respond (msg, ++s->flaky % 3 == 0 ? 200 : 503, "{}");
     } else {
@@ -116,7 +122,7 @@ run (Fixture *f, guint users, guint iterations, const char *scenario_extra, cons
 static gint
 compare_strings (gconstpointer a, gconstpointer b)
 {
-    return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+    return g_strcmp0 (*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The server's log joined with spaces, sorted when @sorted (users interleave). */
@@ -130,7 +136,7 @@ log_text (Fixture *f, gboolean sorted)
     if (sorted)
         g_ptr_array_sort (copy, compare_strings);
     g_ptr_array_add (copy, NULL);
-    return g_strjoinv (" ", (char **) copy->pdata);
+    return g_strjoinv (" ", (char **)copy->pdata);
 }
 
 /*
@@ -141,19 +147,18 @@ log_text (Fixture *f, gboolean sorted)
 static void
 test_if (Fixture *f, gconstpointer data)
 {
-    static const char steps[]
-        = "      - http:\n"
-          "          url: /login?user=${user.id}\n"
-          "          extract: { role: { json: $.role } }\n"
-          "      - if: vars.role == \"admin\" and last.status == 200\n"
-          "        then:\n"
-          "          - http: { url: \"/admin?u=${user.id}\" }\n"
-          "        else:\n"
-          "          - http: { url: \"/shop?u=${user.id}\" }\n"
-          "      - http: { url: /status/503, expect_status: 503 }\n"
-          "      - if: last.status >= 500 or not exists(vars.role)\n"
-          "        then:\n"
-          "          - http: { url: \"/degraded?u=${user.id}\" }\n";
+    static const char steps[] = "      - http:\n"
+                                "          url: /login?user=${user.id}\n"
+                                "          extract: { role: { json: $.role } }\n"
+                                "      - if: vars.role == \"admin\" and last.status == 200\n"
+                                "        then:\n"
+                                "          - http: { url: \"/admin?u=${user.id}\" }\n"
+                                "        else:\n"
+                                "          - http: { url: \"/shop?u=${user.id}\" }\n"
+                                "      - http: { url: /status/503, expect_status: 503 }\n"
+                                "      - if: last.status >= 500 or not exists(vars.role)\n"
+                                "        then:\n"
+                                "          - http: { url: \"/degraded?u=${user.id}\" }\n";
     g_autoptr (JsonNode) root = run (f, 4, 1, NULL, steps, 0);
     g_autofree char *log = log_text (f, TRUE);
 
@@ -203,8 +208,7 @@ test_on_failure_stop_user (Fixture *f, gconstpointer data)
           "        on_failure: continue\n"
           "      - http: { url: \"/status/20${iteration}?u=${user.id}\", expect_status: 201 }\n"
           "      - http: { url: \"/after?u=${user.id}&it=${iteration}\" }\n";
-    g_autoptr (JsonNode) root
-        = run (f, 2, 3, "    on_failure: stop-user\n", steps, 0);
+    g_autoptr (JsonNode) root = run (f, 2, 3, "    on_failure: stop-user\n", steps, 0);
     g_autofree char *log = log_text (f, TRUE);
 
     /* iteration 1: /status/201 is expected; 2: /status/202 is not, and the user stops */
@@ -231,6 +235,42 @@ test_on_failure_abort_run (Fixture *f, gconstpointer data)
     g_assert_true (throng_test_json_bool (root, "interrupted"));
 }
 
+/*
+ * repeat's index from 0; foreach over every id a JSONPath found (a
+ * string with a space among them); while over the pages until the server
+ * says there is no next one, and a while whose condition never turns
+ * false stopped by its max.
+ */
+static void
+test_loops (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - repeat: { count: 3, as: i }\n"
+          "        steps: [ { http: { url: \"/page?i=${vars.i}\" } } ]\n"
+          "      - http:\n"
+          "          url: /items\n"
+          "          extract: { ids: { json: \"$.items[*].id\", all: true } }\n"
+          "      - foreach:\n"
+          "          in: vars.ids\n"
+          "          as: id\n"
+          "          steps: [ { http: { url: \"/item?id=${vars.id | urlencode}\" } } ]\n"
+          "      - set: { p: \"1\" }\n"
+          "      - while:\n"
+          "          condition: vars.p != \"\"\n"
+          "          max: 10\n"
+          "          steps:\n"
+          "            - http: { url: \"/pages?p=${vars.p}\", extract: { p: { json: $.next } } }\n"
+          "      - while: { condition: \"true\", max: 2, steps: [ { http: { url: /bounded } } ] }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 2, NULL, steps, 0);
+    g_autofree char *log = log_text (f, FALSE);
+    static const char once[] = "/page?i=0 /page?i=1 /page?i=2 /items /item?id=11 /item?id=b%202 "
+                               "/item?id=33 /pages?p=1 /pages?p=2 /pages?p=3 /bounded /bounded";
+    g_autofree char *twice = g_strdup_printf ("%s %s", once, once);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpstr (log, ==, twice);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -244,6 +284,7 @@ main (int argc, char **argv)
         { "on-failure-next-iteration", test_on_failure_next_iteration, TRUE },
         { "on-failure-stop-user", test_on_failure_stop_user, FALSE },
         { "on-failure-abort-run", test_on_failure_abort_run, FALSE },
+        { "loops", test_loops, TRUE },
     };
 
     g_test_init (&argc, &argv, NULL);
@@ -251,8 +292,8 @@ main (int argc, char **argv)
         for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
             if (t > 0 && !cases[i].both)
                 continue;
-            g_autofree char *path = g_strdup_printf ("/control/%s/%s", cases[i].name,
-                                                     transports[t]);
+            g_autofree char *path
+                = g_strdup_printf ("/control/%s/%s", cases[i].name, transports[t]);
             g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
                         fixture_teardown);
         }

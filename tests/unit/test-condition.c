@@ -47,7 +47,7 @@ env_init (Env *env)
     env->data = throng_dataset_parse_csv ("users.csv", users_csv, strlen (users_csv), NULL, &error);
     g_assert_no_error (error);
     env->scope = throng_scope_new ("shop", env->plan, env->data);
-    env->trees = g_ptr_array_new_with_free_func ((GDestroyNotify) throng_tree_free);
+    env->trees = g_ptr_array_new_with_free_func ((GDestroyNotify)throng_tree_free);
     env->scratch = g_string_new (NULL);
     env->operand = g_string_new (NULL);
     const ThrongNode *where = node_of (env, "x");
@@ -121,7 +121,7 @@ test_eval (void)
     assert_holds (&env, "vars.count < \"9\"", FALSE); /* "9" reads as a number too */
     assert_holds (&env, "vars.role < \"b\"", TRUE);   /* bytes: "admin" < "b" */
     assert_holds (&env, "data.name == 'alice' and data.age > 30", TRUE);
-    assert_holds (&env, "iteration == 3", TRUE);      /* as ${iteration}: from 1 */
+    assert_holds (&env, "iteration == 3", TRUE); /* as ${iteration}: from 1 */
     /* the last status */
     assert_holds (&env, "last.status == 404", TRUE);
     assert_holds (&env, "last.status >= 200 and last.status < 300", FALSE);
@@ -152,8 +152,7 @@ test_errors (void)
 
     env_init (&env);
     assert_refused (&env, "vars.role = 'admin'", "t.yaml:1:14: '=' compares nothing: write '=='");
-    assert_refused (&env, "vars.a == 1 && vars.b == 2",
-                    "t.yaml:1:16: write 'and' for '&&'");
+    assert_refused (&env, "vars.a == 1 && vars.b == 2", "t.yaml:1:16: write 'and' for '&&'");
     assert_refused (&env, "'!exists(vars.role)'", "t.yaml:1:5: write 'not' for '!'");
     assert_refused (&env, "vars.role",
                     "t.yaml:1:4: a condition compares: write 'vars.role == VALUE' (or !=, <, "
@@ -179,11 +178,13 @@ test_errors (void)
     assert_refused (&env, "exists(data.name)",
                     "t.yaml:1:11: exists takes a variable, as exists(vars.token)");
     assert_refused (&env, "vars.role == 'abc", "t.yaml:1:17: this string is not closed by '");
-    assert_refused (&env, "vars.role ==", "t.yaml:1:16: the condition ends where a value was "
-                                          "expected");
+    assert_refused (&env, "vars.role ==",
+                    "t.yaml:1:16: the condition ends where a value was "
+                    "expected");
     assert_refused (&env, "12ab == 1", "t.yaml:1:4: '12ab' is not a number");
-    assert_refused (&env, "{a: 1}", "t.yaml:1:4: expected a condition, such as 'vars.role == "
-                                    "\"admin\"', got a map");
+    assert_refused (&env, "{a: 1}",
+                    "t.yaml:1:4: expected a condition, such as 'vars.role == "
+                    "\"admin\"', got a map");
     env_clear (&env);
 }
 
