@@ -114,8 +114,13 @@ throng_plan_read_while (ThrongStepReader *reader, const ThrongNode *node, gint p
                                                  : "the most rounds it runs, so that it ends");
         return FALSE;
     }
-    body = throng_plan_step_body (map, "while", error);
-    if (body == NULL || !read_loop_count (max, "while's max", &action->count, error))
+    body = throng_node_lookup (map, "steps");
+    if (body == NULL) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_MISSING,
+                               "while needs 'steps': the steps of a round");
+        return FALSE;
+    }
+    if (!read_loop_count (max, "while's max", &action->count, error))
         return FALSE;
     action->kind = THRONG_ACTION_WHILE;
     action->condition = throng_condition_compile (reader->scenario->scope, condition, error);
@@ -160,7 +165,10 @@ throng_plan_read_foreach (ThrongStepReader *reader, const ThrongNode *node, gint
                                list);
         return FALSE;
     }
-    if (strcmp (list + 5, throng_node_scalar (throng_node_lookup (map, "as"))) == 0) {
+    const char *as;
+    if (!throng_node_get_string (throng_node_lookup (map, "as"), &as, error))
+        return FALSE;
+    if (strcmp (list + 5, as) == 0) {
         throng_node_set_error (throng_node_lookup (map, "as"), error, THRONG_PLAN_ERROR_INVALID,
                                "foreach's 'as' names the list it walks; give the element its "
                                "own name");
@@ -168,9 +176,13 @@ throng_plan_read_foreach (ThrongStepReader *reader, const ThrongNode *node, gint
     }
     action->count = THRONG_PLAN_MAX_REPEAT;
     max = throng_node_lookup (map, "max");
-    body = throng_plan_step_body (map, "foreach", error);
-    if (body == NULL
-        || (max != NULL && !read_loop_count (max, "foreach's max", &action->count, error))
+    body = throng_node_lookup (map, "steps");
+    if (body == NULL) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_MISSING,
+                               "foreach needs 'steps': the steps run for each element");
+        return FALSE;
+    }
+    if ((max != NULL && !read_loop_count (max, "foreach's max", &action->count, error))
         || !read_index_var (reader, map, &action->index_var, error))
         return FALSE;
     action->list_slot

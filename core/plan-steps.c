@@ -281,6 +281,15 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
         if (strcmp (text, "steps") == 0
             && (strcmp (control, "group") == 0 || strcmp (control, "repeat") == 0))
             continue;
+        if (strcmp (text, "steps") == 0
+            && (strcmp (control, "while") == 0 || strcmp (control, "foreach") == 0)) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "'steps' goes inside %s's map, as '%s'", control,
+                                   strcmp (control, "while") == 0
+                                       ? "while: {condition: ..., max: 10, steps: [...]}"
+                                       : "foreach: {in: vars.ids, as: id, steps: [...]}");
+            return FALSE;
+        }
         if ((strcmp (text, "thresholds") == 0 || strcmp (text, "on_failure") == 0)
             && strcmp (control, "group") == 0)
             continue;
