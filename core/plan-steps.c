@@ -19,11 +19,15 @@
 #define MAX_PARALLEL 100
 #define DEFAULT_PARALLEL 6
 #define MAX_PAUSE_US ((gint64) 3600 * G_USEC_PER_SEC)
+#define MAX_RETRY 100
+
+static const char *const retry_keys[] = { "max", "backoff", NULL };
 
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
     "name",  "thresholds", "once", "group", "steps", "choose",     "repeat", "set",     "parallel",
-    "pause", "use",        "if",   "then",  "else",  "on_failure", "while",  "foreach", NULL,
+    "pause", "use",        "if",   "then",  "else",  "on_failure", "while",  "foreach", "retry",
+    NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
 static const char *const control_keys[]
@@ -51,9 +55,8 @@ static const struct {
       "'foreach: {in: vars.LIST, as: NAME, steps: [...]}' runs steps once per element of a list" },
     { { "exec", "function", "script", "call", "invoke", "feed", NULL },
       "a plan runs no code; 'group' with 'steps' names a sequence, 'set' assigns ${vars.*}" },
-    { { "tryMax", "retry", "try", NULL },
-      "a failed step is not sent again (http retries only a request a kept-alive connection "
-      "lost before any answer)" },
+    { { "tryMax", "try", "retries", "max_retries", NULL },
+      "'retry: {max: N, backoff: 100ms}' beside a request sends it again when it fails" },
     { { "sleep", "think", "think_time", "wait", "rendezvous", NULL },
       "'pause: 1s' (or { min, max }) pauses a user between steps" },
     { { "transaction", "transaction_controller", "exitHereIfFailed", NULL },
@@ -75,6 +78,53 @@ typedef ThrongStepReader StepReader;
 
 static const char *const on_failure_names[]
     = { "continue", "next-iteration", "stop-user", "abort-run", NULL };
+
+/*
+ * `retry: { max: N, backoff: D }` beside a request: sent again up to N
+ * times while it fails, D apart (Gatling's tryMax); each attempt is a
+ * sample of its own.
+ */
+static gboolean
+read_retry (const ThrongNode *node, ThrongPlanStep *step, GError **error)
+{
+    const ThrongNode *map = throng_node_lookup (node, "retry");
+    const ThrongNode *max, *backoff;
+    guint64 n;
+
+    if (map == NULL)
+        return TRUE;
+    if (!throng_node_expect_kind (map, THRONG_NODE_MAP,
+                                  "a map for retry, such as '{max: 3, backoff: 100ms}'", error)
+        || !throng_node_check_keys (map, retry_keys, "retry", error))
+        return FALSE;
+    max = throng_node_lookup (map, "max");
+    if (max == NULL) {
+        throng_node_set_error (map, error, THRONG_PLAN_ERROR_MISSING,
+                               "retry needs 'max': how many times a failed step is sent again");
+        return FALSE;
+    }
+    if (!throng_node_get_uint (max, &n, error))
+        return FALSE;
+    if (n < 1 || n > MAX_RETRY) {
+        throng_node_set_error (max, error, THRONG_PLAN_ERROR_RANGE,
+                               "retry's max must be between 1 and %d, got %s", MAX_RETRY,
+                               throng_node_scalar (max));
+        return FALSE;
+    }
+    backoff = throng_node_lookup (map, "backoff");
+    if (backoff != NULL) {
+        if (!throng_node_get_duration (backoff, &step->retry_backoff_us, error))
+            return FALSE;
+        if (step->retry_backoff_us < 0 || step->retry_backoff_us > MAX_PAUSE_US) {
+            throng_node_set_error (backoff, error, THRONG_PLAN_ERROR_RANGE,
+                                   "retry's backoff must be between 0 and 1h, got '%s'",
+                                   throng_node_scalar (backoff));
+            return FALSE;
+        }
+    }
+    step->retry_max = (guint) n;
+    return TRUE;
+}
 
 /* `on_failure: NAME` at @node, when there is one. */
 static gboolean
@@ -239,7 +289,7 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
 
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_REQUEST, parent, groups);
     step->on_failure = reader->on_failure;
-    if (!read_on_failure (node, &step->on_failure, error))
+    if (!read_on_failure (node, &step->on_failure, error) || !read_retry (node, step, error))
         return FALSE;
     step->label = g_strdup (name);
     step->protocol_name = throng_node_scalar (protocol_key);
@@ -516,7 +566,8 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
             const char *text = throng_node_scalar (key);
 
             if (g_strv_contains (control_keys, text) || strcmp (text, "once") == 0
-                || strcmp (text, "steps") == 0 || strcmp (text, "on_failure") == 0) {
+                || strcmp (text, "steps") == 0 || strcmp (text, "on_failure") == 0
+                || strcmp (text, "retry") == 0) {
                 throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                        "'%s' cannot go in parallel: its steps are protocol "
                                        "requests, such as 'http: {url: /app.js}'",

@@ -101,6 +101,7 @@ struct _ThrongUser {
     guint open_transactions;    /* frames of groups and parallels among them */
     gboolean ran_request;       /* the iteration ran a request */
     gboolean leaving;           /* on_failure: stop-user: the user ends with this iteration */
+    guint attempt;              /* the step's `retry`: attempts that failed so far */
     ThrongUserParallel parallel;
 };
 

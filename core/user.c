@@ -350,9 +350,20 @@ user_after_step (ThrongUser *user)
     user->ran_request = TRUE;
     if (G_UNLIKELY (sample->error != THRONG_ERROR_NONE)) {
         const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, sample->step);
+        /* the same step again, the walk where it was; the attempt just recorded stays an error */
+        if (user->attempt < step->retry_max && !user->worker->stopping) {
+            user->attempt++;
+            user->state = THRONG_USER_STEP;
+            if (step->retry_backoff_us == 0)
+                return TRUE;
+            user_wait_until (user, now + step->retry_backoff_us);
+            return FALSE;
+        }
+        user->attempt = 0;
         if (step->on_failure != THRONG_ON_FAILURE_CONTINUE)
             return user_failed (user, step, now);
     }
+    user->attempt = 0;
 
     ThrongUserNext next = throng_user_steps_next (user);
     if (next == THRONG_USER_NEXT_END)

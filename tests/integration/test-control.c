@@ -271,6 +271,42 @@ test_loops (Fixture *f, gconstpointer data)
     g_assert_cmpstr (log, ==, twice);
 }
 
+/*
+ * /flaky fails twice in three.  With max 3 and a backoff, each iteration
+ * sends it three times, the last passes, and the failed attempts are
+ * errors in the step's row; the backoffs are in the run's time.
+ */
+static void
+test_retry (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http: { url: /flaky }\n"
+                                "        retry: { max: 3, backoff: 100ms }\n"
+                                "      - http: { url: \"/after?it=${iteration}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 2, NULL, steps, 0);
+    g_autofree char *log = log_text (f, FALSE);
+
+    g_assert_cmpstr (log, ==, "/flaky /flaky /flaky /after?it=1 /flaky /flaky /flaky /after?it=2");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
+    g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), >=, 0.4);
+}
+
+/* A retry that runs out leaves the failure to on_failure: here the iteration ends. */
+static void
+test_retry_exhausted (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http: { url: /flaky }\n"
+                                "        retry: { max: 1 }\n"
+                                "        on_failure: next-iteration\n"
+                                "      - http: { url: \"/after?it=${iteration}\" }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 3, NULL, steps, 0);
+    g_autofree char *log = log_text (f, FALSE);
+
+    g_assert_cmpstr (log, ==, "/flaky /flaky /flaky /after?it=2 /flaky /flaky");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -285,6 +321,8 @@ main (int argc, char **argv)
         { "on-failure-stop-user", test_on_failure_stop_user, FALSE },
         { "on-failure-abort-run", test_on_failure_abort_run, FALSE },
         { "loops", test_loops, TRUE },
+        { "retry", test_retry, TRUE },
+        { "retry-exhausted", test_retry_exhausted, FALSE },
     };
 
     g_test_init (&argc, &argv, NULL);
