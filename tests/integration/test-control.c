@@ -307,6 +307,43 @@ test_retry_exhausted (Fixture *f, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 3);
 }
 
+/*
+ * Control steps inside each other inside a group: a failure deep in a
+ * foreach's if, with next-iteration, closes every frame (the group's row
+ * fails once per iteration) and sends nothing more in that iteration.
+ */
+static void
+test_nested (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - group: shop\n"
+          "        steps:\n"
+          "          - http: { url: /items, extract: { ids: { json: \"$.items[*].id\", all: true } } }\n"
+          "          - foreach:\n"
+          "              in: vars.ids\n"
+          "              as: id\n"
+          "              steps:\n"
+          "                - if: vars.id == 33\n"
+          "                  then:\n"
+          "                    - http: { url: /status/500 }\n"
+          "                      on_failure: next-iteration\n"
+          "                  else:\n"
+          "                    - repeat: { count: 2, as: n }\n"
+          "                      steps: [ { http: { url: \"/item?id=${vars.id | urlencode}&n=${vars.n}\" } } ]\n"
+          "      - http: { url: /after }\n";
+    g_autoptr (JsonNode) root = run (f, 1, 2, NULL, steps, 0);
+    g_autofree char *log = log_text (f, FALSE);
+    static const char once[]
+        = "/items /item?id=11&n=0 /item?id=11&n=1 /item?id=b%202&n=0 /item?id=b%202&n=1 /status/500";
+    g_autofree char *twice = g_strdup_printf ("%s %s", once, once);
+
+    g_assert_cmpstr (log, ==, twice);
+    g_assert_cmpstr (throng_test_json_string (root, "scenarios.0.steps.0.label"), ==, "shop");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.requests"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 2);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,6 +359,7 @@ main (int argc, char **argv)
         { "on-failure-abort-run", test_on_failure_abort_run, FALSE },
         { "loops", test_loops, TRUE },
         { "retry", test_retry, TRUE },
+        { "nested", test_nested, TRUE },
         { "retry-exhausted", test_retry_exhausted, FALSE },
     };
 
