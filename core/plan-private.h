@@ -104,6 +104,12 @@ void throng_plan_action_add_child (ThrongAction *into, ThrongAction *child);
 const ThrongNode *throng_plan_step_body (const ThrongNode *node, const char *control,
                                          GError **error);
 
+/* plan-failure.c: `on_failure: NAME` at @node into *@out, untouched when @node has none. */
+gboolean throng_plan_read_on_failure (const ThrongNode *node, ThrongOnFailure *out,
+                                      GError **error);
+/* `retry: {max, backoff}` beside the request @node, into @step. */
+gboolean throng_plan_read_retry (const ThrongNode *node, ThrongPlanStep *step, GError **error);
+
 /* plan-control.c: each reads the control step @node into @action. */
 gboolean throng_plan_read_choose (ThrongStepReader *reader, const ThrongNode *node, gint parent,
                                   guint groups, guint nesting, ThrongAction *action,

@@ -19,9 +19,7 @@
 #define MAX_PARALLEL 100
 #define DEFAULT_PARALLEL 6
 #define MAX_PAUSE_US ((gint64) 3600 * G_USEC_PER_SEC)
-#define MAX_RETRY 100
 
-static const char *const retry_keys[] = { "max", "backoff", NULL };
 
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
@@ -76,84 +74,6 @@ foreign_step (const char *key)
 
 typedef ThrongStepReader StepReader;
 
-static const char *const on_failure_names[]
-    = { "continue", "next-iteration", "stop-user", "abort-run", NULL };
-
-/*
- * `retry: { max: N, backoff: D }` beside a request: sent again up to N
- * times while it fails, D apart (Gatling's tryMax); each attempt is a
- * sample of its own.
- */
-static gboolean
-read_retry (const ThrongNode *node, ThrongPlanStep *step, GError **error)
-{
-    const ThrongNode *map = throng_node_lookup (node, "retry");
-    const ThrongNode *max, *backoff;
-    guint64 n;
-
-    if (map == NULL)
-        return TRUE;
-    if (!throng_node_expect_kind (map, THRONG_NODE_MAP,
-                                  "a map for retry, such as '{max: 3, backoff: 100ms}'", error)
-        || !throng_node_check_keys (map, retry_keys, "retry", error))
-        return FALSE;
-    max = throng_node_lookup (map, "max");
-    if (max == NULL) {
-        throng_node_set_error (map, error, THRONG_PLAN_ERROR_MISSING,
-                               "retry needs 'max': how many times a failed step is sent again");
-        return FALSE;
-    }
-    if (!throng_node_get_uint (max, &n, error))
-        return FALSE;
-    if (n < 1 || n > MAX_RETRY) {
-        throng_node_set_error (max, error, THRONG_PLAN_ERROR_RANGE,
-                               "retry's max must be between 1 and %d, got %s", MAX_RETRY,
-                               throng_node_scalar (max));
-        return FALSE;
-    }
-    backoff = throng_node_lookup (map, "backoff");
-    if (backoff != NULL) {
-        if (!throng_node_get_duration (backoff, &step->retry_backoff_us, error))
-            return FALSE;
-        if (step->retry_backoff_us < 0 || step->retry_backoff_us > MAX_PAUSE_US) {
-            throng_node_set_error (backoff, error, THRONG_PLAN_ERROR_RANGE,
-                                   "retry's backoff must be between 0 and 1h, got '%s'",
-                                   throng_node_scalar (backoff));
-            return FALSE;
-        }
-    }
-    step->retry_max = (guint) n;
-    return TRUE;
-}
-
-/* `on_failure: NAME` at @node, when there is one. */
-static gboolean
-read_on_failure (const ThrongNode *node, ThrongOnFailure *out, GError **error)
-{
-    const ThrongNode *value = throng_node_lookup (node, "on_failure");
-    const char *name;
-
-    if (value == NULL)
-        return TRUE;
-    if (!throng_node_get_string (value, &name, error))
-        return FALSE;
-    for (guint i = 0; on_failure_names[i] != NULL; i++) {
-        if (strcmp (name, on_failure_names[i]) == 0) {
-            *out = (ThrongOnFailure) i;
-            return TRUE;
-        }
-    }
-    const char *suggestion = throng_node_suggest (name, on_failure_names);
-    if (suggestion != NULL)
-        throng_node_set_error (value, error, THRONG_PLAN_ERROR_INVALID,
-                               "unknown on_failure '%s'; did you mean '%s'?", name, suggestion);
-    else
-        throng_node_set_error (value, error, THRONG_PLAN_ERROR_INVALID,
-                               "unknown on_failure '%s'; it is continue, next-iteration, "
-                               "stop-user or abort-run",
-                               name);
-    return FALSE;
-}
 
 void
 throng_plan_action_free (ThrongAction *action)
@@ -289,7 +209,8 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
 
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_REQUEST, parent, groups);
     step->on_failure = reader->on_failure;
-    if (!read_on_failure (node, &step->on_failure, error) || !read_retry (node, step, error))
+    if (!throng_plan_read_on_failure (node, &step->on_failure, error)
+        || !throng_plan_read_retry (node, step, error))
         return FALSE;
     step->label = g_strdup (name);
     step->protocol_name = throng_node_scalar (protocol_key);
@@ -386,7 +307,7 @@ read_group (StepReader *reader, const ThrongNode *node, gint parent, guint group
     step->label = g_strdup (name);
     step->protocol_name = "group";
     step->on_failure = reader->on_failure;
-    if (!read_on_failure (node, &step->on_failure, error))
+    if (!throng_plan_read_on_failure (node, &step->on_failure, error))
         return FALSE;
     reader->scenario->n_groups++;
     action->kind = THRONG_ACTION_GROUP;
@@ -784,7 +705,7 @@ throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
 {
     StepReader reader = { loader, scenario, THRONG_ON_FAILURE_CONTINUE };
 
-    if (!read_on_failure (scenario->node, &reader.on_failure, error))
+    if (!throng_plan_read_on_failure (scenario->node, &reader.on_failure, error))
         return FALSE;
 
     scenario->program = g_new0 (ThrongAction, 1);
