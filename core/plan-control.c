@@ -123,6 +123,7 @@ throng_plan_read_while (ThrongStepReader *reader, const ThrongNode *node, gint p
     if (!read_loop_count (max, "while's max", &action->count, error))
         return FALSE;
     action->kind = THRONG_ACTION_WHILE;
+    reader->scenario->has_choose = TRUE;
     action->condition = throng_condition_compile (reader->scenario->scope, condition, error);
     if (action->condition == NULL)
         return FALSE;
@@ -190,6 +191,7 @@ throng_plan_read_foreach (ThrongStepReader *reader, const ThrongNode *node, gint
                                  g_strdup_printf ("%s:%u:%u", throng_node_file (in),
                                                   throng_node_line (in), throng_node_column (in)));
     action->kind = THRONG_ACTION_FOREACH;
+    reader->scenario->has_choose = TRUE;
     return throng_plan_read_step_list (reader, body, parent, groups, nesting + 1, action, error);
 }
 
@@ -274,6 +276,7 @@ throng_plan_read_if (ThrongStepReader *reader, const ThrongNode *node, gint pare
         return FALSE;
     }
     action->kind = THRONG_ACTION_IF;
+    reader->scenario->has_choose = TRUE;
     action->condition = throng_condition_compile (reader->scenario->scope,
                                                   throng_node_lookup (node, "if"), error);
     if (action->condition == NULL)

@@ -136,7 +136,8 @@ typedef struct {
     gint64 graceful_stop_us;        /* how long iterations in flight may run past the end */
     ThrongAction *program;          /* a sequence: what each iteration runs */
     guint max_frames;               /* the deepest stack of containers the program needs, root included */
-    gboolean has_choose;            /* some iteration may differ from the next by chance */
+    gboolean has_choose;            /* some iteration may differ from the next: a choose, an if, a
+                                     * while or a foreach (one that sent nothing may not end the user) */
     ThrongScope *scope;             /* variables and checks; after the protocols' data when freed */
     ThrongDataSet *data;            /* `data:`, or NULL */
     guint64 first_user_id;          /* user.id of the scenario's user 0, minus one */

@@ -169,6 +169,19 @@ test_if (Fixture *f, gconstpointer data)
                      "/shop?u=2 /shop?u=4 /status/503 /status/503 /status/503 /status/503");
 }
 
+/* An iteration that sent nothing (its if did not hold) does not end the user: the next may send. */
+static void
+test_if_later (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - if: iteration >= 2\n"
+                                "        then: [ { http: { url: \"/late?it=${iteration}\" } } ]\n";
+    g_autoptr (JsonNode) root = run (f, 1, 3, NULL, steps, 0);
+    g_autofree char *log = log_text (f, FALSE);
+
+    g_assert_cmpstr (log, ==, "/late?it=2 /late?it=3");
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 3);
+}
+
 /*
  * The login fails in each user's second iteration: with next-iteration
  * (the group's, inherited by the login) the server sees nothing else of
@@ -354,6 +367,7 @@ main (int argc, char **argv)
         gboolean both; /* run on both transports */
     } cases[] = {
         { "if", test_if, TRUE },
+        { "if-later", test_if_later, FALSE },
         { "on-failure-next-iteration", test_on_failure_next_iteration, TRUE },
         { "on-failure-stop-user", test_on_failure_stop_user, FALSE },
         { "on-failure-abort-run", test_on_failure_abort_run, FALSE },
