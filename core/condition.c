@@ -251,6 +251,11 @@ parse_operand (Parser *p, Operand *out, GError **error)
                          "unknown name '%.*s': of the last response, a condition reads "
                          "last.status; extract what else it needs into vars",
                          (int) length, s);
+        if (length > 8 && memcmp (s, "counter.", 8) == 0)
+            return fail (p, t.start, error,
+                         "'%.*s' counts up each time it is read: a condition cannot read it "
+                         "(set: a variable from it first)",
+                         (int) length, s);
         out->kind = OPERAND_TEMPLATE;
         out->tpl = throng_template_compile_name (p->scope, p->node, t.start, length, error);
         if (out->tpl == NULL)

@@ -182,6 +182,9 @@ test_errors (void)
                     "t.yaml:1:16: the condition ends where a value was "
                     "expected");
     assert_refused (&env, "12ab == 1", "t.yaml:1:4: '12ab' is not a number");
+    assert_refused (&env, "counter.orders > 3",
+                    "t.yaml:1:4: 'counter.orders' counts up each time it is read: a condition "
+                    "cannot read it (set: a variable from it first)");
     assert_refused (&env, "{a: 1}",
                     "t.yaml:1:4: expected a condition, such as 'vars.role == "
                     "\"admin\"', got a map");
