@@ -52,8 +52,7 @@ throng_user_steps_begin (ThrongUser *user)
     frame_open (&user->frames[0], user->scenario->program);
 }
 
-/* The transaction of @frame spans @start_us to @end_us (min and max: a parallel's children end in
- * any order). */
+/* The transaction of @frame spans @start_us to @end_us (min and max: a parallel's children end in any order). */
 static void
 frame_span (ThrongUserFrame *frame, gint64 start_us, gint64 end_us)
 {
@@ -146,8 +145,7 @@ throng_user_frame_close (ThrongUser *user)
     sample->bytes_received = frame->bytes_received;
     sample->error = frame->error;
     if (frame->error != THRONG_ERROR_NONE) {
-        const ThrongPlanStep *failed
-            = g_ptr_array_index (user->scenario->steps, frame->failed_step);
+        const ThrongPlanStep *failed = g_ptr_array_index (user->scenario->steps, frame->failed_step);
         char *room = throng_sample_slot_message (&user->slot);
 
         g_snprintf (room, THRONG_SAMPLE_MESSAGE_MAX + 1, "'%s' failed (%s)", failed->label,
