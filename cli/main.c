@@ -9,8 +9,8 @@
  * could not start (a plugin refused, a reporter that could not open, the
  * built-in target); 4 results could not be written (a reporter failed, or fell
  * behind and missed samples); 5 stopped short of a memory limit (results up
- * to then written); 99 thresholds failed;
- * 130 interrupted by SIGINT, SIGTERM or SIGHUP (reporters still flushed).
+ * to then written); 99 thresholds failed; 108 aborted by a step's
+ * `on_failure: abort-run`; 130 interrupted by SIGINT, SIGTERM or SIGHUP (reporters still flushed).
  * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
 #include "engine.h"
@@ -38,6 +38,7 @@ enum {
     EXIT_NOT_WRITTEN = 4,
     EXIT_OUT_OF_MEMORY = 5,
     EXIT_THRESHOLDS = 99,
+    EXIT_ABORTED = 108,         /* a step's on_failure: abort-run; k6's test.abort() exits 108 too */
     EXIT_INTERRUPTED = 130,
 };
 
@@ -147,8 +148,8 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
                                  "Checks PLAN completely, runs it and reports its results.",
                                  "Exit status: 0 the run completed, 2 usage or plan error, 3 the run "
                                  "could not start,\n4 results not written, 5 stopped short of a memory "
-                                 "limit, 99 thresholds failed,\n130 interrupted (SIGINT, SIGTERM, "
-                                 "SIGHUP).")
+                                 "limit, 99 thresholds failed,\n108 aborted by a step's on_failure, "
+                                 "130 interrupted (SIGINT, SIGTERM, SIGHUP).")
               : command_context (command, "PLAN",
                                  "Checks PLAN completely (every key, every value, every plugin's "
                                  "options)\nwithout opening anything or sending any load.",
@@ -198,6 +199,8 @@ result_status (const ThrongRunResult *result)
         return EXIT_INTERRUPTED;
     if (result->outcome == THRONG_RUN_OUT_OF_MEMORY)
         return EXIT_OUT_OF_MEMORY;
+    if (result->outcome == THRONG_RUN_ABORTED)
+        return EXIT_ABORTED;
     if (result->thresholds_failed > 0)
         return EXIT_THRESHOLDS;
     return EXIT_OK;
@@ -378,7 +381,7 @@ print_help (FILE *stream)
              "\n"
              "Exit status: 0 completed, 2 usage or plan error, 3 could not start,\n"
              "4 results not written, 5 stopped short of a memory limit,\n"
-             "99 thresholds failed, 130 interrupted.\n");
+             "99 thresholds failed, 108 aborted by a step, 130 interrupted.\n");
 }
 
 /*

@@ -74,6 +74,7 @@ typedef struct {
     ThrongMemoryLimits memory;  /* limits-private.h: watched while the run goes */
     guint memory_source;
     char *memory_reached;       /* why the run was stopped short of the memory limit */
+    char *abort_run;            /* the step whose `on_failure: abort-run` stopped the run */
     gint64 memory_reached_us;   /* when, from the start */
 
     ThrongRunInfoBuffer run_info;
@@ -172,6 +173,7 @@ find_slot (ThrongEngine *engine, ThrongWorker *worker)
 }
 
 static void abort_workers (ThrongEngine *engine);
+static void stop_workers (ThrongEngine *engine);
 static void engine_go (ThrongEngine *engine);
 
 /*
@@ -240,6 +242,18 @@ on_report (ThrongWorkerReport *report, gpointer data)
 
     if (report->ready) {
         on_ready (engine, report);
+        return;
+    }
+    if (report->abort_run != NULL) {
+        /* the first one stops the run; those that crossed it on the way change nothing */
+        if (engine->abort_run == NULL) {
+            engine->abort_run = g_strdup (report->abort_run);
+            engine->interrupted = TRUE;
+            g_printerr ("\nthrong: %s, whose on_failure is abort-run; stopping the run\n",
+                        report->abort_run);
+            stop_workers (engine);
+            abort_workers (engine);
+        }
         return;
     }
 
@@ -525,6 +539,11 @@ add_run_warnings (ThrongEngine *engine, ThrongSummaryBuffer *buffer)
                                           "then are complete, steps in flight were cancelled",
                                           (gdouble) engine->memory_reached_us / G_USEC_PER_SEC,
                                           engine->memory_reached));
+    if (engine->abort_run != NULL)
+        g_ptr_array_add (buffer->warnings,
+                         g_strdup_printf ("the run was aborted: %s, whose on_failure is "
+                                          "abort-run; steps in flight were cancelled",
+                                          engine->abort_run));
     if (engine->options.builtin_target)
         g_ptr_array_add (buffer->warnings,
                          g_strdup ("the built-in target runs inside throng: its CPU time is "
@@ -573,6 +592,7 @@ engine_clear (ThrongEngine *engine)
     g_array_unref (engine->workers);
     throng_reporter_set_free (engine->reporters);
     g_free (engine->memory_reached);
+    g_free (engine->abort_run);
     throng_metrics_free (engine->total);
     throng_metrics_free (engine->interval);
     throng_run_info_buffer_clear (&engine->run_info);
@@ -727,6 +747,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     }
 
     result->outcome = engine.memory_reached != NULL ? THRONG_RUN_OUT_OF_MEMORY
+                      : engine.abort_run != NULL    ? THRONG_RUN_ABORTED
                       : engine.interrupted          ? THRONG_RUN_INTERRUPTED
                                                     : THRONG_RUN_COMPLETED;
     result->requests = buffer.summary.total.requests;

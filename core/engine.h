@@ -12,6 +12,7 @@ typedef enum {
     THRONG_RUN_COMPLETED,       /* every scenario ran to its end */
     THRONG_RUN_INTERRUPTED,     /* stopped early by a signal */
     THRONG_RUN_OUT_OF_MEMORY,   /* stopped early, short of a memory limit (limits-private.h) */
+    THRONG_RUN_ABORTED,         /* stopped early by a step's `on_failure: abort-run` */
 } ThrongRunOutcome;
 
 typedef struct {

@@ -82,6 +82,50 @@ gboolean throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *s
                                  const ThrongNode *steps, GError **error);
 void throng_plan_action_free (ThrongAction *action);
 
+/*
+ * What reads a list of steps, shared by plan-steps.c (requests, groups,
+ * set, pause, parallel, use) and plan-control.c (choose, if, repeat,
+ * while, foreach).  @parent is the enclosing group's step, @groups how
+ * many groups enclose, @nesting how many levels are open.
+ */
+typedef struct {
+    ThrongPlanLoader *loader;
+    ThrongPlanScenario *scenario;
+    ThrongOnFailure on_failure; /* what the groups around the step being read say, or the scenario */
+} ThrongStepReader;
+
+#define THRONG_PLAN_MAX_REPEAT 1000000
+
+gboolean throng_plan_read_step_list (ThrongStepReader *reader, const ThrongNode *list, gint parent,
+                                     guint groups, guint nesting, ThrongAction *into,
+                                     GError **error);
+void throng_plan_action_add_child (ThrongAction *into, ThrongAction *child);
+/* The `steps:` of @node (a step or a control's map), or NULL with "'CONTROL' needs 'steps'". */
+const ThrongNode *throng_plan_step_body (const ThrongNode *node, const char *control,
+                                         GError **error);
+
+/* plan-failure.c: `on_failure: NAME` at @node into *@out, untouched when @node has none. */
+gboolean throng_plan_read_on_failure (const ThrongNode *node, ThrongOnFailure *out,
+                                      GError **error);
+/* `retry: {max, backoff}` beside the request @node, into @step. */
+gboolean throng_plan_read_retry (const ThrongNode *node, ThrongPlanStep *step, GError **error);
+
+/* plan-control.c: each reads the control step @node into @action. */
+gboolean throng_plan_read_choose (ThrongStepReader *reader, const ThrongNode *node, gint parent,
+                                  guint groups, guint nesting, ThrongAction *action,
+                                  GError **error);
+gboolean throng_plan_read_if (ThrongStepReader *reader, const ThrongNode *node, gint parent,
+                              guint groups, guint nesting, ThrongAction *action, GError **error);
+gboolean throng_plan_read_repeat (ThrongStepReader *reader, const ThrongNode *node, gint parent,
+                                  guint groups, guint nesting, ThrongAction *action,
+                                  GError **error);
+gboolean throng_plan_read_while (ThrongStepReader *reader, const ThrongNode *node, gint parent,
+                                 guint groups, guint nesting, ThrongAction *action,
+                                 GError **error);
+gboolean throng_plan_read_foreach (ThrongStepReader *reader, const ThrongNode *node, gint parent,
+                                   guint groups, guint nesting, ThrongAction *action,
+                                   GError **error);
+
 /* Reads the `scenarios` list into loader->plan->scenarios, steps and protocol data included. */
 gboolean throng_plan_read_scenarios (ThrongPlanLoader *loader, const ThrongNode *scenarios,
                                      GError **error);

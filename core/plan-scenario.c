@@ -54,6 +54,8 @@ static const ThrongOption scenario_options[] = {
     { "think_time", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     { "pacing", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     { "graceful_stop", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
+    /* read by plan-steps.c, the default of the scenario's steps */
+    { "on_failure", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     /* read and checked by threshold.c, from the tree */
     { "thresholds", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     { NULL },
@@ -62,7 +64,7 @@ static const ThrongOption scenario_options[] = {
 static const char *const scenario_keys[] = {
     "name",     "users",         "iterations", "duration",  "ramp_up",     "steps",
     "executor", "rate",          "stages",     "max_users", "start_after", "think_time",
-    "pacing",   "graceful_stop", "thresholds", "data",      NULL,
+    "pacing",   "graceful_stop", "thresholds", "data",      "on_failure", NULL,
 };
 
 static gboolean

@@ -12,24 +12,24 @@
 
 #include <string.h>
 
+#include "condition-private.h"
 #include "template-private.h"
 
 /* Bounds (docs/plan-reference.md). */
-#define MAX_REPEAT 1000000
-#define MAX_WEIGHT 1000000
 #define MAX_PARALLEL 100
 #define DEFAULT_PARALLEL 6
 #define MAX_PAUSE_US ((gint64) 3600 * G_USEC_PER_SEC)
 
+
 /* Keys of a step besides its protocol key: the one list the reader and the suggestions use. */
 static const char *const step_keys[] = {
-    "name", "thresholds", "once", "group", "steps", "choose", "repeat", "set", "parallel", "pause",
-    "use", NULL,
+    "name",  "thresholds", "once", "group", "steps", "choose",     "repeat", "set",     "parallel",
+    "pause", "use",        "if",   "then",  "else",  "on_failure", "while",  "foreach", "retry",
+    NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
-static const char *const control_keys[] = { "group", "choose", "repeat", "set", "parallel", "pause",
-                                             NULL };
-static const char *const branch_keys[] = { "weight", "steps", NULL };
+static const char *const control_keys[]
+    = { "group", "choose", "repeat", "set", "parallel", "pause", "if", "while", "foreach", NULL };
 static const char *const parallel_keys[] = { "name", "max", "steps", NULL };
 static const char *const pause_keys[] = { "min", "max", NULL };
 
@@ -42,17 +42,19 @@ static const struct {
     const char *keys[8];
     const char *nearest;
 } foreign_steps[] = {
-    { { "if", "else", "when", "doIf", "doIfOrElse", "switch", "randomSwitch", NULL },
-      "throng has no condition step yet; 'choose' picks among weighted branches" },
-    { { "while", "loop", "during", "asLongAs", "forever", "repeatWhile", NULL },
-      "'repeat: N' with 'steps' runs steps N times" },
-    { { "foreach", "forEach", "each", "for", NULL },
-      "'repeat: N' with 'steps' runs steps N times; ${iteration} and ${vars.*} vary them" },
+    { { "when", "doIf", "doIfOrElse", "doIfEquals", "unless", NULL },
+      "'if: CONDITION' with 'then: [...]' (and 'else: [...]') runs steps when a condition holds" },
+    { { "switch", "randomSwitch", "uniformRandomSwitch", NULL },
+      "'choose' picks among weighted branches; 'if' with 'then' and 'else' picks by a condition" },
+    { { "loop", "during", "asLongAs", "forever", "repeatWhile", "doWhile", NULL },
+      "'repeat: N' with 'steps' runs steps N times; 'while: {condition, max, steps}' while a "
+      "condition holds" },
+    { { "forEach", "each", "for", "loop_over", NULL },
+      "'foreach: {in: vars.LIST, as: NAME, steps: [...]}' runs steps once per element of a list" },
     { { "exec", "function", "script", "call", "invoke", "feed", NULL },
       "a plan runs no code; 'group' with 'steps' names a sequence, 'set' assigns ${vars.*}" },
-    { { "tryMax", "retry", "try", NULL },
-      "a failed step is not sent again (http retries only a request a kept-alive connection "
-      "lost before any answer)" },
+    { { "tryMax", "try", "retries", "max_retries", NULL },
+      "'retry: {max: N, backoff: 100ms}' beside a request sends it again when it fails" },
     { { "sleep", "think", "think_time", "wait", "rendezvous", NULL },
       "'pause: 1s' (or { min, max }) pauses a user between steps" },
     { { "transaction", "transaction_controller", "exitHereIfFailed", NULL },
@@ -70,13 +72,8 @@ foreign_step (const char *key)
     return NULL;
 }
 
-typedef struct {
-    ThrongPlanLoader *loader;
-    ThrongPlanScenario *scenario;
-} StepReader;
+typedef ThrongStepReader StepReader;
 
-static gboolean read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups,
-                           guint nesting, ThrongAction *into, GError **error);
 
 void
 throng_plan_action_free (ThrongAction *action)
@@ -91,6 +88,7 @@ throng_plan_action_free (ThrongAction *action)
         throng_template_free (action->values[i]);
     g_free (action->values);
     g_free (action->slots);
+    throng_condition_free (action->condition);
     g_free (action);
 }
 
@@ -105,8 +103,8 @@ throng_plan_scenario_protocol (ThrongPlanScenario *scenario, const ThrongProtoco
     return NULL;
 }
 
-static void
-add_child (ThrongAction *into, ThrongAction *child)
+void
+throng_plan_action_add_child (ThrongAction *into, ThrongAction *child)
 {
     into->children = g_renew (ThrongAction *, into->children, into->n_children + 1);
     into->children[into->n_children++] = child;
@@ -153,6 +151,11 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
         if (strcmp (text, "steps") == 0) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                    "'steps' in a step needs 'group' or 'repeat' beside it");
+            return FALSE;
+        }
+        if (strcmp (text, "then") == 0 || strcmp (text, "else") == 0) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "'%s' in a step needs 'if: CONDITION' beside it", text);
             return FALSE;
         }
         if (g_strv_contains (step_keys, text))
@@ -205,6 +208,10 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
     }
 
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_REQUEST, parent, groups);
+    step->on_failure = reader->on_failure;
+    if (!throng_plan_read_on_failure (node, &step->on_failure, error)
+        || !throng_plan_read_retry (node, step, error))
+        return FALSE;
     step->label = g_strdup (name);
     step->protocol_name = throng_node_scalar (protocol_key);
     step->protocol = protocol;
@@ -219,9 +226,8 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
     return TRUE;
 }
 
-/* The `steps:` of a group or a repeat. */
-static const ThrongNode *
-body_of (const ThrongNode *node, const char *control, GError **error)
+const ThrongNode *
+throng_plan_step_body (const ThrongNode *node, const char *control, GError **error)
 {
     const ThrongNode *steps = throng_node_lookup (node, "steps");
 
@@ -246,7 +252,20 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
         if (strcmp (text, "steps") == 0
             && (strcmp (control, "group") == 0 || strcmp (control, "repeat") == 0))
             continue;
-        if (strcmp (text, "thresholds") == 0 && strcmp (control, "group") == 0)
+        if (strcmp (text, "steps") == 0
+            && (strcmp (control, "while") == 0 || strcmp (control, "foreach") == 0)) {
+            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
+                                   "'steps' goes inside %s's map, as '%s'", control,
+                                   strcmp (control, "while") == 0
+                                       ? "while: {condition: ..., max: 10, steps: [...]}"
+                                       : "foreach: {in: vars.ids, as: id, steps: [...]}");
+            return FALSE;
+        }
+        if ((strcmp (text, "thresholds") == 0 || strcmp (text, "on_failure") == 0)
+            && strcmp (control, "group") == 0)
+            continue;
+        if ((strcmp (text, "then") == 0 || strcmp (text, "else") == 0)
+            && strcmp (control, "if") == 0)
             continue;
         if (strcmp (text, "name") == 0 && strcmp (control, "group") == 0) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
@@ -254,11 +273,12 @@ check_control_keys (const ThrongNode *node, const char *control, GError **error)
             return FALSE;
         }
         if (g_strv_contains (control_keys, text)) {
-            throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
-                                   "a step is one of a request, group, choose, repeat, set, parallel "
-                                   "or pause; "
-                                   "this one has '%s' and '%s'",
-                                   control, text);
+            throng_node_set_error (
+                key, error, THRONG_PLAN_ERROR_INVALID,
+                "a step is one of a request, group, choose, repeat, set, parallel, "
+                "pause, if, while or foreach; "
+                "this one has '%s' and '%s'",
+                control, text);
             return FALSE;
         }
         throng_node_set_error (key, error, THRONG_PLAN_ERROR_UNKNOWN_KEY,
@@ -274,7 +294,7 @@ read_group (StepReader *reader, const ThrongNode *node, gint parent, guint group
 {
     const ThrongNode *name_node = throng_node_lookup (node, "group");
     const char *name;
-    const ThrongNode *body = body_of (node, "group", error);
+    const ThrongNode *body = throng_plan_step_body (node, "group", error);
 
     if (body == NULL || !throng_node_get_string (name_node, &name, error))
         return FALSE;
@@ -286,90 +306,19 @@ read_group (StepReader *reader, const ThrongNode *node, gint parent, guint group
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_GROUP, parent, groups);
     step->label = g_strdup (name);
     step->protocol_name = "group";
+    step->on_failure = reader->on_failure;
+    if (!throng_plan_read_on_failure (node, &step->on_failure, error))
+        return FALSE;
     reader->scenario->n_groups++;
     action->kind = THRONG_ACTION_GROUP;
     action->step = reader->scenario->steps->len - 1;
-    return read_list (reader, body, (gint) action->step, groups + 1, nesting + 1, action, error);
-}
-
-static gboolean
-read_repeat (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
-             ThrongAction *action, GError **error)
-{
-    const ThrongNode *count = throng_node_lookup (node, "repeat");
-    const ThrongNode *body = body_of (node, "repeat", error);
-
-    if (body == NULL || !throng_node_get_uint (count, &action->count, error))
-        return FALSE;
-    if (action->count < 1 || action->count > MAX_REPEAT) {
-        throng_node_set_error (count, error, THRONG_PLAN_ERROR_RANGE,
-                               "repeat must be between 1 and %d, got %s", MAX_REPEAT,
-                               throng_node_scalar (count));
-        return FALSE;
-    }
-    action->kind = THRONG_ACTION_REPEAT;
-    return read_list (reader, body, parent, groups, nesting + 1, action, error);
-}
-
-static gboolean
-read_choose (StepReader *reader, const ThrongNode *node, gint parent, guint groups, guint nesting,
-             ThrongAction *action, GError **error)
-{
-    const ThrongNode *branches = throng_node_lookup (node, "choose");
-    guint64 total = 0;
-
-    if (!throng_node_expect_kind (branches, THRONG_NODE_SEQUENCE,
-                                  "a list of branches for choose, such as "
-                                  "'[{weight: 70, steps: [...]}, ...]'",
-                                  error))
-        return FALSE;
-    if (throng_node_n_children (branches) == 0) {
-        throng_node_set_error (branches, error, THRONG_PLAN_ERROR_MISSING,
-                               "choose has no branches");
-        return FALSE;
-    }
-    action->kind = THRONG_ACTION_CHOOSE;
-    action->cumulative = g_new0 (guint, throng_node_n_children (branches));
-    for (guint b = 0; b < throng_node_n_children (branches); b++) {
-        const ThrongNode *branch = throng_node_child (branches, b);
-        const ThrongNode *weight_node, *steps;
-        guint64 weight = 1;
-
-        if (!throng_node_expect_kind (branch, THRONG_NODE_MAP,
-                                      "a map for a branch of choose, such as "
-                                      "'{weight: 70, steps: [...]}'",
-                                      error)
-            || !throng_node_check_keys (branch, branch_keys, "choose branch", error))
-            return FALSE;
-        weight_node = throng_node_lookup (branch, "weight");
-        if (weight_node != NULL) {
-            if (!throng_node_get_uint (weight_node, &weight, error))
-                return FALSE;
-            if (weight < 1 || weight > MAX_WEIGHT) {
-                throng_node_set_error (weight_node, error, THRONG_PLAN_ERROR_RANGE,
-                                       "a weight must be between 1 and %d, got %s", MAX_WEIGHT,
-                                       throng_node_scalar (weight_node));
-                return FALSE;
-            }
-        }
-        steps = throng_node_lookup (branch, "steps");
-        if (steps == NULL) {
-            throng_node_set_error (branch, error, THRONG_PLAN_ERROR_MISSING,
-                                   "a branch of choose needs 'steps'");
-            return FALSE;
-        }
-        total += weight;
-        action->cumulative[b] = (guint) total;
-
-        ThrongAction *sequence = g_new0 (ThrongAction, 1);
-        sequence->kind = THRONG_ACTION_SEQUENCE;
-        add_child (action, sequence);
-        if (!read_list (reader, steps, parent, groups, nesting + 1, sequence, error))
-            return FALSE;
-    }
-    action->total_weight = (guint) total;
-    reader->scenario->has_choose = TRUE;
-    return TRUE;
+    /* its children inherit it, and give it back when the group is read */
+    ThrongOnFailure outer = reader->on_failure;
+    reader->on_failure = step->on_failure;
+    gboolean ok = throng_plan_read_step_list (reader, body, (gint) action->step, groups + 1,
+                                              nesting + 1, action, error);
+    reader->on_failure = outer;
+    return ok;
 }
 
 static gboolean
@@ -508,16 +457,18 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
             return FALSE;
         }
     }
-    body = body_of (map, "parallel", error);
+    body = throng_plan_step_body (map, "parallel", error);
     if (body == NULL
         || !throng_node_expect_kind (body, THRONG_NODE_SEQUENCE, "a list of steps", error))
         return FALSE;
     if (throng_node_n_children (body) == 0) {
-        throng_node_set_error (body, error, THRONG_PLAN_ERROR_MISSING, "the list of steps is empty");
+        throng_node_set_error (body, error, THRONG_PLAN_ERROR_MISSING,
+                               "the list of steps is empty");
         return FALSE;
     }
 
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_PARALLEL, parent, groups);
+    step->on_failure = reader->on_failure;
     step->label = g_strdup (name);
     step->protocol_name = "parallel";
     action->kind = THRONG_ACTION_PARALLEL;
@@ -536,7 +487,8 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
             const char *text = throng_node_scalar (key);
 
             if (g_strv_contains (control_keys, text) || strcmp (text, "once") == 0
-                || strcmp (text, "steps") == 0) {
+                || strcmp (text, "steps") == 0 || strcmp (text, "on_failure") == 0
+                || strcmp (text, "retry") == 0) {
                 throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                        "'%s' cannot go in parallel: its steps are protocol "
                                        "requests, such as 'http: {url: /app.js}'",
@@ -545,7 +497,7 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
             }
         }
         ThrongAction *request = g_new0 (ThrongAction, 1);
-        add_child (action, request);
+        throng_plan_action_add_child (action, request);
         if (!read_request (reader, child, (gint) action->step, groups + 1, request, error))
             return FALSE;
         const ThrongPlanStep *read = g_ptr_array_index (reader->scenario->steps, request->step);
@@ -600,8 +552,8 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
                 at = throng_node_key (node, i);
         }
         throng_node_set_error (at, error, THRONG_PLAN_ERROR_LIMIT,
-                               "steps nest more than %d levels deep (group, choose, repeat and "
-                               "parallel each open a level)",
+                               "steps nest more than %d levels deep (group, choose, repeat, if, "
+                               "while, foreach and parallel each open a level)",
                                THRONG_PLAN_MAX_NESTING);
         return FALSE;
     }
@@ -610,8 +562,14 @@ read_one (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
     if (strcmp (control, "group") == 0)
         return read_group (reader, node, parent, groups, nesting, action, error);
     if (strcmp (control, "repeat") == 0)
-        return read_repeat (reader, node, parent, groups, nesting, action, error);
-    return read_choose (reader, node, parent, groups, nesting, action, error);
+        return throng_plan_read_repeat (reader, node, parent, groups, nesting, action, error);
+    if (strcmp (control, "if") == 0)
+        return throng_plan_read_if (reader, node, parent, groups, nesting, action, error);
+    if (strcmp (control, "while") == 0)
+        return throng_plan_read_while (reader, node, parent, groups, nesting, action, error);
+    if (strcmp (control, "foreach") == 0)
+        return throng_plan_read_foreach (reader, node, parent, groups, nesting, action, error);
+    return throng_plan_read_choose (reader, node, parent, groups, nesting, action, error);
 }
 
 /*
@@ -635,16 +593,16 @@ read_use (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
     }
     if (!throng_node_get_string (use, &name, error))
         return FALSE;
-    const ThrongNode *steps = loader->fragments != NULL ? throng_node_lookup (loader->fragments, name)
-                                                        : NULL;
+    const ThrongNode *steps
+        = loader->fragments != NULL ? throng_node_lookup (loader->fragments, name) : NULL;
     if (steps == NULL) {
         g_autoptr (GPtrArray) names = g_ptr_array_new ();
-        for (guint i = 0; loader->fragments != NULL && i < throng_node_n_children (loader->fragments);
-             i++)
-            g_ptr_array_add (names, (gpointer) throng_node_scalar (
-                                        throng_node_key (loader->fragments, i)));
+        for (guint i = 0;
+             loader->fragments != NULL && i < throng_node_n_children (loader->fragments); i++)
+            g_ptr_array_add (names,
+                             (gpointer) throng_node_scalar (throng_node_key (loader->fragments, i)));
         g_ptr_array_add (names, NULL);
-        const char *suggestion = throng_node_suggest (name, (const char *const *) names->pdata);
+        const char *suggestion = throng_node_suggest (name, (const char *const *)names->pdata);
         if (suggestion != NULL)
             throng_node_set_error (use, error, THRONG_PLAN_ERROR_INVALID,
                                    "no fragment named '%s'; did you mean '%s'?", name, suggestion);
@@ -668,31 +626,33 @@ read_use (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
     }
     g_hash_table_add (loader->fragments_used, (gpointer) name);
     g_ptr_array_add (loader->fragments_open, (gpointer) name);
-    gboolean ok = read_list (reader, steps, parent, groups, nesting, into, error);
+    gboolean ok = throng_plan_read_step_list (reader, steps, parent, groups, nesting, into, error);
     g_ptr_array_remove_index (loader->fragments_open, loader->fragments_open->len - 1);
     return ok;
 }
 
-static gboolean
-read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups, guint nesting,
-           ThrongAction *into, GError **error)
+gboolean
+throng_plan_read_step_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups,
+                            guint nesting, ThrongAction *into, GError **error)
 {
     if (!throng_node_expect_kind (list, THRONG_NODE_SEQUENCE, "a list of steps", error))
         return FALSE;
     if (throng_node_n_children (list) == 0) {
-        throng_node_set_error (list, error, THRONG_PLAN_ERROR_MISSING, "the list of steps is empty");
+        throng_node_set_error (list, error, THRONG_PLAN_ERROR_MISSING,
+                               "the list of steps is empty");
         return FALSE;
     }
     for (guint i = 0; i < throng_node_n_children (list); i++) {
         const ThrongNode *child = throng_node_child (list, i);
 
-        if (throng_node_kind (child) == THRONG_NODE_MAP && throng_node_lookup (child, "use") != NULL) {
+        if (throng_node_kind (child) == THRONG_NODE_MAP
+            && throng_node_lookup (child, "use") != NULL) {
             if (!read_use (reader, child, parent, groups, nesting, into, error))
                 return FALSE;
             continue;
         }
         ThrongAction *action = g_new0 (ThrongAction, 1);
-        add_child (into, action);
+        throng_plan_action_add_child (into, action);
         if (!read_one (reader, child, parent, groups, nesting, action, error))
             return FALSE;
     }
@@ -700,8 +660,7 @@ read_list (StepReader *reader, const ThrongNode *list, gint parent, guint groups
 }
 
 gboolean
-throng_plan_check_fragments (ThrongPlanLoader *loader, const ThrongNode *fragments,
-                             GError **error)
+throng_plan_check_fragments (ThrongPlanLoader *loader, const ThrongNode *fragments, GError **error)
 {
     if (fragments == NULL)
         return TRUE;
@@ -744,12 +703,15 @@ gboolean
 throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
                         const ThrongNode *steps, GError **error)
 {
-    StepReader reader = { loader, scenario };
+    StepReader reader = { loader, scenario, THRONG_ON_FAILURE_CONTINUE };
+
+    if (!throng_plan_read_on_failure (scenario->node, &reader.on_failure, error))
+        return FALSE;
 
     scenario->program = g_new0 (ThrongAction, 1);
     scenario->program->kind = THRONG_ACTION_SEQUENCE;
     scenario->max_frames = 1;
-    if (!read_list (&reader, steps, -1, 0, 0, scenario->program, error))
+    if (!throng_plan_read_step_list (&reader, steps, -1, 0, 0, scenario->program, error))
         return FALSE;
 
     scenario->step_info = g_new0 (ThrongStepInfo, MAX (scenario->steps->len, 1));

@@ -12,6 +12,14 @@
 #include "registry.h"
 #include "shard.h"
 
+/* What a failed step does next (docs/journeys.md, "When a step fails"). */
+typedef enum {
+    THRONG_ON_FAILURE_CONTINUE,         /* the next step, as if it had passed */
+    THRONG_ON_FAILURE_NEXT_ITERATION,   /* the rest of the iteration is skipped */
+    THRONG_ON_FAILURE_STOP_USER,        /* the user ends after this iteration's groups close */
+    THRONG_ON_FAILURE_ABORT_RUN,        /* the whole run stops */
+} ThrongOnFailure;
+
 /*
  * A step with a row in the reports: a protocol request or a `group`.
  * Every one has an index in its scenario's steps, in plan order (a group
@@ -27,6 +35,9 @@ typedef struct {
     ThrongStepKind kind;
     gint parent;                    /* the enclosing group's index, or -1 */
     guint depth;                    /* how many groups enclose it */
+    ThrongOnFailure on_failure;     /* its own, else its innermost group's, else the scenario's */
+    guint retry_max;                /* request: sent again up to this many times when it fails */
+    gint64 retry_backoff_us;        /* the wait before each retry */
 } ThrongPlanStep;
 
 typedef enum {
@@ -53,7 +64,12 @@ typedef enum {
     THRONG_ACTION_SET,              /* assign variables */
     THRONG_ACTION_PARALLEL,         /* run the children (requests) at most `count` at once, then record steps[step] */
     THRONG_ACTION_PAUSE,            /* wait `pause` on the user's timer; not a step: nothing recorded */
+    THRONG_ACTION_IF,               /* run children[0] when `condition` holds, else children[1] if any */
+    THRONG_ACTION_WHILE,            /* run the children while `condition` holds, at most `count` times */
+    THRONG_ACTION_FOREACH,          /* run the children once per element of the list in `list_slot` */
 } ThrongActionKind;
+
+typedef struct _ThrongCondition ThrongCondition;
 
 /*
  * What a user does in an iteration: a tree of these, read-only once the
@@ -66,7 +82,7 @@ struct _ThrongAction {
     guint step;                     /* request, group: the index in the scenario's steps */
     ThrongAction **children;        /* group, sequence, repeat: the body; choose: the branches */
     guint n_children;
-    guint64 count;                  /* repeat; parallel: its `max` */
+    guint64 count;                  /* repeat; while, foreach, parallel: its `max` */
     gboolean concurrent;            /* parallel: every child's protocol has step_run_concurrent */
     guint *cumulative;              /* choose: running sums of the branches' weights */
     guint total_weight;
@@ -74,6 +90,9 @@ struct _ThrongAction {
     ThrongTemplate **values;        /* … their templates */
     guint n_values;
     ThrongThinkTime pause;          /* pause: how long (constant or uniform) */
+    ThrongCondition *condition;     /* if, while */
+    guint index_var;                /* repeat, foreach: the `as` variable's slot + 1; 0: none */
+    gint list_slot;                 /* foreach: the variable holding the list */
 };
 
 /* The protocol data of one scenario, one per protocol its steps use. */
@@ -117,7 +136,8 @@ typedef struct {
     gint64 graceful_stop_us;        /* how long iterations in flight may run past the end */
     ThrongAction *program;          /* a sequence: what each iteration runs */
     guint max_frames;               /* the deepest stack of containers the program needs, root included */
-    gboolean has_choose;            /* some iteration may differ from the next by chance */
+    gboolean has_choose;            /* some iteration may differ from the next: a choose, an if, a
+                                     * while or a foreach (one that sent nothing may not end the user) */
     ThrongScope *scope;             /* variables and checks; after the protocols' data when freed */
     ThrongData *data;               /* `data:`, or NULL */
     guint64 first_user_id;          /* user.id of the scenario's user 0, minus one */

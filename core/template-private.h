@@ -60,6 +60,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongScope, throng_scope_free)
  * "file:line:column", for throng_scope_finish().
  */
 gint throng_scope_read_var (ThrongScope *scope, const char *name, char *where);
+/*
+ * One name, as between `${` and `}`, @length bytes at @offset of @node's
+ * scalar (a condition's operand): checked as a template's, with errors at
+ * its character.  Expands as `${NAME}` would.
+ */
+ThrongTemplate *throng_template_compile_name (ThrongScope *scope, const ThrongNode *node,
+                                              gsize offset, gsize length, GError **error);
 /* Whether @name is a valid variable (or counter) name: a letter or '_', then letters, digits, '_'. */
 gboolean throng_scope_valid_name (const char *name, gsize length);
 /*
@@ -100,11 +107,23 @@ typedef struct {
                                  * schedule (open model); 0 in a closed model */
     guint worker_id;
     GRand *rand;                /* the worker's */
-    GString *scratch;           /* the worker's, for `set` */
+    GString *scratch;           /* the worker's, for `set` and a condition's left operand */
+    GString *operand;           /* the worker's, for a condition's right operand */
+    gint32 last_status;         /* the iteration's last response's status (a condition's
+                                 * last.status); 0 before one, or when it had none */
 } ThrongUserVars;
 
 void throng_user_vars_init (ThrongUserVars *vars, guint n_vars);
 void throng_user_vars_clear (ThrongUserVars *vars);
+
+/*
+ * The element at *@offset of @list (a JSON array's text, @length bytes)
+ * into @out (truncated first): a string unescaped, anything else its JSON
+ * text.  *@offset moves past it; 0 starts at the '['.  FALSE at the end
+ * of the array, or where the text is not one.  Allocates nothing beyond
+ * @out's growth.
+ */
+gboolean throng_list_next (const char *list, gsize length, gsize *offset, GString *out);
 
 /* Unsets a variable (a `set` whose template could not expand); keeps its storage. */
 void throng_user_unset_var (ThrongUser *user, gint slot);

@@ -264,6 +264,9 @@ compile_env (Compiler *c, gsize offset, const char *rest, ThrongTemplateFilter f
     return TRUE;
 }
 
+static gboolean compile_expression (Compiler *c, gsize start, gsize end,
+                                    ThrongTemplateFilter filter, GError **error);
+
 /* One `${...}`: the text between @open (at "${") and @close (at "}"). */
 
 /* `data.COLUMN` (one set) or `data.SET.COLUMN` (named sets): the set and column now, or why not. */
@@ -372,6 +375,14 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
         filter = (ThrongTemplateFilter) (index + 1);
     }
 
+    return compile_expression (c, start, end, filter, error);
+}
+
+/* The name between @start and @end (trimmed), with its filter: one segment, or literal text. */
+static gboolean
+compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter filter,
+                    GError **error)
+{
     g_autofree char *expr = g_strndup (c->text + start, end - start);
     Segment segment = { .filter = (guint8) filter };
 
@@ -482,6 +493,8 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
     return unknown_name (c, start, expr, error);
 }
 
+static ThrongTemplate *finish (GString *bytes, GArray *segments);
+
 static ThrongTemplate *
 compile (Compiler *c, GError **error)
 {
@@ -518,15 +531,45 @@ compile (Compiler *c, GError **error)
         }
     }
 
+    return finish (g_steal_pointer (&bytes), g_steal_pointer (&segments));
+}
+
+static ThrongTemplate *
+finish (GString *bytes, GArray *segments)
+{
     ThrongTemplate *tpl = g_new0 (ThrongTemplate, 1);
     tpl->literal = TRUE;
     for (guint s = 0; s < segments->len; s++)
         tpl->literal &= g_array_index (segments, Segment, s).kind == SEG_LITERAL;
     tpl->literal_length = tpl->literal ? bytes->len : 0;
     tpl->n_segments = segments->len;
-    tpl->segments = (Segment *) g_array_free (g_steal_pointer (&segments), FALSE);
-    tpl->text = g_string_free (g_steal_pointer (&bytes), FALSE);
+    tpl->segments = (Segment *) g_array_free (segments, FALSE);
+    tpl->text = g_string_free (bytes, FALSE);
     return tpl;
+}
+
+ThrongTemplate *
+throng_template_compile_name (ThrongScope *scope, const ThrongNode *node, gsize offset,
+                              gsize length, GError **error)
+{
+    g_return_val_if_fail (scope != NULL, NULL);
+    g_return_val_if_fail (throng_node_kind (node) == THRONG_NODE_SCALAR, NULL);
+    g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+    g_autoptr (GString) bytes = g_string_new (NULL);
+    g_autoptr (GArray) segments = g_array_new (FALSE, TRUE, sizeof (Segment));
+    Compiler c = {
+        .scope = scope,
+        .node = node,
+        .text = throng_node_scalar (node),
+        .length = strlen (throng_node_scalar (node)),
+        .bytes = bytes,
+        .segments = segments,
+    };
+    g_return_val_if_fail (offset + length <= c.length, NULL);
+    if (!compile_expression (&c, offset, offset + length, THRONG_TEMPLATE_FILTER_NONE, error))
+        return NULL;
+    return finish (g_steal_pointer (&bytes), g_steal_pointer (&segments));
 }
 
 ThrongTemplate *

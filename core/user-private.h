@@ -43,7 +43,8 @@ typedef struct {
     guint next;                         /* the step to run (parallel: to start) next */
     ThrongActionKind kind;              /* action->kind, read on every step the walk takes */
     gboolean ran;                       /* a child (or a pause) completed: the span below is set */
-    guint64 round;                      /* repeat: rounds completed */
+    guint64 round;                      /* repeat, while, foreach: rounds completed */
+    gsize cursor;                       /* foreach: where the next element begins in the list */
     /* the transaction (group, parallel) */
     gint64 start_us;                    /* the first child's start */
     gint64 end_us;                      /* the last child's end */
@@ -99,6 +100,8 @@ struct _ThrongUser {
     guint depth;                /* the innermost open frame */
     guint open_transactions;    /* frames of groups and parallels among them */
     gboolean ran_request;       /* the iteration ran a request */
+    gboolean leaving;           /* on_failure: stop-user: the user ends with this iteration */
+    guint attempt;              /* the step's `retry`: attempts that failed so far */
     ThrongUserParallel parallel;
 };
 
@@ -185,6 +188,12 @@ throng_user_in_parallel (const ThrongUser *user)
  * completes the step with it).
  */
 gboolean throng_user_frame_close (ThrongUser *user);
+/*
+ * A step failed with `on_failure` other than continue: the iteration ends
+ * here.  Closes every open frame, recording the groups whose children ran
+ * (failed, as a child did).
+ */
+void throng_user_steps_abandon (ThrongUser *user);
 /* Counts @sample of @user and hands it to the reporters; notes a request in open transactions. */
 void throng_user_record (ThrongUser *user, ThrongSample *sample);
 /* A pause from @start_us to @end_us ended: the open groups span it. */

@@ -11,6 +11,7 @@
  */
 #include "user-private.h"
 
+#include "condition-private.h"
 #include "schedule.h"
 #include "worker-private.h"
 
@@ -47,6 +48,7 @@ throng_user_steps_begin (ThrongUser *user)
 {
     user->depth = 0;
     user->open_transactions = 0;
+    user->vars.last_status = 0;
     frame_open (&user->frames[0], user->scenario->program);
 }
 
@@ -113,6 +115,8 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
      * transaction already: noting the transaction too would count their
      * bytes twice.
      */
+    if (kind == THRONG_STEP_REQUEST)
+        user->vars.last_status = sample->status;
     if (user->open_transactions > 0 && kind == THRONG_STEP_REQUEST)
         note_request (user, sample);
 }
@@ -151,6 +155,15 @@ throng_user_frame_close (ThrongUser *user)
     return TRUE;
 }
 
+void
+throng_user_steps_abandon (ThrongUser *user)
+{
+    while (user->depth > 0) {
+        if (throng_user_frame_close (user))
+            throng_user_record (user, &user->slot.sample);
+    }
+}
+
 /* `set`: each variable gets its template's expansion, or is unset when that fails. */
 static void
 run_set (ThrongUser *user, const ThrongAction *action)
@@ -165,6 +178,58 @@ run_set (ThrongUser *user, const ThrongAction *action)
             throng_user_set_var (user, action->slots[i], scratch->str, (gssize) scratch->len);
         else
             throng_user_unset_var (user, action->slots[i]);
+    }
+}
+
+/* A loop's `as` variable: the round's index, from 0. */
+static void
+set_index (ThrongUser *user, const ThrongAction *loop, guint64 round)
+{
+    char digits[24];
+    gint n = g_snprintf (digits, sizeof digits, "%" G_GUINT64_FORMAT, round);
+
+    throng_user_set_var (user, (gint) loop->index_var - 1, digits, n);
+}
+
+/*
+ * The next element of a foreach's list into its `as` variable; FALSE when
+ * the list has no more (or is not one, or is unset: no round runs).  The
+ * list is read where the last element ended, so a body that sets the list
+ * variable again walks on in the new value.
+ */
+static gboolean
+foreach_next (ThrongUser *user, ThrongUserFrame *frame)
+{
+    const ThrongAction *loop = frame->action;
+    const ThrongVarSlot *list = &user->vars.vars[loop->list_slot];
+    GString *element = user->vars.scratch;
+
+    if (!list->set || frame->cursor > list->length
+        || !throng_list_next (list->value, list->length, &frame->cursor, element))
+        return FALSE;
+    throng_user_set_var (user, (gint) loop->index_var - 1, element->str, (gssize) element->len);
+    return TRUE;
+}
+
+/* Whether the loop that is @frame runs another round (its round counter already advanced). */
+static gboolean
+loop_again (ThrongUser *user, ThrongUserFrame *frame)
+{
+    const ThrongAction *loop = frame->action;
+
+    if (frame->round >= loop->count)
+        return FALSE;
+    switch (frame->kind) {
+    case THRONG_ACTION_REPEAT:
+        if (loop->index_var != 0)
+            set_index (user, loop, frame->round);
+        return TRUE;
+    case THRONG_ACTION_WHILE:
+        return throng_condition_eval (loop->condition, user);
+    case THRONG_ACTION_FOREACH:
+        return foreach_next (user, frame);
+    default:
+        return FALSE;
     }
 }
 
@@ -191,7 +256,9 @@ throng_user_steps_next (ThrongUser *user)
         ThrongUserFrame *frame = &user->frames[user->depth];
 
         if (frame->next >= frame->n_steps) {
-            if (frame->kind == THRONG_ACTION_REPEAT && ++frame->round < frame->action->count) {
+            if ((frame->kind == THRONG_ACTION_REPEAT || frame->kind == THRONG_ACTION_WHILE
+                 || frame->kind == THRONG_ACTION_FOREACH)
+                && (++frame->round, loop_again (user, frame))) {
                 frame->next = 0;
                 continue;
             }
@@ -222,8 +289,21 @@ throng_user_steps_next (ThrongUser *user)
         case THRONG_ACTION_CHOOSE:
             frame_push (user, draw_branch (user, child));
             break;
-        case THRONG_ACTION_GROUP:
+        case THRONG_ACTION_IF:
+            if (throng_condition_eval (child->condition, user))
+                frame_push (user, child->children[0]);
+            else if (child->n_children > 1)
+                frame_push (user, child->children[1]);
+            break;
         case THRONG_ACTION_REPEAT:
+        case THRONG_ACTION_WHILE:
+        case THRONG_ACTION_FOREACH:
+            /* round 0 is asked as every other is; a loop with none closes at once */
+            frame_push (user, child);
+            if (!loop_again (user, &user->frames[user->depth]))
+                throng_user_frame_close (user);
+            break;
+        case THRONG_ACTION_GROUP:
         case THRONG_ACTION_SEQUENCE:
             frame_push (user, child);
             break;

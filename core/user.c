@@ -310,6 +310,28 @@ user_return_to_pool (ThrongUser *user)
 }
 
 /*
+ * A step failed whose `on_failure` ends the iteration here: its open
+ * groups are recorded (failed), then the user goes to its next
+ * iteration, ends, or ends and stops the run.  Same contract as
+ * user_after_step().
+ */
+static gboolean
+user_failed (ThrongUser *user, const ThrongPlanStep *step, gint64 now)
+{
+    if (step->on_failure == THRONG_ON_FAILURE_ABORT_RUN) {
+        char why[256];
+        g_snprintf (why, sizeof why, "step '%s' of scenario '%s' failed (%s)",
+                    step->label != NULL ? step->label : step->protocol_name, user->scenario->name,
+                    throng_error_class_name (user->slot.sample.error));
+        throng_worker_abort_run (user->worker, why);
+    }
+    /* after the message: closing the groups reuses the failed step's sample */
+    throng_user_steps_abandon (user);
+    user->leaving = step->on_failure != THRONG_ON_FAILURE_NEXT_ITERATION;
+    return user_end_iteration (user, now);
+}
+
+/*
  * After a step completes: records it, then decides what comes next.
  * Returns TRUE when the next state can run at once, FALSE when the user
  * waits (think time, pacing), went back to its pool, or is done.
@@ -329,6 +351,22 @@ user_after_step (ThrongUser *user)
     user->done_us = now;
     throng_user_record (user, sample);
     user->ran_request = TRUE;
+    if (G_UNLIKELY (sample->error != THRONG_ERROR_NONE)) {
+        const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, sample->step);
+        /* the same step again, the walk where it was; the attempt just recorded stays an error */
+        if (user->attempt < step->retry_max && !user->worker->stopping) {
+            user->attempt++;
+            user->state = THRONG_USER_STEP;
+            if (step->retry_backoff_us == 0)
+                return TRUE;
+            user_wait_until (user, now + step->retry_backoff_us);
+            return FALSE;
+        }
+        user->attempt = 0;
+        if (step->on_failure != THRONG_ON_FAILURE_CONTINUE)
+            return user_failed (user, step, now);
+    }
+    user->attempt = 0;
 
     ThrongUserNext next = throng_user_steps_next (user);
     if (next == THRONG_USER_NEXT_END)
@@ -352,6 +390,10 @@ user_end_iteration (ThrongUser *user, gint64 now)
     }
     worker->metrics->iterations[user->scenario_index]++;
     user->iteration++;
+    if (G_UNLIKELY (user->leaving)) {
+        throng_user_finish (user, FALSE);
+        return FALSE;
+    }
     if (user->arrivals != NULL) {
         user_return_to_pool (user);
         return FALSE;
@@ -456,6 +498,7 @@ throng_user_create (ThrongUser *user, GError **error)
     user->vars.worker_id = user->worker->setup.index;
     user->vars.rand = user->worker->rand;
     user->vars.scratch = user->worker->scratch;
+    user->vars.operand = user->worker->operand;
     user->frames = g_new0 (ThrongUserFrame, MAX (scenario->max_frames, 1));
 
     if (scenario->max_parallel > 0)

@@ -4,7 +4,9 @@
  * variable's storage is kept and reused across iterations: once a value
  * of a given length has been seen, setting it again allocates nothing.
  * Check outcomes are counted in the worker's metrics block, merged on
- * the main thread like every other counter.
+ * the main thread like every other counter.  A list is a variable whose
+ * value is a JSON array's text (what `all: true` extracts); `foreach`
+ * walks it in place.
  */
 #include "template-private.h"
 
@@ -114,4 +116,126 @@ throng_user_record_check (ThrongUser *user, guint check, gboolean passed)
         metrics->check_passes[index]++;
     else
         metrics->check_fails[index]++;
+}
+
+static gsize
+skip_space (const char *s, gsize length, gsize i)
+{
+    while (i < length && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* A JSON string's contents from @i (after its quote) into @out; the offset after its closing quote,
+ * or 0. */
+static gsize
+unescape_string (const char *s, gsize length, gsize i, GString *out)
+{
+    while (i < length && s[i] != '"') {
+        if (s[i] != '\\') {
+            g_string_append_c (out, s[i++]);
+            continue;
+        }
+        if (++i >= length)
+            return 0;
+        switch (s[i]) {
+        case 'b':
+            g_string_append_c (out, '\b');
+            break;
+        case 'f':
+            g_string_append_c (out, '\f');
+            break;
+        case 'n':
+            g_string_append_c (out, '\n');
+            break;
+        case 'r':
+            g_string_append_c (out, '\r');
+            break;
+        case 't':
+            g_string_append_c (out, '\t');
+            break;
+        case 'u': {
+            char hex[5] = { 0 };
+            if (i + 4 >= length)
+                return 0;
+            memcpy (hex, s + i + 1, 4);
+            gunichar c = (gunichar) g_ascii_strtoull (hex, NULL, 16);
+            i += 4;
+            /* a surrogate pair: the second half follows as \uDCxx */
+            if (c >= 0xD800 && c < 0xDC00 && i + 6 < length && s[i + 1] == '\\'
+                && s[i + 2] == 'u') {
+                memcpy (hex, s + i + 3, 4);
+                gunichar low = (gunichar) g_ascii_strtoull (hex, NULL, 16);
+                c = 0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00);
+                i += 6;
+            }
+            g_string_append_unichar (out, c);
+            break;
+        }
+        default:
+            g_string_append_c (out, s[i]);
+            break;
+        }
+        i++;
+    }
+    return i < length ? i + 1 : 0;
+}
+
+/* The end of the JSON value that starts at @i (not a string), or 0 when it does not end. */
+static gsize
+skip_value (const char *s, gsize length, gsize i)
+{
+    guint depth = 0;
+    gboolean in_string = FALSE;
+
+    for (; i < length; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = FALSE;
+            continue;
+        }
+        if (c == '"')
+            in_string = TRUE;
+        else if (c == '[' || c == '{')
+            depth++;
+        else if ((c == ']' || c == '}') && depth > 0)
+            depth--;
+        else if (depth == 0
+                 && (c == ',' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+            return i;
+        if (depth == 0 && (c == ']' || c == '}'))
+            return i + 1;
+    }
+    return depth == 0 ? i : 0;
+}
+
+gboolean
+throng_list_next (const char *list, gsize length, gsize *offset, GString *out)
+{
+    gsize i = skip_space (list, length, *offset);
+
+    g_string_truncate (out, 0);
+    if (*offset == 0) {
+        if (i >= length || list[i] != '[')
+            return FALSE;
+        i = skip_space (list, length, i + 1);
+    } else if (i < length && list[i] == ',') {
+        i = skip_space (list, length, i + 1);
+    }
+    if (i >= length || list[i] == ']')
+        return FALSE;
+    gsize end = list[i] == '"' ? unescape_string (list, length, i + 1, out)
+                               : skip_value (list, length, i);
+    if (end == 0 || end == i)
+        return FALSE;
+    if (list[i] != '"')
+        g_string_append_len (out, list + i, end - i);
+    end = skip_space (list, length, end);
+    if (end >= length || (list[end] != ',' && list[end] != ']'))
+        return FALSE;
+    *offset = end;
+    return TRUE;
 }

@@ -28,6 +28,7 @@ struct _ThrongWorker {
     gboolean finished;
     GRand *rand;                /* think-time draws; per worker, so no lock */
     GString *scratch;           /* `set` expands into it, one user at a time */
+    GString *operand;           /* a condition's right operand, one user at a time */
     GPtrArray *arrivals;        /* ThrongArrivals*, one per arrival-rate scenario with users here */
     ThrongReactorTimer probe;
     gint64 run_wait_us;         /* the thread's run-queue wait so far (schedstat), -1: unknown */

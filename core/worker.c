@@ -69,7 +69,23 @@ deliver_report (gpointer data)
 static void
 free_report_call (gpointer data)
 {
-    g_free (data);
+    ReportCall *call = data;
+
+    g_free (call->report.abort_run);
+    g_free (call);
+}
+
+void
+throng_worker_abort_run (ThrongWorker *worker, const char *why)
+{
+    ReportCall *call = g_new0 (ReportCall, 1);
+
+    call->func = worker->setup.report_func;
+    call->data = worker->setup.report_data;
+    call->report.worker = worker;
+    call->report.abort_run = g_strdup (why);
+    g_main_context_invoke_full (worker->setup.main_context, G_PRIORITY_DEFAULT, deliver_report,
+                                call, free_report_call);
 }
 
 static ThrongMetrics *
@@ -205,6 +221,7 @@ throng_worker_new (const ThrongWorkerSetup *setup)
     worker->run_wait_us = -1;
     worker->rand = g_rand_new ();
     worker->scratch = g_string_sized_new (256);
+    worker->operand = g_string_sized_new (64);
     worker->arrivals = g_ptr_array_new_with_free_func (throng_arrivals_free);
     return worker;
 }
@@ -412,6 +429,7 @@ throng_worker_join (ThrongWorker *worker)
     g_ptr_array_unref (worker->arrivals);
     g_rand_free (worker->rand);
     g_string_free (worker->scratch, TRUE);
+    g_string_free (worker->operand, TRUE);
     /* The users, whose timers and watches it held, are gone. */
     throng_reactor_free (worker->reactor);
     g_main_loop_unref (worker->loop);

@@ -23,6 +23,7 @@ typedef struct {
     gboolean final;             /* the worker has finished; nothing follows */
     gboolean ready;             /* every user is created, or @error says why not */
     GError *error;              /* with @ready: the first user that could not be created */
+    char *abort_run;            /* a step with `on_failure: abort-run` failed: which, and how */
 } ThrongWorkerReport;
 
 /* Called on the main context for every report; takes ownership of it. */
@@ -44,6 +45,12 @@ ThrongWorker *throng_worker_new (const ThrongWorkerSetup *setup);
 
 /* A metrics block laid out for @plan: a row per step, a pair of counters per check. */
 ThrongMetrics *throng_plan_metrics_new (const ThrongPlan *plan);
+
+/*
+ * On the worker's thread: a step whose `on_failure` is `abort-run` failed
+ * (@why says which, and how).  The main thread stops every worker.
+ */
+void throng_worker_abort_run (ThrongWorker *worker, const char *why);
 
 /* Assigns user @user of scenario @scenario to this worker; before start only. */
 void throng_worker_add_user (ThrongWorker *worker, guint scenario, guint user);

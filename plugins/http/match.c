@@ -149,6 +149,23 @@ json_find (JsonPath *path, const HttpJsonPath *scan, const HttpResponseView *res
     return TRUE;
 }
 
+/*
+ * Every value @path finds, as a compact JSON array (`[]` when none): a
+ * list a `foreach` walks.  FALSE only when the body is not JSON.
+ */
+static gboolean
+json_find_all (JsonPath *path, const HttpResponseView *response, HttpJudge *judge, GString *out)
+{
+    JsonNode *root = json_root (judge, response);
+
+    if (root == NULL)
+        return FALSE;
+    g_autoptr (JsonNode) matches = json_path_match (path, root);
+    g_autofree char *text = json_to_string (matches, FALSE);
+    g_string_append (out, text);
+    return TRUE;
+}
+
 /* The value of the first Set-Cookie of the response that sets @name. */
 static gboolean
 cookie_find (const char *name, const HttpResponseView *response, GString *out)
@@ -210,6 +227,8 @@ http_extract_eval (const HttpExtractor *extractor, const HttpResponseView *respo
     g_string_truncate (out, 0);
     switch (extractor->kind) {
     case HTTP_EXTRACT_JSON:
+        if (extractor->all)
+            return json_find_all (extractor->path, response, judge, out);
         return json_find (extractor->path, extractor->scan, response, judge, out, NULL);
     case HTTP_EXTRACT_REGEX:
         return regex_find (extractor->regex != NULL ? extractor->regex : judge->regex,

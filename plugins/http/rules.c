@@ -52,6 +52,7 @@ typedef struct {
     char *cookie;
     gboolean status;
     char *fallback;
+    gboolean all;
 } ExtractSpec;
 
 #define EXTRACT(n, t, field) .name = (n), .type = (t), .offset = offsetof (ExtractSpec, field)
@@ -64,6 +65,7 @@ static const ThrongOption extract_table[] = {
     { EXTRACT ("cookie", THRONG_OPTION_STRING, cookie) },
     { EXTRACT ("status", THRONG_OPTION_BOOL, status) },
     { EXTRACT ("default", THRONG_OPTION_STRING, fallback) },
+    { EXTRACT ("all", THRONG_OPTION_BOOL, all) },
     { NULL },
 };
 
@@ -234,6 +236,19 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
                                THRONG_PLAN_ERROR_INVALID, "group goes with regex");
         goto out;
     }
+    if (spec.all && spec.json == NULL) {
+        throng_node_set_error (throng_node_lookup (value, "all"), error,
+                               THRONG_PLAN_ERROR_INVALID,
+                               "all: true goes with json (a list of every value the path finds)");
+        goto out;
+    }
+    if (spec.all && spec.fallback != NULL) {
+        throng_node_set_error (throng_node_lookup (value, "default"), error,
+                               THRONG_PLAN_ERROR_INVALID,
+                               "default does not go with all: true (a path that finds nothing "
+                               "gives the empty list [])");
+        goto out;
+    }
 
     if (!refuse_template (throng_node_lookup (value, "json"), spec.json, "a JSONPath",
                           "JSONPaths are not templates; a regex extractor's pattern is", error)
@@ -252,7 +267,9 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
         extractor.path = path_compile (throng_node_lookup (value, "json"), extractor.arg, error);
         if (extractor.path == NULL)
             goto out;
-        extractor.scan = http_json_path_new (extractor.arg);
+        /* every match goes through json-glib's JsonPath: a scan finds the first only */
+        extractor.all = spec.all;
+        extractor.scan = spec.all ? NULL : http_json_path_new (extractor.arg);
         rules->needs_body = rules->needs_json = TRUE;
     } else if (spec.regex != NULL) {
         extractor.kind = HTTP_EXTRACT_REGEX;

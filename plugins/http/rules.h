@@ -38,6 +38,7 @@ typedef struct {
     ThrongTemplate *pattern; /* regex, when its pattern has substitutions (regex NULL) */
     guint group;        /* regex: the group whose text is kept (0: the whole match) */
     char *fallback;     /* `default`, or NULL: no match fails the step */
+    gboolean all;       /* json: every match, as a JSON array (`[]` when none) */
 } HttpExtractor;
 
 typedef enum {

@@ -716,6 +716,35 @@ test_record_check (void)
     g_free (worker);
 }
 
+/* A list variable's elements as foreach reads them: strings unescaped, the rest as JSON text. */
+static void
+test_list (void)
+{
+    static const struct {
+        const char *list;
+        const char *elements; /* joined with '|' */
+    } cases[] = {
+        { "[11, \"b 2\", 33]", "11|b 2|33" },
+        { " [ \"a\\\"q\" ,{\"x\": [1, \"]\"]}, [2,3], true, null, -1.5e3 ] ", "a\"q|{\"x\": [1, \"]\"]}|[2,3]|true|null|-1.5e3" },
+        { "[\"\\u00e9\\ud83d\\ude00\\n\"]", "\u00e9\xf0\x9f\x98\x80\n" },
+        { "[]", "" },
+        { "not a list", "" },
+        { "[1, 2", "1" },
+        { "[1 2]", "" },
+    };
+    g_autoptr (GString) out = g_string_new (NULL);
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autoptr (GString) joined = g_string_new (NULL);
+        gsize offset = 0;
+
+        while (throng_list_next (cases[i].list, strlen (cases[i].list), &offset, out))
+            g_string_append_printf (joined, "%s%s", joined->len > 0 ? "|" : "", out->str);
+        g_test_message ("%s", cases[i].list);
+        g_assert_cmpstr (joined->str, ==, cases[i].elements);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -734,5 +763,6 @@ main (int argc, char **argv)
     g_test_add_func ("/dataset/csv-errors", test_csv_errors);
     g_test_add_func ("/dataset/json", test_json);
     g_test_add_func ("/dataset/rows", test_rows);
+    g_test_add_func ("/vars/list", test_list);
     return g_test_run ();
 }
