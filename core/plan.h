@@ -11,6 +11,7 @@
 #include "node-private.h"
 #include "registry.h"
 #include "shard.h"
+#include "custom-metric-private.h"
 
 /*
  * A step with a row in the reports: a protocol request or a `group`.
@@ -27,6 +28,7 @@ typedef struct {
     ThrongStepKind kind;
     gint parent;                    /* the enclosing group's index, or -1 */
     guint depth;                    /* how many groups enclose it */
+    ThrongPlanRecords *records;     /* its `record:`, or NULL */
 } ThrongPlanStep;
 
 typedef enum {
@@ -160,6 +162,7 @@ typedef struct {
     ThrongShard shard;              /* --shard: the part of the plan this process runs */
     char *shard_hash;               /* throng_shard_plan_hash() of the plan with `${env.*}`
                                      * expanded, `${builtin.*}` not */
+    GPtrArray *metrics;             /* ThrongPlanMetric*: the plan's own (`metrics:`); never NULL */
 } ThrongPlan;
 
 /*

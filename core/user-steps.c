@@ -106,6 +106,10 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
 
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
+    /* after the protocol's extractors ran: what `record:` reads is this response's */
+    const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, sample->step);
+    if (step->records != NULL)
+        throng_custom_record (user, step->records);
     if (worker->setup.want_samples)
         throng_worker_keep_sample (worker, sample, throng_sample_message_in_slot (sample));
     /*
