@@ -285,8 +285,8 @@ resolve_subject (const ThrongThresholdSubjects *subjects, const ThrongNode *node
         }
     }
     throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
-                           "threshold subject '%s' is not 'total', a scenario, a step label or a "
-                           "protocol of this plan",
+                           "threshold subject '%s' is not 'total', a scenario, a step label, a "
+                           "protocol or a metric (metrics:) of this plan",
                            subject);
     return FALSE;
 }
