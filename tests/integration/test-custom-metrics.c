@@ -314,6 +314,19 @@ test_shards (Fixture *f, gconstpointer data)
                      ==, 0);
     g_autoptr (JsonNode) again = throng_test_json_load (again_path, NULL);
     assert_figures (again, &f->sent);
+
+    /* and the HTML report of the merge has their table */
+    g_autofree char *html_path = g_strdup_printf ("%s/merged.html", f->dir);
+    g_autofree char *html_out = throng_test_out_arg ("html", html_path);
+    g_assert_cmpint (throng_test_runv (60, NULL, NULL, "report", merged_path, "--out", html_out,
+                                       NULL),
+                     ==, 0);
+    g_autofree char *page = NULL;
+    g_assert_true (g_file_get_contents (html_path, &page, NULL, NULL));
+    const char *section = strstr (page, "<section id=\"metrics\">");
+    g_assert_nonnull (section);
+    g_assert_nonnull (strstr (section, "<td class=\"name\">cart_value</td><td>trend</td>"));
+    g_assert_nonnull (strstr (section, "<td class=\"name\">logins_ok</td><td>rate</td><td>120</td>"));
 }
 
 int
