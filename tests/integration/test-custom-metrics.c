@@ -125,15 +125,16 @@ static const char plan_steps[] = "      - http:\n"
                                  "          orders:\n";
 
 static char *
-plan_yaml (Fixture *f, guint users, guint iterations)
+plan_yaml (Fixture *f, guint users, guint iterations, const char *extra)
 {
+    g_autofree char *top = g_strconcat (plan_metrics, extra, NULL);
     ThrongTestPlan plan = {
         .name = "custom",
         .base_url = throng_test_soup_server_http_url (f->server),
         .users = users,
         .iterations = iterations,
         .steps = plan_steps,
-        .plan_extra = plan_metrics,
+        .plan_extra = top,
     };
     return throng_test_plan_yaml (&plan);
 }
@@ -249,7 +250,10 @@ static void
 test_record (Fixture *f, gconstpointer data)
 {
     (void) data;
-    g_autofree char *yaml = plan_yaml (f, 4, 30);
+    g_autofree char *reporters = g_strdup_printf (
+        "reporters:\n  - csv: { path: \"%s/run.csv\", metrics_path: \"%s/metrics.csv\" }\n",
+        f->dir, f->dir);
+    g_autofree char *yaml = plan_yaml (f, 4, 30, reporters);
     g_autofree char *err = NULL;
     g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 99, &err);
 
@@ -258,6 +262,22 @@ test_record (Fixture *f, gconstpointer data)
     assert_thresholds (root);
     g_assert_cmpstr (throng_test_json_string (root, "metrics.0.type"), ==, "trend");
     g_assert_cmpstr (throng_test_json_string (root, "metrics.1.type"), ==, "rate");
+
+    /* the csv reporter's side file: a row a metric, the summary's figures */
+    g_autofree char *path = g_build_filename (f->dir, "metrics.csv", NULL);
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_assert_cmpstr (lines[0], ==, "metric,type,count,invalid,sum,min,max,mean,p50,p90,p95,p99,value,rate");
+    g_auto (GStrv) trend = g_strsplit (lines[1], ",", -1);
+    g_assert_cmpstr (trend[0], ==, "cart_value");
+    g_assert_cmpstr (trend[1], ==, "trend");
+    g_assert_cmpint (g_ascii_strtoll (trend[2], NULL, 10), ==, f->sent.n_totals);
+    g_assert_cmpint (g_ascii_strtoll (trend[3], NULL, 10), ==, f->sent.not_numbers);
+    g_assert_cmpfloat_with_epsilon (g_ascii_strtod (trend[10], NULL),
+                                    figure (root, "cart_value", "p95"), 1e-9);
+    g_assert_true (g_str_has_prefix (lines[2], "logins_ok,rate,120,0,"));
+    g_assert_true (g_str_has_prefix (lines[3], "orders,counter,120,0,120,"));
 }
 
 /*
@@ -270,7 +290,7 @@ static void
 test_shards (Fixture *f, gconstpointer data)
 {
     (void) data;
-    g_autofree char *yaml = plan_yaml (f, 6, 20);
+    g_autofree char *yaml = plan_yaml (f, 6, 20, "");
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
     gdouble orders = 0, invalid = 0;
