@@ -251,13 +251,29 @@ test_record (Fixture *f, gconstpointer data)
 {
     (void) data;
     g_autofree char *reporters = g_strdup_printf (
-        "reporters:\n  - csv: { path: \"%s/run.csv\", metrics_path: \"%s/metrics.csv\" }\n",
+        "reporters:\n  - console: {}\n  - csv: { path: \"%s/run.csv\", metrics_path: \"%s/metrics.csv\" }\n",
         f->dir, f->dir);
     g_autofree char *yaml = plan_yaml (f, 4, 30, reporters);
-    g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 99, &err);
+    g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
+    g_autofree char *json_out = throng_test_out_arg ("json", summary);
+    g_autofree char *out = NULL, *err = NULL;
+    const char *const argv[] = { "run", plan, "--out", json_out, NULL };
+    int status;
 
+    g_assert_true (throng_test_run (argv, NULL, RUN_TIMEOUT, &status, &out, &err));
+    g_assert_cmpint (status, ==, 99);
     throng_test_assert_no_glib_noise (err);
+    g_autoptr (JsonNode) root = throng_test_json_load (summary, NULL);
+    g_assert_nonnull (root);
+    /* the console's end summary has their table, an invalid count beside each count */
+    g_assert_nonnull (strstr (out, "metrics     type        count  invalid  figures\n"));
+    g_autofree char *orders = g_strdup_printf ("  orders      counter       120        0  120  ");
+    g_assert_nonnull (strstr (out, orders));
+    g_autofree char *cart = g_strdup_printf ("  cart_value  trend    %8u  %7u  min ", f->sent.n_totals,
+                                             f->sent.not_numbers);
+    g_assert_nonnull (strstr (out, cart));
+    g_assert_nonnull (strstr (out, "FAIL  cart_value.p95 < 1"));
     assert_figures (root, &f->sent);
     assert_thresholds (root);
     g_assert_cmpstr (throng_test_json_string (root, "metrics.0.type"), ==, "trend");
