@@ -30,6 +30,7 @@ typedef struct {
     guint not_numbers;          /* totals sent as "n/a" */
     guint trues;                /* "ok": true sent */
     guint falses;
+    guint others;               /* requests for any other path: /never/… must not come */
 } Sent;
 
 typedef struct {
@@ -59,6 +60,9 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
     (void) server;
     (void) query;
     if (strcmp (path, "/value") != 0) {
+        g_mutex_lock (&sent->lock);
+        sent->others++;
+        g_mutex_unlock (&sent->lock);
         soup_server_message_set_status (msg, 404, NULL);
         return;
     }
@@ -107,6 +111,7 @@ static const char plan_metrics[]
       "  orders: { type: counter }\n"
       "  revenue: { type: counter }\n"
       "  last_total: { type: gauge }\n"
+      "  never_sent: { type: counter }\n"
       "thresholds:\n"
       "  - cart_value.p95 < 1\n"
       "  - logins_ok.rate > 0.5\n"
@@ -117,12 +122,15 @@ static const char plan_steps[] = "      - http:\n"
                                  "          extract:\n"
                                  "            total: { json: $.total }\n"
                                  "            ok: { json: $.ok }\n"
+                                 "            never: { header: X-Never }\n"
                                  "        record:\n"
                                  "          cart_value: \"${vars.total}\"\n"
                                  "          revenue: \"${vars.total}\"\n"
                                  "          last_total: \"${vars.total}\"\n"
                                  "          logins_ok: \"${vars.ok}\"\n"
-                                 "          orders:\n";
+                                 "          orders:\n"
+                                 "      - http: { url: \"/never/${vars.never}\" }\n"
+                                 "        record: { never_sent: }\n";
 
 static char *
 plan_yaml (Fixture *f, guint users, guint iterations, const char *extra)
@@ -197,6 +205,7 @@ assert_figures (JsonNode *root, Sent *sent)
         throng_histogram_record (histogram, (gint64) llround (sorted[i] * 1000.0));
     }
     g_assert_cmpuint (sent->sent, ==, N_VALUES);
+    g_assert_cmpuint (sent->others, ==, 0);
     g_assert_cmpint ((gint64) figure (root, "cart_value", "count"), ==, n);
     g_assert_cmpint ((gint64) figure (root, "cart_value", "invalid"), ==, sent->not_numbers);
     g_assert_cmpfloat_with_epsilon (figure (root, "cart_value", "min"), sorted[0], 1e-9);
@@ -223,6 +232,9 @@ assert_figures (JsonNode *root, Sent *sent)
     g_assert_cmpfloat_with_epsilon (figure (root, "logins_ok", "rate"),
                                     (gdouble) sent->trues / N_VALUES, 1e-9);
     g_assert_cmpint ((gint64) figure (root, "logins_ok", "invalid"), ==, 0);
+    /* a step that never went out (its variable unset) records nothing */
+    g_assert_cmpint ((gint64) figure (root, "never_sent", "count"), ==, 0);
+    g_assert_cmpint ((gint64) figure (root, "never_sent", "invalid"), ==, 0);
     /* the gauge's last value is one of those sent; its extremes are theirs */
     gdouble last = figure (root, "last_total", "value");
     gboolean found = FALSE;
