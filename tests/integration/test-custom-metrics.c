@@ -37,6 +37,7 @@ typedef struct {
     char *dir;
     Sent sent;
     ThrongTestSoupServer *server;
+    const char *transport;      /* the http transport, or NULL for the default */
 } Fixture;
 
 /* The i-th answer: a spread of totals with fractions; every 12th is no number, every 5th not ok. */
@@ -89,7 +90,7 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    f->transport = data;
     f->dir = throng_test_tmpdir_new ();
     g_mutex_init (&f->sent.lock);
     f->server = throng_test_soup_server_start (NULL, handler, &f->sent);
@@ -138,6 +139,7 @@ plan_yaml (Fixture *f, guint users, guint iterations, const char *extra)
     g_autofree char *top = g_strconcat (plan_metrics, extra, NULL);
     ThrongTestPlan plan = {
         .name = "custom",
+        .transport = f->transport,
         .base_url = throng_test_soup_server_http_url (f->server),
         .users = users,
         .iterations = iterations,
@@ -381,7 +383,10 @@ int
 main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
-    g_test_add ("/custom-metrics/record", Fixture, NULL, fixture_setup, test_record,
+    /* recording is the core's, after either transport's extractors: both run it */
+    g_test_add ("/custom-metrics/record/fast", Fixture, "fast", fixture_setup, test_record,
+                fixture_teardown);
+    g_test_add ("/custom-metrics/record/soup", Fixture, "soup", fixture_setup, test_record,
                 fixture_teardown);
     g_test_add ("/custom-metrics/shards", Fixture, NULL, fixture_setup, test_shards,
                 fixture_teardown);
