@@ -18,6 +18,7 @@ typedef struct {
     char *name;
     ThrongCustomMetricKind kind;
     const ThrongNode *node;         /* its key in `metrics:`, for located errors */
+    gboolean recorded;              /* some step's `record:` names it */
 } ThrongPlanMetric;
 
 /* One entry of a step's `record:`. */

@@ -172,6 +172,7 @@ throng_plan_records_new (const GPtrArray *metrics, ThrongScope *scope, const Thr
         }
         record->metric = (guint) found;
         record->kind = ((ThrongPlanMetric *) metrics->pdata[found])->kind;
+        ((ThrongPlanMetric *) metrics->pdata[found])->recorded = TRUE;
         records->n_items++;
         if (throng_node_is_null (value)) {
             if (record->kind != THRONG_CUSTOM_COUNTER) {

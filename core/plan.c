@@ -440,8 +440,9 @@ throng_plan_free (ThrongPlan *plan)
 }
 
 /*
- * A metric named like a threshold's other subjects (`total`, a scenario,
- * a step's label, a protocol) would make `NAME.count` ambiguous.
+ * Every declared metric is recorded by some step; and none is named like
+ * a threshold's other subjects (`total`, a scenario, a step's label, a
+ * protocol), which would make `NAME.count` ambiguous.
  */
 static gboolean
 check_metric_names (const ThrongPlan *plan, GError **error)
@@ -449,6 +450,14 @@ check_metric_names (const ThrongPlan *plan, GError **error)
     for (guint m = 0; m < plan->metrics->len; m++) {
         const ThrongPlanMetric *metric = plan->metrics->pdata[m];
 
+        /* declared and never fed: a threshold on it would judge nothing */
+        if (!metric->recorded) {
+            throng_node_set_error (metric->node, error, THRONG_PLAN_ERROR_INVALID,
+                                   "metric '%s' is declared but no step records into it "
+                                   "(record: { %s: … } beside a step's protocol)",
+                                   metric->name, metric->name);
+            return FALSE;
+        }
         if (!throng_plan_check_metric_name (metric, "total", "the run's total", error))
             return FALSE;
         for (guint s = 0; s < plan->scenarios->len; s++) {
