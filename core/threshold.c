@@ -400,10 +400,7 @@ parse_threshold (const ThrongThresholdSubjects *subjects, const ThrongNode *node
                                text);
         return FALSE;
     }
-    for (guint o = 0; o < G_N_ELEMENTS (operator_texts); o++)
-        if (strlen (operator_texts[o]) == op_length
-            && strncmp (op_at, operator_texts[o], op_length) == 0)
-            threshold->op = (Operator) o;
+    /* threshold->op is the one found above; split_subject() below starts afresh */
     gint custom = parse_custom (subjects, node, left, right, threshold, error);
     if (custom >= 0)
         return custom == 1 && (scenario < 0 || refuse_custom_inside (node, text, error));
