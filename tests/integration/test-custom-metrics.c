@@ -323,7 +323,8 @@ test_shards (Fixture *f, gconstpointer data)
     g_autofree char *yaml = plan_yaml (f, 6, 20, "");
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-    gdouble orders = 0, invalid = 0;
+    gdouble orders = 0, invalid = 0, latest_value = 0;
+    gint64 latest_time = -1;
 
     for (guint i = 0; i < 3; i++) {
         g_autofree char *shard = g_strdup_printf ("%u/3", i);
@@ -338,6 +339,12 @@ test_shards (Fixture *f, gconstpointer data)
         g_autoptr (JsonNode) root = throng_test_json_load (path, NULL);
         orders += figure (root, "orders", "sum");
         invalid += figure (root, "cart_value", "invalid");
+        /* the gauge the merge keeps is the shard's that recorded last */
+        gint64 when = (gint64) figure (root, "last_total", "value_time_us");
+        if (when > latest_time) {
+            latest_time = when;
+            latest_value = figure (root, "last_total", "value");
+        }
     }
     g_assert_cmpfloat (orders, ==, N_VALUES);
     g_assert_cmpfloat (invalid, ==, f->sent.not_numbers);
@@ -354,6 +361,8 @@ test_shards (Fixture *f, gconstpointer data)
 
     g_autoptr (JsonNode) merged = throng_test_json_load (merged_path, NULL);
     assert_figures (merged, &f->sent);
+    g_assert_cmpfloat (figure (merged, "last_total", "value"), ==, latest_value);
+    g_assert_cmpint ((gint64) figure (merged, "last_total", "value_time_us"), ==, latest_time);
     assert_thresholds (merged);
 
     /* `throng report` of the merge carries them on, figure for figure */
