@@ -273,11 +273,22 @@ merge_thresholds (Merge *merge, GError **error)
         return FALSE;
     /* Judged on what the shards' summary names: its scenarios, step labels and protocols. */
     const ThrongRunInfo *info = &merge->info;
+    const ThrongSummary *merged = merge->summary;
+    g_autofree const char **metric_names = g_new0 (const char *, merged->n_metrics + 1);
+    g_autofree ThrongCustomMetricKind *metric_kinds
+        = g_new0 (ThrongCustomMetricKind, merged->n_metrics + 1);
+    for (guint m = 0; m < merged->n_metrics; m++) {
+        metric_names[m] = merged->metrics[m].name;
+        metric_kinds[m] = merged->metrics[m].kind;
+    }
     ThrongThresholdSubjects subjects = {
         .n_scenarios = info->n_scenarios,
         .scenario_names = info->scenario_names,
         .step_labels = info->step_labels,
         .step_protocols = info->step_protocols,
+        .n_metrics = merged->n_metrics,
+        .metric_names = metric_names,
+        .metric_kinds = metric_kinds,
     };
     g_autoptr (GError) local = NULL;
     merge->thresholds = throng_thresholds_new ();

@@ -11,6 +11,8 @@
  */
 #include "metrics.h"
 
+#include "custom-metric-private.h"
+
 #include <string.h>
 
 /*
@@ -215,6 +217,9 @@ throng_metrics_free (ThrongMetrics *metrics)
     g_free (metrics->first_check);
     g_free (metrics->check_passes);
     g_free (metrics->check_fails);
+    for (guint i = 0; i < metrics->n_custom; i++)
+        throng_custom_metric_clear (&metrics->custom[i]);
+    g_free (metrics->custom);
     g_free (metrics);
 }
 
@@ -235,6 +240,15 @@ throng_metrics_reset (ThrongMetrics *metrics)
     metrics->last_done_us = 0;
     memset (metrics->check_passes, 0, sizeof (guint64) * metrics->first_check[metrics->n_scenarios]);
     memset (metrics->check_fails, 0, sizeof (guint64) * metrics->first_check[metrics->n_scenarios]);
+    for (guint i = 0; i < metrics->n_custom; i++)
+        throng_custom_metric_reset (&metrics->custom[i]);
+}
+
+void
+throng_metrics_add_custom (ThrongMetrics *metrics, const char *name, ThrongCustomMetricKind kind)
+{
+    metrics->custom = g_renew (ThrongCustomMetric, metrics->custom, metrics->n_custom + 1);
+    throng_custom_metric_init (&metrics->custom[metrics->n_custom++], name, kind);
 }
 
 void
@@ -260,4 +274,7 @@ throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
         into->check_passes[i] += from->check_passes[i];
         into->check_fails[i] += from->check_fails[i];
     }
+    g_assert (into->n_custom == from->n_custom);
+    for (guint i = 0; i < into->n_custom; i++)
+        throng_custom_metric_merge (&into->custom[i], &from->custom[i]);
 }

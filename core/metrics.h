@@ -36,6 +36,8 @@ typedef struct {
     guint *first_check;         /* index in check_* of each scenario's first check; n_scenarios + 1 */
     guint64 *check_passes;      /* every check of every scenario (throng_user_record_check) */
     guint64 *check_fails;
+    ThrongCustomMetric *custom; /* the plan's own metrics, in its order (custom-metric.c) */
+    guint n_custom;
 } ThrongMetrics;
 
 /* @steps_per_scenario: n_scenarios counts; no checks. */
@@ -43,6 +45,9 @@ ThrongMetrics *throng_metrics_new (guint n_scenarios, const guint *steps_per_sce
 /* @checks_per_scenario: n_scenarios counts, or NULL for none. */
 ThrongMetrics *throng_metrics_new_full (guint n_scenarios, const guint *steps_per_scenario,
                                         const guint *checks_per_scenario);
+/* Appends one of the plan's own metrics; @name must outlive @metrics. */
+void throng_metrics_add_custom (ThrongMetrics *metrics, const char *name,
+                                ThrongCustomMetricKind kind);
 void throng_metrics_free (ThrongMetrics *metrics);
 void throng_metrics_reset (ThrongMetrics *metrics);
 /* Adds counters and histograms; active_users is *added* too (the caller sums levels across

@@ -84,6 +84,7 @@ throng_plan_scenario_free (gpointer data)
         if (step->data != NULL && step->protocol->step_free != NULL)
             step->protocol->step_free (step->data);
         g_free (step->label);
+        throng_plan_records_free (step->records);
         g_free (step);
     }
     g_ptr_array_unref (scenario->steps);

@@ -25,7 +25,7 @@
 static const char *const step_keys[] = {
     "name",  "thresholds", "once", "group", "steps", "choose",     "repeat", "set",     "parallel",
     "pause", "use",        "if",   "then",  "else",  "on_failure", "while",  "foreach", "retry",
-    NULL,
+    "record", NULL,
 };
 /* The keys that make a step a control step, and what each must come with. */
 static const char *const control_keys[]
@@ -217,6 +217,13 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
     step->protocol = protocol;
     action->kind = THRONG_ACTION_REQUEST;
     action->step = reader->scenario->steps->len - 1;
+    const ThrongNode *record = throng_node_lookup (node, "record");
+    if (record != NULL) {
+        step->records = throng_plan_records_new (loader->plan->metrics, reader->scenario->scope,
+                                                 record, error);
+        if (step->records == NULL)
+            return FALSE;
+    }
 
     if (throng_plan_scenario_protocol (reader->scenario, protocol) == NULL) {
         ThrongPlanProtocol *entry = g_new0 (ThrongPlanProtocol, 1);

@@ -182,6 +182,7 @@ typedef struct {
     const ThrongNode *saturation;
     const ThrongNode *reserved;
     const ThrongNode *fragments;
+    const ThrongNode *metrics;
 } TopLevel;
 
 static const char *const target_choices[] = { "builtin", NULL };
@@ -196,6 +197,8 @@ static const ThrongOption top_level_options[] = {
     { "reporters", THRONG_OPTION_NODE, offsetof (TopLevel, reporters) },
     /* read where a scenario's `use` step names one (plan-steps.c) */
     { "fragments", THRONG_OPTION_NODE, offsetof (TopLevel, fragments) },
+    /* the plan's own metrics, read by custom-metric.c before the steps that record into them */
+    { "metrics", THRONG_OPTION_NODE, offsetof (TopLevel, metrics) },
     /* read and checked by schedule.c */
     { "saturation", THRONG_OPTION_NODE, offsetof (TopLevel, saturation) },
     /* read and checked by threshold.c, from the tree */
@@ -424,6 +427,8 @@ throng_plan_free (ThrongPlan *plan)
     /* plugin data first: it may point into the trees */
     g_ptr_array_unref (plan->reporters);
     g_ptr_array_unref (plan->scenarios);
+    if (plan->metrics != NULL)
+        g_ptr_array_unref (plan->metrics);
     throng_thresholds_free (plan->thresholds);
     throng_plan_vars_free (plan->vars);
     g_ptr_array_unref (priv->option_trees);
@@ -432,6 +437,43 @@ throng_plan_free (ThrongPlan *plan)
     g_free (plan->file);
     g_free (plan->shard_hash);
     g_free (priv);
+}
+
+/*
+ * Every declared metric is recorded by some step; and none is named like
+ * a threshold's other subjects (`total`, a scenario, a step's label, a
+ * protocol), which would make `NAME.count` ambiguous.
+ */
+static gboolean
+check_metric_names (const ThrongPlan *plan, GError **error)
+{
+    for (guint m = 0; m < plan->metrics->len; m++) {
+        const ThrongPlanMetric *metric = plan->metrics->pdata[m];
+
+        /* declared and never fed: a threshold on it would judge nothing */
+        if (!metric->recorded) {
+            throng_node_set_error (metric->node, error, THRONG_PLAN_ERROR_INVALID,
+                                   "metric '%s' is declared but no step records into it "
+                                   "(record: { %s: … } beside a step's protocol)",
+                                   metric->name, metric->name);
+            return FALSE;
+        }
+        if (!throng_plan_check_metric_name (metric, "total", "the run's total", error))
+            return FALSE;
+        for (guint s = 0; s < plan->scenarios->len; s++) {
+            const ThrongPlanScenario *scenario = plan->scenarios->pdata[s];
+            if (!throng_plan_check_metric_name (metric, scenario->name, "a scenario", error))
+                return FALSE;
+            for (guint i = 0; i < scenario->steps->len; i++) {
+                const ThrongPlanStep *step = scenario->steps->pdata[i];
+                if (!throng_plan_check_metric_name (metric, step->label, "a step", error)
+                    || !throng_plan_check_metric_name (metric, step->protocol_name,
+                                                       "a protocol", error))
+                    return FALSE;
+            }
+        }
+    }
+    return TRUE;
 }
 
 static ThrongPlan *
@@ -455,6 +497,7 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     plan->file = g_strdup (path);
     plan->scenarios = g_ptr_array_new_with_free_func (throng_plan_scenario_free);
     plan->reporters = g_ptr_array_new_with_free_func (throng_plan_reporter_free);
+    plan->metrics = g_ptr_array_new_with_free_func (throng_plan_metric_free);
     priv->option_trees = g_ptr_array_new_with_free_func ((GDestroyNotify)throng_tree_free);
     for (guint i = 0; options->envs != NULL && options->envs[i] != NULL; i++) {
         const char *eq = strchr (options->envs[i], '=');
@@ -513,8 +556,10 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     if (!throng_schedule_parse_saturation (top.saturation, &plan->saturation_cpu,
                                            &plan->saturation_lag_us, error)
         || !read_defaults (&loader, top.defaults, error)
+        || !throng_plan_read_metrics (plan->metrics, top.metrics, error)
         || !throng_plan_check_fragments (&loader, top.fragments, error)
         || !throng_plan_read_scenarios (&loader, top.scenarios, error)
+        || !check_metric_names (plan, error)
         || !throng_plan_check_fragments_used (&loader, error)
         || !check_unused_defaults (&loader, error)
         || !throng_plan_read_reporters (&loader, top.reporters, error)
@@ -559,11 +604,22 @@ throng_thresholds_load (ThrongPlan *plan, GError **error)
         g_ptr_array_add (labels, step_labels);
         g_ptr_array_add (protocols, step_protocols);
     }
+    g_autofree const char **metric_names = g_new0 (const char *, plan->metrics->len + 1);
+    g_autofree ThrongCustomMetricKind *metric_kinds
+        = g_new0 (ThrongCustomMetricKind, plan->metrics->len + 1);
+    for (guint m = 0; m < plan->metrics->len; m++) {
+        const ThrongPlanMetric *metric = plan->metrics->pdata[m];
+        metric_names[m] = metric->name;
+        metric_kinds[m] = metric->kind;
+    }
     ThrongThresholdSubjects subjects = {
         .n_scenarios = n,
         .scenario_names = names,
         .step_labels = (const char *const *const *) labels->pdata,
         .step_protocols = (const char *const *const *) protocols->pdata,
+        .n_metrics = plan->metrics->len,
+        .metric_names = metric_names,
+        .metric_kinds = metric_kinds,
     };
     const ThrongNode *root = throng_tree_root (plan->tree);
 

@@ -11,6 +11,7 @@
 #include "node-private.h"
 #include "registry.h"
 #include "shard.h"
+#include "custom-metric-private.h"
 
 /* What a failed step does next (docs/journeys.md, "When a step fails"). */
 typedef enum {
@@ -38,6 +39,7 @@ typedef struct {
     ThrongOnFailure on_failure;     /* its own, else its innermost group's, else the scenario's */
     guint retry_max;                /* request: sent again up to this many times when it fails */
     gint64 retry_backoff_us;        /* the wait before each retry */
+    ThrongPlanRecords *records;     /* its `record:`, or NULL */
 } ThrongPlanStep;
 
 typedef enum {
@@ -180,6 +182,7 @@ typedef struct {
     ThrongShard shard;              /* --shard: the part of the plan this process runs */
     char *shard_hash;               /* throng_shard_plan_hash() of the plan with `${env.*}`
                                      * expanded, `${builtin.*}` not */
+    GPtrArray *metrics;             /* ThrongPlanMetric*: the plan's own (`metrics:`); never NULL */
 } ThrongPlan;
 
 /*

@@ -118,6 +118,9 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
         summary->load_us = metrics->last_done_us - run->start_us;
     summary->interrupted_iterations = metrics->interrupted;
     summary->never_started = !run->started;
+    /* borrowed like the steps' stats: the block outlives the reporters' call */
+    summary->metrics = metrics->n_custom > 0 ? metrics->custom : NULL;
+    summary->n_metrics = metrics->n_custom;
 
     buffer->warnings = g_ptr_array_new_with_free_func (g_free);
 }

@@ -10,6 +10,7 @@
 #include "threshold.h"
 
 #include "metrics.h"
+#include "custom-metric-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ typedef enum {
     SUBJECT_SCENARIO,
     SUBJECT_STEP,
     SUBJECT_PROTOCOL,
+    SUBJECT_CUSTOM,             /* one of the plan's own metrics: `figure` of `protocol` (its name) */
 } SubjectKind;
 
 typedef enum {
@@ -62,6 +64,7 @@ typedef struct {
     Operator op;
     gdouble value;
     ValueKind value_kind;
+    char *figure;               /* SUBJECT_CUSTOM: "p95", "rate", "count" … */
 } Threshold;
 
 struct _ThrongThresholds {
@@ -79,6 +82,7 @@ threshold_clear (gpointer data)
 
     g_free (threshold->expression);
     g_free (threshold->protocol);
+    g_free (threshold->figure);
 }
 
 void
@@ -281,10 +285,78 @@ resolve_subject (const ThrongThresholdSubjects *subjects, const ThrongNode *node
         }
     }
     throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
-                           "threshold subject '%s' is not 'total', a scenario, a step label or a "
-                           "protocol of this plan",
+                           "threshold subject '%s' is not 'total', a scenario, a step label, a "
+                           "protocol or a metric (metrics:) of this plan",
                            subject);
     return FALSE;
+}
+
+/* A threshold on a metric of the plan's own sits at the top level: the metric is the run's. */
+static gboolean
+refuse_custom_inside (const ThrongNode *node, const char *text, GError **error)
+{
+    throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                           "threshold '%s' names one of the plan's metrics, which belong to the "
+                           "run: write it in the plan's top-level 'thresholds'",
+                           text);
+    return FALSE;
+}
+
+/*
+ * "NAME.FIGURE" where NAME is one of the plan's metrics: 1 when parsed,
+ * 0 on a located error, -1 when NAME is none of them (the threshold is
+ * another kind).  The value is a plain number, negative too (a gauge may
+ * go below 0); a rate's may be written as a percentage.
+ */
+static gint
+parse_custom (const ThrongThresholdSubjects *subjects, const ThrongNode *node, const char *left,
+              const char *right, Threshold *threshold, GError **error)
+{
+    const char *dot = strchr (left, '.');
+    gint found = -1;
+    gdouble unused;
+
+    for (guint m = 0; dot != NULL && m < subjects->n_metrics && found < 0; m++)
+        if (strlen (subjects->metric_names[m]) == (gsize) (dot - left)
+            && strncmp (subjects->metric_names[m], left, (gsize) (dot - left)) == 0)
+            found = (gint) m;
+    if (found < 0)
+        return -1;
+
+    ThrongCustomMetric probe;
+    throng_custom_metric_init (&probe, subjects->metric_names[found],
+                               subjects->metric_kinds[found]);
+    gboolean known = throng_custom_metric_figure (&probe, dot + 1, 1.0, &unused);
+    throng_custom_metric_clear (&probe);
+    if (!known) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "threshold '%s': a %s has no '%s' (it has %s)", left,
+                               throng_custom_kind_name (subjects->metric_kinds[found]), dot + 1,
+                               throng_custom_kind_figures (subjects->metric_kinds[found]));
+        return 0;
+    }
+    g_autofree char *copy = g_strstrip (g_strdup (right));
+    gsize length = strlen (copy);
+    gdouble scale = 1.0;
+    if (subjects->metric_kinds[found] == THRONG_CUSTOM_RATE && strcmp (dot + 1, "rate") == 0
+        && length > 0 && copy[length - 1] == '%') {
+        copy[--length] = '\0';
+        scale = 0.01;
+    }
+    char *end = NULL;
+    gdouble value = g_ascii_strtod (copy, &end);
+    if (length == 0 || end == NULL || *end != '\0' || !isfinite (value)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "threshold value '%s' must be a number", right);
+        return 0;
+    }
+    threshold->subject = SUBJECT_CUSTOM;
+    threshold->protocol = g_strdup (subjects->metric_names[found]);
+    threshold->figure = g_strdup (dot + 1);
+    threshold->value = value * scale;
+    threshold->value_kind = VALUE_NUMBER;
+    threshold->expression = g_strdup_printf ("%s %s %s", left, operator_texts[threshold->op], right);
+    return 1;
 }
 
 static gboolean
@@ -328,6 +400,11 @@ parse_threshold (const ThrongThresholdSubjects *subjects, const ThrongNode *node
                                text);
         return FALSE;
     }
+    /* threshold->op is the one found above; split_subject() below starts afresh */
+    gint custom = parse_custom (subjects, node, left, right, threshold, error);
+    if (custom >= 0)
+        return custom == 1 && (scenario < 0 || refuse_custom_inside (node, text, error));
+
     g_autofree char *subject = NULL;
     if (!split_subject (left, &subject, threshold)) {
         throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
@@ -582,6 +659,37 @@ compare (Operator op, gdouble actual, gdouble wanted)
     return FALSE;
 }
 
+/*
+ * A metric of the plan's own, found by name (a merged summary's order is
+ * its first shard's).  A summary without it (a shard's file from a throng
+ * before 0.5) measures nothing: the threshold fails and says so.
+ */
+static void
+evaluate_custom (ThrongThresholds *thresholds, guint i, const Threshold *threshold,
+                 const ThrongSummary *summary, gdouble load_s)
+{
+    const ThrongCustomMetric *metric = NULL;
+    gdouble actual = 0.0;
+    char *text;
+
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, n_metrics))
+        for (guint m = 0; m < summary->n_metrics && metric == NULL; m++)
+            if (g_strcmp0 (summary->metrics[m].name, threshold->protocol) == 0)
+                metric = &summary->metrics[m];
+    if (metric != NULL && throng_custom_metric_figure (metric, threshold->figure, load_s, &actual)) {
+        gboolean rate = metric->kind == THRONG_CUSTOM_RATE && strcmp (threshold->figure, "rate") == 0;
+        text = rate ? g_strdup_printf ("%.4g (%.3g%%)", actual, actual * 100.0)
+                    : g_strdup_printf ("%.6g", actual);
+        thresholds->results[i].passed = compare (threshold->op, actual, threshold->value);
+    } else {
+        text = g_strdup ("not measured");
+        thresholds->results[i].passed = FALSE;
+    }
+    g_ptr_array_add (thresholds->actuals, text);
+    thresholds->results[i].expression = threshold->expression;
+    thresholds->results[i].actual = text;
+}
+
 const ThrongThresholdResult *
 throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *summary)
 {
@@ -619,6 +727,9 @@ throng_thresholds_evaluate (ThrongThresholds *thresholds, const ThrongSummary *s
         case SUBJECT_STEP:
             stats = &summary->scenarios[threshold->scenario].steps[threshold->step].stats;
             break;
+        case SUBJECT_CUSTOM:
+            evaluate_custom (thresholds, i, threshold, summary, load_s);
+            continue;
         case SUBJECT_PROTOCOL:
             throng_stats_init (&merged);
             for (guint s = 0; s < summary->n_scenarios; s++)

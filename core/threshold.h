@@ -24,6 +24,10 @@ typedef struct {
     const char *const *scenario_names;
     const char *const *const *step_labels;
     const char *const *const *step_protocols;
+    /* the plan's own metrics (`metrics:`): "NAME.FIGURE" names one of them */
+    guint n_metrics;
+    const char *const *metric_names;
+    const ThrongCustomMetricKind *metric_kinds;
 } ThrongThresholdSubjects;
 
 ThrongThresholds *throng_thresholds_new (void);

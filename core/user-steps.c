@@ -108,6 +108,14 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
 
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
+    /*
+     * After the protocol's extractors ran: what `record:` reads is this
+     * response's.  A step that never went out (a variable it needed was
+     * not set) had no response to record from.
+     */
+    const ThrongPlanStep *step = g_ptr_array_index (user->scenario->steps, sample->step);
+    if (step->records != NULL && sample->error != THRONG_ERROR_VARIABLE)
+        throng_custom_record (user, step->records);
     if (worker->setup.want_samples)
         throng_worker_keep_sample (worker, sample, throng_sample_message_in_slot (sample));
     /*

@@ -110,7 +110,12 @@ throng_plan_metrics_new (const ThrongPlan *plan)
         steps[i] = scenario->steps->len;
         checks[i] = scenario->scope != NULL ? throng_scope_n_checks (scenario->scope) : 0;
     }
-    return throng_metrics_new_full (plan->scenarios->len, steps, checks);
+    ThrongMetrics *metrics = throng_metrics_new_full (plan->scenarios->len, steps, checks);
+    for (guint i = 0; plan->metrics != NULL && i < plan->metrics->len; i++) {
+        const ThrongPlanMetric *metric = g_ptr_array_index (plan->metrics, i);
+        throng_metrics_add_custom (metrics, metric->name, metric->kind);
+    }
+    return metrics;
 }
 
 static void

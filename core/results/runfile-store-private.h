@@ -30,6 +30,7 @@ typedef struct {
     ThrongShardSummary shard; /* a shard's "shard" object; size 0 when absent */
     GPtrArray *shard_thresholds; /* its "thresholds", in @strings, NULL-terminated */
     GArray *shards;         /* ThrongShardSummary: a merged run's "shards" */
+    GArray *custom;         /* ThrongCustomMetric: the plan's own "metrics" (since 0.5) */
 } RunStore;
 
 /* Rebuilds @store from the line in @toks; an @interval line has no thresholds of its own. */

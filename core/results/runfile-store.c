@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "custom-metric-private.h"
 
 /* What the member readers read from: the parsed line, where strings go. */
 typedef struct {
@@ -184,6 +185,9 @@ throng_run_store_clear (RunStore *store)
     g_array_unref (store->step_info);
     g_clear_pointer (&store->shard_thresholds, g_ptr_array_unref);
     g_clear_pointer (&store->shards, g_array_unref);
+    for (guint i = 0; i < store->custom->len; i++)
+        throng_custom_metric_clear (&g_array_index (store->custom, ThrongCustomMetric, i));
+    g_array_unref (store->custom);
     g_string_chunk_free (store->strings);
     memset (store, 0, sizeof *store);
 }
@@ -248,6 +252,50 @@ read_shards (const Reader *r, RunStore *store)
 }
 
 /*
+ * The plan's own "metrics" (absent before 0.5): every figure they merge
+ * by, a trend's histogram exactly; a type this throng does not know is
+ * skipped, since its figures would be read as another kind's.
+ */
+static void
+read_custom (const Reader *r, RunStore *store)
+{
+    gint metrics = member (r, 0, "metrics");
+
+    for (guint i = 0; i < jsontok_length (r->toks, metrics); i++) {
+        gint object = jsontok_element (r->toks, metrics, i);
+        const char *type = member_scratch (r, object, "type");
+        gint kind = type != NULL ? throng_custom_kind_from_name (type) : -1;
+        ThrongCustomMetric metric;
+
+        if (kind < 0)
+            continue;
+        throng_custom_metric_init (&metric, member_name (r, object, "name", "metric", i),
+                                   (ThrongCustomMetricKind) kind);
+        metric.count = (guint64) member_int (r, object, "count");
+        metric.invalid = (guint64) member_int (r, object, "invalid");
+        metric.sum = member_double (r, object, "sum");
+        metric.min = member_double (r, object, "min");
+        metric.max = member_double (r, object, "max");
+        metric.last = member_double (r, object, "value");
+        metric.last_wall_us = member_int (r, object, "value_time_us");
+        metric.trues = (guint64) member_int (r, object, "trues");
+        if (metric.histogram != NULL) {
+            const char *text = member_scratch (r, object, "histogram");
+            ThrongHistogram *histogram
+                = text != NULL ? throng_histogram_deserialize (text, NULL) : NULL;
+            if (histogram != NULL) {
+                throng_histogram_free (metric.histogram);
+                metric.histogram = histogram;
+            }
+        }
+        g_array_append_val (store->custom, metric);
+    }
+    store->summary.metrics = store->custom->len > 0 ? (const ThrongCustomMetric *) store->custom->data
+                                                     : NULL;
+    store->summary.n_metrics = store->custom->len;
+}
+
+/*
  * @n elements of @array from @index on, or NULL when @n is 0: an array
  * still empty has no storage to point into.
  */
@@ -276,6 +324,7 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
     store->journeys = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioJourney));
     store->checks = g_array_new (FALSE, TRUE, sizeof (ThrongCheckSummary));
     store->step_info = g_array_new (FALSE, TRUE, sizeof (ThrongStepInfo));
+    store->custom = g_array_new (FALSE, TRUE, sizeof (ThrongCustomMetric));
     Reader reader = { .toks = toks, .strings = store->strings, .scratch = scratch };
     const Reader *r = &reader;
     const gint root = 0;
@@ -416,6 +465,7 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
     summary->n_thresholds = store->thresholds->len;
     g_ptr_array_add (store->warnings, NULL);
     summary->warnings = (const char *const *) store->warnings->pdata;
+    read_custom (r, store);
 }
 
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "custom-metric-private.h"
 
 struct _ThrongSummarySum {
     const ThrongSummary *shape;
@@ -18,6 +19,7 @@ struct _ThrongSummarySum {
     GArray *steps;              /* ThrongStepSummary, every scenario's, in order */
     GArray *journeys;           /* ThrongScenarioJourney, per scenario */
     GPtrArray *checks;          /* GArray of ThrongCheckSummary, per scenario */
+    GArray *custom;             /* ThrongCustomMetric: the plan's own metrics, by name */
     GStringChunk *strings;      /* check names and error messages of the added summaries */
     gdouble cpu_weighted;       /* over time: the CPU share times each interval's length */
     guint count;
@@ -38,6 +40,9 @@ sum_clear_counts (ThrongSummarySum *sum)
     g_clear_pointer (&sum->steps, g_array_unref);
     g_clear_pointer (&sum->journeys, g_array_unref);
     g_clear_pointer (&sum->checks, g_ptr_array_unref);
+    for (guint i = 0; i < sum->custom->len; i++)
+        throng_custom_metric_clear (&g_array_index (sum->custom, ThrongCustomMetric, i));
+    g_clear_pointer (&sum->custom, g_array_unref);
     g_clear_pointer (&sum->strings, g_string_chunk_free);
 }
 
@@ -52,6 +57,7 @@ throng_summary_sum_reset (ThrongSummarySum *sum)
     sum->journeys = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioJourney));
     sum->checks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
     sum->strings = g_string_chunk_new (256);
+    sum->custom = g_array_new (FALSE, TRUE, sizeof (ThrongCustomMetric));
     for (guint s = 0; s < shape->n_scenarios; s++) {
         const ThrongScenarioSummary *from = &shape->scenarios[s];
         ThrongScenarioSummary scenario = {
@@ -152,6 +158,36 @@ checks_add (ThrongSummarySum *sum, guint s, const ThrongScenarioJourney *from)
     }
 }
 
+/*
+ * The plan's own metrics, matched by name: the same under both rules, as
+ * every figure of theirs adds up (a gauge's value is the one recorded
+ * last, by its wall time, whichever process recorded it).
+ */
+static void
+custom_add (ThrongSummarySum *sum, const ThrongSummary *add)
+{
+    if (!THRONG_STRUCT_HAS (add, ThrongSummary, n_metrics))
+        return;
+    for (guint m = 0; m < add->n_metrics; m++) {
+        const ThrongCustomMetric *from = &add->metrics[m];
+        ThrongCustomMetric *found = NULL;
+
+        for (guint k = 0; found == NULL && k < sum->custom->len; k++)
+            if (g_strcmp0 (g_array_index (sum->custom, ThrongCustomMetric, k).name, from->name) == 0)
+                found = &g_array_index (sum->custom, ThrongCustomMetric, k);
+        if (found == NULL) {
+            ThrongCustomMetric metric;
+            throng_custom_metric_init (&metric,
+                                       g_string_chunk_insert_const (sum->strings, from->name),
+                                       from->kind);
+            g_array_append_val (sum->custom, metric);
+            found = &g_array_index (sum->custom, ThrongCustomMetric, sum->custom->len - 1);
+        }
+        if (found->kind == from->kind)
+            throng_custom_metric_merge (found, from);
+    }
+}
+
 void
 throng_summary_sum_add (ThrongSummarySum *sum, const ThrongSummary *add)
 {
@@ -211,6 +247,7 @@ throng_summary_sum_add (ThrongSummarySum *sum, const ThrongSummary *add)
                        &from->steps[i].stats);
         base += to->n_steps;
     }
+    custom_add (sum, add);
     sum->count++;
 }
 
@@ -242,6 +279,8 @@ throng_summary_sum_get (ThrongSummarySum *sum)
     }
     summary->scenarios = (const ThrongScenarioSummary *) sum->scenarios->data;
     summary->n_scenarios = sum->scenarios->len;
+    summary->metrics = sum->custom->len > 0 ? (const ThrongCustomMetric *) sum->custom->data : NULL;
+    summary->n_metrics = sum->custom->len;
     if (summary->warnings == NULL)
         summary->warnings = sum->no_warnings;
     /* Each interval's share weighted by its length, over the run so far. */

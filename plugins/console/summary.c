@@ -622,6 +622,7 @@ console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleSty
 
     print_errors (out, summary, style);
     print_checks (out, summary, style);
+    console_print_metrics (out, summary, style);
     print_retries (out, summary, style);
     print_protocols (out, summary, style);
     print_thresholds (out, summary, style);

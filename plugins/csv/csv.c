@@ -20,17 +20,21 @@
 typedef struct {
     char *path;
     gboolean overwrite;
+    char *metrics_path;
 } CsvOptions;
 
 static const ThrongOption csv_options[] = {
     { "path", THRONG_OPTION_STRING, G_STRUCT_OFFSET (CsvOptions, path) },
     { "overwrite", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (CsvOptions, overwrite) },
+    /* the plan's own metrics, written at the end (metrics.c) */
+    { "metrics_path", THRONG_OPTION_STRING, G_STRUCT_OFFSET (CsvOptions, metrics_path) },
     { NULL },
 };
 
 typedef struct {
     CsvOptions options;
     OutputFile *file;
+    OutputFile *metrics_file;     /* `metrics_path`, or NULL */
     /* Copied from the run info, which is only promised for the duration of open. */
     guint n_scenarios;
     char **thread_prefixes;       /* per scenario, "NAME S-" of the threadName column */
@@ -50,6 +54,7 @@ csv_free (gpointer self)
     if (csv == NULL)
         return;
     output_file_abort (csv->file);
+    output_file_abort (csv->metrics_file);
     throng_options_clear (csv_options, &csv->options);
     g_strfreev (csv->thread_prefixes);
     g_free (csv->quote_threads);
@@ -91,6 +96,13 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
                                   TRUE, error);
     if (csv->file == NULL)
         return FALSE;
+    if (csv->options.metrics_path != NULL) {
+        csv->metrics_file = output_file_open (csv->options.metrics_path,
+                                              csv->options.overwrite || run->overwrite, TRUE,
+                                              error);
+        if (csv->metrics_file == NULL)
+            return FALSE;
+    }
 
     csv->n_scenarios = run->n_scenarios;
     csv->thread_prefixes = g_new0 (char *, run->n_scenarios + 1);
@@ -358,7 +370,14 @@ csv_close (gpointer self, const ThrongSummary *summary, GError **error)
         /* The run never started (another reporter's open failed): no rows, and
          * PATH, never touched (we wrote PATH.tmp), stays as it was. */
         output_file_abort (g_steal_pointer (&csv->file));
+        output_file_abort (g_steal_pointer (&csv->metrics_file));
         return TRUE;
+    }
+    if (csv->metrics_file != NULL) {
+        csv_metrics_write (output_file_buffer (csv->metrics_file), summary);
+        output_file_commit (csv->metrics_file);
+        if (!output_file_close (g_steal_pointer (&csv->metrics_file), error))
+            return FALSE;
     }
     return output_file_close (g_steal_pointer (&csv->file), error);
 }

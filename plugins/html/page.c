@@ -751,6 +751,7 @@ html_page_append (GString *out, const HtmlPage *page)
     html_charts_over_time (out, page, points, n);
     html_distribution (out, page->summary);
     html_checks_append (out, page->summary);
+    html_metrics_append (out, page->summary);
     html_errors_table (out, page->summary, page->messages);
     g_string_append (out, "<script>\n");
     g_string_append (out, html_script);

@@ -38,3 +38,5 @@ void html_page_append (GString *out, const HtmlPage *page);
 
 /* checks.c: the checks section (nothing when no scenario has checks). */
 void html_checks_append (GString *out, const ThrongSummary *summary);
+/* The plan's own metrics, when it declares any (metrics.c). */
+void html_metrics_append (GString *out, const ThrongSummary *summary);

@@ -46,6 +46,14 @@ static const ThrongOption influx_options[] = {
     { NULL },
 };
 
+/* The counts of one of the plan's own metrics that the snapshots have written so far. */
+typedef struct {
+    guint64 count;
+    guint64 invalid;
+    gdouble sum;
+    guint64 trues;
+} CustomWritten;
+
 /* The counters of one step that the snapshots have written so far. */
 typedef struct {
     guint64 requests;
@@ -64,6 +72,7 @@ typedef struct {
     guint64 *iterations;        /* per scenario, written so far */
     gint64 last_wall_us;
     InfluxSender *sender;
+    GArray *metrics_written;    /* CustomWritten per plan metric, in the plan's order */
 } Influx;
 
 static void
@@ -82,6 +91,7 @@ influx_free (gpointer self)
     throng_options_clear (influx_options, &influx->options);
     g_clear_pointer (&influx->tags, g_ptr_array_unref);
     g_clear_pointer (&influx->written, g_ptr_array_unref);
+    g_clear_pointer (&influx->metrics_written, g_array_unref);
     g_free (influx->n_steps);
     g_free (influx->iterations);
     g_free (influx->plan);
@@ -291,6 +301,89 @@ append_latency (GString *out, gboolean *first, const ThrongHistogram *latency)
     lines_append_float (out, first, "latency_max_ms", throng_histogram_max (latency) / 1000.0, 3);
 }
 
+static guint64
+minus (guint64 total, guint64 written)
+{
+    return total > written ? total - written : 0;
+}
+
+/*
+ * A point per metric of the plan's own (`throng_metric`, tags `metric` and
+ * `type`): its counts over the interval and its kind's figures, a trend's
+ * in its own unit.  @remainder: the summary minus what the snapshots
+ * wrote, counts only, so that the stored counts add up to the run's.
+ */
+static guint
+append_custom (GString *out, Influx *influx, const ThrongSummary *summary, gint64 when,
+               gboolean remainder)
+{
+    static const char *const kinds[] = { "counter", "gauge", "rate", "trend" };
+    guint points = 0;
+
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, n_metrics))
+        return 0;
+    if (influx->metrics_written == NULL)
+        influx->metrics_written = g_array_new (FALSE, TRUE, sizeof (CustomWritten));
+    if (influx->metrics_written->len < summary->n_metrics)
+        g_array_set_size (influx->metrics_written, summary->n_metrics);
+    for (guint m = 0; m < summary->n_metrics; m++) {
+        const ThrongCustomMetric *metric = &summary->metrics[m];
+        CustomWritten *written = &g_array_index (influx->metrics_written, CustomWritten, m);
+        guint64 count = remainder ? minus (metric->count, written->count) : metric->count;
+        guint64 invalid = remainder ? minus (metric->invalid, written->invalid) : metric->invalid;
+        guint64 trues = remainder ? minus (metric->trues, written->trues) : metric->trues;
+        gdouble sum = remainder ? metric->sum - written->sum : metric->sum;
+        gboolean first = TRUE;
+
+        if (remainder && count == 0 && invalid == 0)
+            continue;
+        lines_append_measurement (out, "throng_metric");
+        lines_append_tag (out, "plan", influx->plan);
+        for (guint i = 0; i + 1 < influx->tags->len; i += 2)
+            lines_append_tag (out, influx->tags->pdata[i], influx->tags->pdata[i + 1]);
+        lines_append_tag (out, "metric", metric->name);
+        lines_append_tag (out, "type",
+                          (guint) metric->kind < G_N_ELEMENTS (kinds) ? kinds[metric->kind] : "?");
+        lines_append_int (out, &first, "count", count);
+        lines_append_int (out, &first, "invalid", invalid);
+        lines_append_float (out, &first, "sum", sum, 6);
+        if (metric->kind == THRONG_CUSTOM_RATE)
+            lines_append_int (out, &first, "trues", trues);
+        if (!remainder && metric->count > 0) {
+            if (metric->kind == THRONG_CUSTOM_GAUGE)
+                lines_append_float (out, &first, "value", metric->last, 6);
+            if (metric->kind == THRONG_CUSTOM_RATE)
+                lines_append_float (out, &first, "rate",
+                                    (gdouble) metric->trues / (gdouble) metric->count, 6);
+            if (metric->kind == THRONG_CUSTOM_GAUGE || metric->kind == THRONG_CUSTOM_TREND) {
+                lines_append_float (out, &first, "min", metric->min, 6);
+                lines_append_float (out, &first, "max", metric->max, 6);
+            }
+            if (metric->kind == THRONG_CUSTOM_TREND && metric->histogram != NULL) {
+                static const gdouble percentiles[] = { 50, 90, 95, 99 };
+                lines_append_float (out, &first, "mean", metric->sum / (gdouble) metric->count, 6);
+                for (guint p = 0; p < G_N_ELEMENTS (percentiles); p++) {
+                    g_autofree char *key = g_strdup_printf ("p%.0f", percentiles[p]);
+                    lines_append_float (out, &first, key,
+                                        (gdouble) throng_histogram_percentile (metric->histogram,
+                                                                               percentiles[p])
+                                            / THRONG_CUSTOM_TREND_SCALE,
+                                        6);
+                }
+            }
+        }
+        lines_end (out, when);
+        points++;
+        if (!remainder) {
+            written->count += metric->count;
+            written->invalid += metric->invalid;
+            written->sum += metric->sum;
+            written->trues += metric->trues;
+        }
+    }
+    return points;
+}
+
 /* A timestamp after every one written before, so no point overwrites another of its series. */
 static gint64
 next_timestamp (Influx *influx, gint64 wall_us)
@@ -357,14 +450,9 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
     lines_append_bool (out, &first, "saturated", snapshot->saturated);
     lines_end (out, when);
     points++;
+    points += append_custom (out, influx, snapshot, when, FALSE);
 
     influx_sender_push (influx->sender, g_string_free_to_bytes (out), points, requests);
-}
-
-static guint64
-minus (guint64 total, guint64 written)
-{
-    return total > written ? total - written : 0;
 }
 
 /*
@@ -412,6 +500,7 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
             points++;
         }
     }
+    points += append_custom (out, influx, summary, when, TRUE);
     if (points == 0) {
         g_string_free (out, TRUE);
         return;

@@ -323,6 +323,71 @@ json_add_shards (JsonBuilder *builder, const ThrongSummary *summary)
     json_builder_end_array (builder);
 }
 
+/*
+ * The plan's own metrics, "metrics": [{"name", "type", "count", "invalid",
+ * …}], with what each kind needs to be merged exactly (docs/reporters.md):
+ * a trend's histogram holds its values times 1000, like the latencies' µs.
+ */
+static void
+json_add_custom_metrics (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds)
+{
+    static const struct {
+        const char *name;
+        gdouble percentile;
+    } percentiles[] = { { "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 } };
+    guint n = THRONG_STRUCT_HAS (summary, ThrongSummary, n_metrics) ? summary->n_metrics : 0;
+
+    json_builder_set_member_name (builder, "metrics");
+    json_builder_begin_array (builder);
+    for (guint i = 0; i < n; i++) {
+        const ThrongCustomMetric *metric = &summary->metrics[i];
+        static const char *const kinds[] = { "counter", "gauge", "rate", "trend" };
+
+        json_builder_begin_object (builder);
+        json_add_string (builder, "name", metric->name);
+        json_add_string (builder, "type",
+                         (guint) metric->kind < G_N_ELEMENTS (kinds) ? kinds[metric->kind] : "unknown");
+        json_add_int (builder, "count", (gint64) metric->count);
+        json_add_int (builder, "invalid", (gint64) metric->invalid);
+        json_add_double (builder, "sum", metric->sum);
+        json_add_double (builder, "min", metric->min);
+        json_add_double (builder, "max", metric->max);
+        switch (metric->kind) {
+        case THRONG_CUSTOM_COUNTER:
+            json_add_double (builder, "rate", seconds > 0 ? metric->sum / seconds : 0);
+            break;
+        case THRONG_CUSTOM_GAUGE:
+            json_add_double (builder, "value", metric->last);
+            json_add_int (builder, "value_time_us", metric->last_wall_us);
+            break;
+        case THRONG_CUSTOM_RATE:
+            json_add_int (builder, "trues", (gint64) metric->trues);
+            json_add_double (builder, "rate",
+                             metric->count > 0 ? (gdouble) metric->trues / (gdouble) metric->count
+                                               : 0);
+            break;
+        case THRONG_CUSTOM_TREND:
+        default:
+            json_add_double (builder, "mean",
+                             metric->count > 0 ? metric->sum / (gdouble) metric->count : 0);
+            for (gsize p = 0; p < G_N_ELEMENTS (percentiles); p++)
+                json_add_double (builder, percentiles[p].name,
+                                 metric->histogram != NULL && metric->count > 0
+                                     ? (gdouble) throng_histogram_percentile (
+                                           metric->histogram, percentiles[p].percentile)
+                                           / THRONG_CUSTOM_TREND_SCALE
+                                     : 0);
+            if (metric->histogram != NULL) {
+                g_autofree char *serialized = throng_histogram_serialize (metric->histogram);
+                json_add_string (builder, "histogram", serialized);
+            }
+            break;
+        }
+        json_builder_end_object (builder);
+    }
+    json_builder_end_array (builder);
+}
+
 JsonNode *
 json_document_summary (const ThrongSummary *summary, const char *type,
                        const char *plan_sha256, const char *const *targets)
@@ -380,6 +445,7 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     json_add_stats (builder, "total", &summary->total, load_seconds);
     json_add_scenarios (builder, summary, load_seconds, FALSE,
                         targets != NULL ? targets : (const char *const *) no_targets);
+    json_add_custom_metrics (builder, summary, load_seconds);
 
     json_builder_set_member_name (builder, "warnings");
     json_builder_begin_array (builder);
@@ -437,6 +503,7 @@ json_document_interval (const ThrongSummary *snapshot)
     json_add_self (builder, snapshot);
     json_add_stats (builder, "total", &snapshot->total, seconds);
     json_add_scenarios (builder, snapshot, seconds, TRUE, NULL);
+    json_add_custom_metrics (builder, snapshot, seconds);
     json_builder_end_object (builder);
     return json_builder_get_root (builder);
 }

@@ -49,9 +49,23 @@ typedef struct {
     guint active_users;
 } ScenarioFigures;
 
+/* One of the plan's own metrics, added up over the snapshots (the final summary replaces it). */
+typedef struct {
+    char *name;
+    ThrongCustomMetricKind kind;
+    guint64 count;
+    guint64 invalid;
+    gdouble sum;
+    guint64 trues;
+    gdouble last;
+    gint64 last_wall_us;
+    ThrongHistogram *histogram;
+} CustomFigures;
+
 struct _PrometheusFigures {
     guint n_scenarios;
     ScenarioFigures *scenarios;
+    GArray *custom;             /* CustomFigures, by name as snapshots first name them */
     gdouble cpu_share;
     gboolean saturated;
     gboolean finished;
@@ -64,6 +78,7 @@ prometheus_figures_new (const ThrongRunInfo *run)
 
     figures->n_scenarios = run->n_scenarios;
     figures->scenarios = g_new0 (ScenarioFigures, run->n_scenarios);
+    figures->custom = g_array_new (FALSE, TRUE, sizeof (CustomFigures));
     for (guint s = 0; s < run->n_scenarios; s++) {
         ScenarioFigures *scenario = &figures->scenarios[s];
         const char *const *labels = run->step_labels[s];
@@ -95,6 +110,12 @@ prometheus_figures_free (PrometheusFigures *figures)
         g_free (scenario->name);
     }
     g_free (figures->scenarios);
+    for (guint m = 0; m < figures->custom->len; m++) {
+        CustomFigures *custom = &g_array_index (figures->custom, CustomFigures, m);
+        g_free (custom->name);
+        throng_histogram_free (custom->histogram);
+    }
+    g_array_unref (figures->custom);
     g_free (figures);
 }
 
@@ -117,9 +138,48 @@ step_take (StepFigures *step, const ThrongStats *stats, gboolean replace)
         throng_histogram_merge (step->latency, stats->latency);
 }
 
+/* The plan's own metrics of @summary, added (or, @replace, set) by name. */
+static void
+custom_take (PrometheusFigures *figures, const ThrongSummary *summary, gboolean replace)
+{
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, n_metrics))
+        return;
+    for (guint m = 0; m < summary->n_metrics; m++) {
+        const ThrongCustomMetric *from = &summary->metrics[m];
+        CustomFigures *to = NULL;
+
+        for (guint k = 0; k < figures->custom->len && to == NULL; k++)
+            if (g_strcmp0 (g_array_index (figures->custom, CustomFigures, k).name, from->name) == 0)
+                to = &g_array_index (figures->custom, CustomFigures, k);
+        if (to == NULL) {
+            CustomFigures fresh = { .name = g_strdup (from->name), .kind = from->kind,
+                                    .histogram = throng_histogram_new () };
+            g_array_append_val (figures->custom, fresh);
+            to = &g_array_index (figures->custom, CustomFigures, figures->custom->len - 1);
+        }
+        if (replace) {
+            to->count = to->invalid = to->trues = 0;
+            to->sum = 0;
+            to->last_wall_us = 0;
+            throng_histogram_reset (to->histogram);
+        }
+        to->count += from->count;
+        to->invalid += from->invalid;
+        to->sum += from->sum;
+        to->trues += from->trues;
+        if (from->count > 0 && from->last_wall_us >= to->last_wall_us) {
+            to->last = from->last;
+            to->last_wall_us = from->last_wall_us;
+        }
+        if (from->histogram != NULL)
+            throng_histogram_merge (to->histogram, from->histogram);
+    }
+}
+
 static void
 figures_take (PrometheusFigures *figures, const ThrongSummary *summary, gboolean replace)
 {
+    custom_take (figures, summary, replace);
     for (guint s = 0; s < MIN (figures->n_scenarios, summary->n_scenarios); s++) {
         ScenarioFigures *scenario = &figures->scenarios[s];
         const ThrongScenarioSummary *from = &summary->scenarios[s];
@@ -398,6 +458,81 @@ render_scenarios (GString *out, const PrometheusFigures *figures)
     }
 }
 
+/* `metric` labels, one family per kind: a plan's metric names are never metric names here. */
+static void
+render_custom (GString *out, const PrometheusFigures *figures)
+{
+    static const struct {
+        const char *name;
+        const char *type;
+        const char *help;
+        ThrongCustomMetricKind kind;
+    } families[] = {
+        { "throng_custom_counter_total", "counter", "A counter of the plan's metrics: its sum.",
+          THRONG_CUSTOM_COUNTER },
+        { "throng_custom_gauge", "gauge", "A gauge of the plan's metrics: its last value.",
+          THRONG_CUSTOM_GAUGE },
+        { "throng_custom_rate_true_total", "counter",
+          "A rate of the plan's metrics: the values that were true.", THRONG_CUSTOM_RATE },
+        { "throng_custom_rate_values_total", "counter",
+          "A rate of the plan's metrics: the values recorded.", THRONG_CUSTOM_RATE },
+        { "throng_custom_trend", "summary",
+          "A trend of the plan's metrics: its quantiles, from throng's histogram (1 %).",
+          THRONG_CUSTOM_TREND },
+    };
+    static const gdouble quantiles[] = { 0.5, 0.9, 0.95, 0.99 };
+
+    if (figures->custom->len == 0)
+        return;
+    for (guint f = 0; f < G_N_ELEMENTS (families); f++) {
+        append_family (out, families[f].name, families[f].type, families[f].help);
+        for (guint m = 0; m < figures->custom->len; m++) {
+            const CustomFigures *custom = &g_array_index (figures->custom, CustomFigures, m);
+            if (custom->kind != families[f].kind)
+                continue;
+            if (custom->kind == THRONG_CUSTOM_TREND) {
+                for (guint q = 0; q < G_N_ELEMENTS (quantiles); q++) {
+                    g_string_append_printf (out, "%s{", families[f].name);
+                    append_label (out, "metric", custom->name);
+                    g_string_append_printf (out, ",quantile=\"%g\"}", quantiles[q]);
+                    append_double (out, custom->count > 0
+                                            ? (gdouble) throng_histogram_percentile (
+                                                  custom->histogram, quantiles[q] * 100.0)
+                                                  / THRONG_CUSTOM_TREND_SCALE
+                                            : 0.0);
+                }
+                g_string_append_printf (out, "%s_sum{", families[f].name);
+                append_label (out, "metric", custom->name);
+                g_string_append_c (out, '}');
+                append_double (out, custom->sum);
+                g_string_append_printf (out, "%s_count{", families[f].name);
+                append_label (out, "metric", custom->name);
+                g_string_append_c (out, '}');
+                append_uint (out, custom->count);
+                continue;
+            }
+            g_string_append_printf (out, "%s{", families[f].name);
+            append_label (out, "metric", custom->name);
+            g_string_append_c (out, '}');
+            if (custom->kind == THRONG_CUSTOM_RATE)
+                append_uint (out, strcmp (families[f].name, "throng_custom_rate_true_total") == 0
+                                     ? custom->trues
+                                     : custom->count);
+            else
+                append_double (out, custom->kind == THRONG_CUSTOM_GAUGE ? custom->last : custom->sum);
+        }
+    }
+    append_family (out, "throng_custom_invalid_total", "counter",
+                   "Values the plan's metrics refused: not a number, an unset variable.");
+    for (guint m = 0; m < figures->custom->len; m++) {
+        const CustomFigures *custom = &g_array_index (figures->custom, CustomFigures, m);
+        g_string_append (out, "throng_custom_invalid_total{");
+        append_label (out, "metric", custom->name);
+        g_string_append_c (out, '}');
+        append_uint (out, custom->invalid);
+    }
+}
+
 GBytes *
 prometheus_figures_render (const PrometheusFigures *figures)
 {
@@ -406,6 +541,7 @@ prometheus_figures_render (const PrometheusFigures *figures)
     render_requests (out, figures);
     render_latency (out, figures);
     render_scenarios (out, figures);
+    render_custom (out, figures);
     append_family (out, "throng_cpu_share", "gauge",
                    "throng's CPU time over the last interval (the run, once finished), as a "
                    "share of its workers' cores.");

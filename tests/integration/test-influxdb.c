@@ -135,6 +135,7 @@ plan_yaml (Fixture *fixture, const char *duration, guint buffer)
                             "target: builtin\n"
                             "defaults:\n"
                             "  http: { base_url: \"${builtin.http}\", transport: soup }\n"
+                            "metrics: { pages: { type: counter } }\n"
                             "scenarios:\n"
                             "  - name: browse\n"
                             "    users: 2\n"
@@ -143,6 +144,7 @@ plan_yaml (Fixture *fixture, const char *duration, guint buffer)
                             "    steps:\n"
                             "      - name: \"home, page\"\n"
                             "        http: { url: / }\n"
+                            "        record: { pages: }\n"
                             "      - http: { url: /status/404 }\n"
                             "reporters:\n"
                             "  - influxdb:\n"
@@ -539,6 +541,22 @@ v2_sum (V2Server *v2, const char *key)
     return sum;
 }
 
+/* The sum of integer field @key over the accepted throng_metric points of @metric. */
+static gint64
+v2_metric_sum (V2Server *v2, const char *metric, const char *key)
+{
+    g_autoptr (GPtrArray) points = v2_points (v2);
+    g_autofree char *tag = g_strdup_printf (",metric=%s,", metric);
+    gint64 sum = 0;
+
+    for (guint i = 0; i < points->len; i++) {
+        GStrv parts = points->pdata[i];
+        if (g_str_has_prefix (parts[0], "throng_metric,") && strstr (parts[0], tag) != NULL)
+            sum += field_int (parts[1], key);
+    }
+    return sum;
+}
+
 /* The documented write: org, bucket, precision, token; the counts are the summary's. */
 static void
 test_v2_contract (Fixture *fixture, gconstpointer data)
@@ -554,6 +572,11 @@ test_v2_contract (Fixture *fixture, gconstpointer data)
     g_assert_cmpint (v2_sum (&v2, "requests"), ==, throng_test_json_int (summary, "total.requests"));
     g_assert_cmpint (v2_sum (&v2, "errors_status"), ==,
                      throng_test_json_int (summary, "total.errors_by_class.status"));
+    /* the plan's own counter: its points' counts add up to the summary's, one per home page */
+    g_assert_cmpint (v2_metric_sum (&v2, "pages", "count"), ==,
+                     throng_test_json_int (summary, "metrics.0.count"));
+    g_assert_cmpint (throng_test_json_int (summary, "metrics.0.count"), ==,
+                     throng_test_json_int (summary, "scenarios.0.steps.0.stats.requests"));
     v2_clear (&v2);
 }
 

@@ -290,6 +290,57 @@ test_buckets_exact (void)
     }
 }
 
+/*
+ * The plan's own metrics: added over the snapshots by name, replaced by
+ * the final summary, one family per kind with the metric as a label.
+ */
+static void
+test_custom_metrics (void)
+{
+    const ThrongRunInfo run = { .size = sizeof run };
+    g_autoptr (ThrongHistogram) histogram = throng_histogram_new ();
+    ThrongCustomMetric metrics[] = {
+        { .size = sizeof (ThrongCustomMetric), .name = "orders", .kind = THRONG_CUSTOM_COUNTER,
+          .count = 3, .sum = 3 },
+        { .size = sizeof (ThrongCustomMetric), .name = "depth", .kind = THRONG_CUSTOM_GAUGE,
+          .count = 2, .sum = 9, .last = 4, .last_wall_us = 10 },
+        { .size = sizeof (ThrongCustomMetric), .name = "ok", .kind = THRONG_CUSTOM_RATE,
+          .count = 4, .trues = 3, .invalid = 1 },
+        { .size = sizeof (ThrongCustomMetric), .name = "cart", .kind = THRONG_CUSTOM_TREND,
+          .count = 2, .sum = 300, .histogram = histogram },
+    };
+    ThrongSummary snapshot = { .size = sizeof snapshot, .metrics = metrics,
+                               .n_metrics = G_N_ELEMENTS (metrics) };
+    PrometheusFigures *figures = prometheus_figures_new (&run);
+
+    throng_histogram_record (histogram, 100000);
+    throng_histogram_record (histogram, 200000);
+    prometheus_figures_add_interval (figures, &snapshot);
+    metrics[1].last = 7;
+    metrics[1].last_wall_us = 20;
+    prometheus_figures_add_interval (figures, &snapshot);
+    g_autoptr (GBytes) page = prometheus_figures_render (figures);
+    g_autofree char *text = g_strndup (g_bytes_get_data (page, NULL), g_bytes_get_size (page));
+
+    g_test_message ("%s", text);
+    g_assert_nonnull (strstr (text, "# TYPE throng_custom_counter_total counter\n"
+                                    "throng_custom_counter_total{metric=\"orders\"} 6\n"));
+    g_assert_nonnull (strstr (text, "throng_custom_gauge{metric=\"depth\"} 7\n"));
+    g_assert_nonnull (strstr (text, "throng_custom_rate_true_total{metric=\"ok\"} 6\n"));
+    g_assert_nonnull (strstr (text, "throng_custom_rate_values_total{metric=\"ok\"} 8\n"));
+    g_assert_nonnull (strstr (text, "throng_custom_trend{metric=\"cart\",quantile=\"0.99\"} 200\n"));
+    g_assert_nonnull (strstr (text, "throng_custom_trend_count{metric=\"cart\"} 4\n"));
+    g_assert_nonnull (strstr (text, "throng_custom_invalid_total{metric=\"ok\"} 2\n"));
+
+    /* the final summary's figures replace what the snapshots added up */
+    prometheus_figures_set_final (figures, &snapshot);
+    g_autoptr (GBytes) final = prometheus_figures_render (figures);
+    g_autofree char *final_text
+        = g_strndup (g_bytes_get_data (final, NULL), g_bytes_get_size (final));
+    g_assert_nonnull (strstr (final_text, "throng_custom_counter_total{metric=\"orders\"} 3\n"));
+    prometheus_figures_free (figures);
+}
+
 /* A port already taken stops the run before any load, and says why. */
 static void
 test_port_taken (Fixture *fixture, gconstpointer data)
@@ -343,6 +394,7 @@ main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
     g_test_add_func ("/prometheus/buckets/exact", test_buckets_exact);
+    g_test_add_func ("/prometheus/custom-metrics", test_custom_metrics);
     g_test_add ("/prometheus/scraped", Fixture, NULL, fixture_setup, test_scraped,
                 fixture_teardown);
     g_test_add ("/prometheus/port-taken", Fixture, NULL, fixture_setup, test_port_taken,

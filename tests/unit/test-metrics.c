@@ -5,9 +5,11 @@
  * that merging blocks equals recording everything into one block, which is
  * what the main thread's totals rely on.
  */
+#include <math.h>
 #include <string.h>
 
 #include "metrics.h"
+#include "custom-metric-private.h"
 
 static ThrongSample
 sample_make (gint64 elapsed_us, ThrongErrorClass error)
@@ -234,6 +236,99 @@ test_metrics_merge_equals_union (void)
     throng_metrics_free (NULL);
 }
 
+/*
+ * The plan's own metrics: each worker's block merged gives what one block
+ * recording every value gives (a trend's histogram bucket for bucket, a
+ * gauge's value the latest); text that is not what the kind takes is
+ * counted as invalid, never as 0.
+ */
+static void
+test_custom_merge_equals_union (void)
+{
+    static const ThrongCustomMetricKind kinds[] = { THRONG_CUSTOM_COUNTER, THRONG_CUSTOM_GAUGE,
+                                                    THRONG_CUSTOM_RATE, THRONG_CUSTOM_TREND };
+    static const char *const names[] = { "orders", "depth", "ok", "cart" };
+    const guint steps[] = { 1 };
+    g_autoptr (ThrongMetrics) whole = throng_metrics_new (1, steps);
+    g_autoptr (ThrongMetrics) merged = throng_metrics_new (1, steps);
+    ThrongMetrics *workers[3];
+    g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+
+    for (guint m = 0; m < G_N_ELEMENTS (kinds); m++) {
+        throng_metrics_add_custom (whole, names[m], kinds[m]);
+        throng_metrics_add_custom (merged, names[m], kinds[m]);
+    }
+    for (guint w = 0; w < G_N_ELEMENTS (workers); w++) {
+        workers[w] = throng_metrics_new (1, steps);
+        for (guint m = 0; m < G_N_ELEMENTS (kinds); m++)
+            throng_metrics_add_custom (workers[w], names[m], kinds[m]);
+    }
+    for (guint i = 0; i < 3000; i++) {
+        guint w = (guint) g_rand_int_range (rand, 0, G_N_ELEMENTS (workers));
+        guint m = (guint) g_rand_int_range (rand, 0, G_N_ELEMENTS (kinds));
+        char text[64];
+
+        if (i % 17 == 0)
+            g_strlcpy (text, "n/a", sizeof text);
+        else if (kinds[m] == THRONG_CUSTOM_RATE)
+            g_strlcpy (text, g_rand_boolean (rand) ? "true" : "0", sizeof text);
+        else
+            g_ascii_formatd (text, sizeof text, "%.3f", g_rand_double_range (rand, 0, 5000));
+        throng_custom_metric_add_text (&workers[w]->custom[m], text, strlen (text), 1000 + i);
+        throng_custom_metric_add_text (&whole->custom[m], text, strlen (text), 1000 + i);
+    }
+    for (guint w = 0; w < G_N_ELEMENTS (workers); w++) {
+        throng_metrics_merge (merged, workers[w]);
+        throng_metrics_free (workers[w]);
+    }
+    for (guint m = 0; m < G_N_ELEMENTS (kinds); m++) {
+        const ThrongCustomMetric *a = &merged->custom[m], *b = &whole->custom[m];
+
+        g_assert_cmpuint (a->count, ==, b->count);
+        g_assert_cmpuint (a->invalid, ==, b->invalid);
+        g_assert_cmpuint (a->invalid, >, 0);
+        g_assert_cmpuint (a->trues, ==, b->trues);
+        g_assert_cmpfloat_with_epsilon (a->sum, b->sum, 1e-6);
+        g_assert_cmpfloat (a->min, ==, b->min);
+        g_assert_cmpfloat (a->max, ==, b->max);
+        g_assert_cmpfloat (a->last, ==, b->last);
+        g_assert_cmpint (a->last_wall_us, ==, b->last_wall_us);
+        if (kinds[m] == THRONG_CUSTOM_TREND) {
+            g_autofree char *ha = throng_histogram_serialize (a->histogram);
+            g_autofree char *hb = throng_histogram_serialize (b->histogram);
+            g_assert_cmpstr (ha, ==, hb);
+            g_assert_cmpuint (throng_histogram_count (a->histogram), ==, a->count);
+        }
+    }
+    /* what a rate takes and what it does not */
+    ThrongCustomMetric rate;
+    throng_custom_metric_init (&rate, "r", THRONG_CUSTOM_RATE);
+    static const char *const takes[] = { "true", "TRUE", "false", "1", "0" };
+    static const char *const refuses[] = { "yes", "2", "", " true", "0.0" };
+    for (guint i = 0; i < G_N_ELEMENTS (takes); i++)
+        throng_custom_metric_add_text (&rate, takes[i], strlen (takes[i]), 0);
+    for (guint i = 0; i < G_N_ELEMENTS (refuses); i++)
+        throng_custom_metric_add_text (&rate, refuses[i], strlen (refuses[i]), 0);
+    g_assert_cmpuint (rate.count, ==, 5);
+    g_assert_cmpuint (rate.trues, ==, 3);
+    g_assert_cmpuint (rate.invalid, ==, 5);
+    throng_custom_metric_clear (&rate);
+    /* a trend refuses what its histogram cannot hold */
+    ThrongCustomMetric trend;
+    throng_custom_metric_init (&trend, "t", THRONG_CUSTOM_TREND);
+    static const char *const values[] = { "-1", "3600000", "3600000.5", "12ms", "1e3", " 7 " };
+    for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+        throng_custom_metric_add_text (&trend, values[i], strlen (values[i]), 0);
+    g_assert_cmpuint (trend.count, ==, 3);
+    g_assert_cmpuint (trend.invalid, ==, 3);
+    g_assert_cmpfloat (trend.max, ==, 3600000);
+    gdouble p50;
+    g_assert_true (throng_custom_metric_figure (&trend, "p50", 1, &p50));
+    g_assert_cmpfloat (fabs (p50 - 1000), <=, 10);
+    g_assert_false (throng_custom_metric_figure (&trend, "rate", 1, &p50));
+    throng_custom_metric_clear (&trend);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -244,5 +339,6 @@ main (int argc, char **argv)
     g_test_add_func ("/metrics/stats/messages-bounded", test_stats_messages_bounded);
     g_test_add_func ("/metrics/layout", test_metrics_layout);
     g_test_add_func ("/metrics/merge-equals-union", test_metrics_merge_equals_union);
+    g_test_add_func ("/metrics/custom/merge-equals-union", test_custom_merge_equals_union);
     return g_test_run ();
 }

@@ -293,6 +293,80 @@ typedef struct {
 } ThrongShardSummary;
 
 /**
+ * ThrongCustomMetricKind:
+ * @THRONG_CUSTOM_COUNTER: a sum of the values recorded (k6's Counter)
+ * @THRONG_CUSTOM_GAUGE: the last value recorded, with the smallest and
+ *   the largest (k6's Gauge)
+ * @THRONG_CUSTOM_RATE: the share of values that were true (k6's Rate)
+ * @THRONG_CUSTOM_TREND: the distribution of the values, in a histogram
+ *   (k6's Trend)
+ *
+ * Values are only ever appended; a reader that meets one it does not know
+ * shows the metric's @count and @invalid only.
+ *
+ * Since: 0.5
+ */
+typedef enum {
+    THRONG_CUSTOM_COUNTER,
+    THRONG_CUSTOM_GAUGE,
+    THRONG_CUSTOM_RATE,
+    THRONG_CUSTOM_TREND,
+} ThrongCustomMetricKind;
+
+/**
+ * THRONG_CUSTOM_TREND_SCALE:
+ *
+ * A trend's histogram holds each value times this (rounded), so that the
+ * histogram's integers keep three decimals: a trend of milliseconds is
+ * kept in µs, like the latencies.  Divide what the histogram returns by
+ * it.  A trend takes values from 0 to 3 600 000 (one hour of µs over the
+ * scale); others are counted in @invalid.
+ *
+ * Since: 0.5
+ */
+#define THRONG_CUSTOM_TREND_SCALE 1000.0
+
+/**
+ * ThrongCustomMetric:
+ * @size: sizeof (ThrongCustomMetric) as the core was built: the stride of
+ *   #ThrongSummary.metrics
+ * @name: the metric's name, as the plan declares it
+ * @kind: its kind
+ * @count: values recorded (valid ones)
+ * @invalid: values refused: not a number (for a rate: not true, false, 1
+ *   or 0), a template that could not expand (a variable not set), or a
+ *   trend's value outside its range; never counted as zero
+ * @sum: the sum of the values (a counter's total)
+ * @min: the smallest value (gauge, trend); 0 when @count is 0
+ * @max: the largest value (gauge, trend)
+ * @last: a gauge's last value
+ * @last_wall_us: when it was recorded, µs since the epoch: merging keeps
+ *   the later one
+ * @trues: a rate's true values (its rate is @trues / @count)
+ * @histogram: (nullable): a trend's values times
+ *   %THRONG_CUSTOM_TREND_SCALE; NULL for the other kinds.  The core's
+ *   (transfer none)
+ *
+ * One metric of the plan's own, with its figures.
+ *
+ * Since: 0.5
+ */
+typedef struct {
+    gsize size;
+    const char *name;
+    ThrongCustomMetricKind kind;
+    guint64 count;
+    guint64 invalid;
+    gdouble sum;
+    gdouble min;
+    gdouble max;
+    gdouble last;
+    gint64 last_wall_us;
+    guint64 trues;
+    ThrongHistogram *histogram;
+} ThrongCustomMetric;
+
+/**
  * ThrongSummary:
  * @size: sizeof (ThrongSummary) as the core was built
  * @plan_name: the plan's `name`
@@ -346,6 +420,11 @@ typedef struct {
  * @n_shards: how many
  * @partial: a merged summary that lacks some shards (`--allow-partial`):
  *   its figures are not the whole run's.  Since: 0.3
+ * @metrics: (array length=n_metrics) (nullable): the plan's own metrics
+ *   (its `metrics:` map), in the plan's order; over the interval in a
+ *   snapshot, the run in the summary.  Appended: read it only when @size
+ *   covers it.  Since: 0.5
+ * @n_metrics: how many.  Since: 0.5
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
  * summary, the run.
@@ -386,6 +465,8 @@ typedef struct {
     const ThrongShardSummary *shards;
     guint n_shards;
     gboolean partial;
+    const ThrongCustomMetric *metrics;
+    guint n_metrics;
 } ThrongSummary;
 
 G_END_DECLS

@@ -58,7 +58,7 @@
  *
  * Since: 0.1
  */
-#define THRONG_VERSION_MINOR 4
+#define THRONG_VERSION_MINOR 5
 /**
  * THRONG_VERSION_MICRO:
  *
@@ -75,7 +75,7 @@
  *
  * Since: 0.1
  */
-#define THRONG_VERSION_STRING "0.4.0"
+#define THRONG_VERSION_STRING "0.5.0"
 
 /**
  * THRONG_ABI_VERSION:
