@@ -11,6 +11,7 @@
  * step's `cookies:` travel with it and the steps after it; Basic and
  * Bearer credentials arrive with exactly the bytes they should.
  */
+#include "listen.h"
 #include "test-utils.h"
 
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct {
 typedef struct {
     ThrongTestServerThread *thread;
     SoupServer *soup;
+    ThrongSoupListener *listener;
     char *url;
     Seen seen;
 } Server;
@@ -101,7 +103,8 @@ server_start (gpointer data, gpointer unused)
     Server *s = data;
     g_autoptr (GError) error = NULL;
     g_autoptr (SoupAuthDomain) domain = NULL;
-    GSList *uris;
+    g_autoptr (GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+    g_autoptr (GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
 
     s->soup = soup_server_new (NULL, NULL);
     soup_server_add_handler (s->soup, NULL, handler, &s->seen, NULL);
@@ -110,11 +113,10 @@ server_start (gpointer data, gpointer unused)
     soup_auth_domain_add_path (domain, "/digest");
     soup_auth_domain_digest_set_auth_callback (domain, digest_password, NULL, NULL);
     soup_server_add_auth_domain (s->soup, domain);
-    g_assert_true (soup_server_listen_local (s->soup, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+    /* target/listen.c accepts: libsoup's own listener leaks a socket per connection. */
+    s->listener = throng_soup_listen (s->soup, address, 128, NULL, &error);
     g_assert_no_error (error);
-    uris = soup_server_get_uris (s->soup);
-    s->url = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (uris->data));
-    g_slist_free_full (uris, (GDestroyNotify)g_uri_unref);
+    s->url = g_strdup_printf ("http://127.0.0.1:%u", throng_soup_listener_port (s->listener));
 }
 
 static void
@@ -123,6 +125,7 @@ server_finish (gpointer data, gpointer unused)
     Server *s = data;
 
     soup_server_disconnect (s->soup);
+    g_clear_pointer (&s->listener, throng_soup_listener_free);
     g_clear_object (&s->soup);
 }
 
