@@ -13,6 +13,15 @@
 #              ${counter.req} in a header): the request is built per request
 #   checked    a static request with a JSON extractor and two checks
 #              (status, a JSONPath that must exist): the body is kept and parsed
+#   check-literal    a JSONPath check against a literal value, and a data
+#                    set (one row) the plan reads nowhere
+#   check-templated  the same check against "${data.name}": the expected
+#                    value expands per request (journeys round two: at
+#                    most 1.1 x check-literal)
+#   logic      per iteration a request whose JSON gives a list, an `if` on
+#              its status, a `foreach` over the list's two items (a request
+#              each), and a custom trend recorded on every request
+#              (journeys round two: at most 1.3 x static)
 #
 # The targets the issue set: templated at most 1.15 x static, checked at
 # most 2 x static.  Each figure is the median of RUNS runs (default 3) of
@@ -62,14 +71,49 @@ plan() { # VARIANT: writes the plan of one variant, prints its path
             - status: 200
             - json: $.name
               exists: true' ;;
+    check-literal)
+        steps='      - http:
+          url: /item.json
+          check:
+            - json: $.name
+              equals: "item 42"' ;;
+    logic)
+        steps='      - http:
+          url: /item.json
+          extract: { tags: { json: "$.tags[*]", all: true } }
+        record: { item_ms: "12.5" }
+      - if: last.status == 200
+        then:
+          - foreach:
+              in: vars.tags
+              as: tag
+              steps:
+                - http: { url: "/item.json?tag=${vars.tag}" }
+                  record: { item_ms: "12.5" }' ;;
+    check-templated)
+        steps='      - http:
+          url: /item.json
+          check:
+            - json: $.name
+              equals: "${data.name}"' ;;
     esac
+    local data=""
+    case $1 in
+    check-*)
+        printf 'name\nitem 42\n' > "$WORK/names.csv"
+        data="    data: { file: \"$WORK/names.csv\" }" ;;
+    esac
+    local top=""
+    [ "$1" = logic ] && top="metrics: { item_ms: { type: trend } }"
     cat > "$WORK/$1.yaml" <<PLAN
 name: journey-$1
+$top
 scenarios:
   - name: $1
     users: $USERS
     duration: ${DURATION}s
     http: { base_url: "${HTTP_URL%/}", transport: fast }
+$data
     steps:
 $steps
 PLAN
@@ -78,9 +122,9 @@ PLAN
 
 bench_header "throng journey bench: $DURATION s runs, median of $RUNS, $USERS users, 1 worker"
 echo
-printf '%-10s %12s %10s %12s %8s\n' variant 'cpu us/req' 'x static' 'req/s' errors
+printf '%-16s %12s %10s %12s %8s\n' variant 'cpu us/req' 'x static' 'req/s' errors
 declare -A CPU_US
-for variant in static templated checked; do
+for variant in static templated checked check-literal check-templated logic; do
     cpus=() rpss=() errors=0
     for _ in $(seq "$RUNS"); do
         rm -f "$WORK/out.json"
@@ -93,12 +137,15 @@ for variant in static templated checked; do
         rpss+=("$(awk -v d="$duration" -v r="$requests" 'BEGIN { printf "%.0f", (d > 0 ? r / d : 0) }')")
     done
     CPU_US[$variant]=$(printf '%s\n' "${cpus[@]}" | median)
-    printf '%-10s %12s %10s %12s %8s   (runs: %s us)\n' "$variant" "${CPU_US[$variant]}" \
+    printf '%-16s %12s %10s %12s %8s   (runs: %s us)\n' "$variant" "${CPU_US[$variant]}" \
         "$(awk -v a="${CPU_US[$variant]}" -v b="${CPU_US[static]}" 'BEGIN { printf "%.2f", a / b }')" \
         "$(printf '%s\n' "${rpss[@]}" | median)" "$errors" "${cpus[*]}"
 done
 echo
-awk -v t="${CPU_US[templated]}" -v c="${CPU_US[checked]}" -v s="${CPU_US[static]}" 'BEGIN {
+awk -v t="${CPU_US[templated]}" -v c="${CPU_US[checked]}" -v s="${CPU_US[static]}" \
+    -v cl="${CPU_US[check-literal]}" -v ct="${CPU_US[check-templated]}" -v l="${CPU_US[logic]}" 'BEGIN {
     printf "templated / static %.2f (target <= 1.15): %s\n", t / s, (t / s <= 1.15 ? "met" : "NOT met")
     printf "checked / static   %.2f (target <= 2.00): %s\n", c / s, (c / s <= 2.0 ? "met" : "NOT met")
+    printf "check-templated / check-literal %.2f (target <= 1.10): %s\n", ct / cl, (ct / cl <= 1.1 ? "met" : "NOT met")
+    printf "logic / static     %.2f (target <= 1.30): %s\n", l / s, (l / s <= 1.3 ? "met" : "NOT met")
 }'
