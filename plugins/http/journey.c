@@ -4,6 +4,7 @@
  * `soup`: expansion before the request, judgement after the response.
  */
 #include "journey.h"
+#include "errors.h"
 
 #include <string.h>
 
@@ -28,6 +29,7 @@ journey_ready (HttpJourney *journey)
     http_request_text_init (&journey->request);
     http_judge_init (&journey->judge);
     journey->body = g_string_sized_new (0);
+    journey->wire = g_string_sized_new (0);
 }
 
 void
@@ -37,7 +39,11 @@ http_journey_clear (HttpJourney *journey)
     http_judge_clear (&journey->judge);
     if (journey->body != NULL)
         g_string_free (journey->body, TRUE);
+    if (journey->wire != NULL)
+        g_string_free (journey->wire, TRUE);
     journey->body = NULL;
+    journey->wire = NULL;
+    g_clear_pointer (&journey->decoder, http_decoder_free);
 }
 
 gboolean
@@ -60,10 +66,43 @@ http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, Thro
     return TRUE;
 }
 
+/*
+ * Checks and extractors read the body as the server meant it, whatever
+ * Accept-Encoding the plan sent: both transports hand over the wire
+ * bytes (soup with libsoup's own decoder removed), so they decode alike.
+ */
+static void
+journey_decode (HttpJourney *journey, const HttpStep *step, SoupMessageHeaders *headers,
+                ThrongSample *sample)
+{
+    const char *encoding = soup_message_headers_get_list (headers, "Content-Encoding");
+    const char *message = NULL;
+    GString *wire = journey->body;
+    HttpDecodeResult result;
+
+    if (!http_decode_applies (encoding))
+        return;
+    journey->body = journey->wire;
+    journey->wire = wire;
+    result = http_decode (&journey->decoder, encoding, wire, step->max_body, journey->body,
+                          &message);
+    if (result != HTTP_DECODE_OK)
+        http_sample_fail (sample, result == HTTP_DECODE_LIMIT ? THRONG_ERROR_BODY_LIMIT
+                                                              : THRONG_ERROR_PROTOCOL,
+                          message);
+    if (journey->wire->allocated_len > HTTP_JOURNEY_BODY_HELD) {
+        g_string_free (journey->wire, TRUE);
+        journey->wire = g_string_sized_new (0);
+    }
+}
+
 void
 http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,
                   SoupMessageHeaders *headers, GUri *uri, ThrongSample *sample)
 {
+    if (journey->keep && headers != NULL && journey->body->len > 0
+        && (sample->error == THRONG_ERROR_NONE || sample->error == THRONG_ERROR_STATUS))
+        journey_decode (journey, step, headers, sample);
     if (step->rules != NULL
         && (sample->error == THRONG_ERROR_NONE || sample->error == THRONG_ERROR_STATUS)) {
         HttpResponseView view = {

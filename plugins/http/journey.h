@@ -9,13 +9,16 @@
  */
 #pragma once
 
+#include "decode.h"
 #include "expand.h"
 #include "rules.h"
 
 typedef struct {
     HttpRequestText request;
     HttpJudge judge;
-    GString *body;   /* the final response's body, while `keep` */
+    GString *body;   /* the final response's body, while `keep`; decoded by http_journey_end() */
+    GString *wire;   /* the body as it came, while http_journey_end() decodes it into `body` */
+    HttpDecoder *decoder; /* made with the first coded body a rule reads */
     gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
     gboolean debug;  /* this exchange is printed */
     gboolean active; /* http_journey_begin() ran for the exchange in flight */
@@ -64,8 +67,11 @@ http_journey_reads_headers (const HttpJourney *journey, const HttpStep *step)
 
 /*
  * The exchange ended with a complete final response (@status, @headers,
- * from @uri): prints it when debugging, and judges it unless the step
- * failed for another reason than its status.  @headers may be NULL when
+ * from @uri): decodes a kept body by its Content-Encoding (decode.h; a
+ * body that does not decode fails @sample with class `protocol`, one
+ * that decodes past max_body with `body-limit`), prints it when
+ * debugging, and judges it unless the step failed for another reason
+ * than its status.  @headers may be NULL when
  * http_journey_reads_headers() is FALSE.
  */
 void http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,

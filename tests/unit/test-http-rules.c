@@ -6,11 +6,13 @@
  * included.  The plan side (loading, located errors) and the run side
  * (variables, check counts) are in tests/integration/test-journeys.c.
  */
+#include "decode.h"
 #include "fast/response.h"
 #include "rules.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static const char json_body[]
     = "{\"token\": \"abc\", \"n\": 7, \"f\": 0.1, \"big\": 1e3, \"ok\": true, \"none\": null,"
@@ -366,6 +368,83 @@ test_keep (gconstpointer data)
     }
 }
 
+static GString *
+gzip_of (const char *data, gsize len)
+{
+    z_stream z = { 0 };
+    GString *out = g_string_sized_new (compressBound ((uLong)len) + 64);
+
+    g_assert_cmpint (deflateInit2 (&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)out->str;
+    z.avail_out = (uInt)out->allocated_len;
+    g_assert_cmpint (deflate (&z, Z_FINISH), ==, Z_STREAM_END);
+    g_string_set_size (out, z.total_out);
+    deflateEnd (&z);
+    return out;
+}
+
+/*
+ * A decompression bomb: 256 MiB of zeros in about 250 KiB of gzip,
+ * decoded under a 1 MiB max_body.  Decoding stops at the bound, and
+ * the buffer it filled never grew much past it.
+ */
+static void
+test_decode_bomb (void)
+{
+    const gsize size = 256 * 1024 * 1024;
+    char *zeros = g_malloc0 (size);
+    g_autoptr (GString) wire = gzip_of (zeros, size);
+    g_autoptr (GString) out = g_string_new (NULL);
+    HttpDecoder *decoder = NULL;
+    const char *message = NULL;
+
+    g_free (zeros);
+    g_assert_cmpuint (wire->len, <, 512 * 1024);
+    g_assert_cmpint (http_decode (&decoder, "gzip", wire, 1024 * 1024, out, &message), ==,
+                     HTTP_DECODE_LIMIT);
+    g_assert_cmpstr (message, ==, "decoded response body over max_body");
+    g_assert_cmpuint (out->allocated_len, <=, 2 * 1024 * 1024 + 1);
+    /* The same decoder reads the next body: the bound left nothing behind. */
+    g_string_truncate (wire, 0);
+    {
+        g_autoptr (GString) small = gzip_of ("hello", 5);
+        g_assert_cmpint (http_decode (&decoder, " GZIP ,identity", small, 1024, out, &message),
+                         ==, HTTP_DECODE_OK);
+        g_assert_cmpstr (out->str, ==, "hello");
+        /* Exactly max_body is within it. */
+        g_assert_cmpint (http_decode (&decoder, "gzip", small, 5, out, &message), ==,
+                         HTTP_DECODE_OK);
+        g_assert_cmpint (http_decode (&decoder, "gzip", small, 4, out, &message), ==,
+                         HTTP_DECODE_LIMIT);
+        /* Two members one after the other (RFC 1952 §2.2). */
+        g_string_append_len (small, small->str, (gssize)small->len);
+        g_assert_cmpint (http_decode (&decoder, "gzip", small, 1024, out, &message), ==,
+                         HTTP_DECODE_OK);
+        g_assert_cmpstr (out->str, ==, "hellohello");
+    }
+    http_decoder_free (decoder);
+}
+
+static void
+test_decode_applies (void)
+{
+    g_assert_false (http_decode_applies (NULL));
+    g_assert_false (http_decode_applies (""));
+    g_assert_false (http_decode_applies ("identity"));
+    g_assert_false (http_decode_applies ("gzip, compress"));
+    g_assert_false (http_decode_applies ("gzip, gzip, gzip, gzip, gzip"));
+    g_assert_true (http_decode_applies ("gzip"));
+    g_assert_true (http_decode_applies ("X-Gzip"));
+    g_assert_true (http_decode_applies ("deflate, br"));
+#ifdef HTTP_HAVE_ZSTD
+    g_assert_true (http_decode_applies ("zstd"));
+#else
+    g_assert_false (http_decode_applies ("zstd"));
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -379,6 +458,8 @@ main (int argc, char **argv)
         g_test_add_data_func (path, &check_cases[i], test_check);
     }
     g_test_add_func ("/http-rules/seen-cut", test_seen_cut);
+    g_test_add_func ("/http-rules/decode/bomb", test_decode_bomb);
+    g_test_add_func ("/http-rules/decode/applies", test_decode_applies);
     g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
     for (guint i = 0; i < G_N_ELEMENTS (keep_cases); i++) {
         g_autofree char *path = g_strdup_printf ("/http-rules/keep/%s", keep_cases[i].name);
