@@ -69,6 +69,7 @@ const ThrongOption http_options_table[] = {
       .max = 100, .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
     { OPT ("form", THRONG_OPTION_NODE, form) },
     { OPT ("json", THRONG_OPTION_NODE, json) },
+    { OPT ("multipart", THRONG_OPTION_NODE, multipart) },
     { NULL },
 };
 

@@ -217,7 +217,8 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
         || !resolve_url (step, &options, &nodes, where, error)
         || !credentials_to_header (step, &nodes, where, error)
         || !load_body (step, scenario->scope, &options, &nodes, where, error)
-        || !http_body_compile (step, scenario->scope, options.form, options.json, error))
+        || !http_body_compile (step, scenario->scope, options.form, options.json,
+                                  options.multipart, error))
         goto out;
     if (step->url_template != NULL) {
         /* The sample's resource: the url as written, on the step's origin. */

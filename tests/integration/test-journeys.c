@@ -655,6 +655,70 @@ test_form_json_bodies (Fixture *f, gconstpointer data)
 }
 
 /*
+ * A multipart body (issue 32): the server's own multipart parser
+ * (soup_multipart_new_from_message) finds the plan's parts, in order,
+ * with their names, values (templates expanded), a file read relative to
+ * the plan, its file name and type.
+ */
+static void
+test_multipart_body (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          method: POST\n"
+          "          url: /echo\n"
+          "          multipart:\n"
+          "            - { name: user, value: \"u${user.id}\" }\n"
+          "            - { name: \"the \\\"note\\\"\", value: \"line 1\\r\\nline 2\" }\n"
+          "            - { name: doc, file: upload.txt, content_type: text/plain }\n"
+          "            - { name: raw, file: upload.txt, filename: other.bin }\n"
+          "            - { name: empty, value: }\n";
+    g_autofree char *file
+        = throng_test_write_file (f->dir, "upload.txt", "first line\n--not a boundary\n");
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+    g_autoptr (SoupMessageHeaders) headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_REQUEST);
+    g_autoptr (GBytes) body = NULL;
+    g_autoptr (SoupMultipart) multipart = NULL;
+    static const struct {
+        const char *name, *filename, *type, *value;
+    } expected[] = {
+        { "user", NULL, NULL, "u1" },
+        { "the %22note%22", NULL, NULL, "line 1\r\nline 2" },
+        { "doc", "upload.txt", "text/plain", "first line\n--not a boundary\n" },
+        { "raw", "other.bin", "application/octet-stream", "first line\n--not a boundary\n" },
+        { "empty", NULL, NULL, "" },
+    };
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->bodies->len, ==, 1);
+    g_assert_true (g_str_has_prefix (g_ptr_array_index (j->types, 0),
+                                     "multipart/form-data; boundary=----throng-"));
+    soup_message_headers_replace (headers, "Content-Type", g_ptr_array_index (j->types, 0));
+    body = g_bytes_new (g_ptr_array_index (j->bodies, 0), strlen (g_ptr_array_index (j->bodies, 0)));
+    multipart = soup_multipart_new_from_message (headers, body);
+    g_assert_nonnull (multipart);
+    g_assert_cmpint (soup_multipart_get_length (multipart), ==, G_N_ELEMENTS (expected));
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+        SoupMessageHeaders *part_headers;
+        GBytes *part_body;
+        g_autofree char *disposition = NULL;
+        g_autoptr (GHashTable) params = NULL;
+
+        g_assert_true (soup_multipart_get_part (multipart, (int)i, &part_headers, &part_body));
+        g_assert_true (soup_message_headers_get_content_disposition (part_headers, &disposition,
+                                                                     &params));
+        g_assert_cmpstr (disposition, ==, "form-data");
+        g_assert_cmpstr (g_hash_table_lookup (params, "name"), ==, expected[i].name);
+        g_assert_cmpstr (g_hash_table_lookup (params, "filename"), ==, expected[i].filename);
+        g_assert_cmpstr (soup_message_headers_get_one (part_headers, "Content-Type"), ==,
+                         expected[i].type);
+        g_assert_cmpmem (g_bytes_get_data (part_body, NULL), g_bytes_get_size (part_body),
+                         expected[i].value, strlen (expected[i].value));
+    }
+}
+
+/*
  * Steps written once (issue 32): a fragment, used in a scenario and inside a
  * group, runs its steps in place with the user's own variables; the server
  * sees each user's own token.
@@ -1389,6 +1453,7 @@ main (int argc, char **argv)
         { "url-credentials", test_url_credentials, TRUE },
         { "data-columns", test_data_columns, FALSE },
         { "form-json-bodies", test_form_json_bodies, TRUE },
+        { "multipart-body", test_multipart_body, TRUE },
         { "fragments", test_fragments, FALSE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
