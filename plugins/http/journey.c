@@ -112,6 +112,7 @@ http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, 
             .body = journey->keep ? journey->body->str : NULL,
             .body_len = journey->keep ? journey->body->len : 0,
             .elapsed_us = g_get_monotonic_time () - sample->start_us,
+            .sample = sample,
         };
         http_rules_judge (step->rules, user, &view, &journey->judge, sample);
     }

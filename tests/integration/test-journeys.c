@@ -154,6 +154,11 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
     } else if (strcmp (path, "/repeat") == 0) {
         j->repeated++;
         respond (msg, 200, "text/plain", "ok\n");
+    } else if (strcmp (path, "/hop") == 0) {
+        /* One redirect, to where the `url` checks look. */
+        soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Location",
+                                      "/choose/a?from=hop");
+        respond (msg, 302, "text/plain", "moved\n");
     } else if (strcmp (path, "/never") == 0) {
         j->never++;
         respond (msg, 200, "text/plain", "ok\n");
@@ -719,6 +724,67 @@ test_multipart_body (Fixture *f, gconstpointer data)
 }
 
 /*
+ * Checks on what happened (issue 32): the URL the step ended at after its
+ * redirect, the protocol it went over, and its timing phases; a check
+ * that cannot pass (a first byte in no time) fails the step as `check`.
+ * The server saw each redirect followed.
+ */
+static void
+test_outcome_checks (Fixture *f, gconstpointer data)
+{
+    g_autofree char *steps = g_strdup_printf (
+        "      - set: { letter: a }\n"
+        "      - http:\n"
+        "          url: /hop\n"
+        "          follow_redirects: true\n"
+        "          check:\n"
+        "            - url: \"%s/choose/a?from=hop\"\n"
+        "            - url: { contains: \"/choose/${vars.letter}\" }\n"
+        "            - url: { matches: \"from=h.p$\" }\n"
+        "            - protocol: http/1.1\n"
+        "            - ttfb_max: 30s\n"
+        "            - connect_max: 30s\n"
+        "            - tls_max: 0ms\n"
+        "      - http:\n"
+        "          url: /hop\n"
+        "          check: [ { url: { contains: /choose/ } }, { ttfb_max: 0ms } ]\n",
+        throng_test_soup_server_http_url (f->server));
+    g_autoptr (JsonNode) root = run (f, 1, 3, NULL, steps, 0, NULL);
+    static const struct {
+        const char *name;
+        gint64 passes;
+    } expected[] = {
+        { "url equals ", 3 },
+        { "url contains /choose/${vars.letter}", 3 },
+        { "url matches /from=h.p$/", 3 },
+        { "protocol is http/1.1", 3 },
+        { "ttfb <= 30s", 3 },
+        { "connect <= 30s", 3 },
+        /* Plain HTTP: no handshake, so 0 ms passes. */
+        { "tls <= 0ms", 3 },
+        /* Not followed: the step ends at /hop. */
+        { "url contains /choose/", 0 },
+        { "ttfb <= 0ms", 0 },
+    };
+
+    g_assert_cmpint (f->journey.choices[0], ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 3);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "check"), ==, 3);
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+        g_autofree char *name
+            = i == 0 ? g_strdup_printf ("url equals %s/choose/a?from=hop",
+                                        throng_test_soup_server_http_url (f->server))
+                     : g_strdup (expected[i].name);
+        gint64 passes, fails;
+
+        check_counts (root, name, &passes, &fails);
+        g_assert_cmpint (passes, ==, expected[i].passes);
+        g_assert_cmpint (passes + fails, ==, 3);
+    }
+}
+
+/*
  * Steps written once (issue 32): a fragment, used in a scenario and inside a
  * group, runs its steps in place with the user's own variables; the server
  * sees each user's own token.
@@ -1007,7 +1073,10 @@ test_h2 (Fixture *f, gconstpointer data)
                                 "          check:\n"
                                 "            - status: 200\n"
                                 "            - json: $.items[0].id\n"
-                                "              equals: 7\n";
+                                "              equals: 7\n"
+                                "            - protocol: h2\n"
+                                "            - tls_max: 30s\n"
+                                "            - connect_max: 30s\n";
     ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE, .locations = locations };
     g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
     g_autoptr (JsonNode) root = NULL;
@@ -1029,6 +1098,9 @@ test_h2 (Fixture *f, gconstpointer data)
     root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 5 + 5 * 4);
+    check_counts (root, "protocol is h2", &passes, &fails);
+    g_assert_cmpint (passes, ==, 5 * 4);
+    g_assert_cmpint (fails, ==, 0);
     check_counts (root, "status is 200", &passes, &fails);
     g_assert_cmpint (passes, ==, 20);
     check_counts (root, "$.items[0].id equals 7", &passes, &fails);
@@ -1454,6 +1526,7 @@ main (int argc, char **argv)
         { "data-columns", test_data_columns, FALSE },
         { "form-json-bodies", test_form_json_bodies, TRUE },
         { "multipart-body", test_multipart_body, TRUE },
+        { "outcome-checks", test_outcome_checks, TRUE },
         { "fragments", test_fragments, FALSE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
