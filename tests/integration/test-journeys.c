@@ -1359,8 +1359,8 @@ test_bad_plans (void)
         { "extract: { v: { regex: '(a' } }",
           "8:49: invalid regex '(a' at character 2: missing terminating )" },
         { "check: [ { status: 200, body_contains: x } ]",
-          "8:35: a check takes exactly one of status, body_contains, body_regex, json, header or "
-          "duration_max" },
+          "8:35: a check takes exactly one of status, body_contains, body_regex, json, header, url, "
+          "protocol, duration_max, ttfb_max, connect_max or tls_max" },
         { "check: [ { stauts: 200 } ]",
           "8:37: unknown key 'stauts' in check; did you mean 'status'?" },
         { "extract: { v: { default: x } }",
