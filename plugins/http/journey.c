@@ -54,11 +54,12 @@ http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, Thro
     journey->debug
         = g_atomic_int_get (&step->debug_left) > 0 && g_atomic_int_add (&step->debug_left, -1) > 0;
     journey->keep = step->keep_body || journey->debug;
+    journey->coded = 0;
     g_string_truncate (journey->body, 0);
     if (step->templated && !http_request_expand (step, user, &journey->request, sample)) {
         journey->active = FALSE;
         if (journey->debug)
-            http_debug_response (step, 0, NULL, NULL, sample);
+            http_debug_response (step, 0, NULL, NULL, 0, sample);
         return FALSE;
     }
     if (journey->debug)
@@ -84,12 +85,18 @@ journey_decode (HttpJourney *journey, const HttpStep *step, SoupMessageHeaders *
         return;
     journey->body = journey->wire;
     journey->wire = wire;
+    journey->coded = wire->len;
     result = http_decode (&journey->decoder, encoding, wire, step->max_body, journey->body,
                           &message);
-    if (result != HTTP_DECODE_OK)
+    if (result != HTTP_DECODE_OK) {
         http_sample_fail (sample, result == HTTP_DECODE_LIMIT ? THRONG_ERROR_BODY_LIMIT
                                                               : THRONG_ERROR_PROTOCOL,
                           message);
+        /* --http-debug shows the body as it came, not a part of its decoding. */
+        journey->wire = journey->body;
+        journey->body = wire;
+        journey->coded = 0;
+    }
     if (journey->wire->allocated_len > HTTP_JOURNEY_BODY_HELD) {
         g_string_free (journey->wire, TRUE);
         journey->wire = g_string_sized_new (0);
@@ -117,7 +124,7 @@ http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, 
         http_rules_judge (step->rules, user, &view, &journey->judge, sample);
     }
     if (journey->debug)
-        http_debug_response (step, status, headers, journey->body, sample);
+        http_debug_response (step, status, headers, journey->body, journey->coded, sample);
     journey->active = FALSE;
     journey->keep = FALSE;
     /* A large body once kept is not held for the rest of the run. */
@@ -133,5 +140,5 @@ http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSample *sa
     journey->active = FALSE;
     journey->keep = FALSE;
     if (journey->debug)
-        http_debug_response (step, 0, NULL, NULL, sample);
+        http_debug_response (step, 0, NULL, NULL, 0, sample);
 }

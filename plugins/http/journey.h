@@ -19,6 +19,7 @@ typedef struct {
     GString *body;   /* the final response's body, while `keep`; decoded by http_journey_end() */
     GString *wire;   /* the body as it came, while http_journey_end() decodes it into `body` */
     HttpDecoder *decoder; /* made with the first coded body a rule reads */
+    gsize coded;     /* the body's length on the wire when it was decoded, else 0 */
     gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
     gboolean debug;  /* this exchange is printed */
     gboolean active; /* http_journey_begin() ran for the exchange in flight */
@@ -85,5 +86,6 @@ void http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSampl
 /* How many requests of each step THRONG_DEBUG asks to print: `http` is 5, `http=N` is N. */
 guint http_debug_requests (void);
 void http_debug_request (const HttpStep *step, const HttpRequestText *text);
+/* @coded: the body's length before http_journey_end() decoded it, 0 when it did not. */
 void http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
-                          const GString *body, const ThrongSample *sample);
+                          const GString *body, gsize coded, const ThrongSample *sample);

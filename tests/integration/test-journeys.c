@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <zlib.h>
 
 #define RUN_TIMEOUT 120
 
@@ -154,6 +155,27 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
     } else if (strcmp (path, "/repeat") == 0) {
         j->repeated++;
         respond (msg, 200, "text/plain", "ok\n");
+    } else if (strcmp (path, "/gzip") == 0) {
+        /* Compressed whatever the request asked for, as some servers do. */
+        /* 4,016 bytes that code to some 50: a count of the wire's bytes cannot be the text's. */
+        g_autofree char *spaces = g_strnfill (4000, ' ');
+        g_autofree char *text = g_strconcat ("hello gzip world", spaces, NULL);
+        guint8 coded[256];
+        z_stream z = { 0 };
+
+        g_assert_cmpint (deflateInit2 (&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==,
+                         Z_OK);
+        z.next_in = (Bytef *)text;
+        z.avail_in = (uInt)strlen (text);
+        z.next_out = coded;
+        z.avail_out = sizeof coded;
+        g_assert_cmpint (deflate (&z, Z_FINISH), ==, Z_STREAM_END);
+        deflateEnd (&z);
+        soup_message_headers_append (soup_server_message_get_response_headers (msg),
+                                     "Content-Encoding", "gzip");
+        soup_server_message_set_status (msg, 200, NULL);
+        soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_COPY, (const char *)coded,
+                                          z.total_out);
     } else if (strcmp (path, "/hop") == 0) {
         /* One redirect, to where the `url` checks look. */
         soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Location",
@@ -1345,6 +1367,57 @@ test_debug (Fixture *f, gconstpointer data)
     g_assert_null (strstr (flag_err, "> X-Trace: t-2\n"));
 }
 
+/*
+ * A gzip body a check reads is decoded first, and --http-debug shows it
+ * decoded, with the size it had on the wire (the sample has no place for
+ * it); the summary's bytes received count the coded bytes.
+ */
+static void
+test_debug_decoded (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http:\n"
+                                "          url: /gzip\n"
+                                "          check: [ { body_contains: gzip world } ]\n";
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 1,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
+    g_autofree char *json_arg = g_strconcat ("json=", summary, NULL);
+    const char *argv[] = { "run", path, "--quiet", "--http-debug=1", "--out", json_arg, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    GRegex *decoded;
+    g_autoptr (GMatchInfo) info = NULL;
+    int status = -1;
+
+    g_assert_true (throng_test_run (argv, NULL, RUN_TIMEOUT, &status, &out, &err));
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (err, "< hello gzip world "));
+    decoded = g_regex_new ("! decoded 4016 bytes from ([0-9]+) \\(Content-Encoding: gzip\\)\n", 0, 0,
+                           NULL);
+    g_assert_true (g_regex_match (decoded, err, 0, &info));
+    g_autofree char *coded = g_match_info_fetch (info, 1);
+    g_regex_unref (decoded);
+    g_assert_nonnull (strstr (err, "! ok\n"));
+    root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* The head and the coded body: more than the coded body, far less than the text. */
+    g_assert_cmpint (g_ascii_strtoll (coded, NULL, 10), <, 200);
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), >,
+                     g_ascii_strtoll (coded, NULL, 10));
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), <, 1000);
+}
+
 /* Plans the http plugin refuses at load: each message and where it points. */
 static void
 test_bad_plans (void)
@@ -1540,6 +1613,7 @@ main (int argc, char **argv)
         { "group-timing", test_group_timing, TRUE },
         { "group-nested-bytes", test_group_nested_bytes, TRUE },
         { "debug", test_debug, TRUE },
+        { "debug-decoded", test_debug_decoded, TRUE },
         { "pause", test_pause, TRUE },
         { "pause-stop", test_pause_stop, FALSE },
     };
