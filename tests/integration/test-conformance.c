@@ -4,7 +4,8 @@
  * cases — every redirect code with and without a body, redirects to
  * another scheme, host and port, a loop, a missing, relative, invalid or
  * non-http Location, max_redirects reached, cookies across hosts and
- * beside a step's own Cookie header and kept per user, expect_status,
+ * beside a step's own Cookie header and kept per user, content codings
+ * (decoded for the checks, corrupt, cut, a bomb), expect_status,
  * connections per user and with keep_alive: false, responses later
  * than the step's timeout, a name that does not resolve, and every
  * fault of the fault suite — each run by the real

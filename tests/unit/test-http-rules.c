@@ -30,16 +30,30 @@ make_headers (void)
     return headers;
 }
 
+/* What the view's sample measured: the timing and protocol checks read it. */
+static const ThrongSample measured = {
+    .latency_us = 42 * 1000 + 500,
+    .connect_us = 3 * 1000,
+    .tls_us = 0,
+    .protocol = "h2",
+};
+
 static HttpResponseView
 make_view (SoupMessageHeaders *headers, const char *body)
 {
+    static GUri *uri;
     HttpResponseView view = {
         .status = 200,
         .headers = headers,
         .body = body,
         .body_len = body != NULL ? strlen (body) : 0,
         .elapsed_us = 120 * 1000,
+        .sample = &measured,
     };
+
+    if (uri == NULL)
+        uri = g_uri_parse ("https://shop.example:8443/done?order=7", G_URI_FLAGS_NONE, NULL);
+    view.uri = uri;
     return view;
 }
 
@@ -172,6 +186,20 @@ static const CheckCase check_cases[] = {
       TRUE, NULL },
     { "header-contains/fail", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "xml", 0, NULL,
       FALSE, "application/json; charset=utf-8" },
+    { "url-equals/ok", HTTP_CHECK_URL, HTTP_TEST_EQUALS, NULL,
+      "https://shop.example:8443/done?order=7", 0, NULL, TRUE, NULL },
+    { "url-equals/fail", HTTP_CHECK_URL, HTTP_TEST_EQUALS, NULL, "https://shop.example:8443/done",
+      0, NULL, FALSE, "https://shop.example:8443/done?order=7" },
+    { "url-contains/ok", HTTP_CHECK_URL, HTTP_TEST_CONTAINS, NULL, "/done?", 0, NULL, TRUE, NULL },
+    { "url-matches/ok", HTTP_CHECK_URL, HTTP_TEST_MATCHES, NULL, "order=[0-9]+$", 0, NULL, TRUE,
+      NULL },
+    { "protocol/ok", HTTP_CHECK_PROTOCOL, HTTP_TEST_EQUALS, "h2", NULL, 0, NULL, TRUE, "h2" },
+    { "protocol/fail", HTTP_CHECK_PROTOCOL, HTTP_TEST_EQUALS, "http/1.1", NULL, 0, NULL, FALSE,
+      "h2" },
+    { "ttfb/ok", HTTP_CHECK_TTFB, 0, NULL, NULL, 50000, NULL, TRUE, "42.500ms" },
+    { "ttfb/fail", HTTP_CHECK_TTFB, 0, NULL, NULL, 42000, NULL, FALSE, "42.500ms" },
+    { "connect/ok", HTTP_CHECK_CONNECT, 0, NULL, NULL, 3000, NULL, TRUE, "3.000ms" },
+    { "tls/none", HTTP_CHECK_TLS, 0, NULL, NULL, 0, NULL, TRUE, "0.000ms" },
 };
 
 static void
@@ -206,6 +234,8 @@ test_check (gconstpointer data)
             check.regex = g_regex_new (c->value, 0, 0, NULL);
     } else if (c->kind == HTTP_CHECK_BODY_REGEX) {
         check.regex = g_regex_new (c->subject, 0, 0, NULL);
+    } else if (c->kind == HTTP_CHECK_URL && c->test == HTTP_TEST_MATCHES) {
+        check.regex = g_regex_new (c->value, 0, 0, NULL);
     }
     http_judge_init (&judge);
     g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
