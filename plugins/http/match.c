@@ -320,7 +320,10 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
         g_string_append (seen, value != NULL ? value : "nothing");
         return value != NULL && strcmp (value, check->subject) == 0;
     case HTTP_CHECK_URL: {
-        g_autofree char *url = response->uri != NULL ? g_uri_to_string (response->uri) : NULL;
+        /* Credentials never reach a report, nor what a check compares. */
+        g_autofree char *url = response->uri != NULL
+                                   ? g_uri_to_string_partial (response->uri, G_URI_HIDE_USERINFO)
+                                   : NULL;
         if (url == NULL) {
             g_string_append (seen, "no URL");
             return FALSE;
