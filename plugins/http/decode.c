@@ -2,8 +2,9 @@
 /*
  * The content-coding decoder (decode.h): a coded body, whole, in; the
  * decoded body, bounded, out.  The zlib stream and the zstd context are
- * kept per user and reset between bodies, so a warm user allocates only
- * when its output buffer grows; brotli has no reset and costs one
+ * kept and reset between bodies, so a warm decoder allocates only when
+ * an output buffer grows (doubling, from 4 KiB: a user's buffers stay
+ * near the size of its bodies); brotli has no reset and costs one
  * instance per body.  zstd's window is held to 8 MiB, the bound RFC 8878
  * sets for HTTP, so that a frame cannot make the decoder allocate a
  * window the size it declares.
@@ -19,8 +20,10 @@
 
 /* More layers than this in one Content-Encoding is no real server's. */
 #define CODINGS_MAX 4
-/* The output buffer grows by at most this much a round. */
-#define ROOM_STEP (64 * 1024)
+/* An output buffer's first room; after that it doubles, up to max_body. */
+#define ROOM_FIRST 4096
+/* Spare room worth writing into without growing first. */
+#define ROOM_SPARE 1024
 /* RFC 8878 §3.1.1.1.2: HTTP decoders need not go above 8 MiB. */
 #define ZSTD_WINDOW_LOG_MAX 23
 /* A scratch buffer stays allocated between bodies up to this size. */
@@ -139,8 +142,10 @@ room (GString *dst, guint64 max_body, gsize *size)
 {
     gsize len = dst->len;
     guint64 left = max_body + 1 - len;
+    gsize spare = dst->allocated_len > len + 1 ? dst->allocated_len - len - 1 : 0;
+    gsize want = spare >= ROOM_SPARE ? spare : MAX (len, (gsize)ROOM_FIRST);
 
-    *size = (gsize)MIN (left, (guint64)ROOM_STEP);
+    *size = (gsize)MIN (left, (guint64)want);
     g_string_set_size (dst, len + *size);
     dst->len = len;
     return (guint8 *)dst->str + len;

@@ -20,7 +20,7 @@ typedef enum {
     HTTP_DECODE_LIMIT, /* decoded, it would exceed max_body: class `body-limit` */
 } HttpDecodeResult;
 
-/* A user's decoder state, made with the first coded body and reused after. */
+/* Decoder state, made with the first coded body and reused after (journey.c keeps one per worker). */
 typedef struct _HttpDecoder HttpDecoder;
 
 void http_decoder_free (HttpDecoder *decoder);

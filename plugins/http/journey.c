@@ -43,7 +43,6 @@ http_journey_clear (HttpJourney *journey)
         g_string_free (journey->wire, TRUE);
     journey->body = NULL;
     journey->wire = NULL;
-    g_clear_pointer (&journey->decoder, http_decoder_free);
 }
 
 gboolean
@@ -67,6 +66,19 @@ http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, Thro
     return TRUE;
 }
 
+static void
+decoder_free (gpointer decoder)
+{
+    http_decoder_free (decoder);
+}
+
+/*
+ * One decoder per worker thread, not per user: a body is decoded at once,
+ * on the worker, so its users can share zlib's 40 KiB of state and
+ * zstd's context.  Freed when the thread ends (plugins stay loaded).
+ */
+static GPrivate worker_decoder = G_PRIVATE_INIT (decoder_free);
+
 /*
  * Checks and extractors read the body as the server meant it, whatever
  * Accept-Encoding the plan sent: both transports hand over the wire
@@ -79,6 +91,7 @@ journey_decode (HttpJourney *journey, const HttpStep *step, SoupMessageHeaders *
     const char *encoding = soup_message_headers_get_list (headers, "Content-Encoding");
     const char *message = NULL;
     GString *wire = journey->body;
+    HttpDecoder *decoder;
     HttpDecodeResult result;
 
     if (!http_decode_applies (encoding))
@@ -86,8 +99,10 @@ journey_decode (HttpJourney *journey, const HttpStep *step, SoupMessageHeaders *
     journey->body = journey->wire;
     journey->wire = wire;
     journey->coded = wire->len;
-    result = http_decode (&journey->decoder, encoding, wire, step->max_body, journey->body,
-                          &message);
+    decoder = g_private_get (&worker_decoder);
+    result = http_decode (&decoder, encoding, wire, step->max_body, journey->body, &message);
+    if (g_private_get (&worker_decoder) == NULL)
+        g_private_set (&worker_decoder, decoder);
     if (result != HTTP_DECODE_OK) {
         http_sample_fail (sample, result == HTTP_DECODE_LIMIT ? THRONG_ERROR_BODY_LIMIT
                                                               : THRONG_ERROR_PROTOCOL,

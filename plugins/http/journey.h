@@ -18,7 +18,6 @@ typedef struct {
     HttpJudge judge;
     GString *body;   /* the final response's body, while `keep`; decoded by http_journey_end() */
     GString *wire;   /* the body as it came, while http_journey_end() decodes it into `body` */
-    HttpDecoder *decoder; /* made with the first coded body a rule reads */
     gsize coded;     /* the body's length on the wire when it was decoded, else 0 */
     gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
     gboolean debug;  /* this exchange is printed */
