@@ -2,8 +2,8 @@
 /*
  * The content-coding decoder (decode.h): a coded body, whole, in; the
  * decoded body, bounded, out.  The zlib stream and the zstd context are
- * kept and reset between bodies, so a warm decoder allocates only when
- * an output buffer grows (doubling, from 4 KiB: a user's buffers stay
+ * kept and reset between bodies (a zstd context that failed is made
+ * anew), so a warm decoder allocates only when an output buffer grows (doubling, from 4 KiB: a user's buffers stay
  * near the size of its bodies); brotli has no reset and costs one
  * instance per body.  zstd's window is held to 8 MiB, the bound RFC 8878
  * sets for HTTP, so that a frame cannot make the decoder allocate a
@@ -263,29 +263,70 @@ brotli_body (const GString *src, guint64 max_body, GString *dst, const char **me
 }
 
 #ifdef HTTP_HAVE_ZSTD
+/*
+ * A frame of RFC 8878 (or a skippable one) starts here.  libzstd as
+ * Debian builds it also reads the formats of zstd before 1.0, which
+ * HTTP's zstd is not: such a frame is corrupt data here, as it would be
+ * to a browser.
+ */
+static gboolean
+zstd_frame_starts (const ZSTD_inBuffer *in)
+{
+    const guint8 *p = (const guint8 *)in->src + in->pos;
+    guint32 magic;
+
+    if (in->size - in->pos < 4)
+        return TRUE; /* too short for any frame: libzstd says it ends mid-stream */
+    magic = (guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24;
+    return magic == ZSTD_MAGICNUMBER || (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
+}
+
+static HttpDecodeResult zstd_decode (HttpDecoder *d, const GString *src, guint64 max_body,
+                                     GString *dst, const char **message);
+
+/*
+ * A context that failed on a body is not used again: libzstd's reset did
+ * not make it judge the next body as a new context would (fuzz-decode).
+ */
 static HttpDecodeResult
 zstd_body (HttpDecoder *d, const GString *src, guint64 max_body, GString *dst, const char **message)
+{
+    HttpDecodeResult result = zstd_decode (d, src, max_body, dst, message);
+
+    if (result != HTTP_DECODE_OK)
+        g_clear_pointer (&d->zstd, ZSTD_freeDCtx);
+    return result;
+}
+
+static HttpDecodeResult
+zstd_decode (HttpDecoder *d, const GString *src, guint64 max_body, GString *dst,
+             const char **message)
 {
     ZSTD_inBuffer in = { src->str, src->len, 0 };
     size_t last = 1;
     gboolean full = FALSE;
 
-    if (d->zstd == NULL) {
+    if (d->zstd == NULL)
         d->zstd = ZSTD_createDCtx ();
-        if (d->zstd == NULL
-            || ZSTD_isError (
-                ZSTD_DCtx_setParameter (d->zstd, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX))) {
-            *message = "out of memory for the content decoder";
-            return HTTP_DECODE_BAD;
-        }
-    } else {
-        ZSTD_DCtx_reset (d->zstd, ZSTD_reset_session_only);
+    else
+        ZSTD_DCtx_reset (d->zstd, ZSTD_reset_session_and_parameters);
+    if (d->zstd == NULL
+        || ZSTD_isError (ZSTD_DCtx_setParameter (d->zstd, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX))) {
+        *message = "out of memory for the content decoder";
+        return HTTP_DECODE_BAD;
     }
     while (in.pos < in.size || full) {
         gsize size;
-        guint8 *buffer = room (dst, max_body, &size);
-        ZSTD_outBuffer out = { buffer, size, 0 };
+        guint8 *buffer;
+        ZSTD_outBuffer out;
 
+        /* At the body's start and after each frame's end. */
+        if ((in.pos == 0 || last == 0) && in.pos < in.size && !zstd_frame_starts (&in)) {
+            *message = "content coding zstd: corrupt data";
+            return HTTP_DECODE_BAD;
+        }
+        buffer = room (dst, max_body, &size);
+        out = (ZSTD_outBuffer){ buffer, size, 0 };
         last = ZSTD_decompressStream (d->zstd, &out, &in);
         if (ZSTD_isError (last)) {
             *message = "content coding zstd: corrupt data";

@@ -5,8 +5,8 @@
  * index into codings[]), a flags byte (bit 0: max_body is 1000 bytes,
  * else 1 MiB), then the coded body.  The body is decoded twice with the
  * same decoder, then once with a fresh one: all three must agree (a
- * decoder reused across bodies keeps no state from the last), an OK
- * result is within max_body, a LIMIT one stopped one byte past it at
+ * decoder reused across bodies keeps no state from the last: the same
+ * result, message and, when OK, body), an OK result is within max_body, a LIMIT one stopped one byte past it at
  * most, and a result that is not OK has a message.
  */
 #include <stdint.h>
@@ -63,6 +63,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     for (guint i = 1; i < 3; i++) {
         g_assert_cmpint (result[i], ==, result[0]);
         g_assert_cmpstr (message[i], ==, message[0]);
+        /* What a failed decode left in @out is nobody's (journey.c shows the wire bytes). */
+        if (result[0] != HTTP_DECODE_OK)
+            continue;
         g_assert_cmpuint (out[i]->len, ==, out[0]->len);
         g_assert_true (memcmp (out[i]->str, out[0]->str, out[0]->len) == 0);
     }
