@@ -41,9 +41,6 @@ typedef enum {
 struct _HttpDecoder {
     z_stream z;
     gboolean z_ready;
-#ifdef HTTP_HAVE_ZSTD
-    ZSTD_DCtx *zstd;
-#endif
     GString *scratch[2]; /* between the layers of a body coded more than once */
 };
 
@@ -54,9 +51,6 @@ http_decoder_free (HttpDecoder *decoder)
         return;
     if (decoder->z_ready)
         inflateEnd (&decoder->z);
-#ifdef HTTP_HAVE_ZSTD
-    ZSTD_freeDCtx (decoder->zstd);
-#endif
     for (guint i = 0; i < G_N_ELEMENTS (decoder->scratch); i++)
         if (decoder->scratch[i] != NULL)
             g_string_free (decoder->scratch[i], TRUE);
@@ -281,40 +275,14 @@ zstd_frame_starts (const ZSTD_inBuffer *in)
     return magic == ZSTD_MAGICNUMBER || (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
 }
 
-static HttpDecodeResult zstd_decode (HttpDecoder *d, const GString *src, guint64 max_body,
-                                     GString *dst, const char **message);
-
-/*
- * A context that failed on a body is not used again: libzstd's reset did
- * not make it judge the next body as a new context would (fuzz-decode).
- */
 static HttpDecodeResult
-zstd_body (HttpDecoder *d, const GString *src, guint64 max_body, GString *dst, const char **message)
-{
-    HttpDecodeResult result = zstd_decode (d, src, max_body, dst, message);
-
-    if (result != HTTP_DECODE_OK)
-        g_clear_pointer (&d->zstd, ZSTD_freeDCtx);
-    return result;
-}
-
-static HttpDecodeResult
-zstd_decode (HttpDecoder *d, const GString *src, guint64 max_body, GString *dst,
+zstd_decode (ZSTD_DCtx *zstd, const GString *src, guint64 max_body, GString *dst,
              const char **message)
 {
     ZSTD_inBuffer in = { src->str, src->len, 0 };
     size_t last = 1;
     gboolean full = FALSE;
 
-    if (d->zstd == NULL)
-        d->zstd = ZSTD_createDCtx ();
-    else
-        ZSTD_DCtx_reset (d->zstd, ZSTD_reset_session_and_parameters);
-    if (d->zstd == NULL
-        || ZSTD_isError (ZSTD_DCtx_setParameter (d->zstd, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX))) {
-        *message = "out of memory for the content decoder";
-        return HTTP_DECODE_BAD;
-    }
     while (in.pos < in.size || full) {
         gsize size;
         guint8 *buffer;
@@ -327,7 +295,7 @@ zstd_decode (HttpDecoder *d, const GString *src, guint64 max_body, GString *dst,
         }
         buffer = room (dst, max_body, &size);
         out = (ZSTD_outBuffer){ buffer, size, 0 };
-        last = ZSTD_decompressStream (d->zstd, &out, &in);
+        last = ZSTD_decompressStream (zstd, &out, &in);
         if (ZSTD_isError (last)) {
             *message = "content coding zstd: corrupt data";
             return HTTP_DECODE_BAD;
@@ -345,6 +313,30 @@ zstd_decode (HttpDecoder *d, const GString *src, guint64 max_body, GString *dst,
     }
     return HTTP_DECODE_OK;
 }
+
+/*
+ * A context per body, as brotli's: a libzstd context reset between bodies
+ * (ZSTD_DCtx_reset, session and parameters) judged some bad bodies
+ * otherwise than a new one does, after a good body too (fuzz-decode and
+ * /http-rules/decode/seeds), so a body's outcome would depend on the
+ * bodies before it.
+ */
+static HttpDecodeResult
+zstd_body (const GString *src, guint64 max_body, GString *dst, const char **message)
+{
+    ZSTD_DCtx *zstd = ZSTD_createDCtx ();
+    HttpDecodeResult result;
+
+    if (zstd == NULL
+        || ZSTD_isError (ZSTD_DCtx_setParameter (zstd, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX))) {
+        ZSTD_freeDCtx (zstd);
+        *message = "out of memory for the content decoder";
+        return HTTP_DECODE_BAD;
+    }
+    result = zstd_decode (zstd, src, max_body, dst, message);
+    ZSTD_freeDCtx (zstd);
+    return result;
+}
 #endif
 
 static HttpDecodeResult
@@ -360,7 +352,7 @@ layer (HttpDecoder *d, Coding coding, const GString *src, guint64 max_body, GStr
         return brotli_body (src, max_body, dst, message);
 #ifdef HTTP_HAVE_ZSTD
     case CODING_ZSTD:
-        return zstd_body (d, src, max_body, dst, message);
+        return zstd_body (src, max_body, dst, message);
 #endif
     default:
         g_assert_not_reached ();

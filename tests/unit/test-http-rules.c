@@ -7,6 +7,7 @@
  * (variables, check counts) are in tests/integration/test-journeys.c.
  */
 #include "decode.h"
+#include "test-utils.h"
 #include "fast/response.h"
 #include "rules.h"
 
@@ -457,6 +458,61 @@ test_decode_bomb (void)
     http_decoder_free (decoder);
 }
 
+/*
+ * fuzz-decode's seeds (its input format: a coding index, a flags byte,
+ * the body), on a build without the fuzzer: one decoder reused over all
+ * of them, in turn, judges each as a fresh one does.
+ */
+static void
+test_decode_seeds (void)
+{
+    static const char *const codings[] = {
+        "gzip", "x-gzip", "deflate", "br", "zstd", "gzip, br", "compress", "deflate, gzip",
+        "identity, gzip",
+    };
+    g_autofree char *dir = throng_test_source_path ("tests/fuzz/decode-seeds");
+    g_autoptr (GDir) listing = g_dir_open (dir, 0, NULL);
+    HttpDecoder *reused = NULL;
+    const char *name;
+    guint seeds = 0;
+
+    g_assert_nonnull (listing);
+    for (guint round = 0; round < 2; round++) {
+        g_dir_rewind (listing);
+        while ((name = g_dir_read_name (listing)) != NULL) {
+            g_autofree char *path = g_build_filename (dir, name, NULL);
+            g_autofree char *data = NULL;
+            gsize size;
+            HttpDecoder *fresh = NULL;
+            g_autoptr (GString) body = NULL;
+            g_autoptr (GString) a = g_string_new (NULL);
+            g_autoptr (GString) b = g_string_new (NULL);
+            const char *ma = NULL, *mb = NULL;
+            HttpDecodeResult ra, rb;
+            guint64 max_body;
+
+            g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+            if (size < 2)
+                continue;
+            max_body = (data[1] & 1) ? 1000 : 1024 * 1024;
+            body = g_string_new_len (data + 2, (gssize)(size - 2));
+            ra = http_decode (&reused, codings[(guchar)data[0] % G_N_ELEMENTS (codings)], body,
+                              max_body, a, &ma);
+            rb = http_decode (&fresh, codings[(guchar)data[0] % G_N_ELEMENTS (codings)], body,
+                              max_body, b, &mb);
+            g_test_message ("%s: %d %s", name, ra, ma != NULL ? ma : "");
+            g_assert_cmpint (ra, ==, rb);
+            g_assert_cmpstr (ma, ==, mb);
+            if (ra == HTTP_DECODE_OK)
+                g_assert_cmpmem (a->str, a->len, b->str, b->len);
+            http_decoder_free (fresh);
+            seeds++;
+        }
+    }
+    g_assert_cmpuint (seeds, >=, 20);
+    http_decoder_free (reused);
+}
+
 static void
 test_decode_applies (void)
 {
@@ -490,6 +546,7 @@ main (int argc, char **argv)
     g_test_add_func ("/http-rules/seen-cut", test_seen_cut);
     g_test_add_func ("/http-rules/decode/bomb", test_decode_bomb);
     g_test_add_func ("/http-rules/decode/applies", test_decode_applies);
+    g_test_add_func ("/http-rules/decode/seeds", test_decode_seeds);
     g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
     for (guint i = 0; i < G_N_ELEMENTS (keep_cases); i++) {
         g_autofree char *path = g_strdup_printf ("/http-rules/keep/%s", keep_cases[i].name);
