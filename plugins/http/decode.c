@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The content-coding decoder (decode.h): a coded body, whole, in; the
- * decoded body, bounded, out.  The zlib stream and the zstd context are
- * kept and reset between bodies (a zstd context that failed is made
- * anew), so a warm decoder allocates only when an output buffer grows (doubling, from 4 KiB: a user's buffers stay
- * near the size of its bodies); brotli has no reset and costs one
- * instance per body.  zstd's window is held to 8 MiB, the bound RFC 8878
- * sets for HTTP, so that a frame cannot make the decoder allocate a
- * window the size it declares.
+ * decoded body, bounded, out.  The zlib stream is kept and reset between
+ * bodies, so a warm decoder allocates for gzip and deflate only when an
+ * output buffer grows (doubling from 4 KiB, so a user's buffers stay near
+ * the size of its bodies); brotli has no reset, and zstd's reset does not
+ * make a context new (zstd_body), so each costs one instance per body.
+ * zstd's window is held to 8 MiB, the bound RFC 8878 sets for HTTP, so
+ * that a frame cannot make the decoder allocate a window the size it
+ * declares.
  */
 #include "decode.h"
 
@@ -74,7 +75,7 @@ coding_of (const char *name, gsize len)
         const char *name;
         Coding coding;
     } known[] = {
-        { "identity", CODING_IDENTITY }, { "gzip", CODING_GZIP },       { "x-gzip", CODING_GZIP },
+        { "identity", CODING_IDENTITY }, { "gzip", CODING_GZIP }, { "x-gzip", CODING_GZIP },
         { "deflate", CODING_DEFLATE },   { "br", CODING_BR },
 #ifdef HTTP_HAVE_ZSTD
         { "zstd", CODING_ZSTD },
@@ -87,7 +88,8 @@ coding_of (const char *name, gsize len)
     return CODING_UNKNOWN;
 }
 
-/* The list's codings other than identity, in the order they were applied; -1 when one is unknown. */
+/* The list's codings other than identity, in the order they were applied; -1 when one is unknown.
+ */
 static gint
 codings_parse (const char *encoding, Coding *out)
 {
@@ -272,7 +274,8 @@ zstd_frame_starts (const ZSTD_inBuffer *in)
     if (in->size - in->pos < 4)
         return TRUE; /* too short for any frame: libzstd says it ends mid-stream */
     magic = (guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24;
-    return magic == ZSTD_MAGICNUMBER || (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
+    return magic == ZSTD_MAGICNUMBER
+           || (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
 }
 
 static HttpDecodeResult

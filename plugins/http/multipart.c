@@ -105,8 +105,8 @@ read_file (const ThrongNode *part, Part *out, GError **error)
         return FALSE;
     mapped = g_mapped_file_new (path, FALSE, &local);
     if (mapped == NULL) {
-        throng_node_set_error (where, error, THRONG_PLAN_ERROR_FILE, "cannot read multipart file: %s",
-                               local->message);
+        throng_node_set_error (where, error, THRONG_PLAN_ERROR_FILE,
+                               "cannot read multipart file: %s", local->message);
         return FALSE;
     }
     if (g_mapped_file_get_length (mapped) > MULTIPART_MAX_FILE) {
@@ -137,8 +137,7 @@ part_read (const ThrongNode *node, Part *out, GError **error)
         return FALSE;
     }
     if (spec->value != NULL && spec->file != NULL) {
-        throng_node_set_error (throng_node_lookup (node, "file"), error,
-                               THRONG_PLAN_ERROR_INVALID,
+        throng_node_set_error (throng_node_lookup (node, "file"), error, THRONG_PLAN_ERROR_INVALID,
                                "a multipart part has a value or a file, not both");
         return FALSE;
     }
@@ -177,8 +176,7 @@ found_in (const char *haystack, gsize length, const char *needle)
 static char *
 boundary_choose (const GArray *parts)
 {
-    static const char alphabet[]
-        = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
     for (;;) {
         GString *boundary = g_string_new ("----throng-");
@@ -189,9 +187,8 @@ boundary_choose (const GArray *parts)
         for (guint i = 0; i < parts->len && !clash; i++) {
             const Part *part = &g_array_index (parts, Part, i);
             gsize length = 0;
-            const char *text = part->contents != NULL
-                                   ? g_bytes_get_data (part->contents, &length)
-                                   : throng_node_scalar (part->spec.value);
+            const char *text = part->contents != NULL ? g_bytes_get_data (part->contents, &length)
+                                                      : throng_node_scalar (part->spec.value);
 
             if (part->contents == NULL)
                 length = text != NULL ? strlen (text) : 0;

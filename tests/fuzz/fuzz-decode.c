@@ -6,8 +6,8 @@
  * else 1 MiB), then the coded body.  The body is decoded twice with the
  * same decoder, then once with a fresh one: all three must agree (a
  * decoder reused across bodies keeps no state from the last: the same
- * result, message and, when OK, body), an OK result is within max_body, a LIMIT one stopped one byte past it at
- * most, and a result that is not OK has a message.
+ * result, message and, when OK, body), an OK result is within max_body, a LIMIT one stopped one
+ * byte past it at most, and a result that is not OK has a message.
  */
 #include <stdint.h>
 #include <string.h>
@@ -20,8 +20,8 @@ int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static const char *const codings[] = {
-    "gzip", "x-gzip", "deflate", "br", "zstd", "gzip, br", "compress", "deflate, gzip",
-    "identity, gzip",
+    "gzip",     "x-gzip",        "deflate",        "br", "zstd", "gzip, br",
+    "compress", "deflate, gzip", "identity, gzip",
 };
 
 static HttpDecoder *reused;
@@ -50,8 +50,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     body = g_string_new_len ((const char *)data + 2, (gssize)(size - 2));
     for (guint i = 0; i < 3; i++) {
         out[i] = g_string_new (NULL);
-        result[i] = http_decode (i < 2 ? &reused : &fresh, encoding, body, max_body, out[i],
-                                 &message[i]);
+        result[i]
+            = http_decode (i < 2 ? &reused : &fresh, encoding, body, max_body, out[i], &message[i]);
         if (result[i] == HTTP_DECODE_OK)
             g_assert_cmpuint (out[i]->len, <=, max_body);
         else
