@@ -77,9 +77,8 @@ coding_of (const char *name, gsize len)
     } known[] = {
         { "identity", CODING_IDENTITY }, { "gzip", CODING_GZIP }, { "x-gzip", CODING_GZIP },
         { "deflate", CODING_DEFLATE },   { "br", CODING_BR },
-#ifdef HTTP_HAVE_ZSTD
+        /* Known without libzstd too: such a build says it cannot, rather than pass it on. */
         { "zstd", CODING_ZSTD },
-#endif
     };
 
     for (guint i = 0; i < G_N_ELEMENTS (known); i++)
@@ -353,9 +352,12 @@ layer (HttpDecoder *d, Coding coding, const GString *src, guint64 max_body, GStr
         return inflate_body (d, coding, src, max_body, dst, message);
     case CODING_BR:
         return brotli_body (src, max_body, dst, message);
-#ifdef HTTP_HAVE_ZSTD
     case CODING_ZSTD:
+#ifdef HTTP_HAVE_ZSTD
         return zstd_body (src, max_body, dst, message);
+#else
+        *message = "content coding zstd: this throng was built without libzstd";
+        return HTTP_DECODE_UNSUPPORTED;
 #endif
     default:
         g_assert_not_reached ();

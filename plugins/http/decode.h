@@ -4,7 +4,8 @@
  * response's body as it came off the wire, with its Content-Encoding, made
  * into what checks and extractors read.  gzip (and x-gzip), deflate (zlib,
  * or raw deflate as curl and browsers accept), br, and zstd when the build
- * found libzstd; identity is no coding.  A body is decoded only when a
+ * found libzstd (without it, a zstd body a rule reads fails the step with
+ * class `other`, never reaches the checks coded); identity is no coding.  A body is decoded only when a
  * rule or --http-debug kept it (http_journey_end), so a step that does not
  * read its body never pays for this.  Every layer's output is bounded by
  * the step's max_body, so a small body that inflates without end (a
@@ -18,6 +19,7 @@ typedef enum {
     HTTP_DECODE_OK,    /* @out holds the decoded body (or the body itself: no coding) */
     HTTP_DECODE_BAD,   /* the body is not what its coding says: class `protocol` */
     HTTP_DECODE_LIMIT, /* decoded, it would exceed max_body: class `body-limit` */
+    HTTP_DECODE_UNSUPPORTED, /* zstd in a build without libzstd: class `other` */
 } HttpDecodeResult;
 
 /* Decoder state, made with the first coded body and reused after (journey.c keeps one per worker). */
