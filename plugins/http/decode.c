@@ -75,8 +75,11 @@ coding_of (const char *name, gsize len)
         const char *name;
         Coding coding;
     } known[] = {
-        { "identity", CODING_IDENTITY }, { "gzip", CODING_GZIP }, { "x-gzip", CODING_GZIP },
-        { "deflate", CODING_DEFLATE },   { "br", CODING_BR },
+        { "identity", CODING_IDENTITY },
+        { "gzip", CODING_GZIP },
+        { "x-gzip", CODING_GZIP },
+        { "deflate", CODING_DEFLATE },
+        { "br", CODING_BR },
         /* Known without libzstd too: such a build says it cannot, rather than pass it on. */
         { "zstd", CODING_ZSTD },
     };
