@@ -104,11 +104,13 @@ journey_decode (HttpJourney *journey, const HttpStep *step, SoupMessageHeaders *
     if (g_private_get (&worker_decoder) == NULL)
         g_private_set (&worker_decoder, decoder);
     if (result != HTTP_DECODE_OK) {
-        http_sample_fail (sample,
-                          result == HTTP_DECODE_LIMIT         ? THRONG_ERROR_BODY_LIMIT
-                          : result == HTTP_DECODE_UNSUPPORTED ? THRONG_ERROR_OTHER
-                                                              : THRONG_ERROR_PROTOCOL,
-                          message);
+        /* A status failure stays one, as with a failing check. */
+        if (sample->error == THRONG_ERROR_NONE)
+            http_sample_fail (sample,
+                              result == HTTP_DECODE_LIMIT         ? THRONG_ERROR_BODY_LIMIT
+                              : result == HTTP_DECODE_UNSUPPORTED ? THRONG_ERROR_OTHER
+                                                                  : THRONG_ERROR_PROTOCOL,
+                              message);
         /* --http-debug shows the body as it came, not a part of its decoding. */
         journey->wire = journey->body;
         journey->body = wire;

@@ -69,7 +69,8 @@ http_journey_reads_headers (const HttpJourney *journey, const HttpStep *step)
  * The exchange ended with a complete final response (@status, @headers,
  * from @uri): decodes a kept body by its Content-Encoding (decode.h; a
  * body that does not decode fails @sample with class `protocol`, one
- * that decodes past max_body with `body-limit`), prints it when
+ * that decodes past max_body with `body-limit`, zstd without libzstd
+ * with `other`; a status failure stays one), prints it when
  * debugging, and judges it unless the step failed for another reason
  * than its status.  @headers may be NULL when
  * http_journey_reads_headers() is FALSE.

@@ -807,6 +807,9 @@ static const Case cases[] = {
       "content coding gzip: the body ends mid-stream", "GET /coded/gzip-cut 0 -\n" },
     { "coded/br-corrupt", ON_REDIRECT, "/coded/br-corrupt", READS_JSON, "protocol", 200,
       "content coding br: corrupt data", "GET /coded/br-corrupt 0 -\n" },
+    /* An unexpected status stays the step's class, as with a failing check. */
+    { "coded/corrupt-status-stays", ON_REDIRECT, "/coded/gzip-corrupt",
+      READS_JSON ", expect_status: 404", "status", 200, "OK", "GET /coded/gzip-corrupt 0 -\n" },
     { "coded/corrupt-unread", ON_REDIRECT, "/coded/gzip-corrupt", NULL, NULL, 200, "OK",
       "GET /coded/gzip-corrupt 0 -\nGET /coded/gzip-corrupt 0 -\n", .iterations = 2 },
     /* 4 MiB of zeros in 4 KiB of gzip: decoding stops at max_body. */
