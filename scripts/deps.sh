@@ -14,6 +14,7 @@ THRONG_PACKAGES=(
     meson ninja-build pkg-config gcc
     libglib2.0-dev libsoup-3.0-dev glib-networking
     libgnutls28-dev gnutls-bin libyaml-dev libjson-glib-dev libnghttp2-dev
+    zlib1g-dev libbrotli-dev libzstd-dev
     nginx-light python3
     chromium
     clang libclang-rt-14-dev

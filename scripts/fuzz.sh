@@ -8,6 +8,8 @@
 #                  every plan in tests/plans/ and configs/ plus tests/fuzz/seeds/;
 #   fuzz-response  the fast transport's response parser
 #                  (tests/fuzz/fuzz-response.c), seeded with tests/fuzz/response-seeds/;
+#   fuzz-decode    the content-coding decoder (tests/fuzz/fuzz-decode.c),
+#                  seeded with tests/fuzz/decode-seeds/;
 #   fuzz-runfile   the run-file reader under `throng merge` and `throng report`
 #                  (tests/fuzz/fuzz-runfile.c), seeded with tests/fuzz/runfile-seeds/;
 #   fuzz-har       `throng import har` and the plan loader on what it writes
@@ -29,7 +31,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-targets="${FUZZ_TARGETS:-fuzz-plan fuzz-response fuzz-runfile fuzz-har}"
+targets="${FUZZ_TARGETS:-fuzz-plan fuzz-response fuzz-decode fuzz-runfile fuzz-har}"
 build="${FUZZ_BUILD_DIR:-build-fuzz}"
 source_dir="$(pwd)"
 
@@ -139,6 +141,7 @@ for target in $targets; do
     case "$target" in
         fuzz-plan) fuzz_plan || status=1 ;;
         fuzz-response) fuzz_response || status=1 ;;
+        fuzz-decode) fuzz_file decode -- tests/fuzz/decode-seeds || status=1 ;;
         fuzz-runfile) fuzz_file runfile -- tests/fuzz/runfile-seeds || status=1 ;;
         # No leak check: LeakSanitizer's check after each new input reported,
         # in the first seconds of three runs of five, ~1 kB of "indirect" leaks

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Form and JSON bodies (body.h): the YAML tree walked once at load into a
- * few parts, adjacent literals merged, so a request only appends and
- * encodes what a substitution produced.
+ * Bodies built from fields (body.h): the YAML tree walked once at load
+ * into a few parts, adjacent literals merged, so a request only appends
+ * and encodes what a substitution produced.  Form and JSON are written
+ * here; multipart's parts in multipart.c, through the same builder.
  */
 #include "body.h"
 #include "expand.h"
@@ -57,12 +58,13 @@ append_json_escaped (GString *out, const char *s, gsize length)
     }
 }
 
-typedef struct {
+struct _HttpBodyBuilder {
     ThrongScope *scope;
     GArray *parts;              /* HttpBodyPart */
     gboolean varies;            /* a part is a template */
     guint fields;               /* form fields so far: each after the first starts with '&' */
-} Builder;
+};
+typedef HttpBodyBuilder Builder;
 
 static GString *
 literal (Builder *b)
@@ -79,6 +81,12 @@ literal (Builder *b)
     return last->text;
 }
 
+GString *
+http_body_builder_literal (HttpBodyBuilder *b)
+{
+    return literal (b);
+}
+
 /* A string value: its text encoded now, or a part that encodes it as it expands. */
 static gboolean
 add_string (Builder *b, const ThrongNode *node, HttpBodyPartKind kind, GError **error)
@@ -93,8 +101,10 @@ add_string (Builder *b, const ThrongNode *node, HttpBodyPartKind kind, GError **
     if (text != NULL) {
         if (kind == HTTP_BODY_PART_FORM)
             append_form_encoded (literal (b), text, length);
-        else
+        else if (kind == HTTP_BODY_PART_JSON)
             append_json_escaped (literal (b), text, length);
+        else
+            g_string_append_len (literal (b), text, (gssize)length);
         throng_template_free (tpl);
         return TRUE;
     }
@@ -102,6 +112,13 @@ add_string (Builder *b, const ThrongNode *node, HttpBodyPartKind kind, GError **
     g_array_append_val (b->parts, part);
     b->varies = TRUE;
     return TRUE;
+}
+
+gboolean
+http_body_builder_add_template (HttpBodyBuilder *b, const ThrongNode *node, HttpBodyPartKind kind,
+                                GError **error)
+{
+    return add_string (b, node, kind, error);
 }
 
 static gboolean
@@ -246,32 +263,55 @@ part_clear (gpointer data)
 
 gboolean
 http_body_compile (HttpStep *step, ThrongScope *scope, const ThrongNode *form,
-                   const ThrongNode *json, GError **error)
+                   const ThrongNode *json, const ThrongNode *multipart, GError **error)
 {
     Builder b = { .scope = scope };
+    const ThrongNode *given[] = { form, json, multipart };
+    static const char *const names[] = { "form", "json", "multipart" };
+    const ThrongNode *node = NULL;
+    const char *name = NULL;
+    g_autofree char *boundary = NULL;
     gboolean ok;
 
-    if (form == NULL && json == NULL)
-        return TRUE;
-    if (form != NULL && json != NULL) {
-        throng_node_set_error (json, error, THRONG_PLAN_ERROR_INVALID,
-                               "a step sends one body: form or json, not both");
-        return FALSE;
+    for (guint i = 0; i < G_N_ELEMENTS (given); i++) {
+        if (given[i] == NULL)
+            continue;
+        if (node != NULL) {
+            throng_node_set_error (given[i], error, THRONG_PLAN_ERROR_INVALID,
+                                   "a step sends one body: %s or %s, not both", name, names[i]);
+            return FALSE;
+        }
+        node = given[i];
+        name = names[i];
     }
+    if (node == NULL)
+        return TRUE;
     if (step->body != NULL || step->body_template != NULL) {
-        throng_node_set_error (form != NULL ? form : json, error, THRONG_PLAN_ERROR_INVALID,
-                               "a step sends one body: %s, or body / body_file",
-                               form != NULL ? "form" : "json");
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "a step sends one body: %s, or body / body_file", name);
         return FALSE;
     }
     if (scope == NULL) {
-        throng_node_set_error (form != NULL ? form : json, error, THRONG_PLAN_ERROR_INVALID,
-                               "form and json bodies need throng 0.4 or later");
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "form, json and multipart bodies need throng 0.4 or later");
+        return FALSE;
+    }
+    /* Its boundary is chosen here: a Content-Type the step wrote could not name it. */
+    if (multipart != NULL && http_step_has_header (step, "Content-Type")) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "a multipart body sets its own Content-Type (multipart/form-data "
+                               "with the boundary throng chose): remove the step's Content-Type "
+                               "header");
         return FALSE;
     }
     b.parts = g_array_new (FALSE, TRUE, sizeof (HttpBodyPart));
     g_array_set_clear_func (b.parts, part_clear);
-    ok = form != NULL ? form_compile (&b, form, error) : json_value (&b, json, 0, error);
+    if (form != NULL)
+        ok = form_compile (&b, form, error);
+    else if (json != NULL)
+        ok = json_value (&b, json, 0, error);
+    else
+        ok = http_multipart_compile (&b, multipart, &boundary, error);
     if (!ok) {
         g_array_unref (b.parts);
         return FALSE;
@@ -286,8 +326,10 @@ http_body_compile (HttpStep *step, ThrongScope *scope, const ThrongNode *form,
     }
     if (!http_step_has_header (step, "Content-Type"))
         http_step_add_header (step, "Content-Type",
-                              g_strdup (form != NULL ? "application/x-www-form-urlencoded"
-                                                     : "application/json"));
+                              form != NULL ? g_strdup ("application/x-www-form-urlencoded")
+                              : json != NULL
+                                  ? g_strdup ("application/json")
+                                  : g_strdup_printf ("multipart/form-data; boundary=%s", boundary));
     return TRUE;
 }
 
@@ -316,8 +358,10 @@ http_body_expand (const HttpStep *step, ThrongUser *user, GString *out, GString 
         }
         if (part->kind == HTTP_BODY_PART_FORM)
             append_form_encoded (out, scratch->str, scratch->len);
-        else
+        else if (part->kind == HTTP_BODY_PART_JSON)
             append_json_escaped (out, scratch->str, scratch->len);
+        else
+            g_string_append_len (out, scratch->str, (gssize)scratch->len);
     }
     return TRUE;
 }

@@ -97,7 +97,7 @@ http_debug_request (const HttpStep *step, const HttpRequestText *text)
 
 void
 http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
-                     const GString *body, const ThrongSample *sample)
+                     const GString *body, gsize coded, const ThrongSample *sample)
 {
     g_autoptr (GString) out = g_string_new (NULL);
 
@@ -106,6 +106,12 @@ http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *hea
         append_headers (out, "< ", headers);
         if (body != NULL)
             append_body (out, '<', body->str, body->len);
+        /* The decoded size has no place in the sample: it is shown here. */
+        if (body != NULL && coded > 0)
+            g_string_append_printf (out, "! decoded %" G_GSIZE_FORMAT " bytes from %" G_GSIZE_FORMAT
+                                         " (Content-Encoding: %s)\n",
+                                    body->len, coded,
+                                    soup_message_headers_get_list (headers, "Content-Encoding"));
     }
     if (sample->error == THRONG_ERROR_NONE)
         g_string_append (out, "! ok\n");

@@ -94,6 +94,7 @@ typedef struct {
     /* per step, appended */
     const ThrongNode *cookies;  /* map: cookies the step puts in the jar (jar.h); steps only */
     const ThrongNode *auth;     /* map: basic, bearer or digest credentials (auth.h) */
+    const ThrongNode *multipart; /* list of parts: a multipart/form-data body (body.h) */
 } HttpOptions;
 
 typedef struct _HttpTransport HttpTransport;
@@ -147,7 +148,7 @@ typedef struct {
     GUri *base_uri;                    /* what a templated relative url resolves against */
     ThrongTemplate **header_templates; /* per entry of headers, or NULL when none is templated */
     ThrongTemplate *body_template;
-    GArray *body_parts; /* HttpBodyPart (body.h): a form or json body with substitutions */
+    GArray *body_parts; /* HttpBodyPart (body.h): a form, json or multipart body with substitutions */
     gboolean templated; /* any of them: the request is built per request */
     HttpRules *rules;   /* extractors and checks (rules.h), NULL when none */
     gboolean keep_body; /* a rule reads the body: transports buffer it */

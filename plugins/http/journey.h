@@ -9,13 +9,16 @@
  */
 #pragma once
 
+#include "decode.h"
 #include "expand.h"
 #include "rules.h"
 
 typedef struct {
     HttpRequestText request;
     HttpJudge judge;
-    GString *body;   /* the final response's body, while `keep` */
+    GString *body;   /* the final response's body, while `keep`; decoded by http_journey_end() */
+    GString *wire;   /* the body as it came, while http_journey_end() decodes it into `body` */
+    gsize coded;     /* the body's length on the wire when it was decoded, else 0 */
     gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
     gboolean debug;  /* this exchange is printed */
     gboolean active; /* http_journey_begin() ran for the exchange in flight */
@@ -64,8 +67,12 @@ http_journey_reads_headers (const HttpJourney *journey, const HttpStep *step)
 
 /*
  * The exchange ended with a complete final response (@status, @headers,
- * from @uri): prints it when debugging, and judges it unless the step
- * failed for another reason than its status.  @headers may be NULL when
+ * from @uri): decodes a kept body by its Content-Encoding (decode.h; a
+ * body that does not decode fails @sample with class `protocol`, one
+ * that decodes past max_body with `body-limit`, zstd without libzstd
+ * with `other`; a status failure stays one), prints it when
+ * debugging, and judges it unless the step failed for another reason
+ * than its status.  @headers may be NULL when
  * http_journey_reads_headers() is FALSE.
  */
 void http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, guint status,
@@ -79,5 +86,6 @@ void http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSampl
 /* How many requests of each step THRONG_DEBUG asks to print: `http` is 5, `http=N` is N. */
 guint http_debug_requests (void);
 void http_debug_request (const HttpStep *step, const HttpRequestText *text);
+/* @coded: the body's length before http_journey_end() decoded it, 0 when it did not. */
 void http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
-                          const GString *body, const ThrongSample *sample);
+                          const GString *body, gsize coded, const ThrongSample *sample);

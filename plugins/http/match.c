@@ -323,6 +323,33 @@ http_check_eval (const HttpCheck *check, const HttpResponseView *response, HttpJ
     case HTTP_CHECK_DURATION:
         g_string_append_printf (seen, "%" G_GINT64_FORMAT "ms", response->elapsed_us / 1000);
         return response->elapsed_us <= check->max_us;
+    case HTTP_CHECK_TTFB:
+    case HTTP_CHECK_CONNECT:
+    case HTTP_CHECK_TLS: {
+        gint64 us = response->sample == NULL               ? 0
+                    : check->kind == HTTP_CHECK_TTFB    ? response->sample->latency_us
+                    : check->kind == HTTP_CHECK_CONNECT ? response->sample->connect_us
+                                                        : response->sample->tls_us;
+        g_string_append_printf (seen, "%" G_GINT64_FORMAT ".%03dms", us / 1000,
+                                (int)(us % 1000));
+        return us <= check->max_us;
+    }
+    case HTTP_CHECK_PROTOCOL:
+        value = response->sample != NULL ? response->sample->protocol : NULL;
+        g_string_append (seen, value != NULL ? value : "nothing");
+        return value != NULL && strcmp (value, check->subject) == 0;
+    case HTTP_CHECK_URL: {
+        /* Credentials never reach a report, nor what a check compares. */
+        g_autofree char *url = response->uri != NULL
+                                   ? g_uri_to_string_partial (response->uri, G_URI_HIDE_USERINFO)
+                                   : NULL;
+        if (url == NULL) {
+            g_string_append (seen, "no URL");
+            return FALSE;
+        }
+        seen_append (seen, url, strlen (url));
+        return value_passes (check, judge, url, strlen (url));
+    }
     case HTTP_CHECK_BODY_CONTAINS:
     case HTTP_CHECK_BODY_REGEX:
         if (response->body != NULL)

@@ -75,6 +75,7 @@ const ThrongOption http_options_table[] = {
       .flags = THRONG_OPTION_FLAG_NOT_IN_STEP },
     { OPT ("cookies", THRONG_OPTION_NODE, cookies) },
     { OPT ("auth", THRONG_OPTION_NODE, auth) },
+    { OPT ("multipart", THRONG_OPTION_NODE, multipart) },
     { NULL },
 };
 

@@ -223,7 +223,8 @@ http_step_new (gpointer data, const ThrongNode *map, char **label, GError **erro
         || !credentials_to_header (step, &nodes, where, error)
         || !http_step_cookies_compile (step, scenario->scope, options.cookies, error)
         || !load_body (step, scenario->scope, &options, &nodes, where, error)
-        || !http_body_compile (step, scenario->scope, options.form, options.json, error))
+        || !http_body_compile (step, scenario->scope, options.form, options.json,
+                                  options.multipart, error))
         goto out;
     if (step->url_template != NULL) {
         /* The sample's resource: the url as written, on the step's origin. */

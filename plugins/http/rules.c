@@ -24,6 +24,11 @@ typedef struct {
     char *matches;
     char *contains;
     gint64 duration_max;
+    const ThrongNode *url;
+    char *protocol;
+    gint64 ttfb_max;
+    gint64 connect_max;
+    gint64 tls_max;
 } CheckSpec;
 
 #define CHECK(n, t, field) .name = (n), .type = (t), .offset = offsetof (CheckSpec, field)
@@ -40,8 +45,36 @@ static const ThrongOption check_table[] = {
     { CHECK ("contains", THRONG_OPTION_STRING, contains) },
     { CHECK ("duration_max", THRONG_OPTION_DURATION, duration_max), .min = 0,
       .max = G_GINT64_CONSTANT (86400000000) },
+    { CHECK ("url", THRONG_OPTION_NODE, url) },
+    { CHECK ("protocol", THRONG_OPTION_STRING, protocol) },
+    { CHECK ("ttfb_max", THRONG_OPTION_DURATION, ttfb_max), .min = 0,
+      .max = G_GINT64_CONSTANT (86400000000) },
+    { CHECK ("connect_max", THRONG_OPTION_DURATION, connect_max), .min = 0,
+      .max = G_GINT64_CONSTANT (86400000000) },
+    { CHECK ("tls_max", THRONG_OPTION_DURATION, tls_max), .min = 0,
+      .max = G_GINT64_CONSTANT (86400000000) },
     { NULL },
 };
+
+/* `url: { ... }`: how the final URL is compared. */
+typedef struct {
+    char *equals;
+    char *contains;
+    char *matches;
+} UrlSpec;
+
+#define URL_TEST(n, field)                                                                         \
+    .name = (n), .type = THRONG_OPTION_STRING, .offset = offsetof (UrlSpec, field)
+
+static const ThrongOption url_table[] = {
+    { URL_TEST ("equals", equals) },
+    { URL_TEST ("contains", contains) },
+    { URL_TEST ("matches", matches) },
+    { NULL },
+};
+
+/* The versions a `protocol` check may name: what a sample's protocol says. */
+static const char *const protocols[] = { "http/1.1", "h2", NULL };
 
 /* One entry of `extract:` as written. */
 typedef struct {
@@ -398,10 +431,80 @@ test_load (HttpCheck *check, ThrongScope *scope, CheckSpec *spec, const ThrongNo
     return TRUE;
 }
 
+/* `url: TEXT` (equals) or `url: { equals | contains | matches: TEXT }`; values are templates. */
+static gboolean
+url_load (HttpCheck *check, ThrongScope *scope, const ThrongNode *node, GError **error)
+{
+    UrlSpec spec = { 0 };
+    const ThrongNode *value = node;
+    const char *text;
+    gboolean ok = FALSE;
+
+    if (throng_node_kind (node) == THRONG_NODE_MAP) {
+        if (!throng_options_apply (node, url_table, &spec, TRUE, "a url check", error))
+            goto out;
+        if ((spec.equals != NULL) + (spec.contains != NULL) + (spec.matches != NULL) != 1) {
+            throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                                   "a url check takes one of equals, contains or matches");
+            goto out;
+        }
+        value = throng_node_lookup (node, spec.equals != NULL     ? "equals"
+                                          : spec.contains != NULL ? "contains"
+                                                                  : "matches");
+    } else if (throng_node_kind (node) != THRONG_NODE_SCALAR || throng_node_is_null (node)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_TYPE,
+                               "url takes the URL the step should end at, or one of "
+                               "{ equals: URL }, { contains: TEXT }, { matches: REGEX }");
+        goto out;
+    }
+    text = throng_node_scalar (value);
+    if (spec.matches != NULL) {
+        check->test = HTTP_TEST_MATCHES;
+        if (!pattern_compile (scope, value, &check->regex, &check->template, error))
+            goto out;
+        check->name = g_strdup_printf ("url matches /%s/", text);
+    } else {
+        check->test = spec.contains != NULL ? HTTP_TEST_CONTAINS : HTTP_TEST_EQUALS;
+        if (!value_compile (scope, value, &check->value, &check->template, error))
+            goto out;
+        check->name = g_strdup_printf ("url %s %s", spec.contains != NULL ? "contains" : "equals",
+                                       text);
+    }
+    ok = TRUE;
+out:
+    throng_options_clear (url_table, &spec);
+    return ok;
+}
+
+static gboolean
+protocol_load (HttpCheck *check, const ThrongNode *node, const char *protocol, GError **error)
+{
+    if (!g_strv_contains (protocols, protocol)) {
+        throng_node_set_error (node, error, THRONG_PLAN_ERROR_INVALID,
+                               "protocol '%s': a protocol check names http/1.1 or h2 (h2c "
+                               "reports as h2)",
+                               protocol);
+        return FALSE;
+    }
+    check->subject = g_strdup (protocol);
+    check->name = g_strdup_printf ("protocol is %s", protocol);
+    return TRUE;
+}
+
+/* A timing check: the sample's @what measured against its most. */
+static void
+timing_load (HttpCheck *check, HttpCheckKind kind, const char *what, gint64 max_us,
+             const ThrongNode *node)
+{
+    check->kind = kind;
+    check->max_us = max_us;
+    check->name = g_strdup_printf ("%s <= %s", what, throng_node_scalar (node));
+}
+
 static gboolean
 check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError **error)
 {
-    CheckSpec spec = { .duration_max = -1 };
+    CheckSpec spec = { .duration_max = -1, .ttfb_max = -1, .connect_max = -1, .tls_max = -1 };
     HttpCheck check = { 0 };
     guint subjects;
     gboolean ok = FALSE;
@@ -414,11 +517,14 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
     if (!throng_options_apply (map, check_table, &spec, TRUE, "check", error))
         goto out;
     subjects = (spec.status != NULL) + (spec.body_contains != NULL) + (spec.body_regex != NULL)
-               + (spec.json != NULL) + (spec.header != NULL) + (spec.duration_max >= 0);
+               + (spec.json != NULL) + (spec.header != NULL) + (spec.duration_max >= 0)
+               + (spec.url != NULL) + (spec.protocol != NULL) + (spec.ttfb_max >= 0)
+               + (spec.connect_max >= 0) + (spec.tls_max >= 0);
     if (subjects != 1) {
         throng_node_set_error (map, error, THRONG_PLAN_ERROR_INVALID,
                                "a check takes exactly one of status, body_contains, body_regex, "
-                               "json, header or duration_max");
+                               "json, header, url, protocol, duration_max, ttfb_max, connect_max "
+                               "or tls_max");
         goto out;
     }
     if (spec.json == NULL && spec.header == NULL
@@ -469,6 +575,24 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
             || !test_load (&check, scope, &spec, map, FALSE, error))
             goto out;
         check.subject = g_steal_pointer (&spec.header);
+    } else if (spec.url != NULL) {
+        check.kind = HTTP_CHECK_URL;
+        if (!url_load (&check, scope, spec.url, error))
+            goto out;
+    } else if (spec.protocol != NULL) {
+        check.kind = HTTP_CHECK_PROTOCOL;
+        check.test = HTTP_TEST_EQUALS;
+        if (!protocol_load (&check, throng_node_lookup (map, "protocol"), spec.protocol, error))
+            goto out;
+    } else if (spec.ttfb_max >= 0) {
+        timing_load (&check, HTTP_CHECK_TTFB, "ttfb", spec.ttfb_max,
+                     throng_node_lookup (map, "ttfb_max"));
+    } else if (spec.connect_max >= 0) {
+        timing_load (&check, HTTP_CHECK_CONNECT, "connect", spec.connect_max,
+                     throng_node_lookup (map, "connect_max"));
+    } else if (spec.tls_max >= 0) {
+        timing_load (&check, HTTP_CHECK_TLS, "tls", spec.tls_max,
+                     throng_node_lookup (map, "tls_max"));
     } else {
         check.kind = HTTP_CHECK_DURATION;
         check.max_us = spec.duration_max;

@@ -48,14 +48,19 @@ typedef enum {
     HTTP_CHECK_JSON,
     HTTP_CHECK_HEADER,
     HTTP_CHECK_DURATION,
+    HTTP_CHECK_URL,      /* the final URL, after redirects */
+    HTTP_CHECK_PROTOCOL, /* the HTTP version the final response came over */
+    HTTP_CHECK_TTFB,     /* the sample's latency: the step's start to its first response byte */
+    HTTP_CHECK_CONNECT,  /* the sample's connect time (0 on a reused connection) */
+    HTTP_CHECK_TLS,      /* the sample's TLS handshake time (0 on a reused connection) */
 } HttpCheckKind;
 
 typedef enum {
     HTTP_TEST_EXISTS,   /* json, header: present */
     HTTP_TEST_ABSENT,   /* `exists: false` */
     HTTP_TEST_EQUALS,   /* json, header */
-    HTTP_TEST_MATCHES,  /* json; body_regex */
-    HTTP_TEST_CONTAINS, /* header; body_contains */
+    HTTP_TEST_MATCHES,  /* json, url; body_regex */
+    HTTP_TEST_CONTAINS, /* header, url; body_contains */
 } HttpCheckTest;
 
 typedef struct {
@@ -64,7 +69,7 @@ typedef struct {
     char *name;         /* as reports show it: `status is 200`, `$.token exists` */
     guint index;        /* in the scenario's check table */
     guint64 expect[10]; /* status: as HttpStep.expect */
-    char *subject;      /* json: the path; header: the name */
+    char *subject;      /* json: the path; header: the name; protocol: the version */
     JsonPath *path;
     HttpJsonPath *scan; /* as in HttpExtractor */
     char *value;        /* equals / contains / body_contains, when literal */
@@ -72,7 +77,7 @@ typedef struct {
     /* The value or pattern when it has substitutions (value and regex NULL): expanded per
      * response by http_rules_judge() into the judge's @value or @regex. */
     ThrongTemplate *template;
-    gint64 max_us;      /* duration_max */
+    gint64 max_us;      /* duration_max, ttfb_max, connect_max, tls_max */
 } HttpCheck;
 
 struct _HttpRules {
@@ -99,6 +104,7 @@ typedef struct {
     const char *body; /* NULL unless the step keeps bodies */
     gsize body_len;
     gint64 elapsed_us; /* from the step's start until now */
+    const ThrongSample *sample; /* its timings and protocol; NULL: none measured */
 } HttpResponseView;
 
 /* A user's scratch for judging: reused, so a judged response allocates little. */

@@ -6,7 +6,8 @@
  * non-http Location, max_redirects reached, cookies across hosts and
  * beside a step's own Cookie header, kept per user, per iteration or not
  * at all, and set by a step's `cookies:`, credentials from `auth:` and a
- * url (and left behind on a redirect to another origin), expect_status,
+ * url (and left behind on a redirect to another origin), content codings
+ * (decoded for the checks, corrupt, cut, a bomb), expect_status,
  * connections per user and with keep_alive: false, responses later
  * than the step's timeout, a name that does not resolve, and every
  * fault of the fault suite — each run by the real
@@ -27,10 +28,15 @@
 #include "h2-server.h"
 #include "test-utils.h"
 
+#include <brotli/encode.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <libsoup/soup.h>
 #include <string.h>
+#include <zlib.h>
+#ifdef HTTP_HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #define RUN_TIMEOUT_S 60
 /* Timers fire late on a loaded two-core machine: a generous upper slack. */
@@ -59,7 +65,10 @@
  *   /stall-body   200 and its head, then never the body;
  *   /large        200 with LARGE_RESPONSE_SIZE bytes of body;
  *   /final        200 "ok";  /close-seen  the same, its log line ending in
- *                 " close" when the request said Connection: close.
+ *                 " close" when the request said Connection: close;
+ *   /coded/NAME   200 with one of coded_bodies[] and its Content-Encoding,
+ *                 whatever the request's Accept-Encoding, which the log
+ *                 line ends with (" ae=VALUE") when the request had one.
  * Every request is logged as "METHOD PATH BODY-LENGTH COOKIE\tPROTOCOL\n"
  * (COOKIE "-" when none, followed by " auth=VALUE" when the request had
  * an Authorization field; PROTOCOL "HTTP/1.1" or "HTTP/2", as served), so
@@ -96,6 +105,121 @@ static RedirectServer redirect_server;
 #define LARGE_RESPONSE_SIZE 100000
 static char large_response[LARGE_RESPONSE_SIZE + 1]; /* filled before the servers start */
 static H2Listener h2_listeners[4];
+
+/* The JSON every well-coded body of /coded/ decodes to. */
+#define CODED_JSON "{\"token\": \"abc123\", \"pad\": \"" \
+    "throng throng throng throng throng throng throng throng throng throng\"}"
+#define BOMB_SIZE (4 * 1024 * 1024)
+
+/* A body as it goes on the wire under its Content-Encoding; made before the servers start. */
+typedef struct {
+    const char *name;
+    const char *encoding;
+    GBytes *body;
+} CodedBody;
+
+static CodedBody coded_bodies[] = {
+    { "gzip", "gzip" },
+    { "x-gzip", "x-gzip" },
+    { "deflate", "deflate" },
+    { "deflate-raw", "deflate" },
+    { "br", "br" },
+#ifdef HTTP_HAVE_ZSTD
+    { "zstd", "zstd" },
+#endif
+    { "gzip-then-br", "gzip, br" },
+    { "gzip-corrupt", "gzip" },
+    { "gzip-cut", "gzip" },
+    { "br-corrupt", "br" },
+    { "gzip-bomb", "gzip" },
+    { "unknown", "compress" },
+};
+
+static GBytes *
+zlib_encode (const char *data, gsize len, int bits)
+{
+    z_stream z = { 0 };
+    gsize cap = compressBound ((uLong)len) + 64;
+    guint8 *out = g_malloc (cap);
+
+    g_assert_cmpint (deflateInit2 (&z, 9, Z_DEFLATED, bits, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    g_assert_cmpint (deflate (&z, Z_FINISH), ==, Z_STREAM_END);
+    deflateEnd (&z);
+    return g_bytes_new_take (out, z.total_out);
+}
+
+static GBytes *
+brotli_encode (const char *data, gsize len)
+{
+    size_t size = BrotliEncoderMaxCompressedSize (len) + 64;
+    guint8 *out = g_malloc (size);
+
+    g_assert_true (BrotliEncoderCompress (BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW,
+                                          BROTLI_MODE_TEXT, len, (const uint8_t *)data, &size, out));
+    return g_bytes_new_take (out, size);
+}
+
+static void
+coded_bodies_make (void)
+{
+    const char *json = CODED_JSON;
+    gsize len = strlen (json);
+
+    for (guint i = 0; i < G_N_ELEMENTS (coded_bodies); i++) {
+        CodedBody *c = &coded_bodies[i];
+        const char *name = c->name;
+
+        if (strcmp (name, "gzip") == 0 || strcmp (name, "x-gzip") == 0)
+            c->body = zlib_encode (json, len, 15 + 16);
+        else if (strcmp (name, "deflate") == 0)
+            c->body = zlib_encode (json, len, 15);
+        else if (strcmp (name, "deflate-raw") == 0)
+            c->body = zlib_encode (json, len, -15);
+        else if (strcmp (name, "br") == 0)
+            c->body = brotli_encode (json, len);
+#ifdef HTTP_HAVE_ZSTD
+        else if (strcmp (name, "zstd") == 0) {
+            size_t cap = ZSTD_compressBound (len);
+            guint8 *out = g_malloc (cap);
+            size_t n = ZSTD_compress (out, cap, json, len, 3);
+            g_assert_false (ZSTD_isError (n));
+            c->body = g_bytes_new_take (out, n);
+        }
+#endif
+        else if (strcmp (name, "gzip-then-br") == 0) {
+            g_autoptr (GBytes) gz = zlib_encode (json, len, 15 + 16);
+            c->body = brotli_encode (g_bytes_get_data (gz, NULL), g_bytes_get_size (gz));
+        } else if (strcmp (name, "gzip-corrupt") == 0) {
+            /* A valid gzip header, then a deflate block type that does not exist (3). */
+            static const char bad[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff\xff";
+            c->body = g_bytes_new_static (bad, sizeof bad - 1);
+        } else if (strcmp (name, "gzip-cut") == 0) {
+            g_autoptr (GBytes) gz = zlib_encode (json, len, 15 + 16);
+            c->body = g_bytes_new_from_bytes (gz, 0, g_bytes_get_size (gz) / 2);
+        } else if (strcmp (name, "br-corrupt") == 0) {
+            c->body = g_bytes_new_static ("\xff\xff\xff\xff not brotli", 15);
+        } else if (strcmp (name, "gzip-bomb") == 0) {
+            g_autofree char *zeros = g_malloc0 (BOMB_SIZE);
+            c->body = zlib_encode (zeros, BOMB_SIZE, 15 + 16);
+        } else if (strcmp (name, "unknown") == 0) {
+            c->body = g_bytes_new_static (json, len);
+        }
+        g_assert_nonnull (c->body);
+    }
+}
+
+static const CodedBody *
+coded_body (const char *name)
+{
+    for (guint i = 0; i < G_N_ELEMENTS (coded_bodies); i++)
+        if (strcmp (coded_bodies[i].name, name) == 0)
+            return &coded_bodies[i];
+    return NULL;
+}
 
 static char *
 location_for (const Site *site, gboolean tls, guint16 port, const char *kind)
@@ -156,6 +280,12 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
     if ((value = soup_message_headers_get_one (exchange->request_headers, "Authorization")) != NULL)
         g_string_append_printf (cookies, "%s auth=%s", cookies->len > 0 ? "" : "-", value);
 
+    if (g_str_has_prefix (path, "/coded/")) {
+        const char *accept
+            = soup_message_headers_get_one (exchange->request_headers, "Accept-Encoding");
+        if (accept != NULL)
+            g_string_append_printf (cookies, "%s ae=%s", cookies->len > 0 ? "" : "-", accept);
+    }
     /* Only where asked: over HTTP/2 the field is never sent (header/connection). */
     if (strcmp (path, "/close-seen") == 0
         && soup_message_headers_header_contains (exchange->request_headers, "Connection", "close"))
@@ -193,6 +323,12 @@ route (RedirectServer *server, const Site *site, gboolean tls, guint16 port, con
     } else if (strcmp (path, "/large") == 0) {
         exchange->status = 200;
         exchange->body = large_response;
+    } else if (g_str_has_prefix (path, "/coded/") && coded_body (path + 7) != NULL) {
+        const CodedBody *coded = coded_body (path + 7);
+        exchange->status = 200;
+        exchange->body = g_bytes_get_data (coded->body, &exchange->body_size);
+        soup_message_headers_replace (response, "Content-Encoding", coded->encoding);
+        soup_message_headers_replace (response, "Content-Type", "application/json");
     } else if (strcmp (path, "/final") == 0 || strcmp (path, "/close-seen") == 0) {
         exchange->status = 200;
         exchange->body = "ok\n";
@@ -232,8 +368,13 @@ soup_handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHa
         soup_message_headers_set_encoding (exchange.response_headers, SOUP_ENCODING_CHUNKED);
     soup_server_message_set_status (message, exchange.status, NULL);
     if (exchange.body != NULL)
-        soup_server_message_set_response (message, "text/plain", SOUP_MEMORY_STATIC, exchange.body,
-                                          strlen (exchange.body));
+        soup_server_message_set_response (
+            message,
+            soup_message_headers_get_content_type (exchange.response_headers, NULL) != NULL
+                ? soup_message_headers_get_content_type (exchange.response_headers, NULL)
+                : "text/plain",
+            SOUP_MEMORY_STATIC, exchange.body,
+            exchange.body_size > 0 ? exchange.body_size : strlen (exchange.body));
 }
 
 /* The nghttp2 server's side: route() on an HTTP/2 request. */
@@ -243,7 +384,8 @@ h2_handle (ThrongTestH2Exchange *exchange, gpointer data)
     H2Listener *listener = data;
 
     route (listener->server, listener->site, listener->tls, listener->port, "HTTP/2", exchange);
-    if (exchange->body != NULL)
+    if (exchange->body != NULL
+        && soup_message_headers_get_one (exchange->response_headers, "Content-Type") == NULL)
         soup_message_headers_replace (exchange->response_headers, "Content-Type", "text/plain");
 }
 
@@ -500,6 +642,11 @@ typedef struct {
 #define CLOSE_1 "GET /close-seen 0 - close\n"
 #define CLOSE_5 CLOSE_1 CLOSE_1 CLOSE_1 CLOSE_1 CLOSE_1
 
+/* A step that reads the body: checks on its text and its JSON, and an extractor. */
+#define READS_JSON                                                                        \
+    ", check: [ { body_contains: abc123 }, { json: \"$.token\", equals: abc123 } ]," \
+    " extract: { token: { json: \"$.pad\" } }"
+
 /* The summary's warning of connections closed for bytes nobody asked for. */
 #define UNSOLICITED "closed because the server sent bytes nobody asked for"
 
@@ -672,6 +819,53 @@ static const Case cases[] = {
     { "timeout/slow-after-redirect", ON_REDIRECT, "/r/302/slow", FOLLOW, "timeout", 0,
       "step timed out", "GET /r/302/slow 0 -\nGET /delay/3000 0 -\n", "1500ms", NULL, 1490,
       1500 + SLACK_MS },
+
+    /*
+     * Content codings (docs/http.md, "Compressed responses"): a body a
+     * rule reads is decoded first, whatever the request's Accept-Encoding
+     * (neither transport adds one: the server's log shows none), so the
+     * checks and the extractor see the JSON; one that does not decode is
+     * `protocol`, one that decodes past max_body `body-limit`; a step
+     * that reads no body decodes nothing.
+     */
+    { "coded/gzip", ON_REDIRECT, "/coded/gzip", READS_JSON, NULL, 200, "OK",
+      "GET /coded/gzip 0 -\n" },
+    { "coded/x-gzip", ON_REDIRECT, "/coded/x-gzip", READS_JSON, NULL, 200, "OK",
+      "GET /coded/x-gzip 0 -\n" },
+    { "coded/deflate", ON_REDIRECT, "/coded/deflate", READS_JSON, NULL, 200, "OK",
+      "GET /coded/deflate 0 -\n" },
+    { "coded/deflate-raw", ON_REDIRECT, "/coded/deflate-raw", READS_JSON, NULL, 200, "OK",
+      "GET /coded/deflate-raw 0 -\n" },
+    { "coded/br", ON_REDIRECT, "/coded/br", READS_JSON, NULL, 200, "OK", "GET /coded/br 0 -\n" },
+#ifdef HTTP_HAVE_ZSTD
+    { "coded/zstd", ON_REDIRECT, "/coded/zstd", READS_JSON, NULL, 200, "OK",
+      "GET /coded/zstd 0 -\n" },
+#endif
+    { "coded/gzip-then-br", ON_REDIRECT, "/coded/gzip-then-br", READS_JSON, NULL, 200, "OK",
+      "GET /coded/gzip-then-br 0 -\n" },
+    { "coded/accept-identity", ON_REDIRECT, "/coded/gzip",
+      READS_JSON ", headers: { Accept-Encoding: identity }", NULL, 200, "OK",
+      "GET /coded/gzip 0 - ae=identity\n" },
+    { "coded/gzip-corrupt", ON_REDIRECT, "/coded/gzip-corrupt", READS_JSON, "protocol", 200,
+      "content coding gzip: corrupt data", "GET /coded/gzip-corrupt 0 -\n" },
+    { "coded/gzip-cut", ON_REDIRECT, "/coded/gzip-cut", READS_JSON, "protocol", 200,
+      "content coding gzip: the body ends mid-stream", "GET /coded/gzip-cut 0 -\n" },
+    { "coded/br-corrupt", ON_REDIRECT, "/coded/br-corrupt", READS_JSON, "protocol", 200,
+      "content coding br: corrupt data", "GET /coded/br-corrupt 0 -\n" },
+    /* An unexpected status stays the step's class, as with a failing check. */
+    { "coded/corrupt-status-stays", ON_REDIRECT, "/coded/gzip-corrupt",
+      READS_JSON ", expect_status: 404", "status", 200, "OK", "GET /coded/gzip-corrupt 0 -\n" },
+    { "coded/corrupt-unread", ON_REDIRECT, "/coded/gzip-corrupt", NULL, NULL, 200, "OK",
+      "GET /coded/gzip-corrupt 0 -\nGET /coded/gzip-corrupt 0 -\n", .iterations = 2 },
+    /* 4 MiB of zeros in 4 KiB of gzip: decoding stops at max_body. */
+    { "coded/bomb", ON_REDIRECT, "/coded/gzip-bomb", READS_JSON ", max_body: 1MiB", "body-limit",
+      200, "decoded response body over max_body", "GET /coded/gzip-bomb 0 -\n" },
+    { "coded/bomb-fits", ON_REDIRECT, "/coded/gzip-bomb",
+      ", max_body: 8MiB, check: [ { body_regex: '^\\x00+$' } ]", NULL, 200, "OK",
+      "GET /coded/gzip-bomb 0 -\n" },
+    /* A coding neither decoder knows: the body as it came (as libsoup and curl leave it). */
+    { "coded/unknown", ON_REDIRECT, "/coded/unknown", READS_JSON, NULL, 200, "OK",
+      "GET /coded/unknown 0 -\n" },
 
     /* The fault suite's faults (tests/integration/test-faults.c). */
     { "fault/refused", ON_CLOSED_HTTP, "/ok", NULL, "connect", 0, NULL, NULL, NULL, NULL, 0,
@@ -1159,6 +1353,7 @@ main (int argc, char **argv)
     certs = throng_test_certs_new (pki, &error);
     g_assert_no_error (error);
     memset (large_response, 'x', LARGE_RESPONSE_SIZE);
+    coded_bodies_make ();
     redirect_server_start (&redirect_server, certs);
     fault_server_start (certs);
 
@@ -1172,6 +1367,8 @@ main (int argc, char **argv)
     g_clear_pointer (&fault_server, throng_test_fault_server_stop);
     redirect_server_stop (&redirect_server);
     g_clear_pointer (&certs, throng_test_certs_free);
+    for (guint i = 0; i < G_N_ELEMENTS (coded_bodies); i++)
+        g_clear_pointer (&coded_bodies[i].body, g_bytes_unref);
     throng_test_tmpdir_free (g_steal_pointer (&dir));
     return result;
 }

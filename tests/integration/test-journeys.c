@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <zlib.h>
 
 #define RUN_TIMEOUT 120
 
@@ -154,6 +155,32 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
     } else if (strcmp (path, "/repeat") == 0) {
         j->repeated++;
         respond (msg, 200, "text/plain", "ok\n");
+    } else if (strcmp (path, "/gzip") == 0) {
+        /* Compressed whatever the request asked for, as some servers do. */
+        /* 4,016 bytes that code to some 50: a count of the wire's bytes cannot be the text's. */
+        g_autofree char *spaces = g_strnfill (4000, ' ');
+        g_autofree char *text = g_strconcat ("hello gzip world", spaces, NULL);
+        guint8 coded[256];
+        z_stream z = { 0 };
+
+        g_assert_cmpint (deflateInit2 (&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==,
+                         Z_OK);
+        z.next_in = (Bytef *)text;
+        z.avail_in = (uInt)strlen (text);
+        z.next_out = coded;
+        z.avail_out = sizeof coded;
+        g_assert_cmpint (deflate (&z, Z_FINISH), ==, Z_STREAM_END);
+        deflateEnd (&z);
+        soup_message_headers_append (soup_server_message_get_response_headers (msg),
+                                     "Content-Encoding", "gzip");
+        soup_server_message_set_status (msg, 200, NULL);
+        soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_COPY, (const char *)coded,
+                                          z.total_out);
+    } else if (strcmp (path, "/hop") == 0) {
+        /* One redirect, to where the `url` checks look. */
+        soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Location",
+                                      "/choose/a?from=hop");
+        respond (msg, 302, "text/plain", "moved\n");
     } else if (strcmp (path, "/never") == 0) {
         j->never++;
         respond (msg, 200, "text/plain", "ok\n");
@@ -692,6 +719,131 @@ test_form_json_bodies (Fixture *f, gconstpointer data)
 }
 
 /*
+ * A multipart body (issue 32): the server's own multipart parser
+ * (soup_multipart_new_from_message) finds the plan's parts, in order,
+ * with their names, values (templates expanded), a file read relative to
+ * the plan, its file name and type.
+ */
+static void
+test_multipart_body (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http:\n"
+          "          method: POST\n"
+          "          url: /echo\n"
+          "          multipart:\n"
+          "            - { name: user, value: \"u${user.id}\" }\n"
+          "            - { name: \"the \\\"note\\\"\", value: \"line 1\\r\\nline 2\" }\n"
+          "            - { name: doc, file: upload.txt, content_type: text/plain }\n"
+          "            - { name: raw, file: upload.txt, filename: other.bin }\n"
+          "            - { name: empty, value: }\n";
+    g_autofree char *file
+        = throng_test_write_file (f->dir, "upload.txt", "first line\n--not a boundary\n");
+    g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
+    Journey *j = &f->journey;
+    g_autoptr (SoupMessageHeaders) headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_REQUEST);
+    g_autoptr (GBytes) body = NULL;
+    g_autoptr (SoupMultipart) multipart = NULL;
+    static const struct {
+        const char *name, *filename, *type, *value;
+    } expected[] = {
+        { "user", NULL, NULL, "u1" },
+        { "the %22note%22", NULL, NULL, "line 1\r\nline 2" },
+        { "doc", "upload.txt", "text/plain", "first line\n--not a boundary\n" },
+        { "raw", "other.bin", "application/octet-stream", "first line\n--not a boundary\n" },
+        { "empty", NULL, NULL, "" },
+    };
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (j->bodies->len, ==, 1);
+    g_assert_true (g_str_has_prefix (g_ptr_array_index (j->types, 0),
+                                     "multipart/form-data; boundary=----throng-"));
+    soup_message_headers_replace (headers, "Content-Type", g_ptr_array_index (j->types, 0));
+    body = g_bytes_new (g_ptr_array_index (j->bodies, 0), strlen (g_ptr_array_index (j->bodies, 0)));
+    multipart = soup_multipart_new_from_message (headers, body);
+    g_assert_nonnull (multipart);
+    g_assert_cmpint (soup_multipart_get_length (multipart), ==, G_N_ELEMENTS (expected));
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+        SoupMessageHeaders *part_headers;
+        GBytes *part_body;
+        g_autofree char *disposition = NULL;
+        g_autoptr (GHashTable) params = NULL;
+
+        g_assert_true (soup_multipart_get_part (multipart, (int)i, &part_headers, &part_body));
+        g_assert_true (soup_message_headers_get_content_disposition (part_headers, &disposition,
+                                                                     &params));
+        g_assert_cmpstr (disposition, ==, "form-data");
+        g_assert_cmpstr (g_hash_table_lookup (params, "name"), ==, expected[i].name);
+        g_assert_cmpstr (g_hash_table_lookup (params, "filename"), ==, expected[i].filename);
+        g_assert_cmpstr (soup_message_headers_get_one (part_headers, "Content-Type"), ==,
+                         expected[i].type);
+        g_assert_cmpmem (g_bytes_get_data (part_body, NULL), g_bytes_get_size (part_body),
+                         expected[i].value, strlen (expected[i].value));
+    }
+}
+
+/*
+ * Checks on what happened (issue 32): the URL the step ended at after its
+ * redirect, the protocol it went over, and its timing phases; a check
+ * that cannot pass (a first byte in no time) fails the step as `check`.
+ * The server saw each redirect followed.
+ */
+static void
+test_outcome_checks (Fixture *f, gconstpointer data)
+{
+    g_autofree char *steps = g_strdup_printf (
+        "      - set: { letter: a }\n"
+        "      - http:\n"
+        "          url: /hop\n"
+        "          follow_redirects: true\n"
+        "          check:\n"
+        "            - url: \"%s/choose/a?from=hop\"\n"
+        "            - url: { contains: \"/choose/${vars.letter}\" }\n"
+        "            - url: { matches: \"from=h.p$\" }\n"
+        "            - protocol: http/1.1\n"
+        "            - ttfb_max: 30s\n"
+        "            - connect_max: 30s\n"
+        "            - tls_max: 0ms\n"
+        "      - http:\n"
+        "          url: /hop\n"
+        "          check: [ { url: { contains: /choose/ } }, { ttfb_max: 0ms } ]\n",
+        throng_test_soup_server_http_url (f->server));
+    g_autoptr (JsonNode) root = run (f, 1, 3, NULL, steps, 0, NULL);
+    static const struct {
+        const char *name;
+        gint64 passes;
+    } expected[] = {
+        { "url equals ", 3 },
+        { "url contains /choose/${vars.letter}", 3 },
+        { "url matches /from=h.p$/", 3 },
+        { "protocol is http/1.1", 3 },
+        { "ttfb <= 30s", 3 },
+        { "connect <= 30s", 3 },
+        /* Plain HTTP: no handshake, so 0 ms passes. */
+        { "tls <= 0ms", 3 },
+        /* Not followed: the step ends at /hop. */
+        { "url contains /choose/", 0 },
+        { "ttfb <= 0ms", 0 },
+    };
+
+    g_assert_cmpint (f->journey.choices[0], ==, 3);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 6);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 3);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "check"), ==, 3);
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+        g_autofree char *name
+            = i == 0 ? g_strdup_printf ("url equals %s/choose/a?from=hop",
+                                        throng_test_soup_server_http_url (f->server))
+                     : g_strdup (expected[i].name);
+        gint64 passes, fails;
+
+        check_counts (root, name, &passes, &fails);
+        g_assert_cmpint (passes, ==, expected[i].passes);
+        g_assert_cmpint (passes + fails, ==, 3);
+    }
+}
+
+/*
  * Steps written once (issue 32): a fragment, used in a scenario and inside a
  * group, runs its steps in place with the user's own variables; the server
  * sees each user's own token.
@@ -980,7 +1132,10 @@ test_h2 (Fixture *f, gconstpointer data)
                                 "          check:\n"
                                 "            - status: 200\n"
                                 "            - json: $.items[0].id\n"
-                                "              equals: 7\n";
+                                "              equals: 7\n"
+                                "            - protocol: h2\n"
+                                "            - tls_max: 30s\n"
+                                "            - connect_max: 30s\n";
     ThrongTestNginxConfig config = { .https = TRUE, .http2 = TRUE, .locations = locations };
     g_autoptr (ThrongTestNginx) nginx = throng_test_nginx_require (&config);
     g_autoptr (JsonNode) root = NULL;
@@ -1002,6 +1157,9 @@ test_h2 (Fixture *f, gconstpointer data)
     root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 5 + 5 * 4);
+    check_counts (root, "protocol is h2", &passes, &fails);
+    g_assert_cmpint (passes, ==, 5 * 4);
+    g_assert_cmpint (fails, ==, 0);
     check_counts (root, "status is 200", &passes, &fails);
     g_assert_cmpint (passes, ==, 20);
     check_counts (root, "$.items[0].id equals 7", &passes, &fails);
@@ -1246,6 +1404,57 @@ test_debug (Fixture *f, gconstpointer data)
     g_assert_null (strstr (flag_err, "> X-Trace: t-2\n"));
 }
 
+/*
+ * A gzip body a check reads is decoded first, and --http-debug shows it
+ * decoded, with the size it had on the wire (the sample has no place for
+ * it); the summary's bytes received count the coded bytes.
+ */
+static void
+test_debug_decoded (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - http:\n"
+                                "          url: /gzip\n"
+                                "          check: [ { body_contains: gzip world } ]\n";
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 1,
+        .steps = steps,
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
+    g_autofree char *json_arg = g_strconcat ("json=", summary, NULL);
+    const char *argv[] = { "run", path, "--quiet", "--http-debug=1", "--out", json_arg, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) root = NULL;
+    GRegex *decoded;
+    g_autoptr (GMatchInfo) info = NULL;
+    int status = -1;
+
+    g_assert_true (throng_test_run (argv, NULL, RUN_TIMEOUT, &status, &out, &err));
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (err, "< hello gzip world "));
+    decoded = g_regex_new ("! decoded 4016 bytes from ([0-9]+) \\(Content-Encoding: gzip\\)\n", 0, 0,
+                           NULL);
+    g_assert_true (g_regex_match (decoded, err, 0, &info));
+    g_autofree char *coded = g_match_info_fetch (info, 1);
+    g_regex_unref (decoded);
+    g_assert_nonnull (strstr (err, "! ok\n"));
+    root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    /* The head and the coded body: more than the coded body, far less than the text. */
+    g_assert_cmpint (g_ascii_strtoll (coded, NULL, 10), <, 200);
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), >,
+                     g_ascii_strtoll (coded, NULL, 10));
+    g_assert_cmpint (throng_test_json_int (root, "total.bytes_received"), <, 1000);
+}
+
 /* Plans the http plugin refuses at load: each message and where it points. */
 static void
 test_bad_plans (void)
@@ -1260,8 +1469,8 @@ test_bad_plans (void)
         { "extract: { v: { regex: '(a' } }",
           "8:49: invalid regex '(a' at character 2: missing terminating )" },
         { "check: [ { status: 200, body_contains: x } ]",
-          "8:35: a check takes exactly one of status, body_contains, body_regex, json, header or "
-          "duration_max" },
+          "8:35: a check takes exactly one of status, body_contains, body_regex, json, header, url, "
+          "protocol, duration_max, ttfb_max, connect_max or tls_max" },
         { "check: [ { stauts: 200 } ]",
           "8:37: unknown key 'stauts' in check; did you mean 'status'?" },
         { "extract: { v: { default: x } }",
@@ -1427,6 +1636,8 @@ main (int argc, char **argv)
         { "data-columns", test_data_columns, FALSE },
         { "data-named", test_data_named, FALSE },
         { "form-json-bodies", test_form_json_bodies, TRUE },
+        { "multipart-body", test_multipart_body, TRUE },
+        { "outcome-checks", test_outcome_checks, TRUE },
         { "fragments", test_fragments, FALSE },
         { "templated-check-unset", test_templated_check_unset, FALSE },
         { "set-repeat-filters", test_set_repeat_filters, TRUE },
@@ -1440,6 +1651,7 @@ main (int argc, char **argv)
         { "group-timing", test_group_timing, TRUE },
         { "group-nested-bytes", test_group_nested_bytes, TRUE },
         { "debug", test_debug, TRUE },
+        { "debug-decoded", test_debug_decoded, TRUE },
         { "pause", test_pause, TRUE },
         { "pause-stop", test_pause_stop, FALSE },
     };

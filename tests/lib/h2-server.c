@@ -90,6 +90,7 @@ typedef struct {
     guint status;
     SoupMessageHeaders *headers;
     const char *body; /* static; NULL: none */
+    gsize body_size;
     gboolean stall_body;
 } Reply;
 
@@ -475,12 +476,12 @@ static ssize_t
 read_static (nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
              uint32_t *flags, nghttp2_data_source *source, void *data)
 {
-    const char **next = source->ptr; /* the rest of the static body (Conn.cursors) */
-    gsize n = MIN (strlen (*next), length);
+    const char **next = source->ptr; /* the rest of the static body and its end (Conn.cursors) */
+    gsize n = MIN ((gsize)(next[1] - next[0]), length);
 
-    memcpy (buf, *next, n);
-    *next += n;
-    if (**next == '\0')
+    memcpy (buf, next[0], n);
+    next[0] += n;
+    if (next[0] == next[1])
         *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
@@ -491,7 +492,7 @@ reply_submit (Conn *c, Reply *reply)
     g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
     g_autoptr (GArray) nva = g_array_new (FALSE, FALSE, sizeof (nghttp2_nv));
     g_autofree char *status = g_strdup_printf ("%u", reply->status);
-    const char **cursor = g_memdup2 (&reply->body, sizeof reply->body);
+    const char **cursor = g_new (const char *, 2);
     nghttp2_data_provider provider
         = { .source.ptr = cursor, .read_callback = reply->stall_body ? read_never : read_static };
     nghttp2_nv nv
@@ -499,6 +500,8 @@ reply_submit (Conn *c, Reply *reply)
     SoupMessageHeadersIter iter;
     const char *name, *value;
 
+    cursor[0] = reply->body;
+    cursor[1] = reply->body != NULL ? reply->body + reply->body_size : NULL;
     /* Kept to the connection's end: a stream may be reset before its body's end. */
     g_ptr_array_add (c->cursors, cursor);
     g_array_append_val (nva, nv);
@@ -546,6 +549,9 @@ handle_requests (Conn *c)
                               && exchange.body[0] != '\0'
                           ? exchange.body
                           : NULL;
+        if (reply->body != NULL)
+            reply->body_size
+                = exchange.body_size > 0 ? exchange.body_size : strlen (exchange.body);
         reply->stall_body = exchange.stall_body;
         reply->due = g_get_monotonic_time () + (gint64)exchange.delay_ms * 1000;
         g_ptr_array_add (c->replies, reply);

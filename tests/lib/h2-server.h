@@ -67,6 +67,7 @@ typedef struct {
     const char *body;                     /* (nullable) a static string; none for HEAD */
     guint delay_ms;                       /* answered this much later (other streams go on) */
     gboolean stall_body;                  /* the head, then never the body nor its end */
+    gsize body_size;                      /* of @body, when it may hold NULs; 0: strlen */
 } ThrongTestH2Exchange;
 
 typedef void (*ThrongTestH2Handler) (ThrongTestH2Exchange *exchange, gpointer data);

@@ -6,11 +6,14 @@
  * included.  The plan side (loading, located errors) and the run side
  * (variables, check counts) are in tests/integration/test-journeys.c.
  */
+#include "decode.h"
+#include "test-utils.h"
 #include "fast/response.h"
 #include "rules.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static const char json_body[]
     = "{\"token\": \"abc\", \"n\": 7, \"f\": 0.1, \"big\": 1e3, \"ok\": true, \"none\": null,"
@@ -28,16 +31,30 @@ make_headers (void)
     return headers;
 }
 
+/* What the view's sample measured: the timing and protocol checks read it. */
+static const ThrongSample measured = {
+    .latency_us = 42 * 1000 + 500,
+    .connect_us = 3 * 1000,
+    .tls_us = 0,
+    .protocol = "h2",
+};
+
 static HttpResponseView
 make_view (SoupMessageHeaders *headers, const char *body)
 {
+    static GUri *uri;
     HttpResponseView view = {
         .status = 200,
         .headers = headers,
         .body = body,
         .body_len = body != NULL ? strlen (body) : 0,
         .elapsed_us = 120 * 1000,
+        .sample = &measured,
     };
+
+    if (uri == NULL)
+        uri = g_uri_parse ("https://shop.example:8443/done?order=7", G_URI_FLAGS_NONE, NULL);
+    view.uri = uri;
     return view;
 }
 
@@ -170,6 +187,20 @@ static const CheckCase check_cases[] = {
       TRUE, NULL },
     { "header-contains/fail", HTTP_CHECK_HEADER, HTTP_TEST_CONTAINS, "Content-Type", "xml", 0, NULL,
       FALSE, "application/json; charset=utf-8" },
+    { "url-equals/ok", HTTP_CHECK_URL, HTTP_TEST_EQUALS, NULL,
+      "https://shop.example:8443/done?order=7", 0, NULL, TRUE, NULL },
+    { "url-equals/fail", HTTP_CHECK_URL, HTTP_TEST_EQUALS, NULL, "https://shop.example:8443/done",
+      0, NULL, FALSE, "https://shop.example:8443/done?order=7" },
+    { "url-contains/ok", HTTP_CHECK_URL, HTTP_TEST_CONTAINS, NULL, "/done?", 0, NULL, TRUE, NULL },
+    { "url-matches/ok", HTTP_CHECK_URL, HTTP_TEST_MATCHES, NULL, "order=[0-9]+$", 0, NULL, TRUE,
+      NULL },
+    { "protocol/ok", HTTP_CHECK_PROTOCOL, HTTP_TEST_EQUALS, "h2", NULL, 0, NULL, TRUE, "h2" },
+    { "protocol/fail", HTTP_CHECK_PROTOCOL, HTTP_TEST_EQUALS, "http/1.1", NULL, 0, NULL, FALSE,
+      "h2" },
+    { "ttfb/ok", HTTP_CHECK_TTFB, 0, NULL, NULL, 50000, NULL, TRUE, "42.500ms" },
+    { "ttfb/fail", HTTP_CHECK_TTFB, 0, NULL, NULL, 42000, NULL, FALSE, "42.500ms" },
+    { "connect/ok", HTTP_CHECK_CONNECT, 0, NULL, NULL, 3000, NULL, TRUE, "3.000ms" },
+    { "tls/none", HTTP_CHECK_TLS, 0, NULL, NULL, 0, NULL, TRUE, "0.000ms" },
 };
 
 static void
@@ -204,6 +235,8 @@ test_check (gconstpointer data)
             check.regex = g_regex_new (c->value, 0, 0, NULL);
     } else if (c->kind == HTTP_CHECK_BODY_REGEX) {
         check.regex = g_regex_new (c->subject, 0, 0, NULL);
+    } else if (c->kind == HTTP_CHECK_URL && c->test == HTTP_TEST_MATCHES) {
+        check.regex = g_regex_new (c->value, 0, 0, NULL);
     }
     http_judge_init (&judge);
     g_assert_cmpint (http_check_eval (&check, &view, &judge, seen), ==, c->passes);
@@ -366,6 +399,135 @@ test_keep (gconstpointer data)
     }
 }
 
+static GString *
+gzip_of (const char *data, gsize len)
+{
+    z_stream z = { 0 };
+    GString *out = g_string_sized_new (compressBound ((uLong)len) + 64);
+
+    g_assert_cmpint (deflateInit2 (&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)out->str;
+    z.avail_out = (uInt)out->allocated_len;
+    g_assert_cmpint (deflate (&z, Z_FINISH), ==, Z_STREAM_END);
+    g_string_set_size (out, z.total_out);
+    deflateEnd (&z);
+    return out;
+}
+
+/*
+ * A decompression bomb: 256 MiB of zeros in about 250 KiB of gzip,
+ * decoded under a 1 MiB max_body.  Decoding stops at the bound, and
+ * the buffer it filled never grew much past it.
+ */
+static void
+test_decode_bomb (void)
+{
+    const gsize size = 256 * 1024 * 1024;
+    char *zeros = g_malloc0 (size);
+    g_autoptr (GString) wire = gzip_of (zeros, size);
+    g_autoptr (GString) out = g_string_new (NULL);
+    HttpDecoder *decoder = NULL;
+    const char *message = NULL;
+
+    g_free (zeros);
+    g_assert_cmpuint (wire->len, <, 512 * 1024);
+    g_assert_cmpint (http_decode (&decoder, "gzip", wire, 1024 * 1024, out, &message), ==,
+                     HTTP_DECODE_LIMIT);
+    g_assert_cmpstr (message, ==, "decoded response body over max_body");
+    g_assert_cmpuint (out->allocated_len, <=, 2 * 1024 * 1024 + 1);
+    /* The same decoder reads the next body: the bound left nothing behind. */
+    g_string_truncate (wire, 0);
+    {
+        g_autoptr (GString) small = gzip_of ("hello", 5);
+        g_assert_cmpint (http_decode (&decoder, " GZIP ,identity", small, 1024, out, &message),
+                         ==, HTTP_DECODE_OK);
+        g_assert_cmpstr (out->str, ==, "hello");
+        /* Exactly max_body is within it. */
+        g_assert_cmpint (http_decode (&decoder, "gzip", small, 5, out, &message), ==,
+                         HTTP_DECODE_OK);
+        g_assert_cmpint (http_decode (&decoder, "gzip", small, 4, out, &message), ==,
+                         HTTP_DECODE_LIMIT);
+        /* Two members one after the other (RFC 1952 §2.2). */
+        g_string_append_len (small, small->str, (gssize)small->len);
+        g_assert_cmpint (http_decode (&decoder, "gzip", small, 1024, out, &message), ==,
+                         HTTP_DECODE_OK);
+        g_assert_cmpstr (out->str, ==, "hellohello");
+    }
+    http_decoder_free (decoder);
+}
+
+/*
+ * fuzz-decode's seeds (its input format: a coding index, a flags byte,
+ * the body), on a build without the fuzzer: one decoder reused over all
+ * of them, in turn, judges each as a fresh one does.
+ */
+static void
+test_decode_seeds (void)
+{
+    static const char *const codings[] = {
+        "gzip", "x-gzip", "deflate", "br", "zstd", "gzip, br", "compress", "deflate, gzip",
+        "identity, gzip",
+    };
+    g_autofree char *dir = throng_test_source_path ("tests/fuzz/decode-seeds");
+    g_autoptr (GDir) listing = g_dir_open (dir, 0, NULL);
+    HttpDecoder *reused = NULL;
+    const char *name;
+    guint seeds = 0;
+
+    g_assert_nonnull (listing);
+    for (guint round = 0; round < 2; round++) {
+        g_dir_rewind (listing);
+        while ((name = g_dir_read_name (listing)) != NULL) {
+            g_autofree char *path = g_build_filename (dir, name, NULL);
+            g_autofree char *data = NULL;
+            gsize size;
+            HttpDecoder *fresh = NULL;
+            g_autoptr (GString) body = NULL;
+            g_autoptr (GString) a = g_string_new (NULL);
+            g_autoptr (GString) b = g_string_new (NULL);
+            const char *ma = NULL, *mb = NULL;
+            HttpDecodeResult ra, rb;
+            guint64 max_body;
+
+            g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+            if (size < 2)
+                continue;
+            max_body = (data[1] & 1) ? 1000 : 1024 * 1024;
+            body = g_string_new_len (data + 2, (gssize)(size - 2));
+            ra = http_decode (&reused, codings[(guchar)data[0] % G_N_ELEMENTS (codings)], body,
+                              max_body, a, &ma);
+            rb = http_decode (&fresh, codings[(guchar)data[0] % G_N_ELEMENTS (codings)], body,
+                              max_body, b, &mb);
+            g_test_message ("%s: %d %s", name, ra, ma != NULL ? ma : "");
+            g_assert_cmpint (ra, ==, rb);
+            g_assert_cmpstr (ma, ==, mb);
+            if (ra == HTTP_DECODE_OK)
+                g_assert_cmpmem (a->str, a->len, b->str, b->len);
+            http_decoder_free (fresh);
+            seeds++;
+        }
+    }
+    g_assert_cmpuint (seeds, >=, 20);
+    http_decoder_free (reused);
+}
+
+static void
+test_decode_applies (void)
+{
+    g_assert_false (http_decode_applies (NULL));
+    g_assert_false (http_decode_applies (""));
+    g_assert_false (http_decode_applies ("identity"));
+    g_assert_false (http_decode_applies ("gzip, compress"));
+    g_assert_false (http_decode_applies ("gzip, gzip, gzip, gzip, gzip"));
+    g_assert_true (http_decode_applies ("gzip"));
+    g_assert_true (http_decode_applies ("X-Gzip"));
+    g_assert_true (http_decode_applies ("deflate, br"));
+    /* Without libzstd too: the step then fails as `other`, saying so. */
+    g_assert_true (http_decode_applies ("zstd"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -379,6 +541,9 @@ main (int argc, char **argv)
         g_test_add_data_func (path, &check_cases[i], test_check);
     }
     g_test_add_func ("/http-rules/seen-cut", test_seen_cut);
+    g_test_add_func ("/http-rules/decode/bomb", test_decode_bomb);
+    g_test_add_func ("/http-rules/decode/applies", test_decode_applies);
+    g_test_add_func ("/http-rules/decode/seeds", test_decode_seeds);
     g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
     for (guint i = 0; i < G_N_ELEMENTS (keep_cases); i++) {
         g_autofree char *path = g_strdup_printf ("/http-rules/keep/%s", keep_cases[i].name);

@@ -156,6 +156,9 @@ hop_complete (SoupUser *user)
     g_clear_object (&user->stream);
     http_soup_account_hop (user);
     follow = http_hop_response (&user->hop, user->step, status, headers, user->sample);
+    /* Before the checks: a `protocol` check reads it, as on fast. */
+    if (!follow && h2)
+        http_sample_note_protocol (user->sample, "h2");
     if (!follow && G_UNLIKELY (user->journey.active))
         http_journey_end (&user->journey, user->step, user->user, status, headers,
                           http_hop_uri (&user->hop, user->step), user->sample);
@@ -164,8 +167,6 @@ hop_complete (SoupUser *user)
         hop_send (user);
         return;
     }
-    if (h2)
-        http_sample_note_protocol (user->sample, "h2");
     step_finish (user);
 }
 

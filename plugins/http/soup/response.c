@@ -87,7 +87,8 @@ http_soup_account_hop (SoupUser *user)
         /* glib-networking cannot say whether it resumed: every handshake counts as full. */
         sample->handshakes_full++;
     }
-    if (response_start != 0 && (gint64)response_start > sample->start_us)
+    /* The first hop's first byte, as on fast: a redirect's later answer does not move it. */
+    if (response_start != 0 && (gint64)response_start > sample->start_us && sample->latency_us == 0)
         sample->latency_us = (gint64)response_start - sample->start_us;
 
     sample->bytes_sent += soup_message_metrics_get_request_header_bytes_sent (metrics)

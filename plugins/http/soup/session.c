@@ -145,6 +145,10 @@ http_soup_user_new (HttpScenario *scenario, ThrongUser *throng_user)
         "idle-timeout", 0, "user-agent", "throng/" THRONG_VERSION_STRING, NULL);
     http_soup_pop_context (user, pushed);
     soup_session_set_proxy_resolver (user->session, NULL);
+    /* Bodies are decoded by decode.c, as on `fast`, and only for a step that reads them: libsoup's
+     * decoder would add an Accept-Encoding the plan did not write, decode bodies nobody reads,
+     * and pass a corrupt one through as it came. */
+    soup_session_remove_feature_by_type (user->session, SOUP_TYPE_CONTENT_DECODER);
     /* Each virtual user has its own cookies, as a browser (or JMeter's cookie manager) would. */
     if (scenario->options.cookie_jar != HTTP_COOKIE_JAR_OFF) {
         g_autoptr (SoupCookieJar) jar = http_cookie_jar_new ();
