@@ -17,6 +17,7 @@
 typedef struct {
     char *name; /* a member, or NULL for an index */
     guint index;
+    gboolean any; /* `[*]` or `.*`: every member or element (http_json_path_new_all only) */
 } Segment;
 
 struct _HttpJsonPath {
@@ -38,8 +39,8 @@ http_json_path_free (HttpJsonPath *path)
     g_free (path);
 }
 
-HttpJsonPath *
-http_json_path_new (const char *text)
+static HttpJsonPath *
+path_new (const char *text, gboolean wildcards)
 {
     g_autoptr (GArray) segments = g_array_new (FALSE, TRUE, sizeof (Segment));
     const char *p = text;
@@ -51,7 +52,10 @@ http_json_path_new (const char *text)
     while (*p != '\0') {
         Segment segment = { 0 };
 
-        if (p[0] == '.' && p[1] != '.') {
+        if (wildcards && ((p[0] == '.' && p[1] == '*') || (p[0] == '[' && p[1] == '*' && p[2] == ']'))) {
+            segment.any = TRUE;
+            p += p[0] == '.' ? 2 : 3;
+        } else if (p[0] == '.' && p[1] != '.') {
             gsize length = strcspn (p + 1, ".[");
             if (length == 0 || memchr (p + 1, '*', length) != NULL)
                 return NULL;
@@ -79,6 +83,18 @@ http_json_path_new (const char *text)
     path = g_new0 (HttpJsonPath, 1);
     path->segments = g_steal_pointer (&segments);
     return path;
+}
+
+HttpJsonPath *
+http_json_path_new (const char *text)
+{
+    return path_new (text, FALSE);
+}
+
+HttpJsonPath *
+http_json_path_new_all (const char *text)
+{
+    return path_new (text, TRUE);
 }
 
 static const char *
@@ -290,5 +306,87 @@ http_json_path_find (const HttpJsonPath *path, const char *body, gsize length, G
         append_compact (p, value_end, out);
     else
         g_string_append_len (out, p, value_end - p);
+    return HTTP_JSON_FOUND;
+}
+
+/* What http_json_path_find_all() gathers: the matches, comma-separated, and how many. */
+typedef struct {
+    GString *out;
+    guint n;
+} Collect;
+
+/*
+ * The value at @p (whitespace skipped) against segments @s on: every match
+ * appended to @c, in document order.  Returns the end of the value, or
+ * NULL when the body is not JSON there.
+ */
+static const char *
+collect (const GArray *segments, guint s, const char *p, const char *end, Collect *c, guint depth)
+{
+    const Segment *segment;
+    gboolean object;
+    guint i = 0;
+
+    if (s == segments->len) {
+        const char *value_end = skip_value (p, end);
+
+        if (value_end == NULL)
+            return NULL;
+        if (c->n++ > 0)
+            g_string_append_c (c->out, ',');
+        append_compact (p, value_end, c->out);
+        return value_end;
+    }
+    if (p >= end || depth > SCAN_MAX_DEPTH)
+        return NULL;
+    if (*p != '{' && *p != '[')
+        return skip_value (p, end); /* a scalar: nothing below it matches */
+    segment = &g_array_index (segments, Segment, s);
+    object = *p == '{';
+    p = skip_ws (p + 1, end);
+    if (p < end && *p == (object ? '}' : ']'))
+        return p + 1;
+    for (;;) {
+        gboolean match;
+
+        if (object) {
+            const char *key_end;
+
+            if (p >= end || *p != '"' || (key_end = skip_string (p, end)) == NULL)
+                return NULL;
+            match = segment->any || (segment->name != NULL && key_equals (p, key_end, segment->name));
+            p = skip_ws (key_end, end);
+            if (p >= end || *p != ':')
+                return NULL;
+            p = skip_ws (p + 1, end);
+        } else {
+            match = segment->any || (segment->name == NULL && i == segment->index);
+            i++;
+        }
+        p = match ? collect (segments, s + 1, p, end, c, depth + 1) : skip_value (p, end);
+        if (p == NULL)
+            return NULL;
+        p = skip_ws (p, end);
+        if (p < end && *p == ',') {
+            p = skip_ws (p + 1, end);
+            continue;
+        }
+        return p < end && *p == (object ? '}' : ']') ? p + 1 : NULL;
+    }
+}
+
+HttpJsonFound
+http_json_path_find_all (const HttpJsonPath *path, const char *body, gsize length, GString *out)
+{
+    const char *end = body + length;
+    gsize mark = out->len;
+    Collect c = { .out = out };
+
+    g_string_append_c (out, '[');
+    if (collect (path->segments, 0, skip_ws (body, end), end, &c, 0) == NULL) {
+        g_string_truncate (out, mark);
+        return HTTP_JSON_INVALID;
+    }
+    g_string_append_c (out, ']');
     return HTTP_JSON_FOUND;
 }

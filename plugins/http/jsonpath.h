@@ -20,12 +20,24 @@ typedef enum {
 
 /* @text compiled, or NULL when it is not such a path (json-glib then evaluates it). */
 HttpJsonPath *http_json_path_new (const char *text);
+/* The same, with `[*]` and `.*` too: for http_json_path_find_all() only. */
+HttpJsonPath *http_json_path_new_all (const char *text);
 void http_json_path_free (HttpJsonPath *path);
 
 /* Appends to @out the value @path selects in @body: a string's contents, other values' JSON text.
  */
 HttpJsonFound http_json_path_find (const HttpJsonPath *path, const char *body, gsize length,
                                    GString *out);
+
+/*
+ * Appends to @out every value @path selects in @body, in document order, as
+ * a compact JSON array (`[]` when none; strings and numbers as the body
+ * writes them): an extractor's `all: true`.  The body is read to the end
+ * of its first value; HTTP_JSON_INVALID (nothing appended) when that is
+ * not JSON.
+ */
+HttpJsonFound http_json_path_find_all (const HttpJsonPath *path, const char *body, gsize length,
+                                       GString *out);
 
 /* Appends the unescaped contents of a JSON string, its quotes left out. */
 void http_json_unescape (const char *text, gsize length, GString *out);

@@ -154,10 +154,16 @@ json_find (JsonPath *path, const HttpJsonPath *scan, const HttpResponseView *res
  * list a `foreach` walks.  FALSE only when the body is not JSON.
  */
 static gboolean
-json_find_all (JsonPath *path, const HttpResponseView *response, HttpJudge *judge, GString *out)
+json_find_all (JsonPath *path, const HttpJsonPath *scan, const HttpResponseView *response,
+               HttpJudge *judge, GString *out)
 {
-    JsonNode *root = json_root (judge, response);
+    JsonNode *root;
 
+    if (scan != NULL)
+        return response->body != NULL
+               && http_json_path_find_all (scan, response->body, response->body_len, out)
+                      == HTTP_JSON_FOUND;
+    root = json_root (judge, response);
     if (root == NULL)
         return FALSE;
     g_autoptr (JsonNode) matches = json_path_match (path, root);
@@ -228,7 +234,7 @@ http_extract_eval (const HttpExtractor *extractor, const HttpResponseView *respo
     switch (extractor->kind) {
     case HTTP_EXTRACT_JSON:
         if (extractor->all)
-            return json_find_all (extractor->path, response, judge, out);
+            return json_find_all (extractor->path, extractor->scan, response, judge, out);
         return json_find (extractor->path, extractor->scan, response, judge, out, NULL);
     case HTTP_EXTRACT_REGEX:
         return regex_find (extractor->regex != NULL ? extractor->regex : judge->regex,

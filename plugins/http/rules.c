@@ -300,9 +300,10 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
         extractor.path = path_compile (throng_node_lookup (value, "json"), extractor.arg, error);
         if (extractor.path == NULL)
             goto out;
-        /* every match goes through json-glib's JsonPath: a scan finds the first only */
+        /* a plain path, with `[*]` and `.*` too when every match is wanted, is a scan */
         extractor.all = spec.all;
-        extractor.scan = spec.all ? NULL : http_json_path_new (extractor.arg);
+        extractor.scan = spec.all ? http_json_path_new_all (extractor.arg)
+                                  : http_json_path_new (extractor.arg);
         rules->needs_body = rules->needs_json = TRUE;
     } else if (spec.regex != NULL) {
         extractor.kind = HTTP_EXTRACT_REGEX;

@@ -316,6 +316,82 @@ test_scan (gconstpointer data)
 }
 
 /* A failure quotes at most HTTP_SEEN_MAX bytes of what it saw, cut on a character. */
+/*
+ * `all: true` by a scan: for bodies whose numbers and strings json-glib
+ * writes back as they are, the scan's list equals what json-glib's
+ * JsonPath gives, wildcards and all; a body that is not JSON is refused.
+ */
+static void
+test_scan_all (void)
+{
+    static const char *const bodies[] = {
+        "{\"items\": [{\"id\": 11, \"n\": \"a\"}, {\"id\": 22}, {\"x\": 1}, {\"id\": [1, {\"y\": true}]}]}",
+        "{\"tags\": [\"a\", \"b 2\", null, false], \"meta\": {\"p\": 1, \"q\": {\"r\": \"s\"}}}",
+        "[{\"id\": 1}, {\"id\": 2}, 3, \"x\", [4]]",
+        "{\"a\": {}, \"b\": [], \"c\": {\"d\": []}}",
+        "  {\"k\" : [ 1 , 2 ] }  ",
+    };
+    static const char *const paths[] = {
+        "$.items[*].id", "$.items[*]", "$.items[1].id", "$.tags[*]", "$.meta.*", "$.meta.*.r",
+        "$.c.*", "$.a.*", "$.k[*]", "$.missing[*]", "$.items[*].n",
+    };
+    /*
+     * Where json-glib's JsonPath parts from JSONPath as Goessner wrote it
+     * (and Jayway, which JMeter uses): `[*]` of an object and `.*` of an
+     * array select the container itself there; every member or element here.
+     */
+    static const struct {
+        const char *body, *path, *list;
+    } wildcards[] = {
+        { "{\"a\": [1, 2], \"b\": {\"c\": 3}}", "$[*]", "[[1,2],{\"c\":3}]" },
+        { "{\"a\": {\"id\": 1}, \"b\": {\"id\": 2}}", "$[*].id", "[1,2]" },
+        { "[{\"id\": 1}, 3, [4]]", "$.*", "[{\"id\":1},3,[4]]" },
+        { "[{\"id\": 1}, {\"id\": \"x\"}]", "$.*.id", "[1,\"x\"]" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (wildcards); i++) {
+        g_autoptr (GString) out = g_string_new (NULL);
+        HttpJsonPath *path = http_json_path_new_all (wildcards[i].path);
+
+        g_assert_cmpint (http_json_path_find_all (path, wildcards[i].body,
+                                                  strlen (wildcards[i].body), out),
+                         ==, HTTP_JSON_FOUND);
+        g_assert_cmpstr (out->str, ==, wildcards[i].list);
+        http_json_path_free (path);
+    }
+
+    for (guint b = 0; b < G_N_ELEMENTS (bodies); b++) {
+        g_autoptr (JsonParser) parser = json_parser_new ();
+        g_autoptr (GError) error = NULL;
+
+        g_assert_true (json_parser_load_from_data (parser, bodies[b], -1, &error));
+        for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
+            g_autoptr (JsonPath) glib_path = json_path_new ();
+            g_autoptr (GString) out = g_string_new (NULL);
+            HttpJsonPath *path = http_json_path_new_all (paths[i]);
+
+            g_assert_true (json_path_compile (glib_path, paths[i], NULL));
+            g_autoptr (JsonNode) matches = json_path_match (glib_path, json_parser_get_root (parser));
+            g_autofree char *expected = json_to_string (matches, FALSE);
+
+            g_assert_nonnull (path);
+            g_assert_cmpint (http_json_path_find_all (path, bodies[b], strlen (bodies[b]), out), ==,
+                             HTTP_JSON_FOUND);
+            g_test_message ("%s on body %u: %s", paths[i], b, out->str);
+            g_assert_cmpstr (out->str, ==, expected);
+            http_json_path_free (path);
+        }
+    }
+
+    HttpJsonPath *path = http_json_path_new_all ("$.a[*]");
+    g_autoptr (GString) out = g_string_new ("kept");
+    g_assert_cmpint (http_json_path_find_all (path, "{\"a\": [1, 2", 10, out), ==, HTTP_JSON_INVALID);
+    g_assert_cmpstr (out->str, ==, "kept");
+    http_json_path_free (path);
+    /* wildcards only where every match is wanted: a scan for one value leaves them to json-glib */
+    g_assert_null (http_json_path_new ("$.a[*]"));
+}
+
 static void
 test_seen_cut (void)
 {
@@ -545,6 +621,7 @@ main (int argc, char **argv)
     g_test_add_func ("/http-rules/decode/applies", test_decode_applies);
     g_test_add_func ("/http-rules/decode/seeds", test_decode_seeds);
     g_test_add_func ("/http-rules/scan/compile", test_scan_compile);
+    g_test_add_func ("/http-rules/scan/all", test_scan_all);
     for (guint i = 0; i < G_N_ELEMENTS (keep_cases); i++) {
         g_autofree char *path = g_strdup_printf ("/http-rules/keep/%s", keep_cases[i].name);
         g_test_add_data_func (path, &keep_cases[i], test_keep);
