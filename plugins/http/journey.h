@@ -62,7 +62,7 @@ http_journey_hop (HttpJourney *journey)
 static inline gboolean
 http_journey_reads_headers (const HttpJourney *journey, const HttpStep *step)
 {
-    return step->rules != NULL || journey->debug;
+    return (step->rules != NULL && step->rules->needs_headers) || journey->debug;
 }
 
 /*

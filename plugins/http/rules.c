@@ -325,9 +325,11 @@ extractor_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *key,
     } else if (spec.header != NULL) {
         extractor.kind = HTTP_EXTRACT_HEADER;
         extractor.arg = g_steal_pointer (&spec.header);
+        rules->needs_headers = TRUE;
     } else if (spec.cookie != NULL) {
         extractor.kind = HTTP_EXTRACT_COOKIE;
         extractor.arg = g_steal_pointer (&spec.cookie);
+        rules->needs_headers = TRUE;
     } else {
         extractor.kind = HTTP_EXTRACT_STATUS;
         extractor.arg = g_strdup ("status");
@@ -570,6 +572,7 @@ check_load (HttpRules *rules, ThrongScope *scope, const ThrongNode *map, GError 
         rules->needs_body = rules->needs_json = TRUE;
     } else if (spec.header != NULL) {
         check.kind = HTTP_CHECK_HEADER;
+        rules->needs_headers = TRUE;
         if (!refuse_template (throng_node_lookup (map, "header"), spec.header, "a header name",
                               "header names are not templates; write the name the server sends",
                               error)

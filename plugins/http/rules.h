@@ -85,6 +85,7 @@ struct _HttpRules {
     GArray *checks;     /* HttpCheck, in the plan's order */
     gboolean needs_body;
     gboolean needs_json;
+    gboolean needs_headers; /* a header or cookie rule reads the response's fields */
 };
 
 /*

@@ -141,9 +141,15 @@ hop_done (FastUser *u, guint status, const char *protocol)
     }
     if (protocol != NULL)
         http_sample_note_protocol (u->sample, protocol);
+    /*
+     * A head that head.c scanned is parsed into fields (a fifth of a
+     * checked request's instructions) only for a rule that reads them or
+     * a body that may need decoding; one h2 or libsoup built costs nothing.
+     */
     if (G_UNLIKELY (u->journey.active))
         http_journey_end (&u->journey, u->step, u->user, status,
-                          http_journey_reads_headers (&u->journey, u->step)
+                          !u->response.headers_pending || u->response.coded
+                                  || http_journey_reads_headers (&u->journey, u->step)
                               ? fast_response_headers (&u->response)
                               : NULL,
                           http_hop_uri (&u->hop, u->step), u->sample);

@@ -166,6 +166,10 @@ fast_head_scan (const guint8 *head, gsize len, FastHead *out)
                 && !note (&out->content_length, value - head, value_end - value))
                 return FALSE;
             break;
+        case 16:
+            if (name_is (name, name_len, "content-encoding", 16))
+                out->coded = TRUE;
+            break;
         case 17:
             if (name_is (name, name_len, "transfer-encoding", 17)
                 && !note (&out->transfer_encoding, value - head, value_end - value))

@@ -26,6 +26,7 @@ typedef struct {
     FastHeadField transfer_encoding;
     FastHeadField content_length;
     gboolean set_cookie;
+    gboolean coded; /* a Content-Encoding field: the body may need decoding */
 } FastHead;
 
 /*

@@ -57,6 +57,7 @@ fast_response_start (FastResponse *r, gboolean head_only, guint64 max_body)
     r->body = NULL;
     r->headers_pending = FALSE;
     r->set_cookie = FALSE;
+    r->coded = FALSE;
 }
 
 SoupMessageHeaders *
@@ -116,6 +117,7 @@ head_simple (FastResponse *r, const FastHead *head, const char **refused)
     r->status = head->status;
     r->version = head->version;
     r->set_cookie = head->set_cookie;
+    r->coded = head->coded;
     r->headers_pending = TRUE;
     *refused = http_framing_from_fields (values[0], values[1], values[2], head->version,
                                          head->status, r->head_only, &r->framing);

@@ -48,6 +48,7 @@ typedef struct {
     SoupMessageHeaders *headers;
     gboolean headers_pending; /* TRUE: built from head[0..head_len) on demand */
     gboolean set_cookie;      /* the final head has a Set-Cookie field */
+    gboolean coded;           /* a pending head has a Content-Encoding field */
     gboolean soup_only;       /* tests: every head through libsoup, as before head.c */
 
     /* the final head's */
