@@ -128,6 +128,25 @@ add_step (ThrongPlanScenario *scenario, const ThrongNode *node, ThrongStepKind k
  * A protocol request: its name and its one protocol (whose options are
  * read later, when the protocol has seen the scenario).
  */
+/*
+ * A label with `${...}` is compiled as a template so that a misspelt name
+ * in it is an error at its character; the reports show it as written (a
+ * step's samples are one row whatever values it takes).
+ */
+static gboolean
+check_label (StepReader *reader, const ThrongNode *name_node, const char *name, GError **error)
+{
+    ThrongTemplate *tpl;
+
+    if (name_node == NULL || strstr (name, "${") == NULL)
+        return TRUE;
+    tpl = throng_template_compile (reader->scenario->scope, name_node, error);
+    if (tpl == NULL)
+        return FALSE;
+    throng_template_free (tpl);
+    return TRUE;
+}
+
 static gboolean
 read_request (StepReader *reader, const ThrongNode *node, gint parent, guint groups,
               ThrongAction *action, GError **error)
@@ -144,7 +163,8 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
         const ThrongProtocol *found;
 
         if (strcmp (text, "name") == 0) {
-            if (!throng_node_get_string (throng_node_child (node, i), &name, error))
+            if (!throng_node_get_string (throng_node_child (node, i), &name, error)
+                || !check_label (reader, throng_node_child (node, i), name, error))
                 return FALSE;
             continue;
         }
@@ -310,6 +330,8 @@ read_group (StepReader *reader, const ThrongNode *node, gint parent, guint group
                                "a group's name cannot be empty");
         return FALSE;
     }
+    if (!check_label (reader, name_node, name, error))
+        return FALSE;
     ThrongPlanStep *step = add_step (reader->scenario, node, THRONG_STEP_GROUP, parent, groups);
     step->label = g_strdup (name);
     step->protocol_name = "group";
@@ -451,7 +473,9 @@ read_parallel (StepReader *reader, const ThrongNode *node, gint parent, guint gr
         || !throng_node_check_keys (map, parallel_keys, "parallel", error))
         return FALSE;
     name_node = throng_node_lookup (map, "name");
-    if (name_node != NULL && !throng_node_get_string (name_node, &name, error))
+    if (name_node != NULL
+        && (!throng_node_get_string (name_node, &name, error)
+            || !check_label (reader, name_node, name, error)))
         return FALSE;
     max_node = throng_node_lookup (map, "max");
     if (max_node != NULL) {
