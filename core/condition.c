@@ -246,11 +246,6 @@ parse_operand (Parser *p, Operand *out, GError **error)
             out->kind = OPERAND_STATUS;
             break;
         }
-        if (length > 5 && memcmp (s, "last.", 5) == 0)
-            return fail (p, t.start, error,
-                         "unknown name '%.*s': of the last response, a condition reads "
-                         "last.status; extract what else it needs into vars",
-                         (int) length, s);
         if (length > 8 && memcmp (s, "counter.", 8) == 0)
             return fail (p, t.start, error,
                          "'%.*s' counts up each time it is read: a condition cannot read it "

@@ -111,6 +111,11 @@ typedef struct {
     GString *operand;           /* the worker's, for a condition's right operand */
     gint32 last_status;         /* the iteration's last response's status (a condition's
                                  * last.status); 0 before one, or when it had none */
+    /* The iteration's last request's figures (`${last.duration_ms}` ...), -1 before one. */
+    gint64 last_elapsed_us;
+    gint64 last_latency_us;     /* 0: no byte of a response came */
+    gint64 last_connect_us;
+    gint64 last_tls_us;
 } ThrongUserVars;
 
 void throng_user_vars_init (ThrongUserVars *vars, guint n_vars);

@@ -37,7 +37,13 @@ typedef enum {
     SEG_TIME_UNIX_MS,
     SEG_TIME_ISO,
     SEG_COUNTER,
+    SEG_LAST,
 } SegmentKind;
+
+/* What `last.NAME` reads of the iteration's last request (SEG_LAST's segment.a). */
+enum { LAST_STATUS, LAST_DURATION, LAST_TTFB, LAST_CONNECT, LAST_TLS };
+static const char *const last_members[]
+    = { "status", "duration_ms", "ttfb_ms", "connect_ms", "tls_ms", NULL };
 
 
 typedef struct {
@@ -73,7 +79,7 @@ typedef struct {
 /* Names a template can read, for suggestions; `vars.`, `data.` … stand for their namespaces. */
 static const char *const namespaces[] = {
     "vars", "data", "env", "user", "scenario", "worker", "random", "time", "counter", "builtin",
-    NULL,
+    "last", NULL,
 };
 static const char *const bare_names[] = { "iteration", "arrival", "uuid", NULL };
 static const char *const user_members[] = { "id", NULL };
@@ -214,6 +220,8 @@ unknown_name (Compiler *c, gsize offset, const char *expr, GError **error)
             members = time_members;
         else if (strcmp (ns, "random") == 0)
             members = random_members;
+        else if (strcmp (ns, "last") == 0)
+            members = last_members;
         if (members != NULL) {
             g_autofree char *bare = g_strndup (member, strcspn (member, "("));
             suggestion = throng_node_suggest (bare, members);
@@ -234,11 +242,18 @@ unknown_name (Compiler *c, gsize offset, const char *expr, GError **error)
     if (better != NULL)
         return compiler_error (c, offset, error, "unknown variable %s; did you mean '%s'?", shown,
                                better);
+    if (g_str_has_prefix (expr, "last."))
+        return compiler_error (c, offset, error,
+                               "unknown name %s: of the iteration's last request, a template "
+                               "reads last.status, last.duration_ms, last.ttfb_ms, "
+                               "last.connect_ms and last.tls_ms; extract what else it needs "
+                               "into vars",
+                               shown);
     return compiler_error (c, offset, error,
                            "unknown variable %s; a template reads vars.NAME, data.COLUMN, "
                            "env.NAME, user.id, iteration, arrival, scenario.name, worker.id, "
                            "random.int(A, B), random.string(N), uuid, time.unix, time.unix_ms, "
-                           "time.iso or counter.NAME",
+                           "time.iso, counter.NAME or last.NAME",
                            shown);
 }
 
@@ -483,6 +498,16 @@ compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter fi
                                "scenario '%s' has users that loop (use ${user.id} and "
                                "${iteration})",
                                c->scope->scenario);
+    if (g_str_has_prefix (expr, "last.")) {
+        for (guint i = 0; last_members[i] != NULL; i++) {
+            if (strcmp (expr + 5, last_members[i]) == 0) {
+                segment.kind = SEG_LAST;
+                segment.a = i;
+                add_named (c, &segment, expr, strlen (expr));
+                return TRUE;
+            }
+        }
+    }
     for (guint i = 0; i < G_N_ELEMENTS (simple); i++) {
         if (strcmp (expr, simple[i].name) == 0) {
             segment.kind = (guint8) simple[i].kind;
@@ -782,6 +807,37 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
         case SEG_TIME_ISO:
             length = format_iso (buffer, sizeof buffer);
             break;
+        case SEG_LAST: {
+            gint64 us = -1;
+
+            if (vars->last_elapsed_us < 0)
+                return unset (tpl, segment, error); /* no request yet in this iteration */
+            switch (segment->a) {
+            case LAST_STATUS:
+                us = vars->last_status;
+                break;
+            case LAST_DURATION:
+                us = vars->last_elapsed_us;
+                break;
+            case LAST_TTFB:
+                us = vars->last_latency_us > 0 ? vars->last_latency_us : -1;
+                break;
+            case LAST_CONNECT:
+                us = vars->last_connect_us;
+                break;
+            default:
+                us = vars->last_tls_us;
+                break;
+            }
+            if (us < 0)
+                return unset (tpl, segment, error); /* no response came */
+            if (segment->a == LAST_STATUS)
+                length = format_int (buffer, us);
+            else
+                length = (gsize) g_snprintf (buffer, sizeof buffer, "%" G_GINT64_FORMAT ".%03d",
+                                             us / 1000, (int) (us % 1000));
+            break;
+        }
         case SEG_COUNTER: {
             guint64 n = __atomic_add_fetch (segment->counter, 1, __ATOMIC_RELAXED);
             /* Interleaved over the shards of a run (shard.h): never the same value twice. */

@@ -49,6 +49,7 @@ throng_user_steps_begin (ThrongUser *user)
     user->depth = 0;
     user->open_transactions = 0;
     user->vars.last_status = 0;
+    user->vars.last_elapsed_us = -1;
     frame_open (&user->frames[0], user->scenario->program);
 }
 
@@ -108,6 +109,14 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
 
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
+    /* `last.*` is this request's from now on, its own `record:` included. */
+    if (kind == THRONG_STEP_REQUEST) {
+        user->vars.last_status = sample->status;
+        user->vars.last_elapsed_us = sample->elapsed_us;
+        user->vars.last_latency_us = sample->latency_us;
+        user->vars.last_connect_us = sample->connect_us;
+        user->vars.last_tls_us = sample->tls_us;
+    }
     /*
      * After the protocol's extractors ran: what `record:` reads is this
      * response's.  A step that never went out (a variable it needed was
@@ -123,8 +132,6 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
      * transaction already: noting the transaction too would count their
      * bytes twice.
      */
-    if (kind == THRONG_STEP_REQUEST)
-        user->vars.last_status = sample->status;
     if (user->open_transactions > 0 && kind == THRONG_STEP_REQUEST)
         note_request (user, sample);
 }

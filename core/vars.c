@@ -29,6 +29,7 @@ throng_user_vars_init (ThrongUserVars *vars, guint n_vars)
     vars->n_vars = n_vars;
     for (guint i = 0; i < G_N_ELEMENTS (vars->rows); i++)
         vars->rows[i] = -1;
+    vars->last_elapsed_us = -1;
 }
 
 void

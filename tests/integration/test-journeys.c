@@ -622,6 +622,52 @@ test_data_columns (Fixture *f, gconstpointer data)
 }
 
 /*
+ * What the iteration's last request took, as `last.*`: a slow answer's
+ * duration and time to first byte reach the server in the next request,
+ * go into a plan's own trend, and a threshold on its p95 judges them (k6's
+ * thresholds on http_req_waiting, here for the steps the plan picks).
+ */
+static void
+test_last_timings (Fixture *f, gconstpointer data)
+{
+    static const char steps[]
+        = "      - http: { url: /slow/40 }\n"
+          "        record: { wait: \"${last.ttfb_ms}\" }\n"
+          "      - http: { url: \"/echo?s=${last.status}&d=${last.duration_ms}\" }\n";
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->server),
+        .users = 1,
+        .iterations = 2,
+        .steps = steps,
+        .plan_extra = "metrics: { wait: { type: trend } }\n"
+                      "thresholds: [ \"wait.min >= 40\", \"wait.p95 < 5000\" ]\n",
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    g_autoptr (JsonNode) root
+        = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, NULL);
+
+    g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, 0);
+    g_assert_cmpuint (f->journey.echoes->len, ==, 2);
+    for (guint i = 0; i < f->journey.echoes->len; i++) {
+        const char *echo = g_ptr_array_index (f->journey.echoes, i);
+        double ms = g_ascii_strtod (strstr (echo, "&d=") + 3, NULL);
+
+        g_test_message ("the server received %s", echo);
+        g_assert_true (g_str_has_prefix (echo, "s=200&d="));
+        g_assert_cmpfloat (ms, >=, 40.0);
+    }
+
+    /* The same run with a bound it cannot meet: the threshold fails it. */
+    plan.plan_extra = "metrics: { wait: { type: trend } }\n"
+                      "thresholds: [ \"wait.min < 40\" ]\n";
+    g_autofree char *failing = throng_test_plan_yaml (&plan);
+    g_autoptr (JsonNode) failed
+        = throng_test_run_summary (f->dir, failing, NULL, RUN_TIMEOUT, 99, NULL);
+    g_assert_nonnull (failed);
+}
+
+/*
  * Named data sets, each with its own file and rules: the users' set keeps
  * one row per user, the items' set (JSON) moves on every iteration and
  * recycles; the server sees every pairing the rules call for.
@@ -1635,6 +1681,7 @@ main (int argc, char **argv)
         { "url-credentials", test_url_credentials, TRUE },
         { "data-columns", test_data_columns, FALSE },
         { "data-named", test_data_named, FALSE },
+        { "last-timings", test_last_timings, TRUE },
         { "form-json-bodies", test_form_json_bodies, TRUE },
         { "multipart-body", test_multipart_body, TRUE },
         { "outcome-checks", test_outcome_checks, TRUE },

@@ -165,8 +165,9 @@ test_errors (void)
     assert_refused (&env, "data.nmae == 1",
                     "t.yaml:1:9: 'nmae' is not a column of users.csv; did you mean 'data.name'?");
     assert_refused (&env, "last.header == 1",
-                    "t.yaml:1:4: unknown name 'last.header': of the last response, a condition "
-                    "reads last.status; extract what else it needs into vars");
+                    "t.yaml:1:4: unknown name 'last.header': of the iteration's last request, a "
+                    "template reads last.status, last.duration_ms, last.ttfb_ms, last.connect_ms "
+                    "and last.tls_ms; extract what else it needs into vars");
     assert_refused (&env, "(vars.role == 1", "t.yaml:1:4: this '(' is not closed by ')'");
     assert_refused (&env, "vars.role == 1)", "t.yaml:1:18: this ')' closes no '('");
     assert_refused (&env, "vars.role == 1 vars.count == 2",

@@ -428,7 +428,7 @@ test_errors (void)
         { "'${user.name}'",
           "t.yaml:1:7: unknown variable 'user.name'; a template reads vars.NAME, data.COLUMN, "
           "env.NAME, user.id, iteration, arrival, scenario.name, worker.id, random.int(A, B), "
-          "random.string(N), uuid, time.unix, time.unix_ms, time.iso or counter.NAME" },
+          "random.string(N), uuid, time.unix, time.unix_ms, time.iso, counter.NAME or last.NAME" },
         { "'${time.unx}'", "t.yaml:1:7: unknown variable 'time.unx'; did you mean 'time.unix'?" },
         { "'${random.integer(1,2)}'",
           "t.yaml:1:7: unknown variable 'random.integer(1,2)'; did you mean 'random.int(A, B)'?" },
@@ -485,7 +485,7 @@ test_errors (void)
                           "t.yaml:3:7: unknown variable 'nope'; a template reads vars.NAME, "
                           "data.COLUMN, env.NAME, user.id, iteration, arrival, scenario.name, "
                           "worker.id, random.int(A, B), random.string(N), uuid, time.unix, "
-                          "time.unix_ms, time.iso or counter.NAME");
+                          "time.unix_ms, time.iso, counter.NAME or last.NAME");
     env_clear (&env);
 }
 
