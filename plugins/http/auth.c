@@ -119,7 +119,6 @@ gboolean
 http_auth_compile (HttpStep *step, ThrongScope *scope, const ThrongNode *node,
                    const ThrongNode *step_map, gboolean url_credentials, GError **error)
 {
-    g_autoptr (GString) value = NULL;
     const ThrongNode *key = NULL, *scheme = NULL;
     HttpAuth *auth;
 

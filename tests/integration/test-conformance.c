@@ -367,14 +367,15 @@ soup_handle (SoupServer *soup, SoupServerMessage *message, const char *path, GHa
     if (exchange.stall_body)
         soup_message_headers_set_encoding (exchange.response_headers, SOUP_ENCODING_CHUNKED);
     soup_server_message_set_status (message, exchange.status, NULL);
-    if (exchange.body != NULL)
+    if (exchange.body != NULL) {
+        /* A copy: setting the response replaces the header the type points into. */
+        const char *type = soup_message_headers_get_content_type (exchange.response_headers, NULL);
+        g_autofree char *content_type = g_strdup (type != NULL ? type : "text/plain");
+
         soup_server_message_set_response (
-            message,
-            soup_message_headers_get_content_type (exchange.response_headers, NULL) != NULL
-                ? soup_message_headers_get_content_type (exchange.response_headers, NULL)
-                : "text/plain",
-            SOUP_MEMORY_STATIC, exchange.body,
+            message, content_type, SOUP_MEMORY_STATIC, exchange.body,
             exchange.body_size > 0 ? exchange.body_size : strlen (exchange.body));
+    }
 }
 
 /* The nghttp2 server's side: route() on an HTTP/2 request. */
