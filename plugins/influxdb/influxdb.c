@@ -265,6 +265,9 @@ append_counters (GString *out, gboolean *first, guint64 requests, const guint64 
         errors += errors_by_class[c];
     lines_append_int (out, first, "requests", requests);
     lines_append_int (out, first, "errors", errors);
+    /* as the errors_CLASS fields, only when there are any: the variable ones, not requests */
+    if (errors_by_class[THRONG_ERROR_VARIABLE] > 0)
+        lines_append_int (out, first, "not_sent", errors_by_class[THRONG_ERROR_VARIABLE]);
     for (guint c = 1; c < THRONG_ERROR_CLASS_SLOTS; c++) {
         if (errors_by_class[c] == 0)
             continue;
@@ -435,6 +438,8 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
         lines_append_int (out, &first, "active_users", scenario->active_users);
         lines_append_int (out, &first, "requests", scenario->stats.requests);
         lines_append_int (out, &first, "errors", scenario->stats.errors);
+        if (throng_stats_get_not_sent (&scenario->stats) > 0)
+            lines_append_int (out, &first, "not_sent", throng_stats_get_not_sent (&scenario->stats));
         append_latency (out, &first, scenario->stats.latency);
         lines_end (out, when);
         points++;
@@ -445,6 +450,8 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
     begin_line (out, influx, "throng_run", NULL, NULL);
     lines_append_int (out, &first, "requests", snapshot->total.requests);
     lines_append_int (out, &first, "errors", snapshot->total.errors);
+    if (throng_stats_get_not_sent (&snapshot->total) > 0)
+        lines_append_int (out, &first, "not_sent", throng_stats_get_not_sent (&snapshot->total));
     lines_append_float (out, &first, "cpu_share", snapshot->cpu_share, 4);
     lines_append_float (out, &first, "lag_p99_ms", snapshot->lag_p99_us / 1000.0, 3);
     lines_append_bool (out, &first, "saturated", snapshot->saturated);
@@ -480,7 +487,7 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
             for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++)
                 errors_by_class[c] = minus (stats->errors_by_class[c],
                                             written[i].errors_by_class[c]);
-            if (delta == 0)
+            if (delta == 0 && errors_by_class[THRONG_ERROR_VARIABLE] == 0)
                 continue;
             begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
             append_counters (out, &first, delta, errors_by_class,

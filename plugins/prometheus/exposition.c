@@ -230,7 +230,8 @@ prometheus_figures_add_samples (PrometheusFigures *figures, const ThrongSample *
         if (sample->scenario >= figures->n_scenarios)
             continue;
         ScenarioFigures *scenario = &figures->scenarios[sample->scenario];
-        if (sample->step >= scenario->n_steps)
+        /* not a request: throng_not_sent_total counts it, from the stats */
+        if (sample->step >= scenario->n_steps || (sample->flags & THRONG_SAMPLE_NOT_SENT))
             continue;
         scenario->steps[sample->step].by_status_class[status_class_slot (sample)]++;
     }
@@ -384,6 +385,15 @@ render_requests (GString *out, const PrometheusFigures *figures)
             g_string_append_c (out, '}');
             append_uint (out, step->errors_by_class[c]);
         }
+    }
+
+    append_family (out, "throng_not_sent_total", "counter",
+                   "Steps that never went out (a variable they needed was not set): among "
+                   "throng_errors_total as class variable, never in throng_requests_total.");
+    FOR_EACH_STEP (figures, scenario, step) {
+        append_series (out, "throng_not_sent_total", scenario, step);
+        g_string_append_c (out, '}');
+        append_uint (out, step->errors_by_class[THRONG_ERROR_VARIABLE]);
     }
 
     append_family (out, "throng_sent_bytes_total", "counter", "Bytes written, headers included.");
