@@ -83,7 +83,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
 }
 
 static char *
-plan_yaml (Fixture *f)
+plan_yaml (Fixture *f, const char *plan_extra)
 {
     static const char steps[]
         = "      - name: token\n"
@@ -99,6 +99,7 @@ plan_yaml (Fixture *f)
         .users = USERS,
         .iterations = ITERATIONS,
         .steps = steps,
+        .plan_extra = plan_extra,
     };
     return throng_test_plan_yaml (&plan);
 }
@@ -143,11 +144,33 @@ assert_figures (JsonNode *root, guint received)
     g_assert_cmpint (throng_test_json_int (root, "total.retry_attempts"), ==, 2 * iterations);
 }
 
-/* One process; its console (not --quiet) says what the run file says. */
+/* How many times @needle occurs in the file @dir/@name. */
+static guint
+count_in_file (const char *dir, const char *name, const char *needle)
+{
+    g_autofree char *path = g_build_filename (dir, name, NULL);
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    return throng_test_count (text, needle);
+}
+
+/*
+ * One process; its console (not --quiet) and every file reporter say
+ * what the run file says.
+ */
 static void
 test_one_run (Fixture *f, gconstpointer data)
 {
-    g_autofree char *yaml = plan_yaml (f);
+    g_autofree char *reporters = g_strdup_printf (
+        "reporters:\n"
+        "  - console: {}\n"
+        "  - json: { path: \"%1$s/run.jsonl\", mode: jsonl, samples: true }\n"
+        "  - csv: { path: \"%1$s/run.csv\" }\n"
+        "  - junit: { path: \"%1$s/run.xml\" }\n"
+        "  - html: { path: \"%1$s/run.html\" }\n",
+        f->dir);
+    g_autofree char *yaml = plan_yaml (f, reporters);
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
     g_autofree char *json_arg = throng_test_out_arg ("json", summary);
@@ -165,6 +188,17 @@ test_one_run (Fixture *f, gconstpointer data)
     g_assert_nonnull (strstr (out, "s / use: 6"));
     g_assert_nonnull (strstr (out, "retry attempts"));
     g_assert_nonnull (strstr (out, "s / flaky: 24"));
+
+    /* a sample per step, sent or not; the JTL keeps the row (docs/reporters.md, csv) */
+    g_assert_cmpuint (count_in_file (f->dir, "run.jsonl", "\"not_sent\":true"), ==, 6);
+    g_assert_cmpuint (count_in_file (f->dir, "run.jsonl", "\"retry\":true"), ==, 24);
+    g_assert_cmpuint (count_in_file (f->dir, "run.csv", "Non HTTP response code: not sent"), ==, 6);
+    g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"not_sent\" value=\"6\""), ==, 1);
+    g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"retry_attempts\" value=\"24\""),
+                      ==, 1);
+    g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"requests\" value=\"54\""), ==, 1);
+    g_assert_cmpuint (count_in_file (f->dir, "run.html", "6 step(s) were not sent"), ==, 1);
+    g_assert_cmpuint (count_in_file (f->dir, "run.html", "24 request(s) were a step"), ==, 1);
 }
 
 /* An RFC 3339 instant @seconds from now, whole seconds, UTC. */
@@ -180,7 +214,7 @@ start_at_in (guint seconds)
 static void
 test_merge (Fixture *f, gconstpointer data)
 {
-    g_autofree char *yaml = plan_yaml (f);
+    g_autofree char *yaml = plan_yaml (f, NULL);
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autofree char *at = start_at_in (2);
     g_autoptr (GPtrArray) processes
