@@ -18,7 +18,7 @@
 typedef struct {
     GMutex lock;
     guint received;
-    guint used;          /* /use requests: those that carried a token */
+    guint used;           /* /use requests: those that carried a token */
     GHashTable *attempts; /* "user-iteration" → /flaky requests so far */
 } Server;
 
@@ -85,14 +85,14 @@ fixture_teardown (Fixture *f, gconstpointer data)
 static char *
 plan_yaml (Fixture *f, const char *plan_extra)
 {
-    static const char steps[]
-        = "      - name: token\n"
-          "        http: { url: \"/token?user=${user.id}\", extract: { tok: { json: \"$.token\" } } }\n"
-          "      - name: use\n"
-          "        http: { url: \"/use?t=${vars.tok}\" }\n"
-          "      - name: flaky\n"
-          "        http: { url: \"/flaky?key=${user.id}-${iteration}\" }\n"
-          "        retry: { max: 3 }\n";
+    static const char steps[] = "      - name: token\n"
+                                "        http: { url: \"/token?user=${user.id}\", extract: { tok: "
+                                "{ json: \"$.token\" } } }\n"
+                                "      - name: use\n"
+                                "        http: { url: \"/use?t=${vars.tok}\" }\n"
+                                "      - name: flaky\n"
+                                "        http: { url: \"/flaky?key=${user.id}-${iteration}\" }\n"
+                                "        retry: { max: 3 }\n";
     ThrongTestPlan plan = {
         .transport = f->transport,
         .base_url = throng_test_soup_server_http_url (f->soup),
@@ -126,19 +126,21 @@ assert_figures (JsonNode *root, guint received)
                      iterations - not_sent);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.not_sent"), ==, 0);
     /* not sent: errors of class variable */
-    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.variable"),
-                     ==, not_sent);
+    g_assert_cmpint (
+        throng_test_json_int (root, "scenarios.0.steps.1.stats.errors_by_class.variable"), ==,
+        not_sent);
     /* the extractor that found no token (check), the /use not sent, two 503s per iteration */
     gint64 errors = not_sent + not_sent + 2 * iterations;
     g_assert_cmpint (throng_test_json_int (root, "total.errors"), ==, errors);
     g_assert_cmpfloat_with_epsilon (
         throng_test_json_double (root, "total.error_rate"),
-        (gdouble) errors / (gdouble) (throng_test_json_int (root, "total.requests") + not_sent),
+        (gdouble)errors / (gdouble)(throng_test_json_int (root, "total.requests") + not_sent),
         1e-9);
     /* retry attempts: two per iteration, on the flaky step only */
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.2.stats.retry_attempts"), ==,
                      2 * iterations);
-    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.retry_attempts"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.retry_attempts"), ==,
+                     0);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.stats.retry_attempts"), ==,
                      2 * iterations);
     g_assert_cmpint (throng_test_json_int (root, "total.retry_attempts"), ==, 2 * iterations);
@@ -162,23 +164,22 @@ count_in_file (const char *dir, const char *name, const char *needle)
 static void
 test_one_run (Fixture *f, gconstpointer data)
 {
-    g_autofree char *reporters = g_strdup_printf (
-        "reporters:\n"
-        "  - console: {}\n"
-        "  - json: { path: \"%1$s/run.jsonl\", mode: jsonl, samples: true }\n"
-        "  - csv: { path: \"%1$s/run.csv\" }\n"
-        "  - junit: { path: \"%1$s/run.xml\" }\n"
-        "  - html: { path: \"%1$s/run.html\" }\n",
-        f->dir);
+    g_autofree char *reporters
+        = g_strdup_printf ("reporters:\n"
+                           "  - console: {}\n"
+                           "  - json: { path: \"%1$s/run.jsonl\", mode: jsonl, samples: true }\n"
+                           "  - csv: { path: \"%1$s/run.csv\" }\n"
+                           "  - junit: { path: \"%1$s/run.xml\" }\n"
+                           "  - html: { path: \"%1$s/run.html\" }\n",
+                           f->dir);
     g_autofree char *yaml = plan_yaml (f, reporters);
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
     g_autofree char *json_arg = throng_test_out_arg ("json", summary);
     g_autofree char *out = NULL, *err = NULL;
 
-    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, &err, "run", plan, "--out", json_arg,
-                                       NULL),
-                     ==, 0);
+    g_assert_cmpint (
+        throng_test_runv (RUN_TIMEOUT, &out, &err, "run", plan, "--out", json_arg, NULL), ==, 0);
     throng_test_assert_no_glib_noise (err);
     g_autoptr (JsonNode) root = throng_test_json_load (summary, NULL);
     g_assert_cmpuint (f->server.used, ==, USERS * ITERATIONS / 2);
@@ -194,8 +195,8 @@ test_one_run (Fixture *f, gconstpointer data)
     g_assert_cmpuint (count_in_file (f->dir, "run.jsonl", "\"retry\":true"), ==, 24);
     g_assert_cmpuint (count_in_file (f->dir, "run.csv", "Non HTTP response code: not sent"), ==, 6);
     g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"not_sent\" value=\"6\""), ==, 1);
-    g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"retry_attempts\" value=\"24\""),
-                      ==, 1);
+    g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"retry_attempts\" value=\"24\""), ==,
+                      1);
     g_assert_cmpuint (count_in_file (f->dir, "run.xml", "name=\"requests\" value=\"54\""), ==, 1);
     g_assert_cmpuint (count_in_file (f->dir, "run.html", "6 step(s) were not sent"), ==, 1);
     g_assert_cmpuint (count_in_file (f->dir, "run.html", "24 request(s) were a step"), ==, 1);
@@ -218,7 +219,7 @@ test_merge (Fixture *f, gconstpointer data)
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autofree char *at = start_at_in (2);
     g_autoptr (GPtrArray) processes
-        = g_ptr_array_new_with_free_func ((GDestroyNotify) throng_test_process_free);
+        = g_ptr_array_new_with_free_func ((GDestroyNotify)throng_test_process_free);
     g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
     const guint n = 2;
     gint64 not_sent = 0, retry_attempts = 0;
@@ -259,8 +260,8 @@ test_merge (Fixture *f, gconstpointer data)
     g_ptr_array_add (argv, NULL);
     int status;
     g_autofree char *merge_out = NULL, *merge_err = NULL;
-    g_assert_true (throng_test_run ((const char *const *) argv->pdata, NULL, 60, &status,
-                                    &merge_out, &merge_err));
+    g_assert_true (throng_test_run ((const char *const *)argv->pdata, NULL, 60, &status, &merge_out,
+                                    &merge_err));
     if (status != 0)
         g_test_message ("merge: %s", merge_err);
     g_assert_cmpint (status, ==, 0);
