@@ -266,6 +266,7 @@ test_merge (Fixture *f, gconstpointer data)
         g_test_message ("merge: %s", merge_err);
     g_assert_cmpint (status, ==, 0);
 
+    g_assert_nonnull (strstr (merge_out, "36 errors (6 not sent)"));
     g_autoptr (JsonNode) merged = throng_test_json_load (merged_path, NULL);
     assert_figures (merged, f->server.received);
 }
