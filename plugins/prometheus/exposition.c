@@ -37,6 +37,7 @@ typedef struct {
     guint64 errors_by_class[THRONG_ERROR_CLASS_SLOTS];
     guint64 bytes_sent;
     guint64 bytes_received;
+    guint64 retry_attempts;
     ThrongHistogram *latency;
 } StepFigures;
 
@@ -184,8 +185,12 @@ figures_take (PrometheusFigures *figures, const ThrongSummary *summary, gboolean
         ScenarioFigures *scenario = &figures->scenarios[s];
         const ThrongScenarioSummary *from = &summary->scenarios[s];
 
-        for (guint i = 0; i < MIN (scenario->n_steps, from->n_steps); i++)
-            step_take (&scenario->steps[i], &from->steps[i].stats, replace);
+        for (guint i = 0; i < MIN (scenario->n_steps, from->n_steps); i++) {
+            StepFigures *step = &scenario->steps[i];
+            step_take (step, &from->steps[i].stats, replace);
+            step->retry_attempts = (replace ? 0 : step->retry_attempts)
+                                   + throng_journey_step_retry_attempts (from, i);
+        }
         if (replace)
             scenario->iterations = scenario->dropped_iterations = 0;
         scenario->iterations += from->iterations;
@@ -394,6 +399,15 @@ render_requests (GString *out, const PrometheusFigures *figures)
         append_series (out, "throng_not_sent_total", scenario, step);
         g_string_append_c (out, '}');
         append_uint (out, step->errors_by_class[THRONG_ERROR_VARIABLE]);
+    }
+
+    append_family (out, "throng_retry_attempts_total", "counter",
+                   "Requests that were a step's retry after a failed attempt; each is also in "
+                   "throng_requests_total.");
+    FOR_EACH_STEP (figures, scenario, step) {
+        append_series (out, "throng_retry_attempts_total", scenario, step);
+        g_string_append_c (out, '}');
+        append_uint (out, step->retry_attempts);
     }
 
     append_family (out, "throng_sent_bytes_total", "counter", "Bytes written, headers included.");

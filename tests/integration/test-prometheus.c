@@ -345,7 +345,8 @@ test_custom_metrics (void)
 /*
  * A step that never went out: not in throng_requests_total (its sample is
  * skipped), in throng_not_sent_total and among the errors of class
- * variable (docs/reporters.md, "What a request is").
+ * variable (docs/reporters.md, "What a request is"); its retry attempts
+ * in throng_retry_attempts_total.
  */
 static void
 test_not_sent (void)
@@ -361,7 +362,11 @@ test_not_sent (void)
         { .error = THRONG_ERROR_VARIABLE, .flags = THRONG_SAMPLE_NOT_SENT },
     };
     ThrongStepSummary step = { .label = "use", .protocol = "http" };
-    ThrongScenarioSummary scenario = { .name = "s", .steps = &step, .n_steps = 1 };
+    const guint64 retry_attempts[] = { 5 };
+    ThrongScenarioJourney journey = { .size = sizeof journey, .retry_attempts = retry_attempts,
+                                      .retry_attempts_total = 5 };
+    ThrongScenarioSummary scenario = { .name = "s", .steps = &step, .n_steps = 1,
+                                       .journey = &journey };
     ThrongSummary snapshot = { .size = sizeof snapshot, .scenarios = &scenario, .n_scenarios = 1 };
     PrometheusFigures *figures = prometheus_figures_new (&run);
 
@@ -383,6 +388,7 @@ test_not_sent (void)
     g_assert_nonnull (strstr (text, "throng_not_sent_total{scenario=\"s\",step=\"use\"} 2\n"));
     g_assert_nonnull (
         strstr (text, "throng_errors_total{scenario=\"s\",step=\"use\",class=\"variable\"} 2\n"));
+    g_assert_nonnull (strstr (text, "throng_retry_attempts_total{scenario=\"s\",step=\"use\"} 5\n"));
     prometheus_figures_free (figures);
     throng_stats_clear (&step.stats);
 }
