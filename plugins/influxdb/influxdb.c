@@ -60,6 +60,7 @@ typedef struct {
     guint64 errors_by_class[THRONG_ERROR_CLASS_SLOTS];
     guint64 bytes_sent;
     guint64 bytes_received;
+    guint64 retry_attempts;
 } Written;
 
 typedef struct {
@@ -420,9 +421,13 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
             begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
             append_counters (out, &first, stats->requests, stats->errors_by_class,
                              stats->bytes_sent, stats->bytes_received);
+            guint64 retried = throng_journey_step_retry_attempts (scenario, i);
+            if (retried > 0)
+                lines_append_int (out, &first, "retry_attempts", retried);
             append_latency (out, &first, stats->latency);
             lines_end (out, when);
             points++;
+            written[i].retry_attempts += retried;
             requests += stats->requests;
             written[i].requests += stats->requests;
             for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++)
@@ -487,12 +492,16 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
             for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++)
                 errors_by_class[c] = minus (stats->errors_by_class[c],
                                             written[i].errors_by_class[c]);
+            guint64 retried = minus (throng_journey_step_retry_attempts (scenario, i),
+                                     written[i].retry_attempts);
             if (delta == 0 && errors_by_class[THRONG_ERROR_VARIABLE] == 0)
                 continue;
             begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
             append_counters (out, &first, delta, errors_by_class,
                              minus (stats->bytes_sent, written[i].bytes_sent),
                              minus (stats->bytes_received, written[i].bytes_received));
+            if (retried > 0)
+                lines_append_int (out, &first, "retry_attempts", retried);
             lines_end (out, when);
             points++;
             requests += delta;
