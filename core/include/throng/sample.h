@@ -107,7 +107,8 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  * @retries: times the step's request was sent again by the protocol itself
  *   (an HTTP request retried on a new connection after a kept-alive one
  *   closed unanswered); in 0.1 this was a reserved field, always 0.
- *   Since: 0.2
+ *   Not the plan's `retry:`, whose attempts are samples of their own
+ *   (%THRONG_SAMPLE_RETRY).  Since: 0.2
  * @message: (nullable): the status's reason phrase, or what went wrong.
  *   Either a string that outlives the run (static, or owned by the step or
  *   scenario data until the plan is freed) assigned directly, or any other
