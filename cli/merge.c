@@ -360,11 +360,14 @@ merge_print (const Merge *merge, FILE *stream)
             g_printerr ("throng merge: threshold failed: %s (actual %s)\n",
                         sum->thresholds[i].expression, sum->thresholds[i].actual);
         }
+    guint64 not_sent = throng_stats_get_not_sent (&sum->total);
+    g_autofree char *unsent
+        = not_sent > 0 ? g_strdup_printf (" (%" G_GUINT64_FORMAT " not sent)", not_sent) : NULL;
     fprintf (stream, "merged %u of %u shards%s: %" G_GUINT64_FORMAT " requests, %" G_GUINT64_FORMAT
-             " errors, latency p50 %" G_GINT64_FORMAT " µs, p99 %" G_GINT64_FORMAT " µs; "
+             " errors%s, latency p50 %" G_GINT64_FORMAT " µs, p99 %" G_GINT64_FORMAT " µs; "
              "thresholds %u of %u passed\n",
              merge->inputs->len, merge->count, merge->partial ? " (partial)" : "",
-             sum->total.requests, sum->total.errors,
+             sum->total.requests, sum->total.errors, unsent != NULL ? unsent : "",
              throng_histogram_percentile (sum->total.latency, 50.0),
              throng_histogram_percentile (sum->total.latency, 99.0),
              sum->n_thresholds - failed, sum->n_thresholds);

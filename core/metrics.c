@@ -133,10 +133,16 @@ throng_stats_add_protocol (ThrongStats *stats, const char *name, guint64 request
     stats->protocols[i].requests += requests;
 }
 
+/*
+ * A step that never went out (class `variable`) is an error but not a
+ * request, and has no latency: `requests` and the histogram hold what
+ * the server saw (throng_stats_get_not_sent()).
+ */
 void
 throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
 {
-    stats->requests++;
+    if (G_LIKELY (sample->error != THRONG_ERROR_VARIABLE))
+        stats->requests++;
     if (sample->error != THRONG_ERROR_NONE) {
         guint slot = (guint) sample->error;
         if (slot >= THRONG_ERROR_CLASS_SLOTS)
@@ -157,7 +163,8 @@ throng_stats_record (ThrongStats *stats, const ThrongSample *sample)
     stats->retries += sample->retries;
     if (sample->protocol != NULL)
         throng_stats_add_protocol (stats, sample->protocol, 1);
-    throng_histogram_record (stats->latency, sample->elapsed_us);
+    if (G_LIKELY (sample->error != THRONG_ERROR_VARIABLE))
+        throng_histogram_record (stats->latency, sample->elapsed_us);
     if (sample->handshakes_full + sample->handshakes_resumed > 0)
         throng_histogram_record (stats->handshake, sample->tls_us);
 }
@@ -185,6 +192,7 @@ throng_metrics_new_full (guint n_scenarios, const guint *steps_per_scenario,
     metrics->steps = g_new0 (ThrongStats, MAX (total, 1));
     for (guint i = 0; i < total; i++)
         throng_stats_init (&metrics->steps[i]);
+    metrics->retried = g_new0 (guint64, MAX (total, 1));
     metrics->iterations = g_new0 (guint64, MAX (n_scenarios, 1));
     metrics->active_users = g_new0 (guint, MAX (n_scenarios, 1));
     metrics->dropped = g_new0 (guint64, MAX (n_scenarios, 1));
@@ -209,6 +217,7 @@ throng_metrics_free (ThrongMetrics *metrics)
     for (guint i = 0; i < metrics->first_step[metrics->n_scenarios]; i++)
         throng_stats_clear (&metrics->steps[i]);
     g_free (metrics->steps);
+    g_free (metrics->retried);
     g_free (metrics->first_step);
     g_free (metrics->iterations);
     g_free (metrics->active_users);
@@ -228,6 +237,7 @@ throng_metrics_reset (ThrongMetrics *metrics)
 {
     for (guint i = 0; i < metrics->first_step[metrics->n_scenarios]; i++)
         throng_stats_reset (&metrics->steps[i]);
+    memset (metrics->retried, 0, sizeof (guint64) * metrics->first_step[metrics->n_scenarios]);
     memset (metrics->iterations, 0, sizeof (guint64) * metrics->n_scenarios);
     memset (metrics->active_users, 0, sizeof (guint) * metrics->n_scenarios);
     memset (metrics->dropped, 0, sizeof (guint64) * metrics->n_scenarios);
@@ -255,8 +265,10 @@ void
 throng_metrics_merge (ThrongMetrics *into, const ThrongMetrics *from)
 {
     g_assert (into->n_scenarios == from->n_scenarios);
-    for (guint i = 0; i < into->first_step[into->n_scenarios]; i++)
+    for (guint i = 0; i < into->first_step[into->n_scenarios]; i++) {
         throng_stats_merge (&into->steps[i], &from->steps[i]);
+        into->retried[i] += from->retried[i];
+    }
     for (guint i = 0; i < into->n_scenarios; i++) {
         into->iterations[i] += from->iterations[i];
         into->active_users[i] += from->active_users[i];

@@ -36,6 +36,7 @@ typedef struct {
     guint *first_check;         /* index in check_* of each scenario's first check; n_scenarios + 1 */
     guint64 *check_passes;      /* every check of every scenario (throng_user_record_check) */
     guint64 *check_fails;
+    guint64 *retried;           /* per step, as steps: samples that were a `retry` attempt */
     ThrongCustomMetric *custom; /* the plan's own metrics, in its order (custom-metric.c) */
     guint n_custom;
 } ThrongMetrics;
@@ -59,6 +60,12 @@ static inline ThrongStats *
 throng_metrics_step (ThrongMetrics *metrics, guint scenario, guint step)
 {
     return &metrics->steps[metrics->first_step[scenario] + step];
+}
+
+static inline void
+throng_metrics_step_retried (ThrongMetrics *metrics, guint scenario, guint step)
+{
+    metrics->retried[metrics->first_step[scenario] + step]++;
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongMetrics, throng_metrics_free)

@@ -42,6 +42,11 @@ fill_journey (ThrongSummaryBuffer *buffer, guint s, const ThrongPlanScenario *sc
         check->fails = metrics->check_fails[first + c];
     }
     journey->step_info = scenario->step_info;
+    /* borrowed like the steps' stats */
+    journey->retry_attempts = &metrics->retried[metrics->first_step[s]];
+    journey->retry_attempts_total = 0;
+    for (guint i = 0; i < scenario->steps->len; i++)
+        journey->retry_attempts_total += journey->retry_attempts[i];
     journey->data_exhausted
         = scenario->data != NULL && throng_data_is_exhausted (scenario->data);
 }
@@ -105,6 +110,7 @@ throng_summary_buffer_fill (ThrongSummaryBuffer *buffer, const ThrongSummaryRun 
         }
         fill_journey (buffer, s, scenario, metrics);
         out->journey = &buffer->journeys[s];
+        summary->retry_attempts += buffer->journeys[s].retry_attempts_total;
         throng_stats_merge (&summary->total, &out->stats);
     }
     summary->scenarios = buffer->scenarios;

@@ -609,7 +609,8 @@ measure (const Threshold *threshold, const ThrongStats *stats, const Iterations 
     case METRIC_ERRORS:
         return (gdouble) stats->errors;
     case METRIC_ERROR_RATE:
-        return stats->requests > 0 ? (gdouble) stats->errors / (gdouble) stats->requests : 0.0;
+        /* steps that never went out are errors of the plan, not requests (summary.h) */
+        return throng_stats_get_error_rate (stats);
     case METRIC_ERROR_CLASS:
         return (gdouble) stats->errors_by_class[threshold->error_class];
     case METRIC_CONNECTIONS:

@@ -107,6 +107,14 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
     ThrongWorker *worker = user->worker;
     ThrongStepKind kind = user->scenario->step_info[sample->step].kind;
 
+    if (G_UNLIKELY (sample->error == THRONG_ERROR_VARIABLE))
+        sample->flags |= THRONG_SAMPLE_NOT_SENT;
+    /* user->attempt is the step's own `retry` count: a parallel's children have none */
+    if (G_UNLIKELY (user->attempt > 0) && kind == THRONG_STEP_REQUEST
+        && sample == &user->slot.sample) {
+        sample->flags |= THRONG_SAMPLE_RETRY;
+        throng_metrics_step_retried (worker->metrics, user->scenario_index, sample->step);
+    }
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
     /* `last.*` is this request's from now on, its own `record:` included. */

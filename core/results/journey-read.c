@@ -73,6 +73,35 @@ throng_journey_data_exhausted (const ThrongScenarioSummary *scenario)
            && journey->data_exhausted;
 }
 
+guint64
+throng_journey_step_retry_attempts (const ThrongScenarioSummary *scenario, guint index)
+{
+    const ThrongScenarioJourney *journey = throng_journey_get (scenario);
+
+    if (journey == NULL || !THRONG_STRUCT_HAS (journey, ThrongScenarioJourney, retry_attempts)
+        || journey->retry_attempts == NULL || index >= scenario->n_steps)
+        return 0;
+    return journey->retry_attempts[index];
+}
+
+guint64
+throng_journey_retry_attempts (const ThrongScenarioSummary *scenario)
+{
+    const ThrongScenarioJourney *journey = throng_journey_get (scenario);
+
+    if (journey == NULL
+        || !THRONG_STRUCT_HAS (journey, ThrongScenarioJourney, retry_attempts_total))
+        return 0;
+    return journey->retry_attempts_total;
+}
+
+guint64
+throng_summary_get_retry_attempts (const ThrongSummary *summary)
+{
+    return THRONG_STRUCT_HAS (summary, ThrongSummary, retry_attempts) ? summary->retry_attempts
+                                                                        : 0;
+}
+
 const char *
 throng_step_kind_name (ThrongStepKind kind)
 {

@@ -26,6 +26,7 @@ typedef struct {
     GArray *journeys;       /* ThrongScenarioJourney, per scenario */
     GArray *checks;         /* ThrongCheckSummary, every scenario's, in order */
     GArray *step_info;      /* ThrongStepInfo, as @steps */
+    GArray *retry_attempts; /* guint64, as @steps (ThrongScenarioJourney) */
     const char *throng_version;
     ThrongShardSummary shard; /* a shard's "shard" object; size 0 when absent */
     GPtrArray *shard_thresholds; /* its "thresholds", in @strings, NULL-terminated */

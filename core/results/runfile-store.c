@@ -157,6 +157,9 @@ read_stats (const Reader *r, gint object, ThrongStats *stats)
     stats->bytes_received = (guint64) member_int (r, object, "bytes_received");
     stats->connections = (guint64) member_int (r, object, "connections");
     stats->retries = (guint64) member_int (r, object, "retries");
+    /* Before 0.5 (no "not_sent") the steps that never went out were among the requests. */
+    if (object >= 0 && member (r, object, "not_sent") < 0)
+        stats->requests -= MIN (stats->requests, throng_stats_get_not_sent (stats));
     gint handshakes = member (r, object, "handshakes");
     stats->handshakes_full = (guint64) member_int (r, handshakes, "full");
     stats->handshakes_resumed = (guint64) member_int (r, handshakes, "resumed");
@@ -183,6 +186,7 @@ throng_run_store_clear (RunStore *store)
     g_array_unref (store->journeys);
     g_array_unref (store->checks);
     g_array_unref (store->step_info);
+    g_array_unref (store->retry_attempts);
     g_clear_pointer (&store->shard_thresholds, g_ptr_array_unref);
     g_clear_pointer (&store->shards, g_array_unref);
     for (guint i = 0; i < store->custom->len; i++)
@@ -324,6 +328,7 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
     store->journeys = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioJourney));
     store->checks = g_array_new (FALSE, TRUE, sizeof (ThrongCheckSummary));
     store->step_info = g_array_new (FALSE, TRUE, sizeof (ThrongStepInfo));
+    store->retry_attempts = g_array_new (FALSE, TRUE, sizeof (guint64));
     store->custom = g_array_new (FALSE, TRUE, sizeof (ThrongCustomMetric));
     Reader reader = { .toks = toks, .strings = store->strings, .scratch = scratch };
     const Reader *r = &reader;
@@ -377,6 +382,7 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
         }
     }
     read_stats (r, member (r, root, "total"), &summary->total);
+    summary->retry_attempts = (guint64) member_int (r, member (r, root, "total"), "retry_attempts");
 
     gint scenarios = member (r, root, "scenarios");
     guint n_scenarios = jsontok_length (r->toks, scenarios);
@@ -408,6 +414,9 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
             };
             read_stats (r, member (r, step_in, "stats"), &step.stats);
             g_array_append_val (store->steps, step);
+            guint64 retried = (guint64) member_int (r, member (r, step_in, "stats"),
+                                                    "retry_attempts");
+            g_array_append_val (store->retry_attempts, retried);
             /* Since 0.3; a step of an older file is a request at the top level. */
             const char *kind = member_string (r, step_in, "kind");
             ThrongStepInfo info = {
@@ -431,6 +440,8 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
             .size = sizeof (ThrongScenarioJourney),
             .n_checks = (guint) store->checks->len, /* the first check's index, until below */
             .data_exhausted = member_bool (r, in, "data_exhausted"),
+            .retry_attempts_total
+            = (guint64) member_int (r, member (r, in, "stats"), "retry_attempts"),
         };
         for (guint c = 0; list >= 0 && c < jsontok_length (r->toks, list); c++) {
             gint check_in = jsontok_element (r->toks, list, c);
@@ -457,6 +468,7 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
         journey->n_checks = end_check - first_check;
         journey->checks = array_slice (store->checks, first_check, journey->n_checks);
         journey->step_info = array_slice (store->step_info, first, scenario->n_steps);
+        journey->retry_attempts = array_slice (store->retry_attempts, first, scenario->n_steps);
         scenario->journey = journey;
     }
     summary->scenarios = (const ThrongScenarioSummary *) store->scenarios->data;

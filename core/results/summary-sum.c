@@ -19,6 +19,7 @@ struct _ThrongSummarySum {
     GArray *steps;              /* ThrongStepSummary, every scenario's, in order */
     GArray *journeys;           /* ThrongScenarioJourney, per scenario */
     GPtrArray *checks;          /* GArray of ThrongCheckSummary, per scenario */
+    GArray *retry_attempts;     /* guint64 per step, as steps */
     GArray *custom;             /* ThrongCustomMetric: the plan's own metrics, by name */
     GStringChunk *strings;      /* check names and error messages of the added summaries */
     gdouble cpu_weighted;       /* over time: the CPU share times each interval's length */
@@ -40,6 +41,7 @@ sum_clear_counts (ThrongSummarySum *sum)
     g_clear_pointer (&sum->steps, g_array_unref);
     g_clear_pointer (&sum->journeys, g_array_unref);
     g_clear_pointer (&sum->checks, g_ptr_array_unref);
+    g_clear_pointer (&sum->retry_attempts, g_array_unref);
     for (guint i = 0; i < sum->custom->len; i++)
         throng_custom_metric_clear (&g_array_index (sum->custom, ThrongCustomMetric, i));
     g_clear_pointer (&sum->custom, g_array_unref);
@@ -56,6 +58,7 @@ throng_summary_sum_reset (ThrongSummarySum *sum)
     sum->steps = g_array_new (FALSE, TRUE, sizeof (ThrongStepSummary));
     sum->journeys = g_array_new (FALSE, TRUE, sizeof (ThrongScenarioJourney));
     sum->checks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+    sum->retry_attempts = g_array_new (FALSE, TRUE, sizeof (guint64));
     sum->strings = g_string_chunk_new (256);
     sum->custom = g_array_new (FALSE, TRUE, sizeof (ThrongCustomMetric));
     for (guint s = 0; s < shape->n_scenarios; s++) {
@@ -79,8 +82,10 @@ throng_summary_sum_reset (ThrongSummarySum *sum)
         for (guint i = 0; i < from->n_steps; i++) {
             ThrongStepSummary step = { .label = from->steps[i].label,
                                        .protocol = from->steps[i].protocol };
+            guint64 zero = 0;
             throng_stats_init (&step.stats);
             g_array_append_val (sum->steps, step);
+            g_array_append_val (sum->retry_attempts, zero);
         }
     }
     memset (&sum->summary, 0, sizeof sum->summary);
@@ -204,6 +209,7 @@ throng_summary_sum_add (ThrongSummarySum *sum, const ThrongSummary *add)
     into->saturated |= add->saturated;
     into->interrupted |= add->interrupted;
     stats_add (sum, &into->total, &add->total);
+    into->retry_attempts += throng_summary_get_retry_attempts (add);
     if (over_time) {
         /* One process, later: its clock and its workers are the latest interval's. */
         into->end_wall_us = add->end_wall_us;
@@ -242,9 +248,14 @@ throng_summary_sum_add (ThrongSummarySum *sum, const ThrongSummary *add)
         stats_add (sum, &to->stats, &from->stats);
         if (from->journey != NULL)
             checks_add (sum, s, from->journey);
-        for (guint i = 0; i < MIN (from->n_steps, to->n_steps); i++)
+        for (guint i = 0; i < MIN (from->n_steps, to->n_steps); i++) {
             stats_add (sum, &g_array_index (sum->steps, ThrongStepSummary, base + i).stats,
                        &from->steps[i].stats);
+            g_array_index (sum->retry_attempts, guint64, base + i)
+                += throng_journey_step_retry_attempts (from, i);
+        }
+        g_array_index (sum->journeys, ThrongScenarioJourney, s).retry_attempts_total
+            += throng_journey_retry_attempts (from);
         base += to->n_steps;
     }
     custom_add (sum, add);
@@ -273,6 +284,10 @@ throng_summary_sum_get (ThrongSummarySum *sum)
                               ? &g_array_index (sum->steps, ThrongStepSummary, base)
                               : NULL;
         base += scenario->n_steps;
+        journey->retry_attempts = scenario->n_steps > 0
+                                      ? &g_array_index (sum->retry_attempts, guint64,
+                                                        base - scenario->n_steps)
+                                      : NULL;
         journey->checks = (const ThrongCheckSummary *) checks->data;
         journey->n_checks = checks->len;
         scenario->journey = journey;

@@ -177,9 +177,10 @@ traffic_row (Table *table, RowKind kind, const char *label, const ThrongStats *s
     cell_add (cells,
               console_format_rate (buf, seconds > 0 ? (gdouble) stats->requests / seconds : 0));
     cell_add_uint (cells, stats->errors);
-    if (stats->requests > 0 && stats->errors > 0)
-        g_ptr_array_add (cells, g_strdup_printf ("%.2f%%", 100.0 * (gdouble) stats->errors
-                                                               / (gdouble) stats->requests));
+    /* over every step, sent or not: the `errors.rate` threshold's share */
+    if (stats->errors > 0)
+        g_ptr_array_add (cells,
+                         g_strdup_printf ("%.2f%%", 100.0 * throng_stats_get_error_rate (stats)));
     else
         cell_add (cells, "-");
     cell_add (cells, console_format_bytes (buf, (gdouble) stats->bytes_received));
@@ -496,6 +497,50 @@ print_retries (FILE *out, const ThrongSummary *summary, const ConsoleStyle *styl
     }
 }
 
+/*
+ * A count a step has besides its stats: @step is its index, or -1 for
+ * the scenario's count.
+ */
+typedef guint64 (*StepCount) (const ThrongScenarioSummary *scenario, gint step);
+
+static guint64
+not_sent_count (const ThrongScenarioSummary *scenario, gint step)
+{
+    return throng_stats_get_not_sent (step < 0 ? &scenario->stats : &scenario->steps[step].stats);
+}
+
+static guint64
+retry_attempts_count (const ThrongScenarioSummary *scenario, gint step)
+{
+    return step < 0 ? throng_journey_retry_attempts (scenario)
+                    : throng_journey_step_retry_attempts (scenario, (guint) step);
+}
+
+/* A section of the rows with a non-zero @count, under @title, when @total is not 0. */
+static void
+print_counts (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style,
+              const char *title, const char *why, guint64 total, StepCount count)
+{
+    if (total == 0)
+        return;
+    fprintf (out, "\n%s  %s%s (%s): %" G_GUINT64_FORMAT "\n", style->bold, title, style->reset,
+             why, total);
+    for (guint i = 0; i < summary->n_scenarios; i++) {
+        const ThrongScenarioSummary *scenario = &summary->scenarios[i];
+        guint64 n;
+
+        if (scenario->n_steps < 2) {
+            if ((n = count (scenario, -1)) > 0)
+                fprintf (out, "    %s: %" G_GUINT64_FORMAT "\n", scenario->name, n);
+            continue;
+        }
+        for (guint s = 0; s < scenario->n_steps; s++)
+            if ((n = count (scenario, (gint) s)) > 0)
+                fprintf (out, "    %s / %s: %" G_GUINT64_FORMAT "\n", scenario->name,
+                         scenario->steps[s].label, n);
+    }
+}
+
 /* How many protocol versions @stats counted requests over; absent before 0.4. */
 static guint
 protocols_used (const ThrongStats *stats)
@@ -623,6 +668,12 @@ console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleSty
     print_errors (out, summary, style);
     print_checks (out, summary, style);
     console_print_metrics (out, summary, style);
+    print_counts (out, summary, style, "not sent",
+                  "a variable was not set: errors, not requests; the server saw none",
+                  throng_stats_get_not_sent (&summary->total), not_sent_count);
+    print_counts (out, summary, style, "retry attempts",
+                  "a step's retry sent it again after a failure; each is also a request",
+                  throng_summary_get_retry_attempts (summary), retry_attempts_count);
     print_retries (out, summary, style);
     print_protocols (out, summary, style);
     print_thresholds (out, summary, style);

@@ -242,6 +242,10 @@ csv_append_row (Csv *csv, OutputRow *out, const ThrongSample *sample)
     output_row_put_c (out, ',');
     if (sample->status > 0) {
         output_row_put_int (out, sample->status);
+    } else if (sample->flags & THRONG_SAMPLE_NOT_SENT) {
+        /* The row stays, as JMeter keeps a sampler that failed before sending (a malformed
+         * URL): its count is throng's requests and not sent together (docs/reporters.md). */
+        output_row_put_literal (out, "Non HTTP response code: not sent");
     } else if (!success) {
         /* JMeter's wording for a failure without a response; our class stands for its exception. */
         output_row_put_literal (out, "Non HTTP response code: ");

@@ -314,6 +314,16 @@ html_summary_table (GString *out, const ThrongSummary *summary)
                                 "again on a new connection after a kept-alive one closed before "
                                 "answering (retries); each counts once in <i>requests</i>.</p>\n",
                                 summary->total.retries);
+    if (throng_stats_get_not_sent (&summary->total) > 0)
+        g_string_append_printf (out, "<p class=\"note\">%" G_GUINT64_FORMAT " step(s) were not "
+                                "sent, a variable they needed being unset: errors of class "
+                                "<i>variable</i>, not <i>requests</i>.</p>\n",
+                                throng_stats_get_not_sent (&summary->total));
+    if (throng_summary_get_retry_attempts (summary) > 0)
+        g_string_append_printf (out, "<p class=\"note\">%" G_GUINT64_FORMAT " request(s) were "
+                                "a step's <i>retry</i> after a failure, each counted in "
+                                "<i>requests</i>.</p>\n",
+                                throng_summary_get_retry_attempts (summary));
     g_string_append (out, "</section>\n");
 }
 
@@ -431,9 +441,12 @@ html_chart_throughput (GString *out, const HtmlTime *time)
     g_autofree gdouble *totals = g_new0 (gdouble, MAX (time->n, 1u));
     guint n_series = 0;
 
-    /* Successes first, then one band per error class that occurred. */
+    /* Successes first, then one band per error class that occurred; steps not sent are not
+     * requests, so no band. */
     for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++) {
         gboolean any = c == 0;
+        if (c == THRONG_ERROR_VARIABLE)
+            continue;
         for (guint i = 0; i < time->n && !any; i++)
             any = time->points[i].errors[c] > 0;
         if (!any)
@@ -443,7 +456,7 @@ html_chart_throughput (GString *out, const HtmlTime *time)
             const HtmlPoint *point = &time->points[i];
             guint64 errors = 0;
             for (guint e = 0; e < THRONG_ERROR_CLASS_SLOTS; e++)
-                errors += point->errors[e];
+                errors += e != THRONG_ERROR_VARIABLE ? point->errors[e] : 0;
             y[i] = html_rate (point, c == 0 ? point->requests - MIN (errors, point->requests)
                                             : point->errors[c]);
             totals[i] += isfinite (y[i]) ? y[i] : 0;

@@ -60,6 +60,7 @@ typedef struct {
     guint64 errors_by_class[THRONG_ERROR_CLASS_SLOTS];
     guint64 bytes_sent;
     guint64 bytes_received;
+    guint64 retry_attempts;
 } Written;
 
 typedef struct {
@@ -265,6 +266,9 @@ append_counters (GString *out, gboolean *first, guint64 requests, const guint64 
         errors += errors_by_class[c];
     lines_append_int (out, first, "requests", requests);
     lines_append_int (out, first, "errors", errors);
+    /* as the errors_CLASS fields, only when there are any: the variable ones, not requests */
+    if (errors_by_class[THRONG_ERROR_VARIABLE] > 0)
+        lines_append_int (out, first, "not_sent", errors_by_class[THRONG_ERROR_VARIABLE]);
     for (guint c = 1; c < THRONG_ERROR_CLASS_SLOTS; c++) {
         if (errors_by_class[c] == 0)
             continue;
@@ -417,9 +421,13 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
             begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
             append_counters (out, &first, stats->requests, stats->errors_by_class,
                              stats->bytes_sent, stats->bytes_received);
+            guint64 retried = throng_journey_step_retry_attempts (scenario, i);
+            if (retried > 0)
+                lines_append_int (out, &first, "retry_attempts", retried);
             append_latency (out, &first, stats->latency);
             lines_end (out, when);
             points++;
+            written[i].retry_attempts += retried;
             requests += stats->requests;
             written[i].requests += stats->requests;
             for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++)
@@ -435,6 +443,8 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
         lines_append_int (out, &first, "active_users", scenario->active_users);
         lines_append_int (out, &first, "requests", scenario->stats.requests);
         lines_append_int (out, &first, "errors", scenario->stats.errors);
+        if (throng_stats_get_not_sent (&scenario->stats) > 0)
+            lines_append_int (out, &first, "not_sent", throng_stats_get_not_sent (&scenario->stats));
         append_latency (out, &first, scenario->stats.latency);
         lines_end (out, when);
         points++;
@@ -445,6 +455,8 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
     begin_line (out, influx, "throng_run", NULL, NULL);
     lines_append_int (out, &first, "requests", snapshot->total.requests);
     lines_append_int (out, &first, "errors", snapshot->total.errors);
+    if (throng_stats_get_not_sent (&snapshot->total) > 0)
+        lines_append_int (out, &first, "not_sent", throng_stats_get_not_sent (&snapshot->total));
     lines_append_float (out, &first, "cpu_share", snapshot->cpu_share, 4);
     lines_append_float (out, &first, "lag_p99_ms", snapshot->lag_p99_us / 1000.0, 3);
     lines_append_bool (out, &first, "saturated", snapshot->saturated);
@@ -480,12 +492,16 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
             for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++)
                 errors_by_class[c] = minus (stats->errors_by_class[c],
                                             written[i].errors_by_class[c]);
-            if (delta == 0)
+            guint64 retried = minus (throng_journey_step_retry_attempts (scenario, i),
+                                     written[i].retry_attempts);
+            if (delta == 0 && errors_by_class[THRONG_ERROR_VARIABLE] == 0)
                 continue;
             begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
             append_counters (out, &first, delta, errors_by_class,
                              minus (stats->bytes_sent, written[i].bytes_sent),
                              minus (stats->bytes_received, written[i].bytes_received));
+            if (retried > 0)
+                lines_append_int (out, &first, "retry_attempts", retried);
             lines_end (out, when);
             points++;
             requests += delta;

@@ -115,15 +115,23 @@ json_add_errors_by_class (JsonBuilder *builder, const ThrongStats *stats)
     json_builder_end_object (builder);
 }
 
-/* STATS; @seconds is the time the stats cover, for "rps". */
+/*
+ * STATS; @seconds is the time the stats cover, for "rps"; @retry_attempts
+ * the samples of `retry:` attempts they count.  "not_sent" (since 0.5)
+ * also tells a reader that "requests" leaves those out.
+ */
 static void
-json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats, gdouble seconds)
+json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats, gdouble seconds,
+                guint64 retry_attempts)
 {
     json_builder_set_member_name (builder, name);
     json_builder_begin_object (builder);
     json_add_int (builder, "requests", (gint64) stats->requests);
+    json_add_int (builder, "not_sent", (gint64) throng_stats_get_not_sent (stats));
     json_add_int (builder, "errors", (gint64) stats->errors);
+    json_add_double (builder, "error_rate", throng_stats_get_error_rate (stats));
     json_add_errors_by_class (builder, stats);
+    json_add_int (builder, "retry_attempts", (gint64) retry_attempts);
     json_add_double (builder, "rps", seconds > 0 ? (gdouble) stats->requests / seconds : 0);
     json_add_int (builder, "bytes_sent", (gint64) stats->bytes_sent);
     json_add_int (builder, "bytes_received", (gint64) stats->bytes_received);
@@ -218,7 +226,8 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
         }
         json_add_int (builder, "iterations", (gint64) scenario->iterations);
         json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
-        json_add_stats (builder, "stats", &scenario->stats, seconds);
+        json_add_stats (builder, "stats", &scenario->stats, seconds,
+                        throng_journey_retry_attempts (scenario));
         json_builder_set_member_name (builder, "steps");
         json_builder_begin_array (builder);
         for (guint s = 0; s < scenario->n_steps; s++) {
@@ -231,7 +240,8 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
                              throng_step_kind_name (throng_journey_step_kind (scenario, s)));
             json_add_int (builder, "parent", throng_journey_step_parent (scenario, s));
             json_add_int (builder, "depth", throng_journey_step_depth (scenario, s));
-            json_add_stats (builder, "stats", &step->stats, seconds);
+            json_add_stats (builder, "stats", &step->stats, seconds,
+                            throng_journey_step_retry_attempts (scenario, s));
             json_builder_end_object (builder);
         }
         json_builder_end_array (builder);
@@ -442,7 +452,8 @@ json_document_summary (const ThrongSummary *summary, const char *type,
         iterations += summary->scenarios[i].iterations;
     }
     json_add_dropped (builder, dropped, iterations);
-    json_add_stats (builder, "total", &summary->total, load_seconds);
+    json_add_stats (builder, "total", &summary->total, load_seconds,
+                    throng_summary_get_retry_attempts (summary));
     json_add_scenarios (builder, summary, load_seconds, FALSE,
                         targets != NULL ? targets : (const char *const *) no_targets);
     json_add_custom_metrics (builder, summary, load_seconds);
@@ -501,7 +512,8 @@ json_document_interval (const ThrongSummary *snapshot)
     json_add_double (builder, "system_s", (gdouble) snapshot->cpu_system_us / G_USEC_PER_SEC);
     json_builder_end_object (builder);
     json_add_self (builder, snapshot);
-    json_add_stats (builder, "total", &snapshot->total, seconds);
+    json_add_stats (builder, "total", &snapshot->total, seconds,
+                    throng_summary_get_retry_attempts (snapshot));
     json_add_scenarios (builder, snapshot, seconds, TRUE, NULL);
     json_add_custom_metrics (builder, snapshot, seconds);
     json_builder_end_object (builder);
@@ -614,6 +626,11 @@ json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSam
         g_string_append (out, ",\"protocol\":");
         json_append_string (out, sample->protocol);
     }
+    /* Present only when true, so the common sample stays as it was. */
+    if (sample->flags & THRONG_SAMPLE_NOT_SENT)
+        g_string_append (out, ",\"not_sent\":true");
+    if (sample->flags & THRONG_SAMPLE_RETRY)
+        g_string_append (out, ",\"retry\":true");
     g_string_append_c (out, '}');
 }
 

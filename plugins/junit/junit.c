@@ -328,9 +328,15 @@ append_suite (GString *out, const Junit *junit, const ThrongSummary *summary,
         { "requests", stats->requests },
         { "errors", stats->errors },
         { "iterations", s != NULL ? s->iterations : 0 },
+        /* only when there are any, so that a plan without them reads as before */
+        { "not_sent", throng_stats_get_not_sent (stats) },
+        { "retry_attempts", s != NULL ? throng_journey_retry_attempts (s)
+                                      : throng_summary_get_retry_attempts (summary) },
     };
     for (guint i = 0; i < G_N_ELEMENTS (properties); i++) {
         if (s == NULL && strcmp (properties[i].name, "iterations") == 0)
+            continue;
+        if (i >= 3 && properties[i].value == 0)
             continue;
         g_string_append_printf (out,
                                 "      <property name=\"%s\" value=\"%" G_GUINT64_FORMAT "\"/>\n",

@@ -37,6 +37,7 @@ typedef struct {
     guint64 errors_by_class[THRONG_ERROR_CLASS_SLOTS];
     guint64 bytes_sent;
     guint64 bytes_received;
+    guint64 retry_attempts;
     ThrongHistogram *latency;
 } StepFigures;
 
@@ -184,8 +185,12 @@ figures_take (PrometheusFigures *figures, const ThrongSummary *summary, gboolean
         ScenarioFigures *scenario = &figures->scenarios[s];
         const ThrongScenarioSummary *from = &summary->scenarios[s];
 
-        for (guint i = 0; i < MIN (scenario->n_steps, from->n_steps); i++)
-            step_take (&scenario->steps[i], &from->steps[i].stats, replace);
+        for (guint i = 0; i < MIN (scenario->n_steps, from->n_steps); i++) {
+            StepFigures *step = &scenario->steps[i];
+            step_take (step, &from->steps[i].stats, replace);
+            step->retry_attempts = (replace ? 0 : step->retry_attempts)
+                                   + throng_journey_step_retry_attempts (from, i);
+        }
         if (replace)
             scenario->iterations = scenario->dropped_iterations = 0;
         scenario->iterations += from->iterations;
@@ -230,7 +235,8 @@ prometheus_figures_add_samples (PrometheusFigures *figures, const ThrongSample *
         if (sample->scenario >= figures->n_scenarios)
             continue;
         ScenarioFigures *scenario = &figures->scenarios[sample->scenario];
-        if (sample->step >= scenario->n_steps)
+        /* not a request: throng_not_sent_total counts it, from the stats */
+        if (sample->step >= scenario->n_steps || (sample->flags & THRONG_SAMPLE_NOT_SENT))
             continue;
         scenario->steps[sample->step].by_status_class[status_class_slot (sample)]++;
     }
@@ -384,6 +390,24 @@ render_requests (GString *out, const PrometheusFigures *figures)
             g_string_append_c (out, '}');
             append_uint (out, step->errors_by_class[c]);
         }
+    }
+
+    append_family (out, "throng_not_sent_total", "counter",
+                   "Steps that never went out (a variable they needed was not set): among "
+                   "throng_errors_total as class variable, never in throng_requests_total.");
+    FOR_EACH_STEP (figures, scenario, step) {
+        append_series (out, "throng_not_sent_total", scenario, step);
+        g_string_append_c (out, '}');
+        append_uint (out, step->errors_by_class[THRONG_ERROR_VARIABLE]);
+    }
+
+    append_family (out, "throng_retry_attempts_total", "counter",
+                   "Requests that were a step's retry after a failed attempt; each is also in "
+                   "throng_requests_total.");
+    FOR_EACH_STEP (figures, scenario, step) {
+        append_series (out, "throng_retry_attempts_total", scenario, step);
+        g_string_append_c (out, '}');
+        append_uint (out, step->retry_attempts);
     }
 
     append_family (out, "throng_sent_bytes_total", "counter", "Bytes written, headers included.");

@@ -301,6 +301,11 @@ test_retry (Fixture *f, gconstpointer data)
     g_assert_cmpstr (log, ==, "/flaky /flaky /flaky /after?it=1 /flaky /flaky /flaky /after?it=2");
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.requests"), ==, 6);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
+    /* the server failed the first two attempts of each iteration: two retries each */
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.retry_attempts"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.1.stats.retry_attempts"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (root, "total.retry_attempts"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 8);
     g_assert_cmpfloat (throng_test_json_double (root, "duration_s"), >=, 0.4);
 }
 
@@ -317,6 +322,7 @@ test_retry_exhausted (Fixture *f, gconstpointer data)
 
     g_assert_cmpstr (log, ==, "/flaky /flaky /flaky /after?it=2 /flaky /flaky");
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.errors"), ==, 4);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.retry_attempts"), ==, 2);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.iterations"), ==, 3);
 }
 

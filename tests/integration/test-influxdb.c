@@ -185,6 +185,49 @@ test_stored (Fixture *fixture, gconstpointer data)
     g_assert_cmpint (intervals, <=, 5);
 }
 
+/*
+ * Steps that never went out are stored as not_sent, not requests, and a
+ * step's retry attempts as retry_attempts, adding up to the summary's
+ * (docs/reporters.md, "What a request is").
+ */
+static void
+test_not_sent (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = g_strdup_printf (
+        "name: not-sent\n"
+        "target: builtin\n"
+        "defaults:\n"
+        "  http: { base_url: \"${builtin.http}\" }\n"
+        "scenarios:\n"
+        "  - name: s\n"
+        "    users: 2\n"
+        "    iterations: 5\n"
+        "    steps:\n"
+        "      - name: login\n"
+        "        http: { url: /, extract: { tok: { regex: \"NO-SUCH-(x)\" } } }\n"
+        "      - name: use\n"
+        "        http: { url: \"/?t=${vars.tok}\" }\n"
+        "      - name: flaky\n"
+        "        http: { url: /status/503 }\n"
+        "        retry: { max: 2 }\n"
+        "reporters:\n"
+        "  - influxdb: { url: \"http://127.0.0.1:%u\", database: throng, flush_timeout: 10s }\n",
+        fixture->port);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (summary, "total.not_sent"), ==, 10);
+    g_assert_cmpint (throng_test_json_int (summary, "total.retry_attempts"), ==, 20);
+    g_assert_cmpint (query_int (fixture, "SELECT sum(requests) FROM throng_step"), ==,
+                     throng_test_json_int (summary, "total.requests"));
+    g_assert_cmpint (query_int (fixture, "SELECT sum(not_sent) FROM throng_step WHERE step = 'use'"),
+                     ==, 10);
+    g_assert_cmpint (query_int (fixture, "SELECT sum(retry_attempts) FROM throng_step"), ==, 20);
+}
+
 /* The summary's warning of the influxdb reporter's losses; asserts there is one. */
 static const char *
 influx_warning (JsonNode *summary)
@@ -660,6 +703,8 @@ main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
     g_test_add ("/influxdb/stored", Fixture, NULL, fixture_setup, test_stored, fixture_teardown);
+    g_test_add ("/influxdb/not-sent", Fixture, NULL, fixture_setup, test_not_sent,
+                fixture_teardown);
     g_test_add ("/influxdb/outage", Fixture, NULL, fixture_setup, test_outage, fixture_teardown);
     g_test_add ("/influxdb/refused", Fixture, NULL, fixture_setup, test_refused,
                 fixture_teardown);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "http-client.h"
+#include "metrics.h"
 #include "prometheus.h"
 #include "test-utils.h"
 
@@ -341,6 +342,57 @@ test_custom_metrics (void)
     prometheus_figures_free (figures);
 }
 
+/*
+ * A step that never went out: not in throng_requests_total (its sample is
+ * skipped), in throng_not_sent_total and among the errors of class
+ * variable (docs/reporters.md, "What a request is"); its retry attempts
+ * in throng_retry_attempts_total.
+ */
+static void
+test_not_sent (void)
+{
+    const char *const labels[] = { "use", NULL };
+    const char *const *step_labels[] = { labels };
+    const char *const names[] = { "s" };
+    const ThrongRunInfo run = { .size = sizeof run, .n_scenarios = 1, .scenario_names = names,
+                                .step_labels = step_labels };
+    ThrongSample samples[3] = {
+        { .status = 200 },
+        { .error = THRONG_ERROR_VARIABLE, .flags = THRONG_SAMPLE_NOT_SENT },
+        { .error = THRONG_ERROR_VARIABLE, .flags = THRONG_SAMPLE_NOT_SENT },
+    };
+    ThrongStepSummary step = { .label = "use", .protocol = "http" };
+    const guint64 retry_attempts[] = { 5 };
+    ThrongScenarioJourney journey = { .size = sizeof journey, .retry_attempts = retry_attempts,
+                                      .retry_attempts_total = 5 };
+    ThrongScenarioSummary scenario = { .name = "s", .steps = &step, .n_steps = 1,
+                                       .journey = &journey };
+    ThrongSummary snapshot = { .size = sizeof snapshot, .scenarios = &scenario, .n_scenarios = 1 };
+    PrometheusFigures *figures = prometheus_figures_new (&run);
+
+    throng_stats_init (&step.stats);
+    for (guint i = 0; i < G_N_ELEMENTS (samples); i++)
+        throng_stats_record (&step.stats, &samples[i]);
+    g_assert_cmpuint (step.stats.requests, ==, 1);
+    g_assert_cmpuint (throng_stats_get_not_sent (&step.stats), ==, 2);
+    g_assert_cmpfloat (throng_stats_get_error_rate (&step.stats), ==, 2.0 / 3.0);
+    prometheus_figures_add_samples (figures, samples, G_N_ELEMENTS (samples));
+    prometheus_figures_add_interval (figures, &snapshot);
+    g_autoptr (GBytes) page = prometheus_figures_render (figures);
+    g_autofree char *text = g_strndup (g_bytes_get_data (page, NULL), g_bytes_get_size (page));
+
+    g_test_message ("%s", text);
+    g_assert_nonnull (strstr (text, "throng_requests_total{scenario=\"s\",step=\"use\","
+                                    "status_class=\"2xx\"} 1\n"));
+    g_assert_null (strstr (text, "status_class=\"variable\""));
+    g_assert_nonnull (strstr (text, "throng_not_sent_total{scenario=\"s\",step=\"use\"} 2\n"));
+    g_assert_nonnull (
+        strstr (text, "throng_errors_total{scenario=\"s\",step=\"use\",class=\"variable\"} 2\n"));
+    g_assert_nonnull (strstr (text, "throng_retry_attempts_total{scenario=\"s\",step=\"use\"} 5\n"));
+    prometheus_figures_free (figures);
+    throng_stats_clear (&step.stats);
+}
+
 /* A port already taken stops the run before any load, and says why. */
 static void
 test_port_taken (Fixture *fixture, gconstpointer data)
@@ -395,6 +447,7 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
     g_test_add_func ("/prometheus/buckets/exact", test_buckets_exact);
     g_test_add_func ("/prometheus/custom-metrics", test_custom_metrics);
+    g_test_add_func ("/prometheus/not-sent", test_not_sent);
     g_test_add ("/prometheus/scraped", Fixture, NULL, fixture_setup, test_scraped,
                 fixture_teardown);
     g_test_add ("/prometheus/port-taken", Fixture, NULL, fixture_setup, test_port_taken,

@@ -82,6 +82,42 @@ THRONG_API gboolean throng_journey_checks_total (const ThrongScenarioSummary *sc
 THRONG_API gboolean throng_journey_data_exhausted (const ThrongScenarioSummary *scenario);
 
 /**
+ * throng_journey_step_retry_attempts:
+ * @scenario: a scenario of a summary
+ * @index: a step's index in it
+ *
+ * Returns: the step's samples that were an attempt of its `retry:` after
+ *   a failed one (#ThrongScenarioJourney.retry_attempts); 0 when the
+ *   summary does not say
+ *
+ * Since: 0.5
+ */
+THRONG_API guint64 throng_journey_step_retry_attempts (const ThrongScenarioSummary *scenario,
+                                                       guint index);
+
+/**
+ * throng_journey_retry_attempts:
+ * @scenario: a scenario of a summary
+ *
+ * Returns: the scenario's retry attempts, all steps together; 0 when the
+ *   summary does not say
+ *
+ * Since: 0.5
+ */
+THRONG_API guint64 throng_journey_retry_attempts (const ThrongScenarioSummary *scenario);
+
+/**
+ * throng_summary_get_retry_attempts:
+ * @summary: a summary
+ *
+ * Returns: the run's retry attempts (#ThrongSummary.retry_attempts); 0
+ *   when @summary is older than 0.5
+ *
+ * Since: 0.5
+ */
+THRONG_API guint64 throng_summary_get_retry_attempts (const ThrongSummary *summary);
+
+/**
  * throng_step_kind_name:
  * @kind: a step kind
  *

@@ -29,7 +29,10 @@ G_BEGIN_DECLS
  * @THRONG_ERROR_CHECK: a response arrived but a check on it failed, or an
  *   extractor without a default matched nothing.  Since 0.3
  * @THRONG_ERROR_VARIABLE: the step needs a variable that is not set (an
- *   earlier extractor failed), so nothing was sent.  Since 0.3
+ *   earlier extractor failed), so nothing was sent.  Such a sample is not
+ *   a request: #ThrongStats.requests leaves it out and counts it in its
+ *   errors only (throng_stats_get_not_sent()).  A protocol uses this class
+ *   for a step that sent nothing, and only for that.  Since 0.3
  *
  * Why a step failed.  Values are only ever appended; a reporter that meets
  * a value it does not know treats it as %THRONG_ERROR_OTHER.
@@ -104,7 +107,8 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  * @retries: times the step's request was sent again by the protocol itself
  *   (an HTTP request retried on a new connection after a kept-alive one
  *   closed unanswered); in 0.1 this was a reserved field, always 0.
- *   Since: 0.2
+ *   Not the plan's `retry:`, whose attempts are samples of their own
+ *   (%THRONG_SAMPLE_RETRY).  Since: 0.2
  * @message: (nullable): the status's reason phrase, or what went wrong.
  *   Either a string that outlives the run (static, or owned by the step or
  *   scenario data until the plan is freed) assigned directly, or any other
@@ -123,6 +127,9 @@ THRONG_API const char *throng_error_class_name (ThrongErrorClass error_class);
  *   0.4).  The core counts samples per name in #ThrongStats.protocols.
  *   It took a reserved slot, so the struct's size (the stride of the
  *   arrays reporters receive) is unchanged.  Since: 0.4
+ * @flags: #ThrongSampleFlags, set by the core when it records the sample
+ *   (a protocol leaves them alone); 0 from a core older than 0.5.  Half of
+ *   a reserved slot, so the size is unchanged.  Since: 0.5
  *
  * The plugin sets the fields it measures and leaves the others to the core.
  * Every field is reset to zero before a step runs.  The struct is the
@@ -158,9 +165,28 @@ typedef struct {
     gpointer owner;
     /*< public >*/
     const char *protocol;
+    guint32 flags;
     /*< private >*/
-    gpointer reserved[1];
+    guint32 reserved32;
 } ThrongSample;
+
+/**
+ * ThrongSampleFlags:
+ * @THRONG_SAMPLE_NOT_SENT: the step's request never went out: set exactly
+ *   when the class is %THRONG_ERROR_VARIABLE (on a group's sample: one of
+ *   its requests was not sent).  Not a request, but an error of the plan's
+ * @THRONG_SAMPLE_RETRY: the sample is an attempt that the step's `retry:`
+ *   made after a failed one (docs/journeys.md), not the step's first
+ *
+ * What the core states about a sample besides its figures, in
+ * #ThrongSample.flags.  Values are only ever appended.
+ *
+ * Since: 0.5
+ */
+typedef enum {
+    THRONG_SAMPLE_NOT_SENT = 1 << 0,
+    THRONG_SAMPLE_RETRY = 1 << 1,
+} ThrongSampleFlags;
 
 /**
  * THRONG_SAMPLE_MESSAGE_MAX:

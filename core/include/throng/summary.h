@@ -30,8 +30,13 @@ typedef struct {
 
 /**
  * ThrongStats:
- * @requests: steps completed (successes and failures)
- * @errors: steps that failed (the sum of @errors_by_class)
+ * @requests: requests sent: steps completed (successes and failures),
+ *   less those that never went out (class `variable`, counted by
+ *   throng_stats_get_not_sent()).  The latency histogram holds exactly
+ *   these.  On a group's or parallel's row: its executions, less those a
+ *   request that was not sent broke.  Before 0.5 it counted those too
+ * @errors: steps that failed (the sum of @errors_by_class), those not sent
+ *   included: a step that could not go out is a failure of the plan
  * @errors_by_class: failures per #ThrongErrorClass
  * @bytes_sent: bytes written
  * @bytes_received: bytes read
@@ -77,6 +82,45 @@ typedef struct {
     ThrongProtocolCount *protocols;
     guint n_protocols;
 } ThrongStats;
+
+/**
+ * throng_stats_get_not_sent:
+ * @stats: a #ThrongStats
+ *
+ * The steps counted in @stats that never went out (a variable they needed
+ * was not set): they are among @stats' errors, under class `variable`, and
+ * not among its requests.  So `requests` is what the server saw, and the
+ * share of steps that failed is errors / (requests + not sent)
+ * (throng_stats_get_error_rate()).
+ *
+ * Returns: how many
+ *
+ * Since: 0.5
+ */
+static inline guint64
+throng_stats_get_not_sent (const ThrongStats *stats)
+{
+    return stats->errors_by_class[THRONG_ERROR_VARIABLE];
+}
+
+/**
+ * throng_stats_get_error_rate:
+ * @stats: a #ThrongStats
+ *
+ * The share of the steps counted in @stats that failed, those not sent
+ * included in both terms: errors / (requests + not sent), 0 when there
+ * were none.  The `errors.rate` threshold and every reporter use it.
+ *
+ * Returns: a share from 0 to 1
+ *
+ * Since: 0.5
+ */
+static inline gdouble
+throng_stats_get_error_rate (const ThrongStats *stats)
+{
+    guint64 steps = stats->requests + throng_stats_get_not_sent (stats);
+    return steps > 0 ? (gdouble) stats->errors / (gdouble) steps : 0.0;
+}
 
 /**
  * ThrongStepSummary:
@@ -162,6 +206,13 @@ typedef struct {
  *   order of #ThrongScenarioSummary.steps
  * @data_exhausted: TRUE when the scenario's data set ran out of rows with
  *   `on_exhausted: stop` and its users ended early
+ * @retry_attempts: (array length=n_steps) (nullable): per step, in the
+ *   order of #ThrongScenarioSummary.steps, the samples that were an attempt
+ *   of the step's `retry:` after a failed one (each is also a request, or
+ *   not sent, and an error when it failed, in the step's stats); NULL
+ *   from a core older than 0.5.  Read it through
+ *   throng_journey_step_retry_attempts().  Since: 0.5
+ * @retry_attempts_total: their sum over the scenario.  Since: 0.5
  *
  * What a scenario's journey adds to its summary.
  *
@@ -173,6 +224,8 @@ typedef struct {
     guint n_checks;
     const ThrongStepInfo *step_info;
     gboolean data_exhausted;
+    const guint64 *retry_attempts;
+    guint64 retry_attempts_total;
 } ThrongScenarioJourney;
 
 /**
@@ -425,6 +478,10 @@ typedef struct {
  *   snapshot, the run in the summary.  Appended: read it only when @size
  *   covers it.  Since: 0.5
  * @n_metrics: how many.  Since: 0.5
+ * @retry_attempts: the samples of the whole run that were an attempt of a
+ *   step's `retry:` (#ThrongScenarioJourney.retry_attempts); over the
+ *   interval in a snapshot.  Appended: read it only when @size covers it.
+ *   Since: 0.5
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
  * summary, the run.
@@ -467,6 +524,7 @@ typedef struct {
     gboolean partial;
     const ThrongCustomMetric *metrics;
     guint n_metrics;
+    guint64 retry_attempts;
 } ThrongSummary;
 
 G_END_DECLS
