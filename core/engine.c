@@ -602,8 +602,8 @@ engine_clear (ThrongEngine *engine)
 }
 
 gboolean
-throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongRunResult *result,
-                   GError **error)
+throng_engine_run_load (ThrongPlan *plan, const ThrongEngineOptions *options,
+                        ThrongRunResult *result, GError **error)
 {
     ThrongEngine engine = { 0 };
     guint n_scenarios = plan->scenarios->len;

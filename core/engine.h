@@ -35,7 +35,9 @@ typedef struct {
 } ThrongRunResult;
 
 /*
- * Opens every reporter, runs the plan, closes every reporter with the
+ * Runs the plan's `setup:` (a failure is an error: no load is sent), then
+ * the load, then its `teardown:` (after an interrupted load too).  The
+ * load: opens every reporter, runs the plan, closes every reporter with the
  * summary.  Fails (before any load) when a protocol cannot create a user
  * (then no reporter opens) or a reporter cannot open; a
  * reporter that fails to close is reported on stderr by name and sets
@@ -43,3 +45,6 @@ typedef struct {
  */
 gboolean throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options,
                             ThrongRunResult *result, GError **error);
+/* The load alone, as throng_engine_run() without the plan's setup and teardown (phase.c). */
+gboolean throng_engine_run_load (ThrongPlan *plan, const ThrongEngineOptions *options,
+                                 ThrongRunResult *result, GError **error);

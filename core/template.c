@@ -37,6 +37,7 @@ typedef enum {
     SEG_TIME_UNIX_MS,
     SEG_TIME_ISO,
     SEG_COUNTER,
+    SEG_SETUP,
 } SegmentKind;
 
 
@@ -48,6 +49,7 @@ typedef struct {
     gint64 a;                   /* var: slot; data: column; random.int: low; random.string: length */
     gint64 b;                   /* random.int: high; data: the set */
     guint64 *counter;           /* counter.NAME */
+    GPtrArray *setup;           /* setup.NAME: the plan's values by setup slot (a) */
 } Segment;
 
 struct _ThrongTemplate {
@@ -72,7 +74,7 @@ typedef struct {
 
 /* Names a template can read, for suggestions; `vars.`, `data.` … stand for their namespaces. */
 static const char *const namespaces[] = {
-    "vars", "data", "env", "user", "scenario", "worker", "random", "time", "counter", "builtin",
+    "vars", "data", "env", "user", "scenario", "worker", "random", "time", "counter", "builtin", "setup",
     NULL,
 };
 static const char *const bare_names[] = { "iteration", "arrival", "uuid", NULL };
@@ -378,6 +380,22 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
     return compile_expression (c, start, end, filter, error);
 }
 
+/* `setup.NAME`: read-only, the same for every user (scope.c checks the name). */
+static gboolean
+compile_setup (Compiler *c, Segment *segment, const char *expr, gsize start, GError **error)
+{
+    g_autofree char *message = NULL;
+    gint slot = throng_plan_vars_setup_slot (c->scope->plan, expr, &message);
+
+    if (slot < 0)
+        return compiler_error (c, start, error, "%s", message);
+    segment->kind = SEG_SETUP;
+    segment->a = slot;
+    segment->setup = c->scope->plan->setup_values;
+    add_named (c, segment, expr, strlen (expr));
+    return TRUE;
+}
+
 /* The name between @start and @end (trimmed), with its filter: one segment, or literal text. */
 static gboolean
 compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter filter,
@@ -402,6 +420,8 @@ compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter fi
     }
     if (g_str_has_prefix (expr, "data."))
         return compile_data (c, &segment, expr, start, error);
+    if (g_str_has_prefix (expr, "setup."))
+        return compile_setup (c, &segment, expr, start, error);
     if (g_str_has_prefix (expr, "counter.")) {
         const char *name = expr + 8;
         if (!throng_scope_valid_name (name, strlen (name)))
@@ -738,6 +758,15 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             if (slot == NULL || !slot->set)
                 return unset (tpl, segment, error);
             append_value (out, filter, slot->value, slot->length);
+            continue;
+        }
+        case SEG_SETUP: {
+            const char *value = segment->a < segment->setup->len
+                                    ? g_ptr_array_index (segment->setup, segment->a)
+                                    : NULL;
+            if (value == NULL)
+                return unset (tpl, segment, error);
+            append_value (out, filter, value, strlen (value));
             continue;
         }
         case SEG_DATA: {
