@@ -87,7 +87,7 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         GError *local = NULL;
         if (!run_phase (plan, plan->setup, options, &local)) {
             g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                         "setup: %s; no load was sent", local->message);
+                         "%s; no load was sent", local->message);
             g_error_free (local);
             memset (result, 0, sizeof *result);
             return FALSE;

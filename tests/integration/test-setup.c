@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `setup:` and `teardown:` end to end (docs/journeys.md, "Setup and
+ * teardown"): the real throng binary against an in-process server that
+ * logs every request it receives, in order, with its Authorization
+ * header, so a test asserts that setup's login arrived once, before the
+ * load, that every load request carried the token it extracted, that
+ * teardown came last, that a failing setup sent no load, and that shards
+ * other than 0 skip setup or refuse a plan that needs its values.
+ */
+#include "test-utils.h"
+
+#include <string.h>
+
+#define RUN_TIMEOUT 120
+
+typedef struct {
+    GMutex lock;
+    GPtrArray *log; /* "PATH?QUERY AUTHORIZATION" of each request, in the order received */
+    guint logins;
+} Server;
+
+typedef struct {
+    char *dir;
+    Server server;
+    ThrongTestSoupServer *soup;
+    const char *transport;
+} Fixture;
+
+/* /login: a fresh token each time; /fail: 500; anything else 200. */
+static void
+handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable *query,
+         gpointer data)
+{
+    Server *s = data;
+    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+    const char *raw = g_uri_get_query (soup_server_message_get_uri (msg));
+    const char *auth = soup_message_headers_get_one (
+        soup_server_message_get_request_headers (msg), "Authorization");
+    g_autofree char *body = NULL;
+
+    (void) soup;
+    (void) query;
+    g_ptr_array_add (s->log, g_strdup_printf ("%s%s%s %s", path, raw != NULL ? "?" : "",
+                                              raw != NULL ? raw : "", auth != NULL ? auth : "-"));
+    if (strcmp (path, "/login") == 0)
+        body = g_strdup_printf ("{\"token\": \"tok-%u\"}", ++s->logins);
+    else
+        body = g_strdup ("{}");
+    soup_server_message_set_status (msg, strcmp (path, "/fail") == 0 ? 500 : 200, NULL);
+    soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, body,
+                                      strlen (body));
+}
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+    f->transport = data;
+    f->dir = throng_test_tmpdir_new ();
+    g_mutex_init (&f->server.lock);
+    f->server.log = g_ptr_array_new_with_free_func (g_free);
+    f->soup = throng_test_soup_server_start (NULL, handler, &f->server);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+    (void) data;
+    throng_test_soup_server_stop (f->soup);
+    g_ptr_array_unref (f->server.log);
+    g_mutex_clear (&f->server.lock);
+    throng_test_tmpdir_free (f->dir);
+}
+
+/* A plan: `defaults:` naming the server and the transport, then @body. */
+static char *
+plan_yaml (Fixture *f, const char *body)
+{
+    return g_strdup_printf ("defaults:\n"
+                            "  http: { base_url: \"%s\", transport: %s }\n"
+                            "%s",
+                            throng_test_soup_server_http_url (f->soup), f->transport, body);
+}
+
+/* How many requests the server logged whose line starts with @prefix. */
+static guint
+count_prefix (Fixture *f, const char *prefix)
+{
+    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&f->server.lock);
+    guint n = 0;
+
+    for (guint i = 0; i < f->server.log->len; i++)
+        n += g_str_has_prefix (f->server.log->pdata[i], prefix);
+    return n;
+}
+
+static const char token_plan[]
+    = "setup:\n"
+      "  - name: login\n"
+      "    http:\n"
+      "      url: /login\n"
+      "      extract: { token: { json: $.token } }\n"
+      "  - set: { greeting: \"hello ${vars.token}\" }\n"
+      "scenarios:\n"
+      "  - name: load\n"
+      "    users: 5\n"
+      "    iterations: 3\n"
+      "    steps:\n"
+      "      - http:\n"
+      "          url: /item?u=${user.id}&g=${setup.greeting|urlencode}\n"
+      "          headers: { Authorization: \"Bearer ${setup.token}\" }\n"
+      "teardown:\n"
+      "  - http:\n"
+      "      url: /logout\n"
+      "      headers: { Authorization: \"Bearer ${setup.token}\" }\n";
+
+/*
+ * Setup's login arrives once, first; the 15 load requests carry the
+ * token it extracted and the variable it set; teardown's logout arrives
+ * once, last.  The load's summary counts the load alone.
+ */
+static void
+test_token (Fixture *f, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *yaml = plan_yaml (f, token_plan);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) root
+        = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpuint (f->server.log->len, ==, 17);
+    g_assert_cmpstr (f->server.log->pdata[0], ==, "/login -");
+    for (guint i = 1; i <= 15; i++) {
+        const char *line = f->server.log->pdata[i];
+        g_assert_true (g_str_has_prefix (line, "/item?u="));
+        g_assert_true (g_str_has_suffix (line, "&g=hello%20tok-1 Bearer tok-1"));
+    }
+    g_assert_cmpstr (f->server.log->pdata[16], ==, "/logout Bearer tok-1");
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 15);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.stats.requests"), ==, 15);
+    g_assert_nonnull (strstr (err, "setup: 1 request, 0 failed"));
+    g_assert_nonnull (strstr (err, "teardown: 1 request, 0 failed"));
+}
+
+/* A setup whose request fails sends no load and no teardown, and exits 3. */
+static void
+test_failing_setup (Fixture *f, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *yaml = plan_yaml (f, "setup:\n"
+                                          "  - http: { url: /fail }\n"
+                                          "scenarios:\n"
+                                          "  - users: 2\n"
+                                          "    steps:\n"
+                                          "      - http: { url: /item }\n"
+                                          "teardown:\n"
+                                          "  - http: { url: /logout }\n");
+    g_autofree char *err = NULL;
+    int status = -1;
+    g_autoptr (JsonNode) root
+        = throng_test_run_json (f->dir, yaml, NULL, RUN_TIMEOUT, &status, &err);
+
+    g_assert_cmpint (status, ==, 3);
+    g_assert_null (root);
+    g_assert_nonnull (strstr (err, "throng: setup failed: 1 of its 1 request failed"));
+    g_assert_nonnull (strstr (err, "no load was sent"));
+    g_assert_cmpuint (f->server.log->len, ==, 1);
+    g_assert_cmpstr (f->server.log->pdata[0], ==, "/fail -");
+}
+
+/* Runs @yaml as shard @index of 3 (one after the other: no --start-at needed); its exit status. */
+static int
+run_shard (Fixture *f, const char *yaml, guint index, char **err)
+{
+    g_autofree char *shard = g_strdup_printf ("%u/3", index);
+    const char *const extra[] = { "--shard", shard, NULL };
+    int status = -1;
+    g_autoptr (JsonNode) root
+        = throng_test_run_json (f->dir, yaml, extra, RUN_TIMEOUT, &status, err);
+    return status;
+}
+
+/*
+ * In three shards setup and teardown run once in all, on shard 0, when
+ * nothing reads ${setup.*}; a shard other than 0 refuses a plan that does.
+ */
+static void
+test_shards (Fixture *f, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *yaml = plan_yaml (f, "setup:\n"
+                                          "  - http: { url: /login }\n"
+                                          "scenarios:\n"
+                                          "  - users: 3\n"
+                                          "    steps:\n"
+                                          "      - http: { url: /item }\n"
+                                          "teardown:\n"
+                                          "  - http: { url: /logout }\n");
+    for (guint i = 0; i < 3; i++) {
+        g_autofree char *err = NULL;
+        g_assert_cmpint (run_shard (f, yaml, i, &err), ==, 0);
+        g_assert_true ((strstr (err, "setup:") != NULL) == (i == 0));
+    }
+    g_assert_cmpuint (count_prefix (f, "/login"), ==, 1);
+    g_assert_cmpuint (count_prefix (f, "/item"), ==, 3);
+    g_assert_cmpuint (count_prefix (f, "/logout"), ==, 1);
+
+    g_autofree char *reads = plan_yaml (f, token_plan);
+    g_autofree char *err = NULL;
+    g_assert_cmpint (run_shard (f, reads, 1, &err), ==, 3);
+    g_assert_nonnull (strstr (err, "shard 1/3 cannot run this plan: it reads ${setup.*}"));
+    g_assert_cmpuint (f->server.log->len, ==, 5);
+}
+
+int
+main (int argc, char **argv)
+{
+    static const char *const transports[] = { "fast", "soup" };
+    static const struct {
+        const char *name;
+        void (*func) (Fixture *, gconstpointer);
+        gboolean both; /* run on both transports */
+    } cases[] = {
+        { "token", test_token, TRUE },
+        { "failing-setup", test_failing_setup, FALSE },
+        { "shards", test_shards, FALSE },
+    };
+
+    g_test_init (&argc, &argv, NULL);
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
+            if (t > 0 && !cases[i].both)
+                continue;
+            g_autofree char *path = g_strdup_printf ("/setup/%s/%s", cases[i].name, transports[t]);
+            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
+                        fixture_teardown);
+        }
+    }
+    return g_test_run ();
+}
