@@ -46,6 +46,11 @@ const char *throng_plan_vars_env (ThrongPlanVars *vars, const char *name);
  */
 gint throng_plan_vars_setup_slot (ThrongPlanVars *vars, const char *expr, char **message);
 
+/* template-values.c: a version 4 UUID from @rand, 36 bytes into @buffer; its length. */
+gsize throng_template_format_uuid (char *buffer, GRand *rand);
+/* The time now, "YYYY-MM-DDTHH:MM:SS.mmmZ", into @buffer of @size bytes; its length. */
+gsize throng_template_format_iso (char *buffer, gsize size);
+
 /* A variable read whose declaration is checked when the scenario has loaded. */
 typedef struct {
     char *name;                 /* without `vars.` */

@@ -684,41 +684,6 @@ format_int (char *buffer, gint64 value)
     return length;
 }
 
-static gsize
-format_uuid (char *buffer, GRand *rand)
-{
-    static const char hex[] = "0123456789abcdef";
-    guint8 bytes[16];
-    gsize length = 0;
-
-    for (guint i = 0; i < 4; i++) {
-        guint32 word = g_rand_int (rand);
-        memcpy (bytes + 4 * i, &word, 4);
-    }
-    bytes[6] = (guint8) ((bytes[6] & 0x0f) | 0x40); /* version 4 */
-    bytes[8] = (guint8) ((bytes[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    for (guint i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            buffer[length++] = '-';
-        buffer[length++] = hex[bytes[i] >> 4];
-        buffer[length++] = hex[bytes[i] & 15];
-    }
-    return length;
-}
-
-static gsize
-format_iso (char *buffer, gsize size)
-{
-    gint64 now = g_get_real_time ();
-    time_t seconds = (time_t) (now / G_USEC_PER_SEC);
-    struct tm tm;
-
-    gmtime_r (&seconds, &tm);
-    gsize length = strftime (buffer, size, "%Y-%m-%dT%H:%M:%S", &tm);
-    return length + (gsize) g_snprintf (buffer + length, size - length, ".%03dZ",
-                                        (int) (now % G_USEC_PER_SEC / 1000));
-}
-
 static gboolean
 unset (const ThrongTemplate *tpl, const Segment *segment, GError **error)
 {
@@ -800,7 +765,7 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             length = (gsize) segment->a;
             break;
         case SEG_UUID:
-            length = format_uuid (buffer, vars->rand);
+            length = throng_template_format_uuid (buffer, vars->rand);
             break;
         case SEG_TIME_UNIX:
             length = format_int (buffer, g_get_real_time () / G_USEC_PER_SEC);
@@ -809,7 +774,7 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             length = format_int (buffer, g_get_real_time () / 1000);
             break;
         case SEG_TIME_ISO:
-            length = format_iso (buffer, sizeof buffer);
+            length = throng_template_format_iso (buffer, sizeof buffer);
             break;
         case SEG_COUNTER: {
             guint64 n = __atomic_add_fetch (segment->counter, 1, __ATOMIC_RELAXED);
