@@ -10,6 +10,7 @@
  */
 #include "test-utils.h"
 
+#include <signal.h>
 #include <string.h>
 
 #define RUN_TIMEOUT 120
@@ -169,6 +170,47 @@ test_failing_setup (Fixture *f, gconstpointer data)
     g_assert_cmpstr (f->server.log->pdata[0], ==, "/fail -");
 }
 
+/*
+ * Teardown runs after a load stopped by SIGINT, once, after the load's
+ * last request; the exit status stays the interrupted load's, 130.
+ */
+static void
+test_interrupted (Fixture *f, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *yaml = plan_yaml (f, "setup:\n"
+                                          "  - http: { url: /login }\n"
+                                          "scenarios:\n"
+                                          "  - users: 2\n"
+                                          "    duration: 1m\n"
+                                          "    think_time: 50ms\n"
+                                          "    steps:\n"
+                                          "      - http: { url: /item }\n"
+                                          "teardown:\n"
+                                          "  - http: { url: /logout }\n");
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
+    g_auto (GStrv) args = throng_test_run_args (path, summary);
+    g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *) args, NULL);
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    throng_test_wait_started ();
+    g_assert_cmpuint (count_prefix (f, "/item"), >, 0);
+    throng_test_process_signal (throng, SIGINT);
+    g_assert_true (throng_test_process_wait (throng, 60, &status, NULL, &err));
+    g_assert_cmpint (status, ==, 130);
+    g_assert_nonnull (strstr (err, "teardown: 1 request, 0 failed"));
+    g_assert_cmpuint (count_prefix (f, "/login"), ==, 1);
+    g_assert_cmpuint (count_prefix (f, "/logout"), ==, 1);
+    g_assert_cmpstr (g_ptr_array_index (f->server.log, f->server.log->len - 1), ==, "/logout -");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) root = throng_test_json_load (summary, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==,
+                     count_prefix (f, "/item"));
+}
+
 /* Runs @yaml as shard @index of 3 (one after the other: no --start-at needed); its exit status. */
 static int
 run_shard (Fixture *f, const char *yaml, guint index, char **err)
@@ -225,6 +267,7 @@ main (int argc, char **argv)
         { "token", test_token, TRUE },
         { "failing-setup", test_failing_setup, FALSE },
         { "shards", test_shards, FALSE },
+        { "interrupted", test_interrupted, FALSE },
     };
 
     g_test_init (&argc, &argv, NULL);
