@@ -3,10 +3,11 @@
  * The plan's `setup:` and `teardown:` around the load: each runs as a
  * load of its own (one scenario, one user, one iteration, no reporter) so
  * that the engine, the protocols and the templates need nothing new; its
- * figures are printed on a line of their own and never enter the load's
- * summary, totals or thresholds.  Setup's variables reach the load through
- * the plan's ${setup.*} table (keep_setup_vars in user.c), filled before
- * the load's first user is created.
+ * summary is kept and shown as the load's summary's `setup` or `teardown`
+ * row, never in the load's scenarios, totals or thresholds.  Setup's
+ * variables reach the load through the plan's ${setup.*} table
+ * (keep_setup_vars in user.c), filled before the load's first user is
+ * created.
  */
 #include "engine.h"
 
@@ -15,61 +16,78 @@
 #include <stdio.h>
 #include <string.h>
 
+typedef struct {
+    ThrongPlan *plan;
+    const ThrongEngineOptions *options;
+    ThrongEngineKept setup;
+    ThrongEngineKept teardown;
+    gboolean teardown_ran;
+} Phases;
+
 /*
  * Runs @scenario alone: @plan's settings, none of its reporters, no
- * shard (a phase is whole on the shard that runs it).  FALSE, with
- * @error, when it could not start or did not end clean.
+ * shard (a phase is whole on the shard that runs it); its summary kept in
+ * @keep when it ran.  FALSE, with @error, when it could not start or did
+ * not end clean.
  */
 static gboolean
-run_phase (ThrongPlan *plan, ThrongPlanScenario *scenario, const ThrongEngineOptions *options,
-           GError **error)
+run_phase (Phases *phases, ThrongPlanScenario *scenario, ThrongEngineKept *keep, GError **error)
 {
-    ThrongPlan phase = *plan;
+    ThrongPlan phase = *phases->plan;
     g_autoptr (GPtrArray) scenarios = g_ptr_array_new ();
     g_autoptr (GPtrArray) reporters = g_ptr_array_new ();
-    ThrongEngineOptions phase_options = {
+    ThrongEngineOptions options = {
         .workers = 1,
-        .overwrite = options->overwrite,
+        .overwrite = phases->options->overwrite,
         .quiet = TRUE,
-        .builtin_target = options->builtin_target,
+        .builtin_target = phases->options->builtin_target,
+        .keep = keep,
     };
     ThrongRunResult result;
-    gint64 start_us = g_get_monotonic_time ();
 
     g_ptr_array_add (scenarios, scenario);
     phase.scenarios = scenarios;
     phase.reporters = reporters;
     memset (&phase.shard, 0, sizeof phase.shard);
     phase.setup = phase.teardown = NULL;
-    if (!throng_engine_run_load (&phase, &phase_options, &result, error)) {
+    if (!throng_engine_run_load (&phase, &options, &result, error)) {
         g_prefix_error (error, "%s did not start: ", scenario->name);
         return FALSE;
     }
-    gdouble seconds = (gdouble) (g_get_monotonic_time () - start_us) / G_USEC_PER_SEC;
-    g_printerr ("throng: %s: %" G_GUINT64_FORMAT " request%s, %" G_GUINT64_FORMAT " failed, "
-                "%.2f s\n",
-                scenario->name, result.requests, result.requests == 1 ? "" : "s", result.errors,
-                seconds);
-    if (result.outcome == THRONG_RUN_INTERRUPTED) {
-        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
-                     "%s was interrupted", scenario->name);
-        return FALSE;
-    }
-    if (result.outcome != THRONG_RUN_COMPLETED || result.errors > 0) {
+    if (result.outcome == THRONG_RUN_COMPLETED && result.errors == 0)
+        return TRUE;
+    if (result.outcome == THRONG_RUN_INTERRUPTED)
+        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID, "%s was interrupted",
+                     scenario->name);
+    else
         g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
                      "%s failed: %" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT
                      " request%s failed (a check, a status or an extraction)",
                      scenario->name, result.errors, result.requests,
                      result.requests == 1 ? "" : "s");
-        return FALSE;
-    }
-    return TRUE;
+    return FALSE;
+}
+
+/* After the load (an interrupted one too), before its summary: what setup made is undone. */
+static void
+run_teardown (gpointer data, const ThrongScenarioSummary **row, char **warning)
+{
+    Phases *phases = data;
+    g_autoptr (GError) error = NULL;
+
+    phases->teardown_ran = TRUE;
+    if (!run_phase (phases, phases->plan->teardown, &phases->teardown, &error))
+        *warning = g_strdup (error->message);
+    if (phases->teardown.filled)
+        *row = &phases->teardown.buffer.summary.scenarios[0];
 }
 
 gboolean
 throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongRunResult *result,
                    GError **error)
 {
+    Phases phases = { .plan = plan, .options = options };
+    ThrongEngineOptions load = *options;
     guint shard_index, shard_count;
     gboolean ok;
 
@@ -85,20 +103,28 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     }
     if (shard_index == 0 && plan->setup != NULL) {
         GError *local = NULL;
-        if (!run_phase (plan, plan->setup, options, &local)) {
+        if (!run_phase (&phases, plan->setup, &phases.setup, &local)) {
             g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
                          "%s; no load was sent", local->message);
             g_error_free (local);
+            throng_engine_kept_clear (&phases.setup);
             memset (result, 0, sizeof *result);
             return FALSE;
         }
+        load.setup = &phases.setup.buffer.summary.scenarios[0];
     }
-    ok = throng_engine_run_load (plan, options, result, error);
-    /* After an interrupted or aborted load too: what setup made is undone. */
     if (shard_index == 0 && plan->teardown != NULL) {
+        load.after_load = run_teardown;
+        load.after_load_data = &phases;
+    }
+    ok = throng_engine_run_load (plan, &load, result, error);
+    /* A load that never started still undoes what setup made. */
+    if (load.after_load != NULL && !phases.teardown_ran) {
         g_autoptr (GError) local = NULL;
-        if (!run_phase (plan, plan->teardown, options, &local))
+        if (!run_phase (&phases, plan->teardown, &phases.teardown, &local))
             g_printerr ("throng: warning: %s\n", local->message);
     }
+    throng_engine_kept_clear (&phases.setup);
+    throng_engine_kept_clear (&phases.teardown);
     return ok;
 }

@@ -425,6 +425,13 @@ typedef struct {
  *   snapshot, the run in the summary.  Appended: read it only when @size
  *   covers it.  Since: 0.5
  * @n_metrics: how many.  Since: 0.5
+ * @setup: (nullable): the plan's `setup:` steps, run by one user before
+ *   the load, as a scenario named "setup" (its steps, checks, stats); in
+ *   none of @scenarios, @total nor the thresholds.  NULL when the plan has
+ *   none, in snapshots, and on a shard other than 0.  Appended: read it
+ *   only when @size covers it.  Since: 0.5
+ * @teardown: (nullable): `teardown:`, run after the load, likewise.
+ *   Since: 0.5
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
  * summary, the run.
@@ -467,6 +474,8 @@ typedef struct {
     gboolean partial;
     const ThrongCustomMetric *metrics;
     guint n_metrics;
+    const ThrongScenarioSummary *setup;
+    const ThrongScenarioSummary *teardown;
 } ThrongSummary;
 
 G_END_DECLS
