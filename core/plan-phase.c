@@ -42,6 +42,7 @@ throng_plan_read_phase (ThrongPlanLoader *loader, const ThrongNode *node, const 
     scenario->iterations = 1;
     scenario->executor = THRONG_EXECUTOR_USERS;
     scenario->keeps_vars = is_setup;
+    scenario->phase = TRUE;
     scenario->scope = throng_scope_new (key, vars, NULL);
 
     vars->setup_loading = is_setup;

@@ -732,8 +732,9 @@ throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
     }
     if (!any_request) {
         throng_node_set_error (steps, error, THRONG_PLAN_ERROR_MISSING,
-                               "scenario '%s' sends nothing: no step names a protocol",
-                               scenario->name);
+                               "%s%s%s sends nothing: no step names a protocol",
+                               scenario->phase ? "" : "scenario '", scenario->name,
+                               scenario->phase ? "" : "'");
         return FALSE;
     }
     return TRUE;

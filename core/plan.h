@@ -147,6 +147,7 @@ typedef struct {
     guint max_parallel;             /* the most children any `parallel` runs at once; 0: none */
     ThrongStepInfo *step_info;      /* per step: kind, parent, depth (the summaries' journey) */
     gboolean keeps_vars;            /* `setup:`: its user's variables become ${setup.*} */
+    gboolean phase;                 /* `setup:` or `teardown:`, not one of the plan's scenarios */
 } ThrongPlanScenario;
 
 /* The scenario's length from its own start (duration, or the sum of its stages); 0 when unbounded in time. */

@@ -150,6 +150,34 @@ test_token (Fixture *f, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "teardown.iterations"), ==, 1);
 }
 
+/*
+ * The console: a row for setup above the scenario, one for teardown below
+ * it, their requests not in the load's row.
+ */
+static void
+test_console (Fixture *f, gconstpointer data)
+{
+    (void) data;
+    g_autofree char *yaml = plan_yaml (f, token_plan);
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, &err, "run", path, "--quiet", NULL), ==,
+                     0);
+    const char *setup = strstr (out, "setup (once, not in the total)");
+    const char *load = strstr (out, "load (5 users, 15 iterations)");
+    const char *teardown = strstr (out, "teardown (once, not in the total)");
+    g_assert_nonnull (setup);
+    g_assert_nonnull (load);
+    g_assert_nonnull (teardown);
+    g_assert_true (setup < load && load < teardown);
+    /* requests, then a rate: the load's row says 15, setup's 1 with no rate */
+    g_assert_true (g_regex_match_simple ("setup \\(once, not in the total\\) +1 +- +0 ", out, 0,
+                                         0));
+    g_assert_true (g_regex_match_simple ("load \\(5 users, 15 iterations\\) +15 ", out, 0, 0));
+}
+
 /* A setup whose request fails sends no load and no teardown, and exits 3. */
 static void
 test_failing_setup (Fixture *f, gconstpointer data)
@@ -276,6 +304,7 @@ main (int argc, char **argv)
         gboolean both; /* run on both transports */
     } cases[] = {
         { "token", test_token, TRUE },
+        { "console", test_console, FALSE },
         { "failing-setup", test_failing_setup, FALSE },
         { "shards", test_shards, FALSE },
         { "interrupted", test_interrupted, FALSE },
