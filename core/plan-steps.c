@@ -710,7 +710,11 @@ gboolean
 throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
                         const ThrongNode *steps, GError **error)
 {
-    StepReader reader = { loader, scenario, THRONG_ON_FAILURE_CONTINUE };
+    /* Setup stops at its first failure, as k6's setup() at a throw: what
+     * follows a failed login would only fail too (and the run aborts). */
+    StepReader reader = { loader, scenario,
+                          scenario->keeps_vars ? THRONG_ON_FAILURE_NEXT_ITERATION
+                                               : THRONG_ON_FAILURE_CONTINUE };
 
     if (!throng_plan_read_on_failure (scenario->node, &reader.on_failure, error))
         return FALSE;

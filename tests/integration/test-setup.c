@@ -178,13 +178,17 @@ test_console (Fixture *f, gconstpointer data)
     g_assert_true (g_regex_match_simple ("load \\(5 users, 15 iterations\\) +15 ", out, 0, 0));
 }
 
-/* A setup whose request fails sends no load and no teardown, and exits 3. */
+/*
+ * A setup whose request fails stops there (its next step is not sent),
+ * sends no load and no teardown, and exits 3.
+ */
 static void
 test_failing_setup (Fixture *f, gconstpointer data)
 {
     (void) data;
     g_autofree char *yaml = plan_yaml (f, "setup:\n"
                                           "  - http: { url: /fail }\n"
+                                          "  - http: { url: /login }\n"
                                           "scenarios:\n"
                                           "  - users: 2\n"
                                           "    steps:\n"
