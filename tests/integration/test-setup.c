@@ -152,7 +152,8 @@ test_token (Fixture *f, gconstpointer data)
 
 /*
  * The console: a row for setup above the scenario, one for teardown below
- * it, their requests not in the load's row.
+ * it, their requests not in the load's row; the HTML report: a line each
+ * in its header.
  */
 static void
 test_console (Fixture *f, gconstpointer data)
@@ -163,8 +164,17 @@ test_console (Fixture *f, gconstpointer data)
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
 
-    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, &err, "run", path, "--quiet", NULL), ==,
-                     0);
+    g_autofree char *html = g_build_filename (f->dir, "report.html", NULL);
+    g_autofree char *html_out = throng_test_out_arg ("html", html);
+    g_autofree char *page = NULL;
+
+    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, &err, "run", path, "--quiet", "--out",
+                                       html_out, NULL),
+                     ==, 0);
+    g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
+    g_assert_nonnull (strstr (page, "<dt>Setup</dt><dd>1 request, 0 failed, once before the load"));
+    g_assert_nonnull (
+        strstr (page, "<dt>Teardown</dt><dd>1 request, 0 failed, once after the load"));
     const char *setup = strstr (out, "setup (once, not in the total)");
     const char *load = strstr (out, "load (5 users, 15 iterations)");
     const char *teardown = strstr (out, "teardown (once, not in the total)");
