@@ -53,7 +53,7 @@ throng_plan_read_phase (ThrongPlanLoader *loader, const ThrongNode *node, const 
         return FALSE;
     if (is_setup) {
         vars->setup_scope = scenario->scope;
-        g_ptr_array_set_size (vars->setup_values, (gint) throng_scope_n_vars (scenario->scope));
+        g_ptr_array_set_size (vars->setup_values, (gint)throng_scope_n_vars (scenario->scope));
     }
     return TRUE;
 }

@@ -36,12 +36,12 @@ handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable 
     Server *s = data;
     g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
     const char *raw = g_uri_get_query (soup_server_message_get_uri (msg));
-    const char *auth = soup_message_headers_get_one (
-        soup_server_message_get_request_headers (msg), "Authorization");
+    const char *auth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                     "Authorization");
     g_autofree char *body = NULL;
 
-    (void) soup;
-    (void) query;
+    (void)soup;
+    (void)query;
     g_ptr_array_add (s->log, g_strdup_printf ("%s%s%s %s", path, raw != NULL ? "?" : "",
                                               raw != NULL ? raw : "", auth != NULL ? auth : "-"));
     if (strcmp (path, "/login") == 0)
@@ -66,7 +66,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    (void)data;
     throng_test_soup_server_stop (f->soup);
     g_ptr_array_unref (f->server.log);
     g_mutex_clear (&f->server.lock);
@@ -95,25 +95,24 @@ count_prefix (Fixture *f, const char *prefix)
     return n;
 }
 
-static const char token_plan[]
-    = "setup:\n"
-      "  - name: login\n"
-      "    http:\n"
-      "      url: /login\n"
-      "      extract: { token: { json: $.token } }\n"
-      "  - set: { greeting: \"hello ${vars.token}\" }\n"
-      "scenarios:\n"
-      "  - name: load\n"
-      "    users: 5\n"
-      "    iterations: 3\n"
-      "    steps:\n"
-      "      - http:\n"
-      "          url: /item?u=${user.id}&g=${setup.greeting|urlencode}\n"
-      "          headers: { Authorization: \"Bearer ${setup.token}\" }\n"
-      "teardown:\n"
-      "  - http:\n"
-      "      url: /logout\n"
-      "      headers: { Authorization: \"Bearer ${setup.token}\" }\n";
+static const char token_plan[] = "setup:\n"
+                                 "  - name: login\n"
+                                 "    http:\n"
+                                 "      url: /login\n"
+                                 "      extract: { token: { json: $.token } }\n"
+                                 "  - set: { greeting: \"hello ${vars.token}\" }\n"
+                                 "scenarios:\n"
+                                 "  - name: load\n"
+                                 "    users: 5\n"
+                                 "    iterations: 3\n"
+                                 "    steps:\n"
+                                 "      - http:\n"
+                                 "          url: /item?u=${user.id}&g=${setup.greeting|urlencode}\n"
+                                 "          headers: { Authorization: \"Bearer ${setup.token}\" }\n"
+                                 "teardown:\n"
+                                 "  - http:\n"
+                                 "      url: /logout\n"
+                                 "      headers: { Authorization: \"Bearer ${setup.token}\" }\n";
 
 /*
  * Setup's login arrives once, first; the 15 load requests carry the
@@ -123,11 +122,10 @@ static const char token_plan[]
 static void
 test_token (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    (void)data;
     g_autofree char *yaml = plan_yaml (f, token_plan);
     g_autofree char *err = NULL;
-    g_autoptr (JsonNode) root
-        = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, &err);
 
     throng_test_assert_no_glib_noise (err);
     g_assert_cmpuint (f->server.log->len, ==, 17);
@@ -158,7 +156,7 @@ test_token (Fixture *f, gconstpointer data)
 static void
 test_console (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    (void)data;
     g_autofree char *yaml = plan_yaml (f, token_plan);
     g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autofree char *out = NULL;
@@ -168,9 +166,9 @@ test_console (Fixture *f, gconstpointer data)
     g_autofree char *html_out = throng_test_out_arg ("html", html);
     g_autofree char *page = NULL;
 
-    g_assert_cmpint (throng_test_runv (RUN_TIMEOUT, &out, &err, "run", path, "--quiet", "--out",
-                                       html_out, NULL),
-                     ==, 0);
+    g_assert_cmpint (
+        throng_test_runv (RUN_TIMEOUT, &out, &err, "run", path, "--quiet", "--out", html_out, NULL),
+        ==, 0);
     g_assert_true (g_file_get_contents (html, &page, NULL, NULL));
     g_assert_nonnull (strstr (page, "<dt>Setup</dt><dd>1 request, 0 failed, once before the load"));
     g_assert_nonnull (
@@ -183,8 +181,8 @@ test_console (Fixture *f, gconstpointer data)
     g_assert_nonnull (teardown);
     g_assert_true (setup < load && load < teardown);
     /* requests, then a rate: the load's row says 15, setup's 1 with no rate */
-    g_assert_true (g_regex_match_simple ("setup \\(once, not in the total\\) +1 +- +0 ", out, 0,
-                                         0));
+    g_assert_true (
+        g_regex_match_simple ("setup \\(once, not in the total\\) +1 +- +0 ", out, 0, 0));
     g_assert_true (g_regex_match_simple ("load \\(5 users, 15 iterations\\) +15 ", out, 0, 0));
 }
 
@@ -195,7 +193,7 @@ test_console (Fixture *f, gconstpointer data)
 static void
 test_failing_setup (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    (void)data;
     g_autofree char *yaml = plan_yaml (f, "setup:\n"
                                           "  - http: { url: /fail }\n"
                                           "  - http: { url: /login }\n"
@@ -225,7 +223,7 @@ test_failing_setup (Fixture *f, gconstpointer data)
 static void
 test_interrupted (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    (void)data;
     g_autofree char *yaml = plan_yaml (f, "setup:\n"
                                           "  - http: { url: /login }\n"
                                           "scenarios:\n"
@@ -239,7 +237,7 @@ test_interrupted (Fixture *f, gconstpointer data)
     g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
     g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
     g_auto (GStrv) args = throng_test_run_args (path, summary);
-    g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *) args, NULL);
+    g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *)args, NULL);
     g_autofree char *err = NULL;
     int status = -1;
 
@@ -254,8 +252,7 @@ test_interrupted (Fixture *f, gconstpointer data)
     g_autoptr (GError) error = NULL;
     g_autoptr (JsonNode) root = throng_test_json_load (summary, &error);
     g_assert_no_error (error);
-    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==,
-                     count_prefix (f, "/item"));
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, count_prefix (f, "/item"));
     g_assert_cmpint (throng_test_json_int (root, "teardown.stats.requests"), ==, 1);
 }
 
@@ -270,8 +267,7 @@ run_shard (Fixture *f, const char *yaml, guint index, char **err, gboolean *has_
         = throng_test_run_json (f->dir, yaml, extra, RUN_TIMEOUT, &status, err);
 
     if (has_setup != NULL)
-        *has_setup = root != NULL
-                     && json_object_has_member (json_node_get_object (root), "setup");
+        *has_setup = root != NULL && json_object_has_member (json_node_get_object (root), "setup");
     return status;
 }
 
@@ -282,7 +278,7 @@ run_shard (Fixture *f, const char *yaml, guint index, char **err, gboolean *has_
 static void
 test_shards (Fixture *f, gconstpointer data)
 {
-    (void) data;
+    (void)data;
     g_autofree char *yaml = plan_yaml (f, "setup:\n"
                                           "  - http: { url: /login }\n"
                                           "scenarios:\n"
