@@ -22,6 +22,7 @@ typedef struct {
     ThrongEngineKept setup;
     ThrongEngineKept teardown;
     gboolean teardown_ran;
+    gboolean interrupted; /* a signal stopped the phase that failed */
 } Phases;
 
 /*
@@ -56,7 +57,8 @@ run_phase (Phases *phases, ThrongPlanScenario *scenario, ThrongEngineKept *keep,
     }
     if (result.outcome == THRONG_RUN_COMPLETED && result.errors == 0)
         return TRUE;
-    if (result.outcome == THRONG_RUN_INTERRUPTED)
+    phases->interrupted = result.outcome == THRONG_RUN_INTERRUPTED;
+    if (phases->interrupted)
         g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID, "%s was interrupted",
                      scenario->name);
     else
@@ -104,11 +106,18 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     if (shard_index == 0 && plan->setup != NULL) {
         GError *local = NULL;
         if (!run_phase (&phases, plan->setup, &phases.setup, &local)) {
+            throng_engine_kept_clear (&phases.setup);
+            memset (result, 0, sizeof *result);
+            /* Stopped by the user: an interrupted run's exit status, not a failure's. */
+            if (phases.interrupted) {
+                g_printerr ("throng: %s; no load was sent\n", local->message);
+                g_error_free (local);
+                result->outcome = THRONG_RUN_INTERRUPTED;
+                return TRUE;
+            }
             g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_INVALID,
                          "%s; no load was sent", local->message);
             g_error_free (local);
-            throng_engine_kept_clear (&phases.setup);
-            memset (result, 0, sizeof *result);
             return FALSE;
         }
         load.setup = &phases.setup.buffer.summary.scenarios[0];

@@ -46,9 +46,10 @@ throng_plan_read_phase (ThrongPlanLoader *loader, const ThrongNode *node, const 
     scenario->scope = throng_scope_new (key, vars, NULL);
 
     vars->setup_loading = is_setup;
+    vars->teardown_loading = !is_setup;
     ok = throng_plan_read_steps (loader, scenario, node, error)
          && throng_plan_build_steps (loader, scenario, error);
-    vars->setup_loading = FALSE;
+    vars->setup_loading = vars->teardown_loading = FALSE;
     if (!ok)
         return FALSE;
     if (is_setup) {

@@ -35,7 +35,7 @@ throng_plan_vars_setup_slot (ThrongPlanVars *vars, const char *expr, char **mess
         if (!g_array_index (setup->declared, gboolean, i))
             continue;
         if (strcmp (g_ptr_array_index (setup->vars, i), name) == 0) {
-            vars->setup_read = TRUE;
+            vars->setup_read |= !vars->teardown_loading;
             return (gint) i;
         }
         g_ptr_array_add (names, g_ptr_array_index (setup->vars, i));

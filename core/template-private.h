@@ -27,7 +27,8 @@ typedef struct _ThrongPlanVars {
     gboolean setup_loading;     /* setup's own steps are being read */
     ThrongScope *setup_scope;   /* borrowed from plan->setup; NULL: no setup (yet) */
     GPtrArray *setup_values;    /* char* per setup slot, NULL: unset; never NULL */
-    gboolean setup_read;        /* some template reads ${setup.*} */
+    gboolean teardown_loading;  /* teardown's steps are being read: its reads run on shard 0 only */
+    gboolean setup_read;        /* some scenario's template reads ${setup.*} */
 } ThrongPlanVars;
 
 ThrongPlanVars *throng_plan_vars_new (const char *const *env_overrides);

@@ -28,7 +28,7 @@ typedef struct {
     const char *transport;
 } Fixture;
 
-/* /login: a fresh token each time; /fail: 500; anything else 200. */
+/* /login: a fresh token each time; /fail: 500; /slow: 200 after 20 s; anything else 200. */
 static void
 handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable *query,
          gpointer data)
@@ -44,6 +44,10 @@ handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable 
     (void)query;
     g_ptr_array_add (s->log, g_strdup_printf ("%s%s%s %s", path, raw != NULL ? "?" : "",
                                               raw != NULL ? raw : "", auth != NULL ? auth : "-"));
+    if (strcmp (path, "/slow") == 0) {
+        throng_test_soup_server_respond_later (msg, 20000, "{}");
+        return;
+    }
     if (strcmp (path, "/login") == 0)
         body = g_strdup_printf ("{\"token\": \"tok-%u\"}", ++s->logins);
     else
@@ -256,6 +260,36 @@ test_interrupted (Fixture *f, gconstpointer data)
     g_assert_cmpint (throng_test_json_int (root, "teardown.stats.requests"), ==, 1);
 }
 
+/* SIGINT while setup runs: no load, no teardown, the exit status of an interrupted run. */
+static void
+test_interrupted_setup (Fixture *f, gconstpointer data)
+{
+    (void)data;
+    g_autofree char *yaml = plan_yaml (f, "setup:\n"
+                                          "  - http: { url: /slow, timeout: 60s }\n"
+                                          "scenarios:\n"
+                                          "  - users: 2\n"
+                                          "    steps:\n"
+                                          "      - http: { url: /item }\n"
+                                          "teardown:\n"
+                                          "  - http: { url: /logout }\n");
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    g_autofree char *summary = g_build_filename (f->dir, "summary.json", NULL);
+    g_auto (GStrv) args = throng_test_run_args (path, summary);
+    g_autoptr (ThrongTestProcess) throng = throng_test_spawn ((const char *const *)args, NULL);
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    throng_test_wait_started ();
+    g_assert_cmpuint (count_prefix (f, "/slow"), ==, 1);
+    throng_test_process_signal (throng, SIGINT);
+    g_assert_true (throng_test_process_wait (throng, 60, &status, NULL, &err));
+    g_assert_cmpint (status, ==, 130);
+    g_assert_nonnull (strstr (err, "setup was interrupted; no load was sent"));
+    g_assert_cmpuint (f->server.log->len, ==, 1);
+    g_assert_false (g_file_test (summary, G_FILE_TEST_EXISTS));
+}
+
 /* Runs @yaml as shard @index of 3 (one after the other: no --start-at needed); its exit status. */
 static int
 run_shard (Fixture *f, const char *yaml, guint index, char **err, gboolean *has_setup)
@@ -302,6 +336,21 @@ test_shards (Fixture *f, gconstpointer data)
     g_assert_cmpint (run_shard (f, reads, 1, &err, NULL), ==, 3);
     g_assert_nonnull (strstr (err, "shard 1/3 cannot run this plan: it reads ${setup.*}"));
     g_assert_cmpuint (f->server.log->len, ==, 5);
+
+    /* Only teardown reads ${setup.*}: shard 1 runs its load, without either. */
+    g_autofree char *teardown_reads
+        = plan_yaml (f, "setup:\n"
+                        "  - http: { url: /login, extract: { token: { json: $.token } } }\n"
+                        "scenarios:\n"
+                        "  - users: 3\n"
+                        "    steps:\n"
+                        "      - http: { url: /item }\n"
+                        "teardown:\n"
+                        "  - http: { url: \"/logout?t=${setup.token}\" }\n");
+    g_autofree char *err2 = NULL;
+    g_assert_cmpint (run_shard (f, teardown_reads, 1, &err2, NULL), ==, 0);
+    g_assert_cmpuint (f->server.log->len, ==, 6);
+    g_assert_cmpstr (g_ptr_array_index (f->server.log, 5), ==, "/item -");
 }
 
 int
@@ -318,6 +367,7 @@ main (int argc, char **argv)
         { "failing-setup", test_failing_setup, FALSE },
         { "shards", test_shards, FALSE },
         { "interrupted", test_interrupted, FALSE },
+        { "interrupted-setup", test_interrupted_setup, FALSE },
     };
 
     g_test_init (&argc, &argv, NULL);
