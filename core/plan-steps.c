@@ -218,6 +218,14 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
     action->kind = THRONG_ACTION_REQUEST;
     action->step = reader->scenario->steps->len - 1;
     const ThrongNode *record = throng_node_lookup (node, "record");
+    if (record != NULL && reader->scenario->phase) {
+        /* The plan's metrics describe the load; setup's figures are apart from it. */
+        throng_node_set_error (record, error, THRONG_PLAN_ERROR_INVALID,
+                               "'record' in %s: the plan's metrics count the load only, and %s "
+                               "is not part of it",
+                               reader->scenario->name, reader->scenario->name);
+        return FALSE;
+    }
     if (record != NULL) {
         step->records = throng_plan_records_new (loader->plan->metrics, reader->scenario->scope,
                                                  record, error);
