@@ -43,6 +43,9 @@ throng_plan_read_phase (ThrongPlanLoader *loader, const ThrongNode *node, const 
     scenario->executor = THRONG_EXECUTOR_USERS;
     scenario->keeps_vars = is_setup;
     scenario->phase = TRUE;
+    /* ${user.id} is 0 here (first_user_id + 0 + 1 wraps), as k6's __VU in
+     * setup(): no number a load user has. */
+    scenario->first_user_id = G_MAXUINT64;
     scenario->scope = throng_scope_new (key, vars, NULL);
 
     vars->setup_loading = is_setup;

@@ -104,7 +104,7 @@ static const char token_plan[] = "setup:\n"
                                  "    http:\n"
                                  "      url: /login\n"
                                  "      extract: { token: { json: $.token } }\n"
-                                 "  - set: { greeting: \"hello ${vars.token}\" }\n"
+                                 "  - set: { greeting: \"hello ${vars.token} u${user.id}\" }\n"
                                  "scenarios:\n"
                                  "  - name: load\n"
                                  "    users: 5\n"
@@ -137,7 +137,7 @@ test_token (Fixture *f, gconstpointer data)
     for (guint i = 1; i <= 15; i++) {
         const char *line = f->server.log->pdata[i];
         g_assert_true (g_str_has_prefix (line, "/item?u="));
-        g_assert_true (g_str_has_suffix (line, "&g=hello%20tok-1 Bearer tok-1"));
+        g_assert_true (g_str_has_suffix (line, "&g=hello%20tok-1%20u0 Bearer tok-1"));
     }
     g_assert_cmpstr (f->server.log->pdata[16], ==, "/logout Bearer tok-1");
     g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 15);
