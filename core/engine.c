@@ -20,6 +20,7 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 
@@ -602,8 +603,8 @@ engine_clear (ThrongEngine *engine)
 }
 
 gboolean
-throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongRunResult *result,
-                   GError **error)
+throng_engine_run_load (ThrongPlan *plan, const ThrongEngineOptions *options,
+                        ThrongRunResult *result, GError **error)
 {
     ThrongEngine engine = { 0 };
     guint n_scenarios = plan->scenarios->len;
@@ -716,9 +717,19 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
         return FALSE;
     }
 
+    /* Teardown, before the summary that shows it is built. */
+    const ThrongScenarioSummary *teardown = NULL;
+    g_autofree char *teardown_warning = NULL;
+    if (options->after_load != NULL)
+        options->after_load (options->after_load_data, &teardown, &teardown_warning);
+
     ThrongSummaryBuffer buffer = { 0 };
     engine_summary (&engine, &buffer, engine.total, NULL, 0);
     add_run_warnings (&engine, &buffer);
+    if (teardown_warning != NULL)
+        g_ptr_array_add (buffer.warnings, g_steal_pointer (&teardown_warning));
+    buffer.summary.setup = options->setup;
+    buffer.summary.teardown = teardown;
     if (engine.shard.size > 0) {
         if (engine.shard.late_us > G_USEC_PER_SEC)
             g_ptr_array_add (buffer.warnings,
@@ -756,7 +767,23 @@ throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options, ThrongR
     throng_reporter_set_drain (engine.reporters, &buffer);
     result->reporter_failed = !throng_reporter_set_close (engine.reporters, &buffer.summary);
 
-    throng_summary_buffer_clear (&buffer);
+    if (options->keep != NULL) {
+        options->keep->buffer = buffer;
+        options->keep->metrics = g_steal_pointer (&engine.total);
+        options->keep->filled = TRUE;
+    } else {
+        throng_summary_buffer_clear (&buffer);
+    }
     engine_clear (&engine);
     return TRUE;
+}
+
+void
+throng_engine_kept_clear (ThrongEngineKept *kept)
+{
+    if (!kept->filled)
+        return;
+    throng_summary_buffer_clear (&kept->buffer);
+    throng_metrics_free (kept->metrics);
+    memset (kept, 0, sizeof *kept);
 }

@@ -5,8 +5,19 @@
  */
 #pragma once
 
+#include "metrics.h"
 #include "plan.h"
+#include "summary-private.h"
 #include "threshold.h"
+
+/* A run's summary kept past its end, with the metrics its steps' histograms live in. */
+typedef struct _ThrongEngineKept {
+    ThrongSummaryBuffer buffer;
+    ThrongMetrics *metrics;
+    gboolean filled;
+} ThrongEngineKept;
+
+void throng_engine_kept_clear (ThrongEngineKept *kept);
 
 typedef enum {
     THRONG_RUN_COMPLETED,       /* every scenario ran to its end */
@@ -23,6 +34,15 @@ typedef struct {
     ThrongThresholds *thresholds; /* (nullable) evaluated on the final summary; with
                                    * plan->shard set, only written out for the merge */
     gint64 start_at_wall_us;    /* --start-at: the load starts at this instant; 0: at once */
+    /* phase.c: a phase's run keeps its summary (and the metrics it points
+     * into) in *keep, zeroed first, for the load's summary to show;
+     * clear it with throng_engine_kept_clear(). */
+    struct _ThrongEngineKept *keep;
+    const ThrongScenarioSummary *setup; /* the load's summary's setup row, or NULL */
+    /* Called once the load has ended, before its summary is built: runs
+     * teardown; its row (or NULL) and a warning (transfer full, or NULL). */
+    void (*after_load) (gpointer data, const ThrongScenarioSummary **row, char **warning);
+    gpointer after_load_data;
 } ThrongEngineOptions;
 
 typedef struct {
@@ -35,7 +55,9 @@ typedef struct {
 } ThrongRunResult;
 
 /*
- * Opens every reporter, runs the plan, closes every reporter with the
+ * Runs the plan's `setup:` (a failure is an error: no load is sent), then
+ * the load, then its `teardown:` (after an interrupted load too).  The
+ * load: opens every reporter, runs the plan, closes every reporter with the
  * summary.  Fails (before any load) when a protocol cannot create a user
  * (then no reporter opens) or a reporter cannot open; a
  * reporter that fails to close is reported on stderr by name and sets
@@ -43,3 +65,6 @@ typedef struct {
  */
 gboolean throng_engine_run (ThrongPlan *plan, const ThrongEngineOptions *options,
                             ThrongRunResult *result, GError **error);
+/* The load alone, as throng_engine_run() without the plan's setup and teardown (phase.c). */
+gboolean throng_engine_run_load (ThrongPlan *plan, const ThrongEngineOptions *options,
+                                 ThrongRunResult *result, GError **error);

@@ -72,6 +72,17 @@ ThrongTree *throng_plan_keep_tree (ThrongPlan *plan, ThrongTree *tree);
 ThrongPlanProtocol *throng_plan_scenario_protocol (ThrongPlanScenario *scenario,
                                                   const ThrongProtocol *protocol);
 
+/*
+ * Each protocol @scenario's steps use sees the scenario once, then each of
+ * its steps; then the scope is finished (reads of names nothing assigns).
+ */
+gboolean throng_plan_build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
+                                  GError **error);
+
+/* plan-phase.c: `setup:` or `teardown:` (@key) at @node, when given, into *@out. */
+gboolean throng_plan_read_phase (ThrongPlanLoader *loader, const ThrongNode *node,
+                                 const char *key, ThrongPlanScenario **out, GError **error);
+
 /* ---- plan-steps.c ------------------------------------------------------------- */
 
 /*

@@ -107,8 +107,8 @@ throng_plan_scenario_free (gpointer data)
 }
 
 /* Each protocol the steps use sees the scenario once, then each of its steps. */
-static gboolean
-build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **error)
+gboolean
+throng_plan_build_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario, GError **error)
 {
     for (guint i = 0; i < scenario->protocols->len; i++) {
         ThrongPlanProtocol *entry = scenario->protocols->pdata[i];
@@ -327,7 +327,7 @@ read_scenario (ThrongPlanLoader *loader, const ThrongNode *node, guint index, GE
     scenario->scope = throng_scope_new (scenario->name, loader->plan->vars, scenario->data);
     scenario->scope->open_model = throng_schedule_is_open (scenario);
     if (!throng_plan_read_steps (loader, scenario, fields.steps, error)
-        || !build_steps (loader, scenario, error))
+        || !throng_plan_build_steps (loader, scenario, error))
         return FALSE;
 
     /* scenario options of a protocol no step uses */

@@ -238,6 +238,14 @@ read_request (StepReader *reader, const ThrongNode *node, gint parent, guint gro
     action->kind = THRONG_ACTION_REQUEST;
     action->step = reader->scenario->steps->len - 1;
     const ThrongNode *record = throng_node_lookup (node, "record");
+    if (record != NULL && reader->scenario->phase) {
+        /* The plan's metrics describe the load; setup's figures are apart from it. */
+        throng_node_set_error (record, error, THRONG_PLAN_ERROR_INVALID,
+                               "'record' in %s: the plan's metrics count the load only, and %s "
+                               "is not part of it",
+                               reader->scenario->name, reader->scenario->name);
+        return FALSE;
+    }
     if (record != NULL) {
         step->records = throng_plan_records_new (loader->plan->metrics, reader->scenario->scope,
                                                  record, error);
@@ -734,7 +742,11 @@ gboolean
 throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
                         const ThrongNode *steps, GError **error)
 {
-    StepReader reader = { loader, scenario, THRONG_ON_FAILURE_CONTINUE };
+    /* Setup stops at its first failure, as k6's setup() at a throw: what
+     * follows a failed login would only fail too (and the run aborts). */
+    StepReader reader = { loader, scenario,
+                          scenario->keeps_vars ? THRONG_ON_FAILURE_NEXT_ITERATION
+                                               : THRONG_ON_FAILURE_CONTINUE };
 
     if (!throng_plan_read_on_failure (scenario->node, &reader.on_failure, error))
         return FALSE;
@@ -756,8 +768,9 @@ throng_plan_read_steps (ThrongPlanLoader *loader, ThrongPlanScenario *scenario,
     }
     if (!any_request) {
         throng_node_set_error (steps, error, THRONG_PLAN_ERROR_MISSING,
-                               "scenario '%s' sends nothing: no step names a protocol",
-                               scenario->name);
+                               "%s%s%s sends nothing: no step names a protocol",
+                               scenario->phase ? "" : "scenario '", scenario->name,
+                               scenario->phase ? "" : "'");
         return FALSE;
     }
     return TRUE;

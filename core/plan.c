@@ -183,6 +183,8 @@ typedef struct {
     const ThrongNode *reserved;
     const ThrongNode *fragments;
     const ThrongNode *metrics;
+    const ThrongNode *setup;
+    const ThrongNode *teardown;
 } TopLevel;
 
 static const char *const target_choices[] = { "builtin", NULL };
@@ -199,6 +201,9 @@ static const ThrongOption top_level_options[] = {
     { "fragments", THRONG_OPTION_NODE, offsetof (TopLevel, fragments) },
     /* the plan's own metrics, read by custom-metric.c before the steps that record into them */
     { "metrics", THRONG_OPTION_NODE, offsetof (TopLevel, metrics) },
+    /* steps run once before and after the load (plan-phase.c, phase.c) */
+    { "setup", THRONG_OPTION_NODE, offsetof (TopLevel, setup) },
+    { "teardown", THRONG_OPTION_NODE, offsetof (TopLevel, teardown) },
     /* read and checked by schedule.c */
     { "saturation", THRONG_OPTION_NODE, offsetof (TopLevel, saturation) },
     /* read and checked by threshold.c, from the tree */
@@ -427,6 +432,8 @@ throng_plan_free (ThrongPlan *plan)
     /* plugin data first: it may point into the trees */
     g_ptr_array_unref (plan->reporters);
     g_ptr_array_unref (plan->scenarios);
+    g_clear_pointer (&plan->setup, throng_plan_scenario_free);
+    g_clear_pointer (&plan->teardown, throng_plan_scenario_free);
     if (plan->metrics != NULL)
         g_ptr_array_unref (plan->metrics);
     throng_thresholds_free (plan->thresholds);
@@ -558,7 +565,9 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
         || !read_defaults (&loader, top.defaults, error)
         || !throng_plan_read_metrics (plan->metrics, top.metrics, error)
         || !throng_plan_check_fragments (&loader, top.fragments, error)
+        || !throng_plan_read_phase (&loader, top.setup, "setup", &plan->setup, error)
         || !throng_plan_read_scenarios (&loader, top.scenarios, error)
+        || !throng_plan_read_phase (&loader, top.teardown, "teardown", &plan->teardown, error)
         || !check_metric_names (plan, error)
         || !throng_plan_check_fragments_used (&loader, error)
         || !check_unused_defaults (&loader, error)

@@ -146,6 +146,8 @@ typedef struct {
     guint n_groups;                 /* steps of kind group */
     guint max_parallel;             /* the most children any `parallel` runs at once; 0: none */
     ThrongStepInfo *step_info;      /* per step: kind, parent, depth (the summaries' journey) */
+    gboolean keeps_vars;            /* `setup:`: its user's variables become ${setup.*} */
+    gboolean phase;                 /* `setup:` or `teardown:`, not one of the plan's scenarios */
 } ThrongPlanScenario;
 
 /* The scenario's length from its own start (duration, or the sum of its stages); 0 when unbounded in time. */
@@ -183,6 +185,8 @@ typedef struct {
     char *shard_hash;               /* throng_shard_plan_hash() of the plan with `${env.*}`
                                      * expanded, `${builtin.*}` not */
     GPtrArray *metrics;             /* ThrongPlanMetric*: the plan's own (`metrics:`); never NULL */
+    ThrongPlanScenario *setup;      /* `setup:` as one user's one iteration, or NULL (phase.c) */
+    ThrongPlanScenario *teardown;   /* `teardown:`, or NULL */
 } ThrongPlan;
 
 /*

@@ -13,6 +13,46 @@
 
 /* ---- what the plan shares --------------------------------------------------- */
 
+gint
+throng_plan_vars_setup_slot (ThrongPlanVars *vars, const char *expr, char **message)
+{
+    const char *name = expr + strlen ("setup.");
+
+    if (vars->setup_loading) {
+        *message = g_strdup_printf ("${%s} inside setup: setup's own variables are ${vars.%s}",
+                                    expr, name);
+        return -1;
+    }
+    if (vars->setup_scope == NULL) {
+        *message = g_strdup_printf ("${%s}: the plan has no 'setup' to assign it ('setup' is a "
+                                    "list of steps at the top level)",
+                                    expr);
+        return -1;
+    }
+    const ThrongScope *setup = vars->setup_scope;
+    g_autoptr (GPtrArray) names = g_ptr_array_new ();
+    for (guint i = 0; i < setup->vars->len; i++) {
+        if (!g_array_index (setup->declared, gboolean, i))
+            continue;
+        if (strcmp (g_ptr_array_index (setup->vars, i), name) == 0) {
+            vars->setup_read |= !vars->teardown_loading;
+            return (gint) i;
+        }
+        g_ptr_array_add (names, g_ptr_array_index (setup->vars, i));
+    }
+    g_ptr_array_add (names, NULL);
+    const char *suggestion = throng_node_suggest (name, (const char *const *) names->pdata);
+    if (suggestion != NULL)
+        *message = g_strdup_printf ("unknown variable ${%s}: setup never assigns '%s'; did you "
+                                    "mean 'setup.%s'?",
+                                    expr, name, suggestion);
+    else
+        *message = g_strdup_printf ("unknown variable ${%s}: setup never assigns '%s' (a 'set' "
+                                    "or an 'extract' in its steps would)",
+                                    expr, name);
+    return -1;
+}
+
 ThrongPlanVars *
 throng_plan_vars_new (const char *const *env_overrides)
 {
@@ -21,6 +61,7 @@ throng_plan_vars_new (const char *const *env_overrides)
     vars->overrides = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     vars->env = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     vars->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    vars->setup_values = g_ptr_array_new_with_free_func (g_free);
     for (guint i = 0; env_overrides != NULL && env_overrides[i] != NULL; i++) {
         const char *eq = strchr (env_overrides[i], '=');
         /* main.c refuses an assignment without '='; the last one of a name wins */
@@ -40,6 +81,7 @@ throng_plan_vars_free (ThrongPlanVars *vars)
     g_hash_table_unref (vars->overrides);
     g_hash_table_unref (vars->env);
     g_hash_table_unref (vars->counters);
+    g_ptr_array_unref (vars->setup_values);
     g_free (vars->builtin_http);
     g_free (vars->builtin_https);
     g_free (vars);

@@ -22,6 +22,13 @@ typedef struct _ThrongPlanVars {
     GHashTable *counters;       /* name → guint64* (atomic) */
     char *builtin_http;         /* ${builtin.http} when `target: builtin`, else NULL */
     char *builtin_https;
+    /* `setup:` (phase.c): its scope once it has loaded, for ${setup.NAME} to
+     * name-check against; its user's values by slot once it has run. */
+    gboolean setup_loading;     /* setup's own steps are being read */
+    ThrongScope *setup_scope;   /* borrowed from plan->setup; NULL: no setup (yet) */
+    GPtrArray *setup_values;    /* char* per setup slot, NULL: unset; never NULL */
+    gboolean teardown_loading;  /* teardown's steps are being read: its reads run on shard 0 only */
+    gboolean setup_read;        /* some scenario's template reads ${setup.*} */
 } ThrongPlanVars;
 
 ThrongPlanVars *throng_plan_vars_new (const char *const *env_overrides);
@@ -32,6 +39,18 @@ void throng_plan_vars_free (ThrongPlanVars *vars);
  * unset.
  */
 const char *throng_plan_vars_env (ThrongPlanVars *vars, const char *name);
+
+/*
+ * The setup slot that `${@expr}` (`setup.NAME`) reads, marking the plan as
+ * reading setup; -1 with *@message (transfer full) when setup does not
+ * assign NAME, the plan has none, or setup itself is being read.
+ */
+gint throng_plan_vars_setup_slot (ThrongPlanVars *vars, const char *expr, char **message);
+
+/* template-values.c: a version 4 UUID from @rand, 36 bytes into @buffer; its length. */
+gsize throng_template_format_uuid (char *buffer, GRand *rand);
+/* The time now, "YYYY-MM-DDTHH:MM:SS.mmmZ", into @buffer of @size bytes; its length. */
+gsize throng_template_format_iso (char *buffer, gsize size);
 
 /* A variable read whose declaration is checked when the scenario has loaded. */
 typedef struct {

@@ -38,6 +38,7 @@ typedef enum {
     SEG_TIME_ISO,
     SEG_COUNTER,
     SEG_LAST,
+    SEG_SETUP,
 } SegmentKind;
 
 /* What `last.NAME` reads of the iteration's last request (SEG_LAST's segment.a). */
@@ -54,6 +55,7 @@ typedef struct {
     gint64 a;                   /* var: slot; data: column; random.int: low; random.string: length */
     gint64 b;                   /* random.int: high; data: the set */
     guint64 *counter;           /* counter.NAME */
+    GPtrArray *setup;           /* setup.NAME: the plan's values by setup slot (a) */
 } Segment;
 
 struct _ThrongTemplate {
@@ -79,7 +81,7 @@ typedef struct {
 /* Names a template can read, for suggestions; `vars.`, `data.` … stand for their namespaces. */
 static const char *const namespaces[] = {
     "vars", "data", "env", "user", "scenario", "worker", "random", "time", "counter", "builtin",
-    "last", NULL,
+    "setup", "last", NULL,
 };
 static const char *const bare_names[] = { "iteration", "arrival", "uuid", NULL };
 static const char *const user_members[] = { "id", NULL };
@@ -393,6 +395,22 @@ compile_substitution (Compiler *c, gsize open, gsize close, GError **error)
     return compile_expression (c, start, end, filter, error);
 }
 
+/* `setup.NAME`: read-only, the same for every user (scope.c checks the name). */
+static gboolean
+compile_setup (Compiler *c, Segment *segment, const char *expr, gsize start, GError **error)
+{
+    g_autofree char *message = NULL;
+    gint slot = throng_plan_vars_setup_slot (c->scope->plan, expr, &message);
+
+    if (slot < 0)
+        return compiler_error (c, start, error, "%s", message);
+    segment->kind = SEG_SETUP;
+    segment->a = slot;
+    segment->setup = c->scope->plan->setup_values;
+    add_named (c, segment, expr, strlen (expr));
+    return TRUE;
+}
+
 /* The name between @start and @end (trimmed), with its filter: one segment, or literal text. */
 static gboolean
 compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter filter,
@@ -417,6 +435,8 @@ compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter fi
     }
     if (g_str_has_prefix (expr, "data."))
         return compile_data (c, &segment, expr, start, error);
+    if (g_str_has_prefix (expr, "setup."))
+        return compile_setup (c, &segment, expr, start, error);
     if (g_str_has_prefix (expr, "counter.")) {
         const char *name = expr + 8;
         if (!throng_scope_valid_name (name, strlen (name)))
@@ -689,41 +709,6 @@ format_int (char *buffer, gint64 value)
     return length;
 }
 
-static gsize
-format_uuid (char *buffer, GRand *rand)
-{
-    static const char hex[] = "0123456789abcdef";
-    guint8 bytes[16];
-    gsize length = 0;
-
-    for (guint i = 0; i < 4; i++) {
-        guint32 word = g_rand_int (rand);
-        memcpy (bytes + 4 * i, &word, 4);
-    }
-    bytes[6] = (guint8) ((bytes[6] & 0x0f) | 0x40); /* version 4 */
-    bytes[8] = (guint8) ((bytes[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    for (guint i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            buffer[length++] = '-';
-        buffer[length++] = hex[bytes[i] >> 4];
-        buffer[length++] = hex[bytes[i] & 15];
-    }
-    return length;
-}
-
-static gsize
-format_iso (char *buffer, gsize size)
-{
-    gint64 now = g_get_real_time ();
-    time_t seconds = (time_t) (now / G_USEC_PER_SEC);
-    struct tm tm;
-
-    gmtime_r (&seconds, &tm);
-    gsize length = strftime (buffer, size, "%Y-%m-%dT%H:%M:%S", &tm);
-    return length + (gsize) g_snprintf (buffer + length, size - length, ".%03dZ",
-                                        (int) (now % G_USEC_PER_SEC / 1000));
-}
-
 static gboolean
 unset (const ThrongTemplate *tpl, const Segment *segment, GError **error)
 {
@@ -765,6 +750,15 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             append_value (out, filter, slot->value, slot->length);
             continue;
         }
+        case SEG_SETUP: {
+            const char *value = segment->a < segment->setup->len
+                                    ? g_ptr_array_index (segment->setup, segment->a)
+                                    : NULL;
+            if (value == NULL)
+                return unset (tpl, segment, error);
+            append_value (out, filter, value, strlen (value));
+            continue;
+        }
         case SEG_DATA: {
             if (vars->data == NULL || vars->rows[segment->b] < 0)
                 return unset (tpl, segment, error);
@@ -796,7 +790,7 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             length = (gsize) segment->a;
             break;
         case SEG_UUID:
-            length = format_uuid (buffer, vars->rand);
+            length = throng_template_format_uuid (buffer, vars->rand);
             break;
         case SEG_TIME_UNIX:
             length = format_int (buffer, g_get_real_time () / G_USEC_PER_SEC);
@@ -805,7 +799,7 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             length = format_int (buffer, g_get_real_time () / 1000);
             break;
         case SEG_TIME_ISO:
-            length = format_iso (buffer, sizeof buffer);
+            length = throng_template_format_iso (buffer, sizeof buffer);
             break;
         case SEG_LAST: {
             gint64 us = -1;

@@ -562,6 +562,23 @@ throng_user_start (ThrongUser *user, ThrongArrivals *arrivals)
         user_wait_until (user, user->scenario_start_us + first);
 }
 
+/*
+ * The setup user's variables become the plan's ${setup.*}: written here,
+ * on its worker, before the engine joins it; read by the load's users,
+ * started after that join.
+ */
+static void
+keep_setup_vars (ThrongUser *user)
+{
+    GPtrArray *values = user->scenario->scope->plan->setup_values;
+
+    for (guint i = 0; i < user->vars.n_vars && i < values->len; i++) {
+        const ThrongVarSlot *slot = &user->vars.vars[i];
+        g_free (values->pdata[i]);
+        values->pdata[i] = slot->set ? g_strndup (slot->value, slot->length) : NULL;
+    }
+}
+
 void
 throng_user_free (gpointer data)
 {
@@ -571,6 +588,8 @@ throng_user_free (gpointer data)
     if (user->has_timer)
         throng_reactor_timer_cancel (&user->timer);
     throng_sample_slot_clear (&user->slot);
+    if (user->scenario != NULL && user->scenario->keeps_vars)
+        keep_setup_vars (user);
     throng_user_vars_clear (&user->vars);
     g_free (user->frames);
     throng_user_parallel_clear (user);

@@ -174,8 +174,11 @@ traffic_row (Table *table, RowKind kind, const char *label, const ThrongStats *s
     char buf[CONSOLE_UNIT_LEN];
 
     cell_add_uint (cells, stats->requests);
-    cell_add (cells,
-              console_format_rate (buf, seconds > 0 ? (gdouble) stats->requests / seconds : 0));
+    if (seconds < 0)
+        cell_add (cells, "-");
+    else
+        cell_add (cells, console_format_rate (
+                             buf, seconds > 0 ? (gdouble) stats->requests / seconds : 0));
     cell_add_uint (cells, stats->errors);
     /* over every step, sent or not: the `errors.rate` threshold's share */
     if (stats->errors > 0)
@@ -244,6 +247,30 @@ step_label (const ThrongScenarioSummary *scenario, guint index)
 }
 
 /*
+ * `setup` or `teardown`: a row of its own (its steps under it), apart
+ * from the load's and from its total; no rate, as one user's one
+ * iteration is no throughput.
+ */
+static void
+phase_rows (Table *table, const ThrongScenarioSummary *phase, gboolean latency)
+{
+    if (phase == NULL)
+        return;
+    g_autofree char *heading = g_strdup_printf ("%s (once, not in the total)", phase->name);
+    if (latency)
+        latency_row (table, ROW_SCENARIO, heading, &phase->stats);
+    else
+        traffic_row (table, ROW_SCENARIO, heading, &phase->stats, -1);
+    for (guint s = 0; phase->n_steps > 1 && s < phase->n_steps; s++) {
+        g_autofree char *label = step_label (phase, s);
+        if (latency)
+            latency_row (table, ROW_STEP, label, &phase->steps[s].stats);
+        else
+            traffic_row (table, ROW_STEP, label, &phase->steps[s].stats, -1);
+    }
+}
+
+/*
  * Rows for every scenario and step.  A scenario with one step shows that
  * step on its own row only; the total row appears when there are several
  * scenarios.
@@ -256,7 +283,10 @@ fill_table (Table *table, const ThrongSummary *summary, gboolean latency)
                          ? summary->load_us
                          : summary->elapsed_us;
     gdouble seconds = (gdouble) load_us / G_USEC_PER_SEC;
+    gboolean phases = THRONG_STRUCT_HAS (summary, ThrongSummary, teardown);
 
+    if (phases)
+        phase_rows (table, summary->setup, latency);
     for (guint i = 0; i < summary->n_scenarios; i++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[i];
         g_autofree char *heading = scenario_heading (scenario);
@@ -282,6 +312,8 @@ fill_table (Table *table, const ThrongSummary *summary, gboolean latency)
         else
             traffic_row (table, ROW_TOTAL, "total", &summary->total, seconds);
     }
+    if (phases)
+        phase_rows (table, summary->teardown, latency);
 }
 
 /* One row of the errors table: where, the class, how many, and what the first one said. */

@@ -137,6 +137,19 @@ html_errors_by_class (GString *out, const ThrongStats *stats)
 
 /* --- header, verdict, tables ---------------------------------------------------- */
 
+/* `setup:` or `teardown:` (NULL: none ran): a line of the header, outside every figure below. */
+static void
+html_phase (GString *out, const char *title, const char *when, const ThrongScenarioSummary *phase)
+{
+    if (phase == NULL)
+        return;
+    g_string_append_printf (out,
+                            "<dt>%s</dt><dd>%" G_GUINT64_FORMAT " request%s, %" G_GUINT64_FORMAT
+                            " failed, once %s the load (not in the figures below)</dd>\n",
+                            title, phase->stats.requests, phase->stats.requests == 1 ? "" : "s",
+                            phase->stats.errors, when);
+}
+
 static void
 html_header (GString *out, const HtmlPage *page)
 {
@@ -180,7 +193,12 @@ html_header (GString *out, const HtmlPage *page)
         }
         g_string_append (out, ")");
     }
-    g_string_append (out, "</dd>\n</dl>\n");
+    g_string_append (out, "</dd>\n");
+    if (THRONG_STRUCT_HAS (summary, ThrongSummary, teardown)) {
+        html_phase (out, "Setup", "before", summary->setup);
+        html_phase (out, "Teardown", "after", summary->teardown);
+    }
+    g_string_append (out, "</dl>\n");
     g_string_append (out, HTML_PAGE_GENERATED_PREFIX "Generated ");
     g_string_append (out, page->generated);
     g_string_append (out, "</p>\n</header>\n");

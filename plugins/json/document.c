@@ -204,51 +204,77 @@ json_add_checks (JsonBuilder *builder, const ThrongScenarioSummary *scenario)
 }
 
 /* @targets: in the summary, what each scenario loads (NULL: not known); NULL in intervals. */
+/* One scenario's object; @target (nullable) is its protocols' description. */
+static void
+json_add_scenario (JsonBuilder *builder, const ThrongScenarioSummary *scenario, gdouble seconds,
+                   gboolean active, const char *target, gboolean with_target)
+{
+    json_builder_begin_object (builder);
+    json_add_string (builder, "name", scenario->name);
+    if (with_target)
+        json_add_string (builder, "target", target);
+    json_add_int (builder, "users", scenario->users);
+    if (active)
+        json_add_int (builder, "active_users", scenario->active_users);
+    if (active && scenario->has_scheduled) {
+        json_add_int (builder, "scheduled_users", scenario->scheduled_users);
+        json_add_double (builder, "scheduled_rate", scenario->scheduled_rate);
+    }
+    json_add_int (builder, "iterations", (gint64) scenario->iterations);
+    json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
+    json_add_stats (builder, "stats", &scenario->stats, seconds,
+                    throng_journey_retry_attempts (scenario));
+    json_builder_set_member_name (builder, "steps");
+    json_builder_begin_array (builder);
+    for (guint s = 0; s < scenario->n_steps; s++) {
+        const ThrongStepSummary *step = &scenario->steps[s];
+
+        json_builder_begin_object (builder);
+        json_add_string (builder, "label", step->label);
+        json_add_string (builder, "protocol", step->protocol);
+        json_add_string (builder, "kind",
+                         throng_step_kind_name (throng_journey_step_kind (scenario, s)));
+        json_add_int (builder, "parent", throng_journey_step_parent (scenario, s));
+        json_add_int (builder, "depth", throng_journey_step_depth (scenario, s));
+        json_add_stats (builder, "stats", &step->stats, seconds,
+                        throng_journey_step_retry_attempts (scenario, s));
+        json_builder_end_object (builder);
+    }
+    json_builder_end_array (builder);
+    json_add_checks (builder, scenario);
+    json_builder_end_object (builder);
+}
+
 static void
 json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds,
                     gboolean active, const char *const *targets)
 {
     json_builder_set_member_name (builder, "scenarios");
     json_builder_begin_array (builder);
-    for (guint i = 0; i < summary->n_scenarios; i++) {
-        const ThrongScenarioSummary *scenario = &summary->scenarios[i];
-
-        json_builder_begin_object (builder);
-        json_add_string (builder, "name", scenario->name);
-        if (targets != NULL)
-            json_add_string (builder, "target", targets[i]);
-        json_add_int (builder, "users", scenario->users);
-        if (active)
-            json_add_int (builder, "active_users", scenario->active_users);
-        if (active && scenario->has_scheduled) {
-            json_add_int (builder, "scheduled_users", scenario->scheduled_users);
-            json_add_double (builder, "scheduled_rate", scenario->scheduled_rate);
-        }
-        json_add_int (builder, "iterations", (gint64) scenario->iterations);
-        json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
-        json_add_stats (builder, "stats", &scenario->stats, seconds,
-                        throng_journey_retry_attempts (scenario));
-        json_builder_set_member_name (builder, "steps");
-        json_builder_begin_array (builder);
-        for (guint s = 0; s < scenario->n_steps; s++) {
-            const ThrongStepSummary *step = &scenario->steps[s];
-
-            json_builder_begin_object (builder);
-            json_add_string (builder, "label", step->label);
-            json_add_string (builder, "protocol", step->protocol);
-            json_add_string (builder, "kind",
-                             throng_step_kind_name (throng_journey_step_kind (scenario, s)));
-            json_add_int (builder, "parent", throng_journey_step_parent (scenario, s));
-            json_add_int (builder, "depth", throng_journey_step_depth (scenario, s));
-            json_add_stats (builder, "stats", &step->stats, seconds,
-                            throng_journey_step_retry_attempts (scenario, s));
-            json_builder_end_object (builder);
-        }
-        json_builder_end_array (builder);
-        json_add_checks (builder, scenario);
-        json_builder_end_object (builder);
-    }
+    for (guint i = 0; i < summary->n_scenarios; i++)
+        json_add_scenario (builder, &summary->scenarios[i], seconds, active,
+                           targets != NULL ? targets[i] : NULL, targets != NULL);
     json_builder_end_array (builder);
+}
+
+/*
+ * `setup` and `teardown`: a scenario's object each, beside the load's
+ * scenarios and outside its totals; no rate (one user's one iteration is
+ * not a throughput).
+ */
+static void
+json_add_phases (JsonBuilder *builder, const ThrongSummary *summary)
+{
+    if (!THRONG_STRUCT_HAS (summary, ThrongSummary, teardown))
+        return;
+    if (summary->setup != NULL) {
+        json_builder_set_member_name (builder, "setup");
+        json_add_scenario (builder, summary->setup, 0, FALSE, NULL, FALSE);
+    }
+    if (summary->teardown != NULL) {
+        json_builder_set_member_name (builder, "teardown");
+        json_add_scenario (builder, summary->teardown, 0, FALSE, NULL, FALSE);
+    }
 }
 
 static guint
@@ -456,6 +482,7 @@ json_document_summary (const ThrongSummary *summary, const char *type,
                     throng_summary_get_retry_attempts (summary));
     json_add_scenarios (builder, summary, load_seconds, FALSE,
                         targets != NULL ? targets : (const char *const *) no_targets);
+    json_add_phases (builder, summary);
     json_add_custom_metrics (builder, summary, load_seconds);
 
     json_builder_set_member_name (builder, "warnings");

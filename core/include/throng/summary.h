@@ -481,6 +481,12 @@ typedef struct {
  * @retry_attempts: the samples of the whole run that were an attempt of a
  *   step's `retry:` (#ThrongScenarioJourney.retry_attempts); over the
  *   interval in a snapshot.  Appended: read it only when @size covers it.
+ * @setup: (nullable): the plan's `setup:` steps, run by one user before
+ *   the load, as a scenario named "setup" (its steps, checks, stats); in
+ *   none of @scenarios, @total nor the thresholds.  NULL when the plan has
+ *   none, in snapshots, and on a shard other than 0.  Appended: read it
+ *   only when @size covers it.  Since: 0.5
+ * @teardown: (nullable): `teardown:`, run after the load, likewise.
  *   Since: 0.5
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
@@ -525,6 +531,8 @@ typedef struct {
     const ThrongCustomMetric *metrics;
     guint n_metrics;
     guint64 retry_attempts;
+    const ThrongScenarioSummary *setup;
+    const ThrongScenarioSummary *teardown;
 } ThrongSummary;
 
 G_END_DECLS
