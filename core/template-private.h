@@ -137,6 +137,28 @@ typedef struct {
     gint64 last_tls_us;
 } ThrongUserVars;
 
+/* template-names.c: `last.`'s names, in ThrongLastValue's order, NULL-terminated. */
+extern const char *const throng_template_last_names[];
+/* Why @expr is not a name a template reads, with the name it may have meant; (transfer full). */
+char *throng_template_unknown_name (const char *expr);
+
+/* What `${last.NAME}` reads of the iteration's last request. */
+typedef enum {
+    THRONG_LAST_STATUS,
+    THRONG_LAST_DURATION_MS,
+    THRONG_LAST_TTFB_MS,
+    THRONG_LAST_CONNECT_MS,
+    THRONG_LAST_TLS_MS,
+} ThrongLastValue;
+
+/*
+ * template-values.c: @which of the iteration's last request into @buffer
+ * (a status, or milliseconds with three decimals); its length, or -1 when
+ * there is none (no request yet, or no byte of an answer for the ttfb).
+ */
+gssize throng_template_format_last (const ThrongUserVars *vars, ThrongLastValue which,
+                                    char *buffer, gsize size);
+
 void throng_user_vars_init (ThrongUserVars *vars, guint n_vars);
 void throng_user_vars_clear (ThrongUserVars *vars);
 

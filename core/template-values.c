@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The values a template makes up as it expands (`${uuid}`, `${time.iso}`),
- * written into the caller's buffer: nothing allocated per request.
+ * The values a template makes up as it expands (`${uuid}`, `${time.iso}`,
+ * `${last.*}`), written into the caller's buffer: nothing allocated per
+ * request.
  */
 #include "template-private.h"
 
@@ -41,4 +42,33 @@ throng_template_format_iso (char *buffer, gsize size)
     gsize length = strftime (buffer, size, "%Y-%m-%dT%H:%M:%S", &tm);
     return length + (gsize) g_snprintf (buffer + length, size - length, ".%03dZ",
                                         (int) (now % G_USEC_PER_SEC / 1000));
+}
+
+gssize
+throng_template_format_last (const ThrongUserVars *vars, ThrongLastValue which, char *buffer,
+                             gsize size)
+{
+    gint64 us;
+
+    if (vars->last_elapsed_us < 0)
+        return -1;
+    switch (which) {
+    case THRONG_LAST_STATUS:
+        return g_snprintf (buffer, size, "%d", (int) vars->last_status);
+    case THRONG_LAST_DURATION_MS:
+        us = vars->last_elapsed_us;
+        break;
+    case THRONG_LAST_TTFB_MS:
+        us = vars->last_latency_us > 0 ? vars->last_latency_us : -1;
+        break;
+    case THRONG_LAST_CONNECT_MS:
+        us = vars->last_connect_us;
+        break;
+    default:
+        us = vars->last_tls_us;
+        break;
+    }
+    if (us < 0)
+        return -1;
+    return g_snprintf (buffer, size, "%" G_GINT64_FORMAT ".%03d", us / 1000, (int) (us % 1000));
 }

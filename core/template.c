@@ -41,11 +41,6 @@ typedef enum {
     SEG_SETUP,
 } SegmentKind;
 
-/* What `last.NAME` reads of the iteration's last request (SEG_LAST's segment.a). */
-enum { LAST_STATUS, LAST_DURATION, LAST_TTFB, LAST_CONNECT, LAST_TLS };
-static const char *const last_members[]
-    = { "status", "duration_ms", "ttfb_ms", "connect_ms", "tls_ms", NULL };
-
 
 typedef struct {
     guint8 kind;
@@ -77,18 +72,6 @@ typedef struct {
     GString *bytes;             /* the template's text */
     GArray *segments;
 } Compiler;
-
-/* Names a template can read, for suggestions; `vars.`, `data.` … stand for their namespaces. */
-static const char *const namespaces[] = {
-    "vars", "data", "env", "user", "scenario", "worker", "random", "time", "counter", "builtin",
-    "setup", "last", NULL,
-};
-static const char *const bare_names[] = { "iteration", "arrival", "uuid", NULL };
-static const char *const user_members[] = { "id", NULL };
-static const char *const scenario_members[] = { "name", NULL };
-static const char *const worker_members[] = { "id", NULL };
-static const char *const time_members[] = { "unix", "unix_ms", "iso", NULL };
-static const char *const random_members[] = { "int", "string", NULL };
 
 static char *
 compiler_where (Compiler *c, gsize offset)
@@ -197,66 +180,9 @@ parse_arguments (Compiler *c, gsize open, gsize close, guint want, gint64 *args,
 static gboolean
 unknown_name (Compiler *c, gsize offset, const char *expr, GError **error)
 {
-    const char *dot = strchr (expr, '.');
-    const char *suggestion = NULL;
-    g_autofree char *better = NULL;
+    g_autofree char *message = throng_template_unknown_name (expr);
 
-    if (dot == NULL) {
-        suggestion = throng_node_suggest (expr, bare_names);
-        if (suggestion == NULL)
-            suggestion = throng_node_suggest (expr, namespaces);
-        if (suggestion != NULL)
-            better = g_strdup (suggestion);
-    } else {
-        g_autofree char *ns = g_strndup (expr, dot - expr);
-        const char *member = dot + 1;
-        const char *const *members = NULL;
-
-        if (strcmp (ns, "user") == 0)
-            members = user_members;
-        else if (strcmp (ns, "scenario") == 0)
-            members = scenario_members;
-        else if (strcmp (ns, "worker") == 0)
-            members = worker_members;
-        else if (strcmp (ns, "time") == 0)
-            members = time_members;
-        else if (strcmp (ns, "random") == 0)
-            members = random_members;
-        else if (strcmp (ns, "last") == 0)
-            members = last_members;
-        if (members != NULL) {
-            g_autofree char *bare = g_strndup (member, strcspn (member, "("));
-            suggestion = throng_node_suggest (bare, members);
-            if (suggestion != NULL && strcmp (ns, "random") == 0)
-                better = g_strdup_printf ("random.%s", strcmp (suggestion, "int") == 0
-                                                          ? "int(A, B)"
-                                                          : "string(N)");
-            else if (suggestion != NULL)
-                better = g_strdup_printf ("%s.%s", ns, suggestion);
-        } else if (!g_strv_contains (namespaces, ns)) {
-            suggestion = throng_node_suggest (ns, namespaces);
-            if (suggestion != NULL)
-                better = g_strdup_printf ("%s.%s", suggestion, member);
-        }
-    }
-    /* A "${" left open reads up to the next "}", however far: quote its start. */
-    g_autofree char *shown = throng_excerpt (expr);
-    if (better != NULL)
-        return compiler_error (c, offset, error, "unknown variable %s; did you mean '%s'?", shown,
-                               better);
-    if (g_str_has_prefix (expr, "last."))
-        return compiler_error (c, offset, error,
-                               "unknown name %s: of the iteration's last request, a template "
-                               "reads last.status, last.duration_ms, last.ttfb_ms, "
-                               "last.connect_ms and last.tls_ms; extract what else it needs "
-                               "into vars",
-                               shown);
-    return compiler_error (c, offset, error,
-                           "unknown variable %s; a template reads vars.NAME, data.COLUMN, "
-                           "env.NAME, user.id, iteration, arrival, scenario.name, worker.id, "
-                           "random.int(A, B), random.string(N), uuid, time.unix, time.unix_ms, "
-                           "time.iso, counter.NAME or last.NAME",
-                           shown);
+    return compiler_error (c, offset, error, "%s", message);
 }
 
 static gboolean
@@ -519,8 +445,8 @@ compile_expression (Compiler *c, gsize start, gsize end, ThrongTemplateFilter fi
                                "${iteration})",
                                c->scope->scenario);
     if (g_str_has_prefix (expr, "last.")) {
-        for (guint i = 0; last_members[i] != NULL; i++) {
-            if (strcmp (expr + 5, last_members[i]) == 0) {
+        for (guint i = 0; throng_template_last_names[i] != NULL; i++) {
+            if (strcmp (expr + 5, throng_template_last_names[i]) == 0) {
                 segment.kind = SEG_LAST;
                 segment.a = i;
                 add_named (c, &segment, expr, strlen (expr));
@@ -802,34 +728,12 @@ throng_template_expand (const ThrongTemplate *tpl, ThrongUser *user, GString *ou
             length = throng_template_format_iso (buffer, sizeof buffer);
             break;
         case SEG_LAST: {
-            gint64 us = -1;
+            gssize n = throng_template_format_last (vars, (ThrongLastValue) segment->a, buffer,
+                                                    sizeof buffer);
 
-            if (vars->last_elapsed_us < 0)
-                return unset (tpl, segment, error); /* no request yet in this iteration */
-            switch (segment->a) {
-            case LAST_STATUS:
-                us = vars->last_status;
-                break;
-            case LAST_DURATION:
-                us = vars->last_elapsed_us;
-                break;
-            case LAST_TTFB:
-                us = vars->last_latency_us > 0 ? vars->last_latency_us : -1;
-                break;
-            case LAST_CONNECT:
-                us = vars->last_connect_us;
-                break;
-            default:
-                us = vars->last_tls_us;
-                break;
-            }
-            if (us < 0)
-                return unset (tpl, segment, error); /* no response came */
-            if (segment->a == LAST_STATUS)
-                length = format_int (buffer, us);
-            else
-                length = (gsize) g_snprintf (buffer, sizeof buffer, "%" G_GINT64_FORMAT ".%03d",
-                                             us / 1000, (int) (us % 1000));
+            if (n < 0)
+                return unset (tpl, segment, error); /* no request yet, or no answer came */
+            length = (gsize) n;
             break;
         }
         case SEG_COUNTER: {
