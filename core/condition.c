@@ -10,6 +10,7 @@
  */
 #include "condition-private.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "user-private.h"
@@ -197,11 +198,13 @@ read_number (const char *text, gsize length, gdouble *out)
 {
     char *end;
 
+    /* Decimal only: strtod's "0x10" and "-nan" would make 16 of text and NaN equal to anything. */
     if (length == 0
-        || !(g_ascii_isdigit (text[0]) || text[0] == '-' || text[0] == '+' || text[0] == '.'))
+        || !(g_ascii_isdigit (text[0]) || text[0] == '-' || text[0] == '+' || text[0] == '.')
+        || memchr (text, 'x', length) != NULL || memchr (text, 'X', length) != NULL)
         return FALSE;
     *out = g_ascii_strtod (text, &end);
-    return end == text + length;
+    return end == text + length && isfinite (*out);
 }
 
 static const char *const keywords[]

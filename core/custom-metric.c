@@ -266,7 +266,9 @@ parse_number (const char *text, gsize length, gdouble *out)
         text++, length--;
     while (length > 0 && g_ascii_isspace (text[length - 1]))
         length--;
-    if (length == 0 || length >= sizeof buffer)
+    /* Decimal only: strtod would read "0x10" as 16. */
+    if (length == 0 || length >= sizeof buffer || memchr (text, 'x', length) != NULL
+        || memchr (text, 'X', length) != NULL)
         return FALSE;
     memcpy (buffer, text, length);
     buffer[length] = '\0';

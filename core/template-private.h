@@ -153,8 +153,9 @@ typedef enum {
 
 /*
  * template-values.c: @which of the iteration's last request into @buffer
- * (a status, or milliseconds with three decimals); its length, or -1 when
- * there is none (no request yet, or no byte of an answer for the ttfb).
+ * (a status, 0 before one; or milliseconds with three decimals); its
+ * length, or -1 when there is none (no request yet, or no byte of an
+ * answer for the ttfb).
  */
 gssize throng_template_format_last (const ThrongUserVars *vars, ThrongLastValue which,
                                     char *buffer, gsize size);

@@ -50,11 +50,12 @@ throng_template_format_last (const ThrongUserVars *vars, ThrongLastValue which, 
 {
     gint64 us;
 
+    /* The status is 0 before the iteration's first request, as a condition reads it. */
+    if (which == THRONG_LAST_STATUS)
+        return g_snprintf (buffer, size, "%d", (int) vars->last_status);
     if (vars->last_elapsed_us < 0)
         return -1;
     switch (which) {
-    case THRONG_LAST_STATUS:
-        return g_snprintf (buffer, size, "%d", (int) vars->last_status);
     case THRONG_LAST_DURATION_MS:
         us = vars->last_elapsed_us;
         break;

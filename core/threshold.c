@@ -677,7 +677,17 @@ evaluate_custom (ThrongThresholds *thresholds, guint i, const Threshold *thresho
         for (guint m = 0; m < summary->n_metrics && metric == NULL; m++)
             if (g_strcmp0 (summary->metrics[m].name, threshold->protocol) == 0)
                 metric = &summary->metrics[m];
-    if (metric != NULL && throng_custom_metric_figure (metric, threshold->figure, load_s, &actual)) {
+    /*
+     * A figure of the values (a percentile, a gauge's, a rate) with no value
+     * recorded judges nothing: it fails, as a step that never ran does; a
+     * count or `invalid` is a figure of its own.
+     */
+    if (metric != NULL && metric->count == 0 && strcmp (threshold->figure, "invalid") != 0
+        && !(metric->kind == THRONG_CUSTOM_COUNTER || strcmp (threshold->figure, "count") == 0)) {
+        text = g_strdup ("no value recorded");
+        thresholds->results[i].passed = FALSE;
+    } else if (metric != NULL
+               && throng_custom_metric_figure (metric, threshold->figure, load_s, &actual)) {
         gboolean rate = metric->kind == THRONG_CUSTOM_RATE && strcmp (threshold->figure, "rate") == 0;
         text = rate ? g_strdup_printf ("%.4g (%.3g%%)", actual, actual * 100.0)
                     : g_strdup_printf ("%.6g", actual);

@@ -23,6 +23,7 @@ typedef enum {
     THRONG_USER_RUNNING,        /* a step is in flight */
     THRONG_USER_DONE,
     THRONG_USER_PAUSE,          /* in a `pause` step, on its timer; next: walk on */
+    THRONG_USER_BACKOFF,        /* waiting out a `retry:` backoff, on its timer; next: the step */
 } ThrongUserState;
 
 /*

@@ -117,8 +117,11 @@ throng_user_record (ThrongUser *user, ThrongSample *sample)
     }
     throng_stats_record (throng_metrics_step (worker->metrics, user->scenario_index, sample->step),
                          sample);
-    /* `last.*` is this request's from now on, its own `record:` included. */
-    if (kind == THRONG_STEP_REQUEST) {
+    /*
+     * `last.*` is this request's from now on, its own `record:` included;
+     * a step that never went out was not a request.
+     */
+    if (kind == THRONG_STEP_REQUEST && sample->error != THRONG_ERROR_VARIABLE) {
         user->vars.last_status = sample->status;
         user->vars.last_elapsed_us = sample->elapsed_us;
         user->vars.last_latency_us = sample->latency_us;

@@ -57,9 +57,9 @@ user_timer_fired (ThrongReactorTimer *timer, gpointer data)
         throng_user_finish (user, TRUE);
         return;
     }
-    if (user->state == THRONG_USER_PAUSE && user->hard_deadline_us > 0
-        && due >= user->hard_deadline_us) {
-        /* The pause was cut at the hard deadline: the iteration ends unfinished. */
+    if ((user->state == THRONG_USER_PAUSE || user->state == THRONG_USER_BACKOFF)
+        && user->hard_deadline_us > 0 && due >= user->hard_deadline_us) {
+        /* The pause or backoff was cut at the hard deadline: the iteration ends unfinished. */
         throng_user_finish (user, TRUE);
         return;
     }
@@ -107,7 +107,7 @@ throng_user_finish (ThrongUser *user, gboolean now)
         return;
     /* Before the worker's last report can go out, below. */
     if ((user->state == THRONG_USER_RUNNING || user->state == THRONG_USER_STEP
-         || user->state == THRONG_USER_PAUSE)
+         || user->state == THRONG_USER_PAUSE || user->state == THRONG_USER_BACKOFF)
         && worker->metrics != NULL)
         worker->metrics->interrupted++;
     if (user_counts_as_active (user->state))
@@ -130,12 +130,12 @@ throng_user_stop (ThrongUser *user)
 {
     /*
      * The others end their iteration and then find the worker's stop
-     * flag.  A user in a `pause` ends there: waiting out a long pause
-     * would only hold the run up until the grace ran out.
+     * flag.  A user in a `pause` or a retry's backoff ends there: waiting
+     * it out would only hold the run up until the grace ran out.
      */
     if (user->state == THRONG_USER_WAITING || user->state == THRONG_USER_PARKED
         || user->state == THRONG_USER_IDLE || user->state == THRONG_USER_ITERATION
-        || user->state == THRONG_USER_PAUSE)
+        || user->state == THRONG_USER_PAUSE || user->state == THRONG_USER_BACKOFF)
         throng_user_finish (user, TRUE);
 }
 
@@ -353,13 +353,25 @@ user_after_step (ThrongUser *user)
     user->ran_request = TRUE;
     if (G_UNLIKELY (sample->error != THRONG_ERROR_NONE)) {
         const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, sample->step);
-        /* the same step again, the walk where it was; the attempt just recorded stays an error */
-        if (user->attempt < step->retry_max && !user->worker->stopping) {
+        /*
+         * The same step again, the walk where it was; the attempt just
+         * recorded stays an error.  A step that never went out would not
+         * go out the next time either: nothing runs in between.
+         */
+        if (user->attempt < step->retry_max && !user->worker->stopping
+            && sample->error != THRONG_ERROR_VARIABLE) {
+            gint64 end = now + step->retry_backoff_us;
+
             user->attempt++;
-            user->state = THRONG_USER_STEP;
-            if (step->retry_backoff_us == 0)
+            if (step->retry_backoff_us == 0) {
+                user->state = THRONG_USER_STEP;
                 return TRUE;
-            user_wait_until (user, now + step->retry_backoff_us);
+            }
+            /* Past the hard deadline the iteration would be cut anyway: wake then. */
+            if (user->hard_deadline_us > 0 && end > user->hard_deadline_us)
+                end = user->hard_deadline_us;
+            user->state = THRONG_USER_BACKOFF;
+            user_wait_until (user, end);
             return FALSE;
         }
         user->attempt = 0;
@@ -439,6 +451,13 @@ user_advance_steps (ThrongUser *user)
         case THRONG_USER_PAUSE:
             if (!user_after_pause (user))
                 return;
+            break;
+        case THRONG_USER_BACKOFF:
+            if (user->worker->stopping) {
+                throng_user_finish (user, TRUE);
+                return;
+            }
+            user->state = THRONG_USER_STEP;
             break;
         case THRONG_USER_IDLE:
         case THRONG_USER_RUNNING:

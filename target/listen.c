@@ -10,7 +10,8 @@ struct _ThrongSoupListener {
     GSocket *socket;
     GSocket *anchor;
     GTlsCertificate *certificate;
-    GSource *source;
+    GSource *source;   /* the listening socket's, or NULL while accepting is paused */
+    GSource *resume;   /* after an accept failed for want of descriptors: when to try again */
 };
 
 /* What libsoup's own listener offers in ALPN when HTTP/2 is off. */
@@ -50,6 +51,26 @@ serve (ThrongSoupListener *listener, GSocket *socket)
         soup_server_accept_iostream (listener->server, stream, local, remote, NULL);
 }
 
+static gboolean on_incoming (GSocket *socket, GIOCondition condition, gpointer user_data);
+
+static void
+watch_socket (ThrongSoupListener *listener)
+{
+    listener->source = g_socket_create_source (listener->socket, G_IO_IN, NULL);
+    g_source_set_callback (listener->source, G_SOURCE_FUNC (on_incoming), listener, NULL);
+    g_source_attach (listener->source, g_main_context_get_thread_default ());
+}
+
+static gboolean
+on_resume (gpointer user_data)
+{
+    ThrongSoupListener *listener = user_data;
+
+    g_clear_pointer (&listener->resume, g_source_unref);
+    watch_socket (listener);
+    return G_SOURCE_REMOVE;
+}
+
 static gboolean
 on_incoming (GSocket *socket, GIOCondition condition, gpointer user_data)
 {
@@ -60,12 +81,23 @@ on_incoming (GSocket *socket, GIOCondition condition, gpointer user_data)
         g_autoptr (GError) error = NULL;
         g_autoptr (GSocket) accepted = g_socket_accept (socket, NULL, &error);
 
-        if (accepted == NULL) {
-            if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-                g_debug ("accept: %s", error->message);
-            return G_SOURCE_CONTINUE;
+        if (accepted != NULL) {
+            serve (listener, accepted);
+            continue;
         }
-        serve (listener, accepted);
+        if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            return G_SOURCE_CONTINUE;
+        /*
+         * Out of descriptors (or another lasting failure): the connection
+         * stays queued and the socket readable, so watching on would spin.
+         * Try again in 100 ms, when connections may have closed.
+         */
+        g_debug ("accept: %s; trying again in 100 ms", error->message);
+        g_clear_pointer (&listener->source, g_source_unref);
+        listener->resume = g_timeout_source_new (100);
+        g_source_set_callback (listener->resume, on_resume, listener, NULL);
+        g_source_attach (listener->resume, g_main_context_get_thread_default ());
+        return G_SOURCE_REMOVE;
     }
 }
 
@@ -120,9 +152,7 @@ throng_soup_listen (SoupServer *server,
     listener->socket = g_steal_pointer (&socket);
     listener->anchor = g_steal_pointer (&anchor);
     listener->certificate = certificate != NULL ? g_object_ref (certificate) : NULL;
-    listener->source = g_socket_create_source (listener->socket, G_IO_IN, NULL);
-    g_source_set_callback (listener->source, G_SOURCE_FUNC (on_incoming), listener, NULL);
-    g_source_attach (listener->source, g_main_context_get_thread_default ());
+    watch_socket (listener);
     return listener;
 }
 
@@ -139,8 +169,14 @@ throng_soup_listener_free (ThrongSoupListener *listener)
 {
     if (listener == NULL)
         return;
-    g_source_destroy (listener->source);
-    g_source_unref (listener->source);
+    if (listener->source != NULL) {
+        g_source_destroy (listener->source);
+        g_source_unref (listener->source);
+    }
+    if (listener->resume != NULL) {
+        g_source_destroy (listener->resume);
+        g_source_unref (listener->resume);
+    }
     g_socket_close (listener->socket, NULL);
     g_object_unref (listener->socket);
     g_object_unref (listener->anchor);

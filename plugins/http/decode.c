@@ -375,6 +375,7 @@ http_decode (HttpDecoder **decoder, const char *encoding, const GString *body, g
     gint n = codings_parse (encoding, codings);
     const GString *src = body;
     HttpDecoder *d;
+    HttpDecodeResult result = HTTP_DECODE_OK;
 
     g_string_truncate (out, 0);
     if (n <= 0 || body->len == 0) {
@@ -388,7 +389,6 @@ http_decode (HttpDecoder **decoder, const char *encoding, const GString *body, g
     /* The last coding listed was applied last: it comes off first. */
     for (gint i = n - 1; i >= 0; i--) {
         GString *dst;
-        HttpDecodeResult result;
 
         if (i == 0) {
             dst = out;
@@ -400,14 +400,14 @@ http_decode (HttpDecoder **decoder, const char *encoding, const GString *body, g
         }
         result = layer (d, codings[i], src, max_body, dst, message);
         if (result != HTTP_DECODE_OK)
-            return result;
+            break;
         src = dst;
     }
-    /* A large body once decoded in layers is not held for the rest of the run. */
+    /* A large body once decoded in layers (or a bomb cut at max_body) is not held for the rest of the run. */
     for (guint k = 0; k < G_N_ELEMENTS (d->scratch); k++)
         if (d->scratch[k] != NULL && d->scratch[k]->allocated_len > HTTP_DECODE_SCRATCH_HELD) {
             g_string_free (d->scratch[k], TRUE);
             d->scratch[k] = NULL;
         }
-    return HTTP_DECODE_OK;
+    return result;
 }

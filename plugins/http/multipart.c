@@ -200,7 +200,11 @@ boundary_choose (const GArray *parts)
     }
 }
 
-/* A name or file name in a quoted-string, as browsers write it (WHATWG's multipart/form-data). */
+/*
+ * A name or file name in a quoted-string, as browsers write it (WHATWG's
+ * multipart/form-data): a quote and the line breaks percent-encoded, so
+ * that no name, nor a file's base name, can end the part's header line.
+ */
 static void
 append_quoted (GString *out, const char *text)
 {
@@ -208,6 +212,10 @@ append_quoted (GString *out, const char *text)
     for (const char *p = text; *p != '\0'; p++) {
         if (*p == '"')
             g_string_append (out, "%22");
+        else if (*p == '\r')
+            g_string_append (out, "%0D");
+        else if (*p == '\n')
+            g_string_append (out, "%0A");
         else
             g_string_append_c (out, *p);
     }

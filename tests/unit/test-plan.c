@@ -770,6 +770,40 @@ test_thresholds_checks (ThrongTestTmpdir *fixture, gconstpointer data)
     throng_stats_clear (&summary.total);
 }
 
+/*
+ * A threshold on a figure of a metric's values judges nothing when no
+ * value was recorded: it fails, saying so; a counter's sum and `invalid`
+ * are figures of their own and pass at 0.
+ */
+static void
+test_thresholds_no_value (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const char yaml[]
+        = "metrics: { wait: { type: trend }, orders: { type: counter } }\n"
+          "thresholds: [ \"wait.p95 < 200\", \"wait.invalid == 0\", \"orders.count == 0\" ]\n"
+          "scenarios:\n  - users: 1\n    steps:\n      - null: {}\n"
+          "        record: { wait: \"1\", orders: }\n";
+    g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+    ThrongPlanLoadOptions options = { .validate_only = TRUE };
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
+    ThrongCustomMetric metrics[] = {
+        { .size = sizeof (ThrongCustomMetric), .name = "wait", .kind = THRONG_CUSTOM_TREND },
+        { .size = sizeof (ThrongCustomMetric), .name = "orders", .kind = THRONG_CUSTOM_COUNTER },
+    };
+    ThrongSummary summary = { .size = sizeof summary, .elapsed_us = G_USEC_PER_SEC,
+                              .metrics = metrics, .n_metrics = 2 };
+
+    g_assert_no_error (error);
+    throng_stats_init (&summary.total);
+    const ThrongThresholdResult *results = throng_thresholds_evaluate (plan->thresholds, &summary);
+    g_assert_cmpstr (results[0].actual, ==, "no value recorded");
+    g_assert_false (results[0].passed);
+    g_assert_true (results[1].passed);
+    g_assert_true (results[2].passed);
+    throng_stats_clear (&summary.total);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -803,6 +837,8 @@ main (int argc, char **argv)
                 test_thresholds_loaded, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/format", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_thresholds_format, throng_test_tmpdir_teardown);
+    g_test_add ("/plan/thresholds/no-value", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_thresholds_no_value, throng_test_tmpdir_teardown);
     g_test_add ("/plan/thresholds/checks", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_thresholds_checks, throng_test_tmpdir_teardown);
     g_test_add ("/plan/set/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
