@@ -327,6 +327,40 @@ test_retry_exhausted (Fixture *f, gconstpointer data)
 }
 
 /*
+ * A long backoff does not hold the run: when the scenario's time and its
+ * graceful stop are up, a user waiting to retry ends there, as a user in
+ * a pause does; and a step that never went out (a variable not set) is
+ * not retried at all.
+ */
+static void
+test_retry_stops (Fixture *f, gconstpointer data)
+{
+    ThrongTestPlan plan = {
+        .transport = f->transport,
+        .base_url = throng_test_soup_server_http_url (f->soup),
+        .duration = "1s",
+        .scenario_extra = "    graceful_stop: 0s\n",
+        .steps = "      - http: { url: /status/500 }\n"
+                 "        retry: { max: 5, backoff: 1h }\n",
+    };
+    g_autofree char *yaml = throng_test_plan_yaml (&plan);
+    gint64 start = g_get_monotonic_time ();
+    g_autoptr (JsonNode) root = throng_test_run_summary (f->dir, yaml, NULL, RUN_TIMEOUT, 0, NULL);
+    gint64 took_ms = (g_get_monotonic_time () - start) / 1000;
+
+    g_test_message ("the run took %" G_GINT64_FORMAT " ms", took_ms);
+    g_assert_cmpint (took_ms, <, 20000);
+    g_assert_cmpint (throng_test_json_int (root, "scenarios.0.steps.0.stats.requests"), ==, 1);
+
+    static const char unsent[] = "      - http: { url: \"/never?t=${vars.token}\" }\n"
+                                 "        retry: { max: 3 }\n"
+                                 "      - http: { url: /after, extract: { token: { json: $.t } } }\n";
+    g_autoptr (JsonNode) again = run (f, 1, 1, NULL, unsent, 0);
+    g_assert_cmpint (throng_test_json_int (again, "scenarios.0.steps.0.stats.retry_attempts"), ==, 0);
+    g_assert_cmpint (throng_test_json_int (again, "scenarios.0.steps.0.stats.not_sent"), ==, 1);
+}
+
+/*
  * Control steps inside each other inside a group: a failure deep in a
  * foreach's if, with next-iteration, closes every frame (the group's row
  * fails once per iteration) and sends nothing more in that iteration.
@@ -381,6 +415,7 @@ main (int argc, char **argv)
         { "retry", test_retry, TRUE },
         { "nested", test_nested, TRUE },
         { "retry-exhausted", test_retry_exhausted, FALSE },
+        { "retry-stops", test_retry_stops, FALSE },
     };
 
     g_test_init (&argc, &argv, NULL);
