@@ -49,7 +49,7 @@ handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable 
          gpointer data)
 {
     Server *s = data;
-    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+    G_GNUC_UNUSED g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
     const char *raw = g_uri_get_query (soup_server_message_get_uri (msg));
 
     g_ptr_array_add (

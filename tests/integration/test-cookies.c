@@ -225,6 +225,7 @@ test_per_iteration (Fixture *f, gconstpointer data)
     /* Written out, the same. */
     g_autoptr (JsonNode) again
         = run (f, "cookie_jar: per-iteration", "    users: 1\n    iterations: 2\n", journey);
+    g_assert_nonnull (again);
     g_autoptr (GPtrArray) before2 = seen_at (f, "/before");
     assert_all (before2, "/before", "cookie=- ", 3 + 2);
 }
@@ -265,6 +266,7 @@ test_off (Fixture *f, gconstpointer data)
     g_autoptr (JsonNode) own = run (f, "cookie_jar: off", "    users: 1\n    iterations: 1\n",
                                     "      - http: { url: /set }\n"
                                     "      - http: { url: /own, headers: { Cookie: \"a=1\" } }\n");
+    g_assert_nonnull (own);
     g_autoptr (GPtrArray) lines = seen_at (f, "/own");
     assert_all (lines, "/own", "cookie=a=1 ", 1);
 }

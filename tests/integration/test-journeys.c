@@ -787,8 +787,7 @@ test_multipart_body (Fixture *f, gconstpointer data)
           "            - { name: doc, file: upload.txt, content_type: text/plain }\n"
           "            - { name: raw, file: upload.txt, filename: other.bin }\n"
           "            - { name: empty, value: }\n";
-    g_autofree char *file
-        = throng_test_write_file (f->dir, "upload.txt", "first line\n--not a boundary\n");
+    g_free (throng_test_write_file (f->dir, "upload.txt", "first line\n--not a boundary\n"));
     g_autoptr (JsonNode) root = run (f, 1, 1, NULL, steps, 0, NULL);
     Journey *j = &f->journey;
     g_autoptr (SoupMessageHeaders) headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_REQUEST);

@@ -46,7 +46,7 @@ handler (SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable 
          gpointer data)
 {
     Server *s = data;
-    g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
+    G_GNUC_UNUSED g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&s->lock);
     const char *user = query != NULL ? g_hash_table_lookup (query, "user") : NULL;
     const char *key = query != NULL ? g_hash_table_lookup (query, "key") : NULL;
 
