@@ -400,34 +400,21 @@ test_nested (Fixture *f, gconstpointer data)
 int
 main (int argc, char **argv)
 {
-    static const char *const transports[] = { "fast", "soup" };
-    static const struct {
-        const char *name;
-        void (*func) (Fixture *, gconstpointer);
-        gboolean both; /* run on both transports */
-    } cases[] = {
-        { "if", test_if, TRUE },
-        { "if-later", test_if_later, FALSE },
-        { "on-failure-next-iteration", test_on_failure_next_iteration, TRUE },
-        { "on-failure-stop-user", test_on_failure_stop_user, FALSE },
-        { "on-failure-abort-run", test_on_failure_abort_run, FALSE },
-        { "loops", test_loops, TRUE },
-        { "retry", test_retry, TRUE },
-        { "nested", test_nested, TRUE },
-        { "retry-exhausted", test_retry_exhausted, FALSE },
-        { "retry-stops", test_retry_stops, FALSE },
+    static const ThrongTestTransportCase cases[] = {
+        THRONG_TEST_CASE ("if", test_if, TRUE),
+        THRONG_TEST_CASE ("if-later", test_if_later, FALSE),
+        THRONG_TEST_CASE ("on-failure-next-iteration", test_on_failure_next_iteration, TRUE),
+        THRONG_TEST_CASE ("on-failure-stop-user", test_on_failure_stop_user, FALSE),
+        THRONG_TEST_CASE ("on-failure-abort-run", test_on_failure_abort_run, FALSE),
+        THRONG_TEST_CASE ("loops", test_loops, TRUE),
+        THRONG_TEST_CASE ("retry", test_retry, TRUE),
+        THRONG_TEST_CASE ("nested", test_nested, TRUE),
+        THRONG_TEST_CASE ("retry-exhausted", test_retry_exhausted, FALSE),
+        THRONG_TEST_CASE ("retry-stops", test_retry_stops, FALSE),
     };
 
     g_test_init (&argc, &argv, NULL);
-    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
-            if (t > 0 && !cases[i].both)
-                continue;
-            g_autofree char *path
-                = g_strdup_printf ("/control/%s/%s", cases[i].name, transports[t]);
-            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
-                        fixture_teardown);
-        }
-    }
+    throng_test_add_transport_cases ("/control", Fixture, fixture_setup, fixture_teardown,
+                                     cases);
     return g_test_run ();
 }

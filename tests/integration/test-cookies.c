@@ -466,19 +466,15 @@ test_digest (Fixture *f, gconstpointer data)
 int
 main (int argc, char **argv)
 {
-    static const char *const transports[] = { "fast", "soup" };
-    static const struct {
-        const char *name;
-        void (*func) (Fixture *, gconstpointer);
-    } cases[] = {
-        { "per-iteration", test_per_iteration },
-        { "per-user", test_per_user },
-        { "off", test_off },
-        { "arrivals", test_arrivals },
-        { "step-cookies", test_step_cookies },
-        { "credentials", test_credentials },
-        { "unsent", test_unsent },
-        { "digest", test_digest },
+    static const ThrongTestTransportCase cases[] = {
+        THRONG_TEST_CASE ("per-iteration", test_per_iteration, TRUE),
+        THRONG_TEST_CASE ("per-user", test_per_user, TRUE),
+        THRONG_TEST_CASE ("off", test_off, TRUE),
+        THRONG_TEST_CASE ("arrivals", test_arrivals, TRUE),
+        THRONG_TEST_CASE ("step-cookies", test_step_cookies, TRUE),
+        THRONG_TEST_CASE ("credentials", test_credentials, TRUE),
+        THRONG_TEST_CASE ("unsent", test_unsent, TRUE),
+        THRONG_TEST_CASE ("digest", test_digest, TRUE),
     };
     int result;
 
@@ -488,14 +484,8 @@ main (int argc, char **argv)
     server.thread = throng_test_server_thread_start ("cookies", server_start, server_finish,
                                                      &server);
 
-    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
-            g_autofree char *path
-                = g_strdup_printf ("/cookies/%s/%s", cases[i].name, transports[t]);
-            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
-                        fixture_teardown);
-        }
-    }
+    throng_test_add_transport_cases ("/cookies", Fixture, fixture_setup, fixture_teardown,
+                                     cases);
     result = g_test_run ();
 
     throng_test_server_thread_stop (server.thread);

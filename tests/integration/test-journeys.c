@@ -1670,53 +1670,40 @@ test_pause_stop (Fixture *f, gconstpointer data)
 int
 main (int argc, char **argv)
 {
-    static const char *const transports[] = { "fast", "soup" };
-    static const struct {
-        const char *name;
-        void (*func) (Fixture *, gconstpointer);
-        gboolean both; /* run on both transports */
-    } cases[] = {
-        { "login-once", test_login_once, TRUE },
-        { "bad-body", test_bad_body, TRUE },
-        { "unset-variable", test_unset_variable, TRUE },
-        { "extractors", test_extractors, TRUE },
-        { "templated-checks", test_templated_checks, TRUE },
-        { "url-credentials", test_url_credentials, TRUE },
-        { "data-columns", test_data_columns, FALSE },
-        { "data-named", test_data_named, FALSE },
-        { "last-timings", test_last_timings, TRUE },
-        { "form-json-bodies", test_form_json_bodies, TRUE },
-        { "multipart-body", test_multipart_body, TRUE },
-        { "outcome-checks", test_outcome_checks, TRUE },
-        { "fragments", test_fragments, FALSE },
-        { "templated-check-unset", test_templated_check_unset, FALSE },
-        { "set-repeat-filters", test_set_repeat_filters, TRUE },
-        { "functions", test_functions, TRUE },
-        { "body-file", test_body_file, TRUE },
-        { "templated-parts", test_templated_parts, TRUE },
-        { "report-back", test_report_back, FALSE },
-        { "h2", test_h2, TRUE },
-        { "unique-rows", test_unique_rows, TRUE },
-        { "choose", test_choose, TRUE },
-        { "group-timing", test_group_timing, TRUE },
-        { "group-nested-bytes", test_group_nested_bytes, TRUE },
-        { "debug", test_debug, TRUE },
-        { "debug-decoded", test_debug_decoded, TRUE },
-        { "pause", test_pause, TRUE },
-        { "pause-stop", test_pause_stop, FALSE },
+    static const ThrongTestTransportCase cases[] = {
+        THRONG_TEST_CASE ("login-once", test_login_once, TRUE),
+        THRONG_TEST_CASE ("bad-body", test_bad_body, TRUE),
+        THRONG_TEST_CASE ("unset-variable", test_unset_variable, TRUE),
+        THRONG_TEST_CASE ("extractors", test_extractors, TRUE),
+        THRONG_TEST_CASE ("templated-checks", test_templated_checks, TRUE),
+        THRONG_TEST_CASE ("url-credentials", test_url_credentials, TRUE),
+        THRONG_TEST_CASE ("data-columns", test_data_columns, FALSE),
+        THRONG_TEST_CASE ("data-named", test_data_named, FALSE),
+        THRONG_TEST_CASE ("last-timings", test_last_timings, TRUE),
+        THRONG_TEST_CASE ("form-json-bodies", test_form_json_bodies, TRUE),
+        THRONG_TEST_CASE ("multipart-body", test_multipart_body, TRUE),
+        THRONG_TEST_CASE ("outcome-checks", test_outcome_checks, TRUE),
+        THRONG_TEST_CASE ("fragments", test_fragments, FALSE),
+        THRONG_TEST_CASE ("templated-check-unset", test_templated_check_unset, FALSE),
+        THRONG_TEST_CASE ("set-repeat-filters", test_set_repeat_filters, TRUE),
+        THRONG_TEST_CASE ("functions", test_functions, TRUE),
+        THRONG_TEST_CASE ("body-file", test_body_file, TRUE),
+        THRONG_TEST_CASE ("templated-parts", test_templated_parts, TRUE),
+        THRONG_TEST_CASE ("report-back", test_report_back, FALSE),
+        THRONG_TEST_CASE ("h2", test_h2, TRUE),
+        THRONG_TEST_CASE ("unique-rows", test_unique_rows, TRUE),
+        THRONG_TEST_CASE ("choose", test_choose, TRUE),
+        THRONG_TEST_CASE ("group-timing", test_group_timing, TRUE),
+        THRONG_TEST_CASE ("group-nested-bytes", test_group_nested_bytes, TRUE),
+        THRONG_TEST_CASE ("debug", test_debug, TRUE),
+        THRONG_TEST_CASE ("debug-decoded", test_debug_decoded, TRUE),
+        THRONG_TEST_CASE ("pause", test_pause, TRUE),
+        THRONG_TEST_CASE ("pause-stop", test_pause_stop, FALSE),
     };
 
     g_test_init (&argc, &argv, NULL);
     g_test_add_func ("/journeys/bad-plans", test_bad_plans);
-    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
-            if (t > 0 && !cases[i].both)
-                continue;
-            g_autofree char *path
-                = g_strdup_printf ("/journeys/%s/%s", cases[i].name, transports[t]);
-            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
-                        fixture_teardown);
-        }
-    }
+    throng_test_add_transport_cases ("/journeys", Fixture, fixture_setup, fixture_teardown,
+                                     cases);
     return g_test_run ();
 }

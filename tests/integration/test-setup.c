@@ -356,29 +356,17 @@ test_shards (Fixture *f, gconstpointer data)
 int
 main (int argc, char **argv)
 {
-    static const char *const transports[] = { "fast", "soup" };
-    static const struct {
-        const char *name;
-        void (*func) (Fixture *, gconstpointer);
-        gboolean both; /* run on both transports */
-    } cases[] = {
-        { "token", test_token, TRUE },
-        { "console", test_console, FALSE },
-        { "failing-setup", test_failing_setup, FALSE },
-        { "shards", test_shards, FALSE },
-        { "interrupted", test_interrupted, FALSE },
-        { "interrupted-setup", test_interrupted_setup, FALSE },
+    static const ThrongTestTransportCase cases[] = {
+        THRONG_TEST_CASE ("token", test_token, TRUE),
+        THRONG_TEST_CASE ("console", test_console, FALSE),
+        THRONG_TEST_CASE ("failing-setup", test_failing_setup, FALSE),
+        THRONG_TEST_CASE ("shards", test_shards, FALSE),
+        THRONG_TEST_CASE ("interrupted", test_interrupted, FALSE),
+        THRONG_TEST_CASE ("interrupted-setup", test_interrupted_setup, FALSE),
     };
 
     g_test_init (&argc, &argv, NULL);
-    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
-            if (t > 0 && !cases[i].both)
-                continue;
-            g_autofree char *path = g_strdup_printf ("/setup/%s/%s", cases[i].name, transports[t]);
-            g_test_add (path, Fixture, transports[t], fixture_setup, cases[i].func,
-                        fixture_teardown);
-        }
-    }
+    throng_test_add_transport_cases ("/setup", Fixture, fixture_setup, fixture_teardown,
+                                     cases);
     return g_test_run ();
 }

@@ -259,3 +259,22 @@ throng_test_count (const char *text, const char *needle)
         n++;
     return n;
 }
+
+void
+throng_test_add_transport_cases_full (const char *prefix, gsize fixture_size,
+                                      GTestFixtureFunc setup, GTestFixtureFunc teardown,
+                                      const ThrongTestTransportCase *cases, gsize n_cases)
+{
+    static const char *const transports[] = { "fast", "soup" };
+
+    for (gsize i = 0; i < n_cases; i++) {
+        for (guint t = 0; t < G_N_ELEMENTS (transports); t++) {
+            if (t > 0 && !cases[i].both)
+                continue;
+            g_autofree char *path
+                = g_strdup_printf ("%s/%s/%s", prefix, cases[i].name, transports[t]);
+            g_test_add_vtable (path, fixture_size, transports[t], setup, cases[i].func,
+                               teardown);
+        }
+    }
+}

@@ -151,4 +151,29 @@ guint16 throng_test_free_port (void);
  */
 gboolean throng_test_wait_port (guint16 port, guint timeout_ms);
 
+/*
+ * A test of a file that runs on the `fast` transport, and on `soup` too
+ * when @both: registered as PREFIX/NAME/fast (and PREFIX/NAME/soup), the
+ * transport's name as the test's data.  THRONG_TEST_CASE casts the test
+ * function to GLib's fixture type, as g_test_add() does.
+ */
+typedef struct {
+    const char *name;
+    GTestFixtureFunc func;
+    gboolean both;
+} ThrongTestTransportCase;
+
+#define THRONG_TEST_CASE(name, func, both) \
+    { (name), (GTestFixtureFunc) (void (*) (void)) (func), (both) }
+
+/* Registers @cases with a fixture of @fixture_size bytes, @setup and @teardown. */
+#define throng_test_add_transport_cases(prefix, Fixture, setup, teardown, cases) \
+    throng_test_add_transport_cases_full ((prefix), sizeof (Fixture), \
+                                          (GTestFixtureFunc) (void (*) (void)) (setup), \
+                                          (GTestFixtureFunc) (void (*) (void)) (teardown), \
+                                          (cases), G_N_ELEMENTS (cases))
+void throng_test_add_transport_cases_full (const char *prefix, gsize fixture_size,
+                                           GTestFixtureFunc setup, GTestFixtureFunc teardown,
+                                           const ThrongTestTransportCase *cases, gsize n_cases);
+
 G_END_DECLS
