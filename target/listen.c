@@ -21,7 +21,11 @@ static GIOStream *
 wrap_tls (ThrongSoupListener *listener, GIOStream *connection)
 {
     g_autoptr (GError) error = NULL;
-    GIOStream *tls = g_tls_server_connection_new (connection, listener->certificate, &error);
+    /* "database" NULL as libsoup's own listener passes it: left unset, it is the
+     * system's trust store, copied into every connection's credentials. */
+    GIOStream *tls = g_initable_new (g_tls_backend_get_server_connection_type (g_tls_backend_get_default ()),
+                                     NULL, &error, "base-io-stream", connection, "certificate",
+                                     listener->certificate, "database", NULL, NULL);
 
     if (tls == NULL) {
         g_debug ("no TLS for an accepted connection: %s", error->message);
