@@ -223,13 +223,14 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     /* Before the plan loads, which expands ${builtin.*} to its URLs; a
      * validation sends nothing and starts nothing. */
     if (!validate_only
-        && throng_plan_file_wants_builtin_target (path, (const char *const *) cli->sets)) {
+        && throng_cli_plan_wants_builtin_target (path, (const char *const *) cli->sets)) {
         cli->target = throng_target_start (error);
         if (cli->target == NULL)
             return EXIT_NOT_STARTED;
     }
     ThrongPlanLoadOptions load = {
-        .sets = (const char *const *) cli->sets,
+        .edit = throng_cli_sets_apply,
+        .edit_data = cli->sets,
         .outputs = throng_cli_outputs_get (outputs),
         .envs = (const char *const *) cli->envs,
         .validate_only = validate_only,

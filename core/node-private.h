@@ -41,14 +41,14 @@ void throng_tree_free (ThrongTree *tree);
 const ThrongNode *throng_tree_root (ThrongTree *tree);
 
 /*
- * Applies one `--set PATH=VALUE` override: PATH is dot-separated map keys
- * and sequence indices (`scenarios.0.users`).  Every component but the
- * last must exist; the last may name a new key of an existing map.  The
- * value replaces a scalar (or is added) as a plain scalar whose location
- * is "--set PATH":1:COLUMN.  Errors name the option: "--set
- * scenarios.5.users=3: the plan has no scenarios.5".
+ * Puts a new plain scalar @value at @index of @parent, a map or a list of
+ * @tree: it replaces the item there, or, when @index is the length of the
+ * map @parent, is added under the new key @key.  The value is located at
+ * "@origin":1:@column, a new key at "@origin":1:1.  The command line's
+ * `--set PATH=VALUE` (cli/plan-overrides.c) edits a plan this way.
  */
-gboolean throng_tree_set (ThrongTree *tree, const char *assignment, GError **error);
+void throng_tree_put_scalar (ThrongTree *tree, const ThrongNode *parent, guint index,
+                             const char *key, const char *origin, guint column, const char *value);
 
 /*
  * Replaces, in every scalar, each occurrence of "${NAME}" for which

@@ -528,9 +528,8 @@ plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLoadOptio
     plan->tree = throng_tree_load_file (path, error);
     if (plan->tree == NULL)
         return NULL;
-    for (gsize i = 0; options->sets != NULL && options->sets[i] != NULL; i++)
-        if (!throng_tree_set (plan->tree, options->sets[i], error))
-            return NULL;
+    if (options->edit != NULL && !options->edit (plan->tree, options->edit_data, error))
+        return NULL;
 
     if (!throng_options_apply (throng_tree_root (plan->tree), top_level_options, &top, FALSE,
                                "the plan", error))
@@ -671,19 +670,4 @@ throng_plan_load (const char *path, ThrongRegistry *registry, const ThrongPlanLo
         g_propagate_error (error, local);
     }
     return plan;
-}
-
-gboolean
-throng_plan_file_wants_builtin_target (const char *path, const char *const *sets)
-{
-    g_autoptr (ThrongTree) tree = throng_tree_load_file (path, NULL);
-
-    if (tree == NULL || throng_tree_root (tree) == NULL)
-        return FALSE;
-    for (gsize i = 0; sets != NULL && sets[i] != NULL; i++)
-        if (!throng_tree_set (tree, sets[i], NULL))
-            return FALSE;
-
-    const ThrongNode *target = throng_node_lookup (throng_tree_root (tree), "target");
-    return target != NULL && g_strcmp0 (throng_node_scalar (target), "builtin") == 0;
 }

@@ -201,7 +201,13 @@ typedef struct {
 
 /* What the command line adds to the plan file; a zeroed struct adds nothing. */
 typedef struct {
-    const char *const *sets;        /* NULL-terminated `--set PATH=VALUE`, applied in order */
+    /*
+     * Called with the plan's tree as read from the file, before anything
+     * reads it, to edit it (the command line's `--set`); may be NULL.
+     * FALSE with @error set stops the load.
+     */
+    gboolean (*edit) (ThrongTree *tree, gpointer data, GError **error);
+    gpointer edit_data;
     const ThrongPlanOutput *outputs; /* ended by one whose name is NULL; may be NULL */
     gboolean validate_only;         /* passed to every protocol's scenario_new */
     /* NULL-terminated `-e NAME=VALUE`: what `${env.NAME}` reads before the environment */
@@ -209,7 +215,7 @@ typedef struct {
     /*
      * What `${builtin.http}` and `${builtin.https}` expand to in a plan
      * that says `target: builtin`: the base URLs of the target the caller
-     * started (throng_plan_file_wants_builtin_target() says whether to).
+     * started.
      * NULL, or under validate_only: "http://127.0.0.1:1" and
      * "https://127.0.0.1:1".  The loader starts nothing.
      */
@@ -218,7 +224,7 @@ typedef struct {
 } ThrongPlanLoadOptions;
 
 /*
- * Loads and validates @path: YAML, --set overrides, `${builtin.http}` and
+ * Loads and validates @path: YAML, the caller's edit, `${builtin.http}` and
  * `${builtin.https}`, every key and value, plugins found through
  * @registry (the plan's plugin_path is added to it first, relative to the
  * plan's directory), every protocol's scenario and step options, every
@@ -229,13 +235,6 @@ typedef struct {
 ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
                               const ThrongPlanLoadOptions *options, GError **error);
 
-/*
- * Whether the plan at @path, with the `--set PATH=VALUE` of @sets
- * (NULL-terminated, may be NULL) applied, says `target: builtin`: for the
- * command line, which starts the target before the plan loads.  FALSE
- * also when the file or a --set cannot be read; the load then says why.
- */
-gboolean throng_plan_file_wants_builtin_target (const char *path, const char *const *sets);
 void throng_plan_free (ThrongPlan *plan);
 
 /*

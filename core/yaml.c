@@ -533,128 +533,36 @@ throng_tree_sha256 (ThrongTree *tree)
     return tree->sha256;
 }
 
-/* ---- --set -------------------------------------------------------------- */
+/* ---- editing ------------------------------------------------------------ */
 
-static gboolean
-parse_index (const char *text, guint *out)
+void
+throng_tree_put_scalar (ThrongTree *tree, const ThrongNode *parent, guint index, const char *key,
+                        const char *origin, guint column, const char *value)
 {
-    guint64 value;
+    ThrongNode *node = (ThrongNode *) parent;
 
-    if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT, &value, NULL))
-        return FALSE;
-    *out = (guint)value;
-    return TRUE;
-}
+    g_return_if_fail (tree != NULL && parent != NULL && origin != NULL && value != NULL);
+    g_return_if_fail (parent->kind != THRONG_NODE_SCALAR);
+    g_return_if_fail (index < parent->items->len
+                      || (index == parent->items->len && parent->kind == THRONG_NODE_MAP
+                          && key != NULL));
 
-gboolean
-throng_tree_set (ThrongTree *tree, const char *assignment, GError **error)
-{
-    g_auto (GStrv) parts = NULL;
-    g_autoptr (GString) walked = g_string_new (NULL);
-    const char *equals;
-    ThrongNode *node;
-    guint n;
+    char *file = g_strdup (origin);
+    g_ptr_array_add (tree->strings, file);
+    ThrongNode *scalar = node_new (tree, THRONG_NODE_SCALAR, file, 1, column);
+    scalar->text = g_strdup (value);
+    scalar->plain = TRUE;
 
-    g_return_val_if_fail (tree != NULL, FALSE);
-    g_return_val_if_fail (assignment != NULL, FALSE);
-    g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-    if (!g_utf8_validate (assignment, -1, NULL)) {
-        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_SYNTAX,
-                     "--set: the assignment is not valid UTF-8");
-        return FALSE;
+    /* The node replaced stays in tree->nodes, which frees it with the tree. */
+    if (index < node->items->len) {
+        node->items->pdata[index] = scalar;
+        return;
     }
-    equals = strchr (assignment, '=');
-    if (equals == NULL || equals == assignment) {
-        g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_SYNTAX,
-                     "--set %s: expected PATH=VALUE, such as scenarios.0.users=10", assignment);
-        return FALSE;
-    }
-
-    g_autofree char *path = g_strndup (assignment, equals - assignment);
-    const char *value = equals + 1;
-
-    parts = g_strsplit (path, ".", -1);
-    n = g_strv_length (parts);
-    for (guint i = 0; i < n; i++) {
-        if (parts[i][0] == '\0') {
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_SYNTAX,
-                         "--set %s: '%s' has an empty component", assignment, path);
-            return FALSE;
-        }
-    }
-
-    /* walk to the parent of the last component */
-    node = tree->root;
-    for (guint i = 0; i < n; i++) {
-        gboolean last = i + 1 == n;
-        guint index = 0;
-        ThrongNode *child = NULL;
-
-        if (node->kind == THRONG_NODE_SCALAR) {
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_TYPE,
-                         "--set %s: %s is a single value, not a map or a list", assignment,
-                         walked->str);
-            return FALSE;
-        }
-        if (node->kind == THRONG_NODE_SEQUENCE) {
-            if (!parse_index (parts[i], &index)) {
-                g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_TYPE,
-                             "--set %s: %s is a list; '%s' is not an index such as 0", assignment,
-                             walked->str, parts[i]);
-                return FALSE;
-            }
-            if (index < node->items->len)
-                child = node->items->pdata[index];
-        } else {
-            for (index = 0; index < node->keys->len; index++) {
-                ThrongNode *key = node->keys->pdata[index];
-                if (strcmp (key->text, parts[i]) == 0) {
-                    child = node->items->pdata[index];
-                    break;
-                }
-            }
-        }
-
-        if (walked->len > 0)
-            g_string_append_c (walked, '.');
-        g_string_append (walked, parts[i]);
-
-        if (child == NULL && !(last && node->kind == THRONG_NODE_MAP)) {
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_MISSING,
-                         "--set %s: the plan has no %s", assignment, walked->str);
-            return FALSE;
-        }
-        if (!last) {
-            node = child;
-            continue;
-        }
-
-        if (child != NULL && child->kind != THRONG_NODE_SCALAR) {
-            g_set_error (error, THRONG_PLAN_ERROR, THRONG_PLAN_ERROR_TYPE,
-                         "--set %s: %s is a %s; --set replaces single values only", assignment,
-                         walked->str, child->kind == THRONG_NODE_MAP ? "map" : "list");
-            return FALSE;
-        }
-
-        char *file = g_strdup_printf ("--set %s", path);
-        g_ptr_array_add (tree->strings, file);
-        ThrongNode *scalar = node_new (tree, THRONG_NODE_SCALAR, file, 1,
-                                       (guint)g_utf8_strlen (assignment, value - assignment) + 1);
-        scalar->text = g_strdup (value);
-        scalar->plain = TRUE;
-
-        if (child != NULL) {
-            node->items->pdata[index] = scalar;
-        } else {
-            ThrongNode *key = node_new (tree, THRONG_NODE_SCALAR, file, 1, 1);
-            key->text = g_strdup (parts[i]);
-            key->plain = TRUE;
-            g_ptr_array_add (node->keys, key);
-            g_ptr_array_add (node->items, scalar);
-        }
-    }
-    return TRUE;
+    ThrongNode *key_node = node_new (tree, THRONG_NODE_SCALAR, file, 1, 1);
+    key_node->text = g_strdup (key);
+    key_node->plain = TRUE;
+    g_ptr_array_add (node->keys, key_node);
+    g_ptr_array_add (node->items, scalar);
 }
 
 /* ---- ${NAME} expansion --------------------------------------------------- */

@@ -5,12 +5,15 @@
  * the end of this run, writes how each scenario compares with it:
  * requests, errors and the 95th percentile of latency, exactly (the
  * earlier run's histograms are read back whole, not its rounded figures).
+ * With `save`, it also writes this run's summary with the SDK's run-file
+ * writer, the same document the json reporter writes, as the next run's
+ * baseline.
  *
  *   reporters:
- *     - json: { path: run.jsonl, mode: jsonl }      # this run, for the next
  *     - baseline:
- *         path: yesterday.jsonl    # required: a json reporter's file
+ *         path: yesterday.json     # required: a json reporter's file, or a saved one
  *         out: compare.txt         # required: where the comparison goes
+ *         save: today.json         # optional: this run, for the next
  *
  *   total requests 1200 (baseline 1180) errors 0 (baseline 2) p95 41.2 ms (baseline 39.8 ms, +3.5%)
  *
@@ -29,17 +32,20 @@
 typedef struct {
     char *path;
     char *out;
+    char *save;
 } BaselineOptions;
 
 static const ThrongOption baseline_options[] = {
     { .name = "path", .type = THRONG_OPTION_STRING, .offset = offsetof (BaselineOptions, path) },
     { .name = "out", .type = THRONG_OPTION_STRING, .offset = offsetof (BaselineOptions, out) },
+    { .name = "save", .type = THRONG_OPTION_STRING, .offset = offsetof (BaselineOptions, save) },
     { .name = NULL },
 };
 
 typedef struct {
     BaselineOptions options;
     ThrongRunFile *file;
+    ThrongRunFileWriter *writer; /* with `save` */
 } Baseline;
 
 static gpointer
@@ -68,9 +74,24 @@ baseline_open (gpointer data, const ThrongRunInfo *run, GError **error)
 {
     Baseline *self = data;
 
-    (void) run;
     self->file = throng_run_file_open (self->options.path, error);
-    return self->file != NULL;
+    if (self->file == NULL)
+        return FALSE;
+    /* The writer keeps what the summary does not say: scenario targets, the plan's hash. */
+    if (self->options.save != NULL)
+        self->writer = throng_run_file_writer_new (run);
+    return TRUE;
+}
+
+/* This run's summary as the json reporter's `mode: summary` writes it. */
+static gboolean
+baseline_save (Baseline *self, const ThrongSummary *summary, GError **error)
+{
+    g_autoptr (GString) document = g_string_new (NULL);
+
+    throng_run_file_writer_append_summary (self->writer, document, summary,
+                                           THRONG_RUN_FILE_DOCUMENT);
+    return g_file_set_contents (self->options.save, document->str, (gssize) document->len, error);
 }
 
 static void
@@ -119,6 +140,8 @@ baseline_close (gpointer data, const ThrongSummary *summary, GError **error)
         g_autofree char *name = g_strdup_printf ("scenario %s", summary->scenarios[s].name);
         append_stats (out, name, &summary->scenarios[s].stats, was != NULL ? &was->stats : NULL);
     }
+    if (self->writer != NULL && !baseline_save (self, summary, error))
+        return FALSE;
     return g_file_set_contents (self->options.out, out->str, (gssize) out->len, error);
 }
 
@@ -128,6 +151,7 @@ baseline_free (gpointer data)
     Baseline *self = data;
 
     throng_run_file_free (self->file);
+    throng_run_file_writer_free (self->writer);
     throng_options_clear (baseline_options, &self->options);
     g_free (self);
 }
@@ -152,7 +176,7 @@ static const ThrongPluginDescriptor baseline_descriptor = {
     .size = sizeof (ThrongPluginDescriptor),
     .name = "baseline",
     .version = "1.0",
-    .description = "compares a run with an earlier run's result file",
+    .description = "compares a run with an earlier run's result file, and saves this run's",
     .init = baseline_init,
 };
 

@@ -3,7 +3,9 @@
  * The json reporter: its options, its file and its hooks.  In `summary`
  * mode it writes one document at close, atomically; in `jsonl` mode one
  * object per line as the run goes (intervals, optionally samples) and the
- * summary as the last line.
+ * summary as the last line.  The lines and the document are the SDK's
+ * run-file writer's (<throng/runfile.h>), which `throng report` and
+ * `throng merge` read back; this file owns only the options and the file.
  */
 #include "json-reporter.h"
 #include "output.h"
@@ -33,12 +35,7 @@ static const ThrongOption json_options[] = {
 typedef struct {
     JsonOptions options;
     OutputFile *file;
-    guint n_scenarios;
-    char **scenario_names;
-    GPtrArray *step_labels;       /* per scenario, a GStrv */
-    JsonTimeCache time_cache;
-    char *plan_sha256;
-    GPtrArray *targets;           /* per scenario, what it loads (NULL: unknown) */
+    ThrongRunFileWriter *writer;
 } Json;
 
 static void
@@ -50,10 +47,7 @@ json_free (gpointer self)
         return;
     output_file_abort (json->file);
     throng_options_clear (json_options, &json->options);
-    g_strfreev (json->scenario_names);
-    g_clear_pointer (&json->step_labels, g_ptr_array_unref);
-    g_free (json->plan_sha256);
-    g_clear_pointer (&json->targets, g_ptr_array_unref);
+    throng_run_file_writer_free (json->writer);
     g_free (json);
 }
 
@@ -96,31 +90,9 @@ json_open (gpointer self, const ThrongRunInfo *run, GError **error)
     if (json->file == NULL)
         return FALSE;
 
-    /* The core hashes the plan as it loaded it; written as null when it could not. */
-    if (THRONG_STRUCT_HAS (run, ThrongRunInfo, plan_sha256))
-        json->plan_sha256 = g_strdup (run->plan_sha256);
-    json->n_scenarios = run->n_scenarios;
-    json->scenario_names = g_new0 (char *, run->n_scenarios + 1);
-    json->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-    json->targets = g_ptr_array_new_with_free_func (g_free);
-    gboolean targets = THRONG_STRUCT_HAS (run, ThrongRunInfo, scenario_targets)
-                       && run->scenario_targets != NULL;
-    for (guint i = 0; i < run->n_scenarios; i++) {
-        json->scenario_names[i] = g_strdup (run->scenario_names[i]);
-        g_ptr_array_add (json->step_labels, g_strdupv ((char **) run->step_labels[i]));
-        g_ptr_array_add (json->targets, g_strdup (targets ? run->scenario_targets[i] : NULL));
-    }
+    /* The run's scenario and step names, plan hash and targets, for every line. */
+    json->writer = throng_run_file_writer_new (run);
     return TRUE;
-}
-
-static void
-json_write_line (Json *json, JsonNode *root, gboolean pretty)
-{
-    GString *out = output_file_buffer (json->file);
-
-    json_document_write (out, root, pretty);
-    g_string_append_c (out, '\n');
-    output_file_commit (json->file);
 }
 
 static void
@@ -133,18 +105,7 @@ json_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
     output_file_publish (json->file);
     GString *out = output_file_buffer (json->file);
     for (gsize i = 0; i < n_samples; i++) {
-        const ThrongSample *sample = &samples[i];
-        const char *scenario = NULL;
-        const char *label = NULL;
-
-        if (sample->scenario < json->n_scenarios) {
-            char **labels = g_ptr_array_index (json->step_labels, sample->scenario);
-            scenario = json->scenario_names[sample->scenario];
-            if (labels != NULL && sample->step < g_strv_length (labels))
-                label = labels[sample->step];
-        }
-        json_document_append_sample (out, &json->time_cache, sample, scenario, label);
-        g_string_append_c (out, '\n');
+        throng_run_file_writer_append_sample (json->writer, out, &samples[i]);
         output_file_commit (json->file);
     }
 }
@@ -157,8 +118,9 @@ json_snapshot (gpointer self, const ThrongSummary *snapshot)
     if (json->file == NULL || json->options.mode != JSON_MODE_JSONL)
         return;
     output_file_publish (json->file);
-    g_autoptr (JsonNode) root = json_document_interval (snapshot);
-    json_write_line (json, root, FALSE);
+    throng_run_file_writer_append_interval (json->writer, output_file_buffer (json->file),
+                                            snapshot);
+    output_file_commit (json->file);
     output_file_flush (json->file);
 }
 
@@ -175,13 +137,11 @@ json_close (gpointer self, const ThrongSummary *summary, GError **error)
         output_file_abort (g_steal_pointer (&json->file));
         return TRUE;
     }
-    gboolean jsonl = json->options.mode == JSON_MODE_JSONL;
-    /* The summary's scenarios are the run's, as open announced them. */
-    const char *const *targets = json->targets->len >= summary->n_scenarios
-                                     ? (const char *const *) json->targets->pdata : NULL;
-    g_autoptr (JsonNode) root = json_document_summary (summary, jsonl ? "summary" : NULL,
-                                                     json->plan_sha256, targets);
-    json_write_line (json, root, !jsonl);
+    throng_run_file_writer_append_summary (json->writer, output_file_buffer (json->file), summary,
+                                           json->options.mode == JSON_MODE_JSONL
+                                               ? THRONG_RUN_FILE_LINE
+                                               : THRONG_RUN_FILE_DOCUMENT);
+    output_file_commit (json->file);
     return output_file_close (g_steal_pointer (&json->file), error);
 }
 

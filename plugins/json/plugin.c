@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The json plugin's registration: its descriptor and init, nothing else.
- * The reporter itself is in json.c, the documents it writes in document.c.
+ * The reporter itself is in json.c; what it writes is the SDK's run-file writer's.
  */
 #include <throng/plugin.h>
 

@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "plan.h"
+#include "plan-overrides.h"
 #include "threshold.h"
 
 #include "fuzz-glib.h"
@@ -180,7 +181,7 @@ fuzz_tree (const char *data, gsize size)
 
     for (gsize i = 0; sets[i] != NULL; i++) {
         g_autoptr (GError) set_error = NULL;
-        CHECK (throng_tree_set (tree, sets[i], &set_error), set_error);
+        CHECK (throng_cli_set (tree, sets[i], &set_error), set_error);
     }
     g_autoptr (GError) expand_error = NULL;
     CHECK (throng_tree_expand (tree, lookup, NULL, &expand_error), expand_error);

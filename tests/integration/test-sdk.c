@@ -876,7 +876,10 @@ test_examples_wait (void)
 /*
  * A reporter built out of tree reads an earlier run back with the SDK's
  * run-file reader: the first run's jsonl, compared by the second run's
- * baseline reporter with what it measured, histograms included.
+ * baseline reporter with what it measured, histograms included.  It
+ * writes with the SDK's run-file writer too: the second run's summary,
+ * saved by baseline, is byte for byte the json reporter's document of the
+ * same run, and the third run reads it back as its baseline.
  */
 static void
 test_examples_baseline (void)
@@ -901,8 +904,10 @@ test_examples_baseline (void)
     g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
 
-    g_autofree char *second = g_strdup_printf (BASELINE_PLAN, "20ms", 3,
-                                               "baseline: { path: first.jsonl, out: compare.txt }");
+    g_autofree char *second = g_strdup_printf (
+        BASELINE_PLAN, "20ms", 3,
+        "baseline: { path: first.jsonl, out: compare.txt, save: second.json }\n"
+        "  - json: { path: second-json.json }");
     g_free (throng_test_write_plan (dir, "plan.yaml", second));
     g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 0);
     throng_test_assert_no_glib_noise (err);
@@ -918,6 +923,31 @@ test_examples_baseline (void)
     g_assert_cmpfloat (now_ms, >=, 19.0);
     g_assert_cmpfloat (then_ms, >=, 1.9);
     g_assert_cmpfloat (then_ms, <, 19.0);
+
+    /* The plugin's writer wrote what the json reporter wrote, byte for byte. */
+    g_autofree char *saved = NULL;
+    g_autofree char *written = NULL;
+    g_autofree char *saved_path = g_build_filename (dir, "second.json", NULL);
+    g_autofree char *written_path = g_build_filename (dir, "second-json.json", NULL);
+    g_assert_true (g_file_get_contents (saved_path, &saved, NULL, NULL));
+    g_assert_true (g_file_get_contents (written_path, &written, NULL, NULL));
+    g_assert_true (g_str_has_prefix (saved, "{\n  \"version\": "));
+    g_assert_cmpstr (saved, ==, written);
+
+    /* What the plugin saved reads back as the next run's baseline. */
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_clear_pointer (&compare, g_free);
+    g_autofree char *next = g_strdup_printf (BASELINE_PLAN, "2ms", 1,
+                                             "baseline: { path: second.json, out: compare.txt }");
+    g_free (throng_test_write_plan (dir, "plan.yaml", next));
+    g_assert_cmpint (run_installed (args, dir, dir, &out, &err), ==, 0);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_true (g_file_get_contents (compare_path, &compare, NULL, NULL));
+    g_test_message ("%s", compare);
+    g_assert_true (g_str_has_prefix (compare, "total requests 2 (baseline 6) errors 0 (baseline 0) p95 "));
+    g_assert_true (sscanf (strstr (compare, "p95 "), "p95 %lf ms (baseline %lf ms", &now_ms, &then_ms) == 2);
+    g_assert_cmpfloat (then_ms, >=, 19.0);
 
     /* A baseline that cannot be read stops the run before it starts, with the reader's words. */
     g_clear_pointer (&out, g_free);

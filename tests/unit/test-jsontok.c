@@ -3,12 +3,16 @@
  * Tests of the core's JSON tokenizer (core/jsontok.c), which `throng
  * report` reads jsonl files with: what it accepts and refuses (a torn
  * line must be refused, not half-read), lookups, numbers, and strings
- * unescaped — \u escapes and surrogate pairs included.
+ * unescaped — \u escapes and surrogate pairs included.  Also its
+ * counterpart, the writer the run file is written with (jsonwrite.c): its
+ * layout, compact and indented, and what it writes reads back.
  */
+#include <math.h>
 #include <string.h>
 
 #include "jsontok-private.h"
 #include "results/samplefile-private.h"
+#include "results/jsonwrite-private.h"
 
 static gboolean
 parses (const char *text)
@@ -122,6 +126,90 @@ test_sample_time (void)
     g_assert_cmpint (throng_sample_line_time ("2026-12-02T14:36:30Z", 20), ==, 0);
 }
 
+static void
+write_sample (JsonWrite *w)
+{
+    jsonwrite_begin_object (w);
+    jsonwrite_member (w, "a");
+    jsonwrite_int (w, -12);
+    jsonwrite_member (w, "empty");
+    jsonwrite_begin_object (w);
+    jsonwrite_end_object (w);
+    jsonwrite_member (w, "none");
+    jsonwrite_begin_array (w);
+    jsonwrite_end_array (w);
+    jsonwrite_member (w, "list");
+    jsonwrite_begin_array (w);
+    jsonwrite_double (w, 0.1);
+    jsonwrite_double (w, 3);
+    jsonwrite_double (w, NAN);
+    jsonwrite_begin_object (w);
+    jsonwrite_member (w, "q\"\n");
+    jsonwrite_string (w, "caf\xc3\xa9 \x01\t\xff");
+    jsonwrite_end_object (w);
+    jsonwrite_null (w);
+    jsonwrite_bool (w, TRUE);
+    jsonwrite_string (w, NULL);
+    jsonwrite_end_array (w);
+    jsonwrite_end_object (w);
+}
+
+/* The layout the json reporter has always written: docs/reporters.md shows it. */
+static void
+test_write_layout (void)
+{
+    g_autoptr (GString) compact = g_string_new (NULL);
+    g_autoptr (GString) pretty = g_string_new (NULL);
+    JsonWrite w;
+
+    jsonwrite_init (&w, compact, FALSE);
+    write_sample (&w);
+    g_assert_cmpstr (compact->str, ==,
+                     "{\"a\":-12,\"empty\":{},\"none\":[],\"list\":[0.1,3.0,0.0,"
+                     "{\"q\\\"\\n\":\"caf\xc3\xa9 \\u0001\\t\xef\xbf\xbd\"},null,true,null]}");
+    jsonwrite_init (&w, pretty, TRUE);
+    write_sample (&w);
+    g_assert_cmpstr (pretty->str, ==,
+                     "{\n  \"a\": -12,\n  \"empty\": {},\n  \"none\": [],\n  \"list\": [\n"
+                     "    0.1,\n    3.0,\n    0.0,\n    {\n      \"q\\\"\\n\": "
+                     "\"caf\xc3\xa9 \\u0001\\t\xef\xbf\xbd\"\n    },\n    null,\n    true,\n"
+                     "    null\n  ]\n}");
+
+    /* Both read back, to the same values. */
+    for (guint i = 0; i < 2; i++) {
+        GString *text = i == 0 ? compact : pretty;
+        g_autoptr (GStringChunk) chunk = g_string_chunk_new (64);
+        JsonToks toks;
+
+        jsontok_init (&toks);
+        g_assert_true (jsontok_parse (&toks, text->str, text->len));
+        g_assert_cmpint (jsontok_int (&toks, jsontok_member (&toks, 0, "a")), ==, -12);
+        gint list = jsontok_member (&toks, 0, "list");
+        g_assert_cmpuint (jsontok_length (&toks, list), ==, 7);
+        g_assert_cmpfloat (jsontok_double (&toks, jsontok_element (&toks, list, 0)), ==, 0.1);
+        gint object = jsontok_element (&toks, list, 3);
+        g_assert_cmpstr (jsontok_string (&toks, jsontok_member (&toks, object, "q\"\n"), chunk), ==,
+                         "caf\xc3\xa9 \x01\t\xef\xbf\xbd");
+        jsontok_clear (&toks);
+    }
+}
+
+/* Integers without printf, as printf writes them. */
+static void
+test_write_int (void)
+{
+    static const gint64 values[] = { 0, 9, 10, 99, 100, -1, -10, 1733151630365, G_MAXINT64,
+                                     G_MININT64 };
+
+    for (guint i = 0; i < G_N_ELEMENTS (values); i++) {
+        g_autoptr (GString) out = g_string_new (NULL);
+        g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, values[i]);
+
+        jsonwrite_append_int (out, values[i]);
+        g_assert_cmpstr (out->str, ==, expected);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -130,5 +218,7 @@ main (int argc, char **argv)
     g_test_add_func ("/jsontok/lookups", test_lookups);
     g_test_add_func ("/jsontok/strings", test_strings);
     g_test_add_func ("/jsontok/sample-time", test_sample_time);
+    g_test_add_func ("/jsonwrite/layout", test_write_layout);
+    g_test_add_func ("/jsonwrite/int", test_write_int);
     return g_test_run ();
 }

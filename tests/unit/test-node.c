@@ -13,6 +13,7 @@
 #include <gmodule.h>
 #include <throng/throng.h>
 #include "node-private.h"
+#include "plan-overrides.h"
 #include "registry.h"
 #include "test-utils.h"
 
@@ -281,7 +282,7 @@ assert_set_error (const char *assignment, const char *message)
         = load ("name: x\nscenarios:\n  - users: 5\n    steps: [{null: {}}]\n");
     g_autoptr (GError) error = NULL;
 
-    g_assert_false (throng_tree_set (tree, assignment, &error));
+    g_assert_false (throng_cli_set (tree, assignment, &error));
     g_assert_nonnull (error);
     g_assert_true (error->domain == THRONG_PLAN_ERROR);
     g_assert_cmpstr (error->message, ==, message);
@@ -296,11 +297,11 @@ test_tree_set (void)
     const ThrongNode *scenario;
     const ThrongNode *users;
 
-    g_assert_true (throng_tree_set (tree, "scenarios.0.users=50", &error));
+    g_assert_true (throng_cli_set (tree, "scenarios.0.users=50", &error));
     g_assert_no_error (error);
-    g_assert_true (throng_tree_set (tree, "scenarios.0.duration=10s", &error));
-    g_assert_true (throng_tree_set (tree, "name=a=b", &error));
-    g_assert_true (throng_tree_set (tree, "scenarios.0.steps.0.null.delay=5ms", &error));
+    g_assert_true (throng_cli_set (tree, "scenarios.0.duration=10s", &error));
+    g_assert_true (throng_cli_set (tree, "name=a=b", &error));
+    g_assert_true (throng_cli_set (tree, "scenarios.0.steps.0.null.delay=5ms", &error));
 
     scenario = throng_node_child (throng_node_lookup (throng_tree_root (tree), "scenarios"), 0);
     users = throng_node_lookup (scenario, "users");
@@ -316,7 +317,7 @@ test_tree_set (void)
 
     /* a later typed error names the option */
     guint64 value = 7;
-    g_assert_true (throng_tree_set (tree, "scenarios.0.users=abc", &error));
+    g_assert_true (throng_cli_set (tree, "scenarios.0.users=abc", &error));
     users = throng_node_lookup (scenario, "users");
     g_assert_false (throng_node_get_uint (users, &value, &error));
     g_assert_cmpstr (error->message, ==,
@@ -324,7 +325,7 @@ test_tree_set (void)
     g_assert_cmpuint (value, ==, 7);
 
     /* an empty value is null, as in the file */
-    g_assert_true (throng_tree_set (tree, "name=", NULL));
+    g_assert_true (throng_cli_set (tree, "name=", NULL));
     g_assert_true (throng_node_is_null (throng_node_lookup (throng_tree_root (tree), "name")));
 }
 

@@ -293,12 +293,12 @@ test_builtin_wanted (void)
     const char *const set_builtin[] = { "target=builtin", NULL };
     const char *const set_bad[] = { "target", NULL };
 
-    g_assert_true (throng_plan_file_wants_builtin_target (builtin, NULL));
-    g_assert_false (throng_plan_file_wants_builtin_target (minimal, NULL));
-    g_assert_true (throng_plan_file_wants_builtin_target (minimal, set_builtin));
+    g_assert_true (throng_cli_plan_wants_builtin_target (builtin, NULL));
+    g_assert_false (throng_cli_plan_wants_builtin_target (minimal, NULL));
+    g_assert_true (throng_cli_plan_wants_builtin_target (minimal, set_builtin));
     /* what cannot be read is the load's to report */
-    g_assert_false (throng_plan_file_wants_builtin_target (builtin, set_bad));
-    g_assert_false (throng_plan_file_wants_builtin_target ("/nonexistent/plan.yaml", NULL));
+    g_assert_false (throng_cli_plan_wants_builtin_target (builtin, set_bad));
+    g_assert_false (throng_cli_plan_wants_builtin_target ("/nonexistent/plan.yaml", NULL));
 }
 
 /* ---- plans written by the tests ------------------------------------------ */
@@ -363,7 +363,7 @@ test_set (ThrongTestTmpdir *fixture, gconstpointer data)
     const char *const sets[]
         = { "scenarios.0.users=7", "name=overridden", "scenarios.0.duration=10s",
             "scenarios.0.steps.0.null.delay=3ms", NULL };
-    ThrongPlanLoadOptions options = { .sets = sets };
+    ThrongPlanLoadOptions options = { .edit = throng_cli_sets_apply, .edit_data = (gpointer) sets };
     g_autoptr (GError) error = NULL;
     g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
     ThrongPlanScenario *scenario;
@@ -382,7 +382,7 @@ assert_set_error (const char *dir, const char *assignment, const char *message)
 {
     g_autofree char *path = throng_test_write_plan (dir, "plan.yaml", minimal_plan);
     const char *const sets[] = { "name=fine", assignment, NULL };
-    ThrongPlanLoadOptions options = { .sets = sets };
+    ThrongPlanLoadOptions options = { .edit = throng_cli_sets_apply, .edit_data = (gpointer) sets };
     g_autoptr (GError) error = NULL;
     g_autoptr (ThrongPlan) plan = load_plan (path, &options, &error);
 

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A finished run read back from the json reporter's jsonl file (`mode:
- * jsonl`, or a `mode: summary` document): the run's shape, each interval
- * as the snapshot reporters received, the samples, and the final summary,
- * rebuilt as the same structs a live run hands to reporters, histograms
- * included.  A reporter or a tool can so be driven from a file as if the
- * run were live; `throng report` and `throng merge` read files this way.
- * docs/reporters.md documents the schema.
+ * The run file: what the json reporter writes (`mode: jsonl`, or a `mode:
+ * summary` document) and what `throng report`, `throng merge` and any
+ * reporter or tool read back, under one schema version.
+ *
+ * Read: the run's shape, each interval as the snapshot reporters received,
+ * the samples, and the final summary, rebuilt as the same structs a live
+ * run hands to reporters, histograms included.  A reporter or a tool can
+ * so be driven from a file as if the run were live.
+ *
+ * Write (since 0.5): the same lines and documents the json reporter
+ * writes, byte for byte, appended to a #GString the caller owns; the
+ * caller decides where they go.  docs/reporters.md documents the schema.
  */
 #pragma once
 
@@ -19,9 +24,10 @@ G_BEGIN_DECLS
 /**
  * THRONG_RUN_FILE_VERSION:
  *
- * The version of the run-file schema that the json reporter writes on
- * every line ("version") and that this reader reads; a line of a newer
- * version is skipped and named.
+ * The version of the run-file schema that the writer (the json reporter's
+ * too) puts on every line ("version") and that this reader reads; a line
+ * of a newer version is skipped and named.  Bumped only when a field
+ * changes meaning or disappears; a field added does not bump it.
  *
  * Since: 0.4
  */
@@ -126,5 +132,97 @@ THRONG_API const ThrongSummary *throng_run_file_summary (ThrongRunFile *file);
 THRONG_API const char *const *throng_run_file_skipped (ThrongRunFile *file);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongRunFile, throng_run_file_free)
+
+/**
+ * ThrongRunFileWriter:
+ *
+ * What writes one run's file: the run's scenario and step names (a
+ * sample carries only their indices), its plan's hash and its targets,
+ * and the second last formatted for sample times.  Not thread-safe; a
+ * reporter uses it from its hooks, on the main thread.
+ *
+ * Since: 0.5
+ */
+typedef struct _ThrongRunFileWriter ThrongRunFileWriter;
+
+/**
+ * ThrongRunFileLayout:
+ * @THRONG_RUN_FILE_LINE: the jsonl summary line: compact, `"type":
+ *   "summary"` first, the last line of a `mode: jsonl` file
+ * @THRONG_RUN_FILE_DOCUMENT: a `mode: summary` file: the summary alone,
+ *   indented by two spaces, without "type"
+ *
+ * How throng_run_file_writer_append_summary() lays the summary out.
+ *
+ * Since: 0.5
+ */
+typedef enum {
+    THRONG_RUN_FILE_LINE,
+    THRONG_RUN_FILE_DOCUMENT,
+} ThrongRunFileLayout;
+
+/**
+ * throng_run_file_writer_new:
+ * @run: (nullable): what the reporter's open received; copied.  %NULL
+ *   writes samples without scenario and step names, and the summary
+ *   without plan.sha256 and targets.
+ *
+ * Returns: (transfer full): a writer
+ *
+ * Since: 0.5
+ */
+THRONG_API ThrongRunFileWriter *throng_run_file_writer_new (const ThrongRunInfo *run);
+
+/**
+ * throng_run_file_writer_free:
+ * @writer: (nullable): a writer
+ *
+ * Since: 0.5
+ */
+THRONG_API void throng_run_file_writer_free (ThrongRunFileWriter *writer);
+
+/**
+ * throng_run_file_writer_append_sample:
+ * @writer: a writer
+ * @out: where the line is appended
+ * @sample: a sample of the run @writer was made for
+ *
+ * Appends one jsonl "sample" line, its newline included.
+ *
+ * Since: 0.5
+ */
+THRONG_API void throng_run_file_writer_append_sample (ThrongRunFileWriter *writer, GString *out,
+                                                      const ThrongSample *sample);
+
+/**
+ * throng_run_file_writer_append_interval:
+ * @writer: a writer
+ * @out: where the line is appended
+ * @snapshot: what a reporter's snapshot hook received
+ *
+ * Appends one jsonl "interval" line, its newline included.
+ *
+ * Since: 0.5
+ */
+THRONG_API void throng_run_file_writer_append_interval (ThrongRunFileWriter *writer, GString *out,
+                                                        const ThrongSummary *snapshot);
+
+/**
+ * throng_run_file_writer_append_summary:
+ * @writer: a writer
+ * @out: where the summary is appended
+ * @summary: what a reporter's close hook received
+ * @layout: the jsonl line, or a document of its own
+ *
+ * Appends the run's summary, its final newline included; either layout
+ * reads back with throng_run_file_open().
+ *
+ * Since: 0.5
+ */
+THRONG_API void throng_run_file_writer_append_summary (ThrongRunFileWriter *writer, GString *out,
+                                                       const ThrongSummary *summary,
+                                                       ThrongRunFileLayout layout);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongRunFileWriter, throng_run_file_writer_free)
 
 G_END_DECLS

@@ -1,17 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The JSON the json reporter writes: the versioned summary document, the
- * jsonl interval and sample objects, and the STATS object they share.
- * docs/reporters.md is the schema; a field changes there and here together.
+ * The run-file writer (<throng/runfile.h>): the versioned summary
+ * document, the jsonl interval and sample objects, and the STATS object
+ * they share, as the json reporter writes them and runfile.c reads them
+ * back, under the one THRONG_RUN_FILE_VERSION.  docs/reporters.md is the
+ * schema; a field changes there, here and in runfile-store.c together.
  */
-#include <math.h>
 #include <string.h>
 #include <time.h>
 
-#include "json-reporter.h"
-#include "output.h"
+#include <throng/throng.h>
 
-char *
+#include "jsonwrite-private.h"
+
+/* The last second formatted for sample times; zero-initialise. */
+typedef struct {
+    gboolean valid;
+    gint64 second;
+    char prefix[32];
+} JsonTimeCache;
+
+struct _ThrongRunFileWriter {
+    guint n_scenarios;
+    char **scenario_names;
+    GPtrArray *step_labels;       /* per scenario, a GStrv */
+    JsonTimeCache time_cache;
+    char *plan_sha256;
+    GPtrArray *targets;           /* per scenario, what it loads (NULL: unknown) */
+};
+
+/* ISO 8601 in UTC with milliseconds: "2026-12-02T14:20:01.123Z". */
+static char *
 json_document_time (gint64 wall_us)
 {
     time_t seconds = (time_t) (wall_us / G_USEC_PER_SEC);
@@ -30,49 +49,49 @@ json_document_time (gint64 wall_us)
 }
 
 static void
-json_add_time (JsonBuilder *builder, const char *name, gint64 wall_us)
+json_add_time (JsonWrite *builder, const char *name, gint64 wall_us)
 {
     g_autofree char *text = json_document_time (wall_us);
 
-    json_builder_set_member_name (builder, name);
-    json_builder_add_string_value (builder, text);
+    jsonwrite_member (builder, name);
+    jsonwrite_string (builder, text);
 }
 
 static void
-json_add_int (JsonBuilder *builder, const char *name, gint64 value)
+json_add_int (JsonWrite *builder, const char *name, gint64 value)
 {
-    json_builder_set_member_name (builder, name);
-    json_builder_add_int_value (builder, value);
+    jsonwrite_member (builder, name);
+    jsonwrite_int (builder, value);
 }
 
 static void
-json_add_double (JsonBuilder *builder, const char *name, gdouble value)
+json_add_double (JsonWrite *builder, const char *name, gdouble value)
 {
-    json_builder_set_member_name (builder, name);
-    json_builder_add_double_value (builder, value);
+    jsonwrite_member (builder, name);
+    jsonwrite_double (builder, value);
 }
 
 static void
-json_add_string (JsonBuilder *builder, const char *name, const char *value)
+json_add_string (JsonWrite *builder, const char *name, const char *value)
 {
-    json_builder_set_member_name (builder, name);
+    jsonwrite_member (builder, name);
     if (value != NULL)
-        json_builder_add_string_value (builder, value);
+        jsonwrite_string (builder, value);
     else
-        json_builder_add_null_value (builder);
+        jsonwrite_null (builder);
 }
 
 /* {"min", "mean", "p50", "p90", "p95", "p99", "max", "histogram"}, all µs. */
 static void
-json_add_distribution (JsonBuilder *builder, const char *name, const ThrongHistogram *histogram)
+json_add_distribution (JsonWrite *builder, const char *name, const ThrongHistogram *histogram)
 {
     static const struct {
         const char *name;
         gdouble percentile;
     } percentiles[] = { { "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 } };
 
-    json_builder_set_member_name (builder, name);
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, name);
+    jsonwrite_begin_object (builder);
     json_add_int (builder, "min", histogram != NULL ? throng_histogram_min (histogram) : 0);
     json_add_double (builder, "mean", histogram != NULL ? throng_histogram_mean (histogram) : 0);
     for (gsize i = 0; i < G_N_ELEMENTS (percentiles); i++)
@@ -83,12 +102,12 @@ json_add_distribution (JsonBuilder *builder, const char *name, const ThrongHisto
     json_add_int (builder, "max", histogram != NULL ? throng_histogram_max (histogram) : 0);
     g_autofree char *serialized = histogram != NULL ? throng_histogram_serialize (histogram) : NULL;
     json_add_string (builder, "histogram", serialized);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
 }
 
 /* Only the classes that occurred; slots past the known classes count as "other". */
 static void
-json_add_errors_by_class (JsonBuilder *builder, const ThrongStats *stats)
+json_add_errors_by_class (JsonWrite *builder, const ThrongStats *stats)
 {
     const char *names[THRONG_ERROR_CLASS_SLOTS];
     guint64 counts[THRONG_ERROR_CLASS_SLOTS];
@@ -108,11 +127,11 @@ json_add_errors_by_class (JsonBuilder *builder, const ThrongStats *stats)
         counts[i] += stats->errors_by_class[c];
     }
 
-    json_builder_set_member_name (builder, "errors_by_class");
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, "errors_by_class");
+    jsonwrite_begin_object (builder);
     for (guint i = 0; i < n; i++)
         json_add_int (builder, names[i], (gint64) counts[i]);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
 }
 
 /*
@@ -121,11 +140,11 @@ json_add_errors_by_class (JsonBuilder *builder, const ThrongStats *stats)
  * also tells a reader that "requests" leaves those out.
  */
 static void
-json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats, gdouble seconds,
+json_add_stats (JsonWrite *builder, const char *name, const ThrongStats *stats, gdouble seconds,
                 guint64 retry_attempts)
 {
-    json_builder_set_member_name (builder, name);
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, name);
+    jsonwrite_begin_object (builder);
     json_add_int (builder, "requests", (gint64) stats->requests);
     json_add_int (builder, "not_sent", (gint64) throng_stats_get_not_sent (stats));
     json_add_int (builder, "errors", (gint64) stats->errors);
@@ -138,21 +157,21 @@ json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats
     json_add_int (builder, "connections", (gint64) stats->connections);
     json_add_int (builder, "retries", (gint64) stats->retries);
     if (stats->n_protocols > 0) {
-        json_builder_set_member_name (builder, "protocols");
-        json_builder_begin_object (builder);
+        jsonwrite_member (builder, "protocols");
+        jsonwrite_begin_object (builder);
         for (guint i = 0; i < stats->n_protocols; i++)
             json_add_int (builder, stats->protocols[i].name,
                           (gint64) stats->protocols[i].requests);
-        json_builder_end_object (builder);
+        jsonwrite_end_object (builder);
     }
-    json_builder_set_member_name (builder, "handshakes");
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, "handshakes");
+    jsonwrite_begin_object (builder);
     json_add_int (builder, "full", (gint64) stats->handshakes_full);
     json_add_int (builder, "resumed", (gint64) stats->handshakes_resumed);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
     json_add_distribution (builder, "latency_us", stats->latency);
     json_add_distribution (builder, "handshake_us", stats->handshake);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
 }
 
 /*
@@ -161,7 +180,7 @@ json_add_stats (JsonBuilder *builder, const char *name, const ThrongStats *stats
  * `dropped_iterations.rate` thresholds read them.
  */
 static void
-json_add_dropped (JsonBuilder *builder, guint64 dropped, guint64 iterations)
+json_add_dropped (JsonWrite *builder, guint64 dropped, guint64 iterations)
 {
     json_add_int (builder, "dropped_iterations", (gint64) dropped);
     json_add_double (builder, "dropped_iterations_rate",
@@ -174,42 +193,42 @@ json_add_dropped (JsonBuilder *builder, guint64 dropped, guint64 iterations)
  * `data_exhausted` when its data set ran out.
  */
 static void
-json_add_checks (JsonBuilder *builder, const ThrongScenarioSummary *scenario)
+json_add_checks (JsonWrite *builder, const ThrongScenarioSummary *scenario)
 {
     const ThrongScenarioJourney *journey = throng_journey_get (scenario);
     guint64 passes, fails;
 
     throng_journey_checks_total (scenario, &passes, &fails);
-    json_builder_set_member_name (builder, "checks");
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, "checks");
+    jsonwrite_begin_object (builder);
     json_add_int (builder, "passes", (gint64)passes);
     json_add_int (builder, "fails", (gint64)fails);
     json_add_double (builder, "rate",
                      passes + fails > 0 ? (gdouble)passes / (gdouble)(passes + fails) : 1.0);
-    json_builder_set_member_name (builder, "list");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "list");
+    jsonwrite_begin_array (builder);
     for (guint c = 0; journey != NULL && c < journey->n_checks; c++) {
         const ThrongCheckSummary *check = &journey->checks[c];
 
-        json_builder_begin_object (builder);
+        jsonwrite_begin_object (builder);
         json_add_string (builder, "name", check->name);
         json_add_int (builder, "passes", (gint64)check->passes);
         json_add_int (builder, "fails", (gint64)check->fails);
-        json_builder_end_object (builder);
+        jsonwrite_end_object (builder);
     }
-    json_builder_end_array (builder);
-    json_builder_end_object (builder);
-    json_builder_set_member_name (builder, "data_exhausted");
-    json_builder_add_boolean_value (builder, throng_journey_data_exhausted (scenario));
+    jsonwrite_end_array (builder);
+    jsonwrite_end_object (builder);
+    jsonwrite_member (builder, "data_exhausted");
+    jsonwrite_bool (builder, throng_journey_data_exhausted (scenario));
 }
 
 /* @targets: in the summary, what each scenario loads (NULL: not known); NULL in intervals. */
 /* One scenario's object; @target (nullable) is its protocols' description. */
 static void
-json_add_scenario (JsonBuilder *builder, const ThrongScenarioSummary *scenario, gdouble seconds,
+json_add_scenario (JsonWrite *builder, const ThrongScenarioSummary *scenario, gdouble seconds,
                    gboolean active, const char *target, gboolean with_target)
 {
-    json_builder_begin_object (builder);
+    jsonwrite_begin_object (builder);
     json_add_string (builder, "name", scenario->name);
     if (with_target)
         json_add_string (builder, "target", target);
@@ -224,12 +243,12 @@ json_add_scenario (JsonBuilder *builder, const ThrongScenarioSummary *scenario, 
     json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
     json_add_stats (builder, "stats", &scenario->stats, seconds,
                     throng_journey_retry_attempts (scenario));
-    json_builder_set_member_name (builder, "steps");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "steps");
+    jsonwrite_begin_array (builder);
     for (guint s = 0; s < scenario->n_steps; s++) {
         const ThrongStepSummary *step = &scenario->steps[s];
 
-        json_builder_begin_object (builder);
+        jsonwrite_begin_object (builder);
         json_add_string (builder, "label", step->label);
         json_add_string (builder, "protocol", step->protocol);
         json_add_string (builder, "kind",
@@ -238,23 +257,23 @@ json_add_scenario (JsonBuilder *builder, const ThrongScenarioSummary *scenario, 
         json_add_int (builder, "depth", throng_journey_step_depth (scenario, s));
         json_add_stats (builder, "stats", &step->stats, seconds,
                         throng_journey_step_retry_attempts (scenario, s));
-        json_builder_end_object (builder);
+        jsonwrite_end_object (builder);
     }
-    json_builder_end_array (builder);
+    jsonwrite_end_array (builder);
     json_add_checks (builder, scenario);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
 }
 
 static void
-json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds,
+json_add_scenarios (JsonWrite *builder, const ThrongSummary *summary, gdouble seconds,
                     gboolean active, const char *const *targets)
 {
-    json_builder_set_member_name (builder, "scenarios");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "scenarios");
+    jsonwrite_begin_array (builder);
     for (guint i = 0; i < summary->n_scenarios; i++)
         json_add_scenario (builder, &summary->scenarios[i], seconds, active,
                            targets != NULL ? targets[i] : NULL, targets != NULL);
-    json_builder_end_array (builder);
+    jsonwrite_end_array (builder);
 }
 
 /*
@@ -263,16 +282,16 @@ json_add_scenarios (JsonBuilder *builder, const ThrongSummary *summary, gdouble 
  * not a throughput).
  */
 static void
-json_add_phases (JsonBuilder *builder, const ThrongSummary *summary)
+json_add_phases (JsonWrite *builder, const ThrongSummary *summary)
 {
     if (!THRONG_STRUCT_HAS (summary, ThrongSummary, teardown))
         return;
     if (summary->setup != NULL) {
-        json_builder_set_member_name (builder, "setup");
+        jsonwrite_member (builder, "setup");
         json_add_scenario (builder, summary->setup, 0, FALSE, NULL, FALSE);
     }
     if (summary->teardown != NULL) {
-        json_builder_set_member_name (builder, "teardown");
+        jsonwrite_member (builder, "teardown");
         json_add_scenario (builder, summary->teardown, 0, FALSE, NULL, FALSE);
     }
 }
@@ -287,22 +306,22 @@ json_n_thresholds (const ThrongSummary *summary)
 
 /* How hard throng itself worked: whether its figures describe the target or throng. */
 static void
-json_add_self (JsonBuilder *builder, const ThrongSummary *summary)
+json_add_self (JsonWrite *builder, const ThrongSummary *summary)
 {
     if (!THRONG_STRUCT_HAS (summary, ThrongSummary, saturated))
         return;
     json_add_double (builder, "cpu_share", summary->cpu_share);
     json_add_int (builder, "lag_p99_us", summary->lag_p99_us);
     json_add_int (builder, "loop_delay_max_us", summary->loop_delay_max_us);
-    json_builder_set_member_name (builder, "saturated");
-    json_builder_add_boolean_value (builder, summary->saturated);
+    jsonwrite_member (builder, "saturated");
+    jsonwrite_bool (builder, summary->saturated);
 }
 
 /* One shard's own statement ("shard"), or its line of a merged run's "shards". */
 static void
-json_add_shard_object (JsonBuilder *builder, const ThrongShardSummary *shard, gboolean merged)
+json_add_shard_object (JsonWrite *builder, const ThrongShardSummary *shard, gboolean merged)
 {
-    json_builder_begin_object (builder);
+    jsonwrite_begin_object (builder);
     json_add_int (builder, "index", shard->index);
     json_add_int (builder, "count", shard->count);
     json_add_string (builder, "plan_sha256", shard->plan_sha256);
@@ -319,44 +338,44 @@ json_add_shard_object (JsonBuilder *builder, const ThrongShardSummary *shard, gb
         json_add_string (builder, "file", shard->file);
         json_add_int (builder, "requests", (gint64) shard->requests);
         json_add_int (builder, "workers", shard->workers);
-        json_builder_set_member_name (builder, "cpu");
-        json_builder_begin_object (builder);
+        jsonwrite_member (builder, "cpu");
+        jsonwrite_begin_object (builder);
         json_add_double (builder, "user_s", (gdouble) shard->cpu_user_us / G_USEC_PER_SEC);
         json_add_double (builder, "system_s", (gdouble) shard->cpu_system_us / G_USEC_PER_SEC);
-        json_builder_end_object (builder);
+        jsonwrite_end_object (builder);
         json_add_double (builder, "cpu_share", shard->cpu_share);
         json_add_int (builder, "lag_p99_us", shard->lag_p99_us);
-        json_builder_set_member_name (builder, "saturated");
-        json_builder_add_boolean_value (builder, shard->saturated);
+        jsonwrite_member (builder, "saturated");
+        jsonwrite_bool (builder, shard->saturated);
     } else {
-        json_builder_set_member_name (builder, "thresholds");
-        json_builder_begin_array (builder);
+        jsonwrite_member (builder, "thresholds");
+        jsonwrite_begin_array (builder);
         for (const char *const *t = shard->thresholds; t != NULL && *t != NULL; t++)
-            json_builder_add_string_value (builder, *t);
-        json_builder_end_array (builder);
+            jsonwrite_string (builder, *t);
+        jsonwrite_end_array (builder);
     }
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
 }
 
 /* "shard" in a shard's summary; "partial" and "shards" in a merged one (docs/distributed.md). */
 static void
-json_add_shards (JsonBuilder *builder, const ThrongSummary *summary)
+json_add_shards (JsonWrite *builder, const ThrongSummary *summary)
 {
     if (!THRONG_STRUCT_HAS (summary, ThrongSummary, partial))
         return;
     if (summary->shard != NULL) {
-        json_builder_set_member_name (builder, "shard");
+        jsonwrite_member (builder, "shard");
         json_add_shard_object (builder, summary->shard, FALSE);
     }
     if (summary->shards == NULL)
         return;
-    json_builder_set_member_name (builder, "partial");
-    json_builder_add_boolean_value (builder, summary->partial);
-    json_builder_set_member_name (builder, "shards");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "partial");
+    jsonwrite_bool (builder, summary->partial);
+    jsonwrite_member (builder, "shards");
+    jsonwrite_begin_array (builder);
     for (guint i = 0; i < summary->n_shards; i++)
         json_add_shard_object (builder, &summary->shards[i], TRUE);
-    json_builder_end_array (builder);
+    jsonwrite_end_array (builder);
 }
 
 /*
@@ -365,7 +384,7 @@ json_add_shards (JsonBuilder *builder, const ThrongSummary *summary)
  * a trend's histogram holds its values times 1000, like the latencies' µs.
  */
 static void
-json_add_custom_metrics (JsonBuilder *builder, const ThrongSummary *summary, gdouble seconds)
+json_add_custom_metrics (JsonWrite *builder, const ThrongSummary *summary, gdouble seconds)
 {
     static const struct {
         const char *name;
@@ -373,13 +392,13 @@ json_add_custom_metrics (JsonBuilder *builder, const ThrongSummary *summary, gdo
     } percentiles[] = { { "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 } };
     guint n = THRONG_STRUCT_HAS (summary, ThrongSummary, n_metrics) ? summary->n_metrics : 0;
 
-    json_builder_set_member_name (builder, "metrics");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "metrics");
+    jsonwrite_begin_array (builder);
     for (guint i = 0; i < n; i++) {
         const ThrongCustomMetric *metric = &summary->metrics[i];
         static const char *const kinds[] = { "counter", "gauge", "rate", "trend" };
 
-        json_builder_begin_object (builder);
+        jsonwrite_begin_object (builder);
         json_add_string (builder, "name", metric->name);
         json_add_string (builder, "type",
                          (guint) metric->kind < G_N_ELEMENTS (kinds) ? kinds[metric->kind] : "unknown");
@@ -419,17 +438,23 @@ json_add_custom_metrics (JsonBuilder *builder, const ThrongSummary *summary, gdo
             }
             break;
         }
-        json_builder_end_object (builder);
+        jsonwrite_end_object (builder);
     }
-    json_builder_end_array (builder);
+    jsonwrite_end_array (builder);
 }
 
-JsonNode *
-json_document_summary (const ThrongSummary *summary, const char *type,
+/*
+ * The summary document of docs/reporters.md.  @type, when not NULL, is
+ * written first as "type" (the jsonl mode's "summary" line).  @plan_sha256
+ * (may be NULL) is the plan file's hash, written as plan.sha256.  @targets
+ * (may be NULL, as may each of its n_scenarios elements) is what each
+ * scenario loads, written as scenarios[].target.
+ */
+static void
+json_document_summary (JsonWrite *builder, const ThrongSummary *summary, const char *type,
                        const char *plan_sha256, const char *const *targets)
 {
     g_autofree const char **no_targets = g_new0 (const char *, MAX (summary->n_scenarios, 1));
-    g_autoptr (JsonBuilder) builder = json_builder_new ();
     gdouble seconds = (gdouble) summary->elapsed_us / G_USEC_PER_SEC;
     /* Rates over the time the load ran, not over a graceful stop's wait. */
     gdouble load_seconds
@@ -438,38 +463,38 @@ json_document_summary (const ThrongSummary *summary, const char *type,
               : seconds;
     gint64 cpu_us = summary->cpu_user_us + summary->cpu_system_us;
 
-    json_builder_begin_object (builder);
+    jsonwrite_begin_object (builder);
     if (type != NULL)
         json_add_string (builder, "type", type);
     /* One version for the writer and the SDK's reader: bumped only when a field changes
      * meaning or disappears. */
     json_add_int (builder, "version", THRONG_RUN_FILE_VERSION);
-    json_builder_set_member_name (builder, "plan");
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, "plan");
+    jsonwrite_begin_object (builder);
     json_add_string (builder, "name", summary->plan_name);
     json_add_string (builder, "file", summary->plan_file);
     json_add_string (builder, "sha256", plan_sha256);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
     json_add_string (builder, "throng_version", THRONG_VERSION_STRING);
     json_add_time (builder, "start", summary->start_wall_us);
     json_add_time (builder, "end", summary->end_wall_us);
     json_add_double (builder, "duration_s", seconds);
     json_add_double (builder, "load_s", load_seconds);
-    json_builder_set_member_name (builder, "interrupted");
-    json_builder_add_boolean_value (builder, summary->interrupted);
+    jsonwrite_member (builder, "interrupted");
+    jsonwrite_bool (builder, summary->interrupted);
     json_add_int (builder, "interrupted_iterations",
                   THRONG_STRUCT_HAS (summary, ThrongSummary, interrupted_iterations)
                       ? (gint64) summary->interrupted_iterations : 0);
     json_add_int (builder, "workers", summary->workers);
 
-    json_builder_set_member_name (builder, "cpu");
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, "cpu");
+    jsonwrite_begin_object (builder);
     json_add_double (builder, "user_s", (gdouble) summary->cpu_user_us / G_USEC_PER_SEC);
     json_add_double (builder, "system_s", (gdouble) summary->cpu_system_us / G_USEC_PER_SEC);
     json_add_double (builder, "per_request_us",
                      summary->total.requests > 0
                          ? (gdouble) cpu_us / (gdouble) summary->total.requests : 0);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
     json_add_self (builder, summary);
 
     guint64 dropped = 0, iterations = 0;
@@ -485,45 +510,44 @@ json_document_summary (const ThrongSummary *summary, const char *type,
     json_add_phases (builder, summary);
     json_add_custom_metrics (builder, summary, load_seconds);
 
-    json_builder_set_member_name (builder, "warnings");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "warnings");
+    jsonwrite_begin_array (builder);
     for (const char *const *w = summary->warnings; w != NULL && *w != NULL; w++)
-        json_builder_add_string_value (builder, *w);
-    json_builder_end_array (builder);
+        jsonwrite_string (builder, *w);
+    jsonwrite_end_array (builder);
 
-    json_builder_set_member_name (builder, "thresholds");
-    json_builder_begin_array (builder);
+    jsonwrite_member (builder, "thresholds");
+    jsonwrite_begin_array (builder);
     for (guint i = 0; i < json_n_thresholds (summary); i++) {
         const ThrongThresholdResult *result = &summary->thresholds[i];
 
-        json_builder_begin_object (builder);
+        jsonwrite_begin_object (builder);
         json_add_string (builder, "expression", result->expression);
         json_add_string (builder, "actual", result->actual);
-        json_builder_set_member_name (builder, "passed");
-        json_builder_add_boolean_value (builder, result->passed);
-        json_builder_end_object (builder);
+        jsonwrite_member (builder, "passed");
+        jsonwrite_bool (builder, result->passed);
+        jsonwrite_end_object (builder);
     }
-    json_builder_end_array (builder);
+    jsonwrite_end_array (builder);
     json_add_int (builder, "samples_dropped",
                   THRONG_STRUCT_HAS (summary, ThrongSummary, samples_dropped)
                       ? (gint64) summary->samples_dropped : 0);
     json_add_shards (builder, summary);
 
-    json_builder_end_object (builder);
-    return json_builder_get_root (builder);
+    jsonwrite_end_object (builder);
 }
 
-JsonNode *
-json_document_interval (const ThrongSummary *snapshot)
+/* One jsonl "interval" object: the stats of the snapshot's interval. */
+static void
+json_document_interval (JsonWrite *builder, const ThrongSummary *snapshot)
 {
-    g_autoptr (JsonBuilder) builder = json_builder_new ();
     gdouble seconds = (gdouble) snapshot->interval_us / G_USEC_PER_SEC;
     guint active = 0;
 
     for (guint i = 0; i < snapshot->n_scenarios; i++)
         active += snapshot->scenarios[i].active_users;
 
-    json_builder_begin_object (builder);
+    jsonwrite_begin_object (builder);
     json_add_string (builder, "type", "interval");
     /* One version for the writer and the SDK's reader: bumped only when a field changes
      * meaning or disappears. */
@@ -533,58 +557,17 @@ json_document_interval (const ThrongSummary *snapshot)
     json_add_double (builder, "interval_s", seconds);
     json_add_int (builder, "active_users", active);
     /* Over the interval, like every other figure of the line. */
-    json_builder_set_member_name (builder, "cpu");
-    json_builder_begin_object (builder);
+    jsonwrite_member (builder, "cpu");
+    jsonwrite_begin_object (builder);
     json_add_double (builder, "user_s", (gdouble) snapshot->cpu_user_us / G_USEC_PER_SEC);
     json_add_double (builder, "system_s", (gdouble) snapshot->cpu_system_us / G_USEC_PER_SEC);
-    json_builder_end_object (builder);
+    jsonwrite_end_object (builder);
     json_add_self (builder, snapshot);
     json_add_stats (builder, "total", &snapshot->total, seconds,
                     throng_summary_get_retry_attempts (snapshot));
     json_add_scenarios (builder, snapshot, seconds, TRUE, NULL);
     json_add_custom_metrics (builder, snapshot, seconds);
-    json_builder_end_object (builder);
-    return json_builder_get_root (builder);
-}
-
-/* A JSON string; invalid UTF-8 (a peer's reason phrase) is repaired rather than passed on. */
-static void
-json_append_string (GString *out, const char *text)
-{
-    if (text == NULL) {
-        g_string_append (out, "null");
-        return;
-    }
-    g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
-    if (valid != NULL)
-        text = valid;
-
-    g_string_append_c (out, '"');
-    for (const unsigned char *p = (const unsigned char *) text; *p != '\0'; p++) {
-        switch (*p) {
-        case '"':
-            g_string_append (out, "\\\"");
-            break;
-        case '\\':
-            g_string_append (out, "\\\\");
-            break;
-        case '\n':
-            g_string_append (out, "\\n");
-            break;
-        case '\r':
-            g_string_append (out, "\\r");
-            break;
-        case '\t':
-            g_string_append (out, "\\t");
-            break;
-        default:
-            if (*p < 0x20)
-                g_string_append_printf (out, "\\u%04x", *p);
-            else
-                g_string_append_c (out, (char) *p);
-        }
-    }
-    g_string_append_c (out, '"');
+    jsonwrite_end_object (builder);
 }
 
 /* The seconds part of the time changes once a second; it is formatted once per second. */
@@ -614,11 +597,11 @@ static void
 json_append_member_int (GString *out, const char *name, gint64 value)
 {
     g_string_append (out, name);
-    output_append_int (out, value);
+    jsonwrite_append_int (out, value);
 }
 
-/* Written by hand: a JsonBuilder per sample would cost more than the request it describes. */
-void
+/* Written by hand: a tree per sample would cost more than the request it describes. */
+static void
 json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSample *sample,
                              const char *scenario, const char *label)
 {
@@ -627,9 +610,9 @@ json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSam
     g_string_append (out, "{\"type\":\"sample\",\"time\":");
     json_append_sample_time (out, cache, sample->wall_start_us);
     g_string_append (out, ",\"scenario\":");
-    json_append_string (out, scenario);
+    jsonwrite_append_string (out, scenario);
     g_string_append (out, ",\"step\":");
-    json_append_string (out, label);
+    jsonwrite_append_string (out, label);
     json_append_member_int (out, ",\"user\":", sample->user);
     json_append_member_int (out, ",\"iteration\":", sample->iteration);
     json_append_member_int (out, ",\"elapsed_us\":", sample->elapsed_us);
@@ -639,19 +622,19 @@ json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSam
     json_append_member_int (out, ",\"status\":", sample->status);
     g_string_append (out, success ? ",\"success\":true,\"error\":"
                                   : ",\"success\":false,\"error\":");
-    json_append_string (out, success ? NULL : throng_error_class_name (sample->error));
+    jsonwrite_append_string (out, success ? NULL : throng_error_class_name (sample->error));
     g_string_append (out, ",\"message\":");
-    json_append_string (out, sample->message);
+    jsonwrite_append_string (out, sample->message);
     json_append_member_int (out, ",\"bytes_sent\":", (gint64) sample->bytes_sent);
     json_append_member_int (out, ",\"bytes_received\":", (gint64) sample->bytes_received);
     json_append_member_int (out, ",\"connections_opened\":", sample->connections_opened);
     json_append_member_int (out, ",\"handshakes_full\":", sample->handshakes_full);
     json_append_member_int (out, ",\"handshakes_resumed\":", sample->handshakes_resumed);
     g_string_append (out, ",\"url\":");
-    json_append_string (out, sample->resource);
+    jsonwrite_append_string (out, sample->resource);
     if (sample->protocol != NULL) {
         g_string_append (out, ",\"protocol\":");
-        json_append_string (out, sample->protocol);
+        jsonwrite_append_string (out, sample->protocol);
     }
     /* Present only when true, so the common sample stays as it was. */
     if (sample->flags & THRONG_SAMPLE_NOT_SENT)
@@ -661,100 +644,95 @@ json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSam
     g_string_append_c (out, '}');
 }
 
-static void
-json_write_indent (GString *out, gboolean pretty, guint depth)
-{
-    if (!pretty)
-        return;
-    g_string_append_c (out, '\n');
-    for (guint i = 0; i < depth; i++)
-        g_string_append (out, "  ");
-}
 
-/*
- * Doubles with 15 significant digits, the most that survive a round trip
- * through text unchanged; json-glib's 17 print 0.1 as 0.10000000000000001.
- * A whole number keeps a ".0" so that it still reads as a number with a fraction.
- */
-static void
-json_write_double (GString *out, gdouble value)
-{
-    char text[G_ASCII_DTOSTR_BUF_SIZE];
+/* ---- the writer ---------------------------------------------------------- */
 
-    if (!isfinite (value))
-        value = 0;
-    g_ascii_formatd (text, sizeof text, "%.15g", value);
-    g_string_append (out, text);
-    if (strpbrk (text, ".eE") == NULL)
-        g_string_append (out, ".0");
-}
-
-static void
-json_write_node (GString *out, JsonNode *node, gboolean pretty, guint depth)
+ThrongRunFileWriter *
+throng_run_file_writer_new (const ThrongRunInfo *run)
 {
-    switch (JSON_NODE_TYPE (node)) {
-    case JSON_NODE_OBJECT: {
-        JsonObject *object = json_node_get_object (node);
-        g_autoptr (GList) members = json_object_get_members (object);
-        if (members == NULL) {
-            g_string_append (out, "{}");
-            break;
-        }
-        g_string_append_c (out, '{');
-        for (GList *m = members; m != NULL; m = m->next) {
-            json_write_indent (out, pretty, depth + 1);
-            json_append_string (out, m->data);
-            g_string_append (out, pretty ? ": " : ":");
-            json_write_node (out, json_object_get_member (object, m->data), pretty, depth + 1);
-            if (m->next != NULL)
-                g_string_append_c (out, ',');
-        }
-        json_write_indent (out, pretty, depth);
-        g_string_append_c (out, '}');
-        break;
+    ThrongRunFileWriter *writer = g_new0 (ThrongRunFileWriter, 1);
+    guint n = run != NULL ? run->n_scenarios : 0;
+
+    /* The core hashes the plan as it loaded it; written as null when it could not. */
+    if (run != NULL && THRONG_STRUCT_HAS (run, ThrongRunInfo, plan_sha256))
+        writer->plan_sha256 = g_strdup (run->plan_sha256);
+    writer->n_scenarios = n;
+    writer->scenario_names = g_new0 (char *, n + 1);
+    writer->step_labels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+    writer->targets = g_ptr_array_new_with_free_func (g_free);
+    gboolean targets = run != NULL && THRONG_STRUCT_HAS (run, ThrongRunInfo, scenario_targets)
+                       && run->scenario_targets != NULL;
+    for (guint i = 0; i < n; i++) {
+        writer->scenario_names[i] = g_strdup (run->scenario_names[i]);
+        g_ptr_array_add (writer->step_labels, g_strdupv ((char **) run->step_labels[i]));
+        g_ptr_array_add (writer->targets, g_strdup (targets ? run->scenario_targets[i] : NULL));
     }
-    case JSON_NODE_ARRAY: {
-        JsonArray *array = json_node_get_array (node);
-        guint n = json_array_get_length (array);
-        if (n == 0) {
-            g_string_append (out, "[]");
-            break;
-        }
-        g_string_append_c (out, '[');
-        for (guint i = 0; i < n; i++) {
-            json_write_indent (out, pretty, depth + 1);
-            json_write_node (out, json_array_get_element (array, i), pretty, depth + 1);
-            if (i + 1 < n)
-                g_string_append_c (out, ',');
-        }
-        json_write_indent (out, pretty, depth);
-        g_string_append_c (out, ']');
-        break;
-    }
-    case JSON_NODE_VALUE:
-        switch (json_node_get_value_type (node)) {
-        case G_TYPE_INT64:
-            g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
-            break;
-        case G_TYPE_DOUBLE:
-            json_write_double (out, json_node_get_double (node));
-            break;
-        case G_TYPE_BOOLEAN:
-            g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
-            break;
-        default:
-            json_append_string (out, json_node_get_string (node));
-            break;
-        }
-        break;
-    case JSON_NODE_NULL:
-        g_string_append (out, "null");
-        break;
-    }
+    return writer;
 }
 
 void
-json_document_write (GString *out, JsonNode *root, gboolean pretty)
+throng_run_file_writer_free (ThrongRunFileWriter *writer)
 {
-    json_write_node (out, root, pretty, 0);
+    if (writer == NULL)
+        return;
+    g_strfreev (writer->scenario_names);
+    g_ptr_array_unref (writer->step_labels);
+    g_free (writer->plan_sha256);
+    g_ptr_array_unref (writer->targets);
+    g_free (writer);
+}
+
+void
+throng_run_file_writer_append_sample (ThrongRunFileWriter *writer, GString *out,
+                                      const ThrongSample *sample)
+{
+    const char *scenario = NULL;
+    const char *label = NULL;
+
+    g_return_if_fail (writer != NULL);
+    g_return_if_fail (out != NULL);
+    g_return_if_fail (sample != NULL);
+
+    if (sample->scenario < writer->n_scenarios) {
+        char **labels = g_ptr_array_index (writer->step_labels, sample->scenario);
+        scenario = writer->scenario_names[sample->scenario];
+        if (labels != NULL && sample->step < g_strv_length (labels))
+            label = labels[sample->step];
+    }
+    json_document_append_sample (out, &writer->time_cache, sample, scenario, label);
+    g_string_append_c (out, '\n');
+}
+
+void
+throng_run_file_writer_append_interval (ThrongRunFileWriter *writer, GString *out,
+                                        const ThrongSummary *snapshot)
+{
+    JsonWrite write;
+
+    g_return_if_fail (writer != NULL);
+    g_return_if_fail (out != NULL);
+    g_return_if_fail (snapshot != NULL);
+
+    jsonwrite_init (&write, out, FALSE);
+    json_document_interval (&write, snapshot);
+    g_string_append_c (out, '\n');
+}
+
+void
+throng_run_file_writer_append_summary (ThrongRunFileWriter *writer, GString *out,
+                                       const ThrongSummary *summary, ThrongRunFileLayout layout)
+{
+    gboolean line = layout == THRONG_RUN_FILE_LINE;
+    JsonWrite write;
+
+    g_return_if_fail (writer != NULL);
+    g_return_if_fail (out != NULL);
+    g_return_if_fail (summary != NULL);
+
+    /* The summary's scenarios are the run's, as open announced them. */
+    const char *const *targets = writer->targets->len >= summary->n_scenarios
+                                     ? (const char *const *) writer->targets->pdata : NULL;
+    jsonwrite_init (&write, out, !line);
+    json_document_summary (&write, summary, line ? "summary" : NULL, writer->plan_sha256, targets);
+    g_string_append_c (out, '\n');
 }
