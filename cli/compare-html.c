@@ -2,7 +2,7 @@
 /*
  * `throng compare --out html=PATH`: one self-contained page (inline SVG,
  * no script) that draws, for every row with latencies in both runs, the
- * two runs on the same axes: latency by percentile, and the median of
+ * two runs on the same axes: latency by percentile, and the mean of
  * each interval over the run's time.  The html reporter's charts belong
  * to that plugin, which the program does not link; these are two small
  * line charts of their own.

@@ -324,7 +324,7 @@ compare_json (const CompareResult *result)
     json_builder_set_member_name (b, "method");
     json_builder_begin_object (b);
     json_builder_set_member_name (b, "test");
-    json_builder_add_string_value (b, "welch-batch-means-of-interval-medians");
+    json_builder_add_string_value (b, "welch-on-batch-means-of-interval-medians");
     json_builder_set_member_name (b, "alpha");
     json_builder_add_double_value (b, result->method->alpha);
     json_builder_set_member_name (b, "min_change");

@@ -54,7 +54,6 @@ typedef struct {
     gboolean has[FIGURE_COUNT];    /* which figures the row has in this run */
     gdouble curve[COMPARE_CURVE_POINTS];
     GArray *series;         /* gdouble: the median of each interval with values */
-    GArray *series_p99;     /* gdouble: the p99 of the same intervals */
     GArray *series_time;    /* gdouble: the end of each of those intervals, s */
 } CompareSide;
 
@@ -70,7 +69,7 @@ typedef enum {
 typedef struct {
     CompareVerdict verdict;
     const char *why;        /* static text: why untested or not comparable, else NULL */
-    gdouble change;         /* relative change of the mean of the batch medians */
+    gdouble change;         /* relative change of the mean of the batch means of medians */
     gdouble p_value;        /* Welch's test on batch means; 1 when untested */
     guint batch;            /* intervals per batch */
     guint batches[2];       /* batches in each run */
@@ -114,7 +113,13 @@ typedef struct {
 
 /* compare-stats.c: the verdict of @row from its two sides' interval medians. */
 void compare_test_row (CompareRow *row, const CompareMethod *method);
-/* Two-sided p-value of Welch's t-test on @a and @b (gdouble), and the means. */
+/*
+ * The verdict of a total or scenario row (a mixture of its steps, whose
+ * median jumps between their modes): the worst of its steps' and groups'
+ * verdicts in @rows (regressed, then improved); unchanged when it has none.
+ */
+void compare_roll_up (CompareRow *row, GPtrArray *rows);
+/* Two-sided p-value of Welch's t-test on @a and @b (gdouble). */
 gdouble compare_welch (const GArray *a, const GArray *b);
 /* The intervals per batch that leave the batch means of @series without lag-1 autocorrelation. */
 guint compare_batch_size (const GArray *series, guint min_batches);
@@ -144,6 +149,7 @@ typedef struct {
 } CompareJudgement;
 
 /* compare-rules.c */
+GQuark compare_rule_error_quark (void);
 CompareRule *compare_rule_parse (const char *text, GError **error);
 void compare_rule_free (CompareRule *rule);
 /* Whether @rule's place names a row of @rows; otherwise FALSE with a located @error. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run file read for `throng compare`: through the SDK's reader, each
- * interval's median and p99 per row (the total, each scenario, step,
- * group and trend metric), then the summary's figures per row, and
- * whether the run can be compared at all (saturated, or incomplete).
- * Only the interval medians are kept, not the interval histograms: a
- * histogram is 13 KiB, a median 8 bytes.
+ * interval's median per row (the total, each scenario, step, group and
+ * trend metric), then the summary's figures per row, and whether the run
+ * can be compared at all (saturated, or incomplete).  Only the interval
+ * medians are kept, not the interval histograms: a histogram is 13 KiB, a
+ * median 8 bytes.
  */
 #include "compare-private.h"
 
@@ -25,7 +25,6 @@ const gdouble compare_curve_percents[COMPARE_CURVE_POINTS] = {
 /* One row's intervals while the file is read. */
 typedef struct {
     GArray *series;
-    GArray *series_p99;
     GArray *series_time;
 } Series;
 
@@ -33,7 +32,6 @@ static void
 series_free (Series *series)
 {
     g_clear_pointer (&series->series, g_array_unref);
-    g_clear_pointer (&series->series_p99, g_array_unref);
     g_clear_pointer (&series->series_time, g_array_unref);
     g_free (series);
 }
@@ -46,7 +44,7 @@ row_key (CompareKind kind, const char *scenario, const char *name, guint occurre
                             name != NULL ? name : "", occurrence);
 }
 
-/* Adds one interval's median and p99 of @histogram (values × @scale) under @key. */
+/* Adds one interval's median of @histogram (values × @scale) under @key. */
 static void
 series_add (GHashTable *table, char *key, const ThrongHistogram *histogram, gdouble scale,
             gdouble time_s)
@@ -59,14 +57,11 @@ series_add (GHashTable *table, char *key, const ThrongHistogram *histogram, gdou
     if (series == NULL) {
         series = g_new0 (Series, 1);
         series->series = g_array_new (FALSE, FALSE, sizeof (gdouble));
-        series->series_p99 = g_array_new (FALSE, FALSE, sizeof (gdouble));
         series->series_time = g_array_new (FALSE, FALSE, sizeof (gdouble));
         g_hash_table_insert (table, g_steal_pointer (&owned), series);
     }
-    gdouble p50 = (gdouble) throng_histogram_percentile (histogram, 50.0) / scale;
-    gdouble p99 = (gdouble) throng_histogram_percentile (histogram, 99.0) / scale;
-    g_array_append_val (series->series, p50);
-    g_array_append_val (series->series_p99, p99);
+    gdouble median = (gdouble) throng_histogram_percentile (histogram, 50.0) / scale;
+    g_array_append_val (series->series, median);
     g_array_append_val (series->series_time, time_s);
 }
 
@@ -202,12 +197,10 @@ row_take_series (CompareRow *row, GHashTable *table)
 
     if (series != NULL) {
         side->series = g_steal_pointer (&series->series);
-        side->series_p99 = g_steal_pointer (&series->series_p99);
         side->series_time = g_steal_pointer (&series->series_time);
         return;
     }
     side->series = g_array_new (FALSE, FALSE, sizeof (gdouble));
-    side->series_p99 = g_array_new (FALSE, FALSE, sizeof (gdouble));
     side->series_time = g_array_new (FALSE, FALSE, sizeof (gdouble));
 }
 
@@ -356,7 +349,6 @@ void
 compare_side_clear (CompareSide *side)
 {
     g_clear_pointer (&side->series, g_array_unref);
-    g_clear_pointer (&side->series_p99, g_array_unref);
     g_clear_pointer (&side->series_time, g_array_unref);
 }
 

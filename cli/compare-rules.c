@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-GQuark compare_rule_error_quark (void);
 G_DEFINE_QUARK (throng-compare-rule-error-quark, compare_rule_error)
 
 /* A located error: the message, then the rule with a caret under @column (from 0). */

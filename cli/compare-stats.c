@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The verdict on one row: are the two runs' latencies different?  Each
- * run is a series of interval medians (one a second); neighbouring
+ * run is a series of interval medians (one a second, from the interval's
+ * histogram; a median, as one slow answer moves a mean); neighbouring
  * intervals are correlated (a slow second is followed by a slow second),
  * so they are averaged in batches of consecutive intervals, the batch
  * doubled until the batch means show no lag-1 autocorrelation, and the
@@ -9,7 +10,9 @@
  * "regressed" or "improved" only when the test is significant *and* the
  * change is at least the practical floor: two runs of one build differ by
  * more than their own intervals' noise (the machine, the target's state),
- * and such a difference is not a verdict.  docs/compare.md, "Method".
+ * and such a difference is not a verdict.  A total or a scenario mixes
+ * its steps, and the median of a mixture jumps between their modes: its
+ * verdict is its steps'.  docs/compare.md, "Method".
  */
 #include "compare-private.h"
 
@@ -210,4 +213,31 @@ compare_test_row (CompareRow *row, const CompareMethod *method)
     test->verdict = VERDICT_SAME;
     if (test->p_value < method->alpha && fabs (test->change) >= method->min_change)
         test->verdict = test->change > 0 ? VERDICT_REGRESSED : VERDICT_IMPROVED;
+}
+
+void
+compare_roll_up (CompareRow *row, GPtrArray *rows)
+{
+    guint regressed = 0, improved = 0, tested = 0;
+
+    if (row->test.verdict == VERDICT_NOT_COMPARABLE)
+        return;
+    for (guint i = 0; i < rows->len; i++) {
+        const CompareRow *step = rows->pdata[i];
+        if ((step->kind != COMPARE_STEP && step->kind != COMPARE_GROUP)
+            || (row->kind == COMPARE_SCENARIO && g_strcmp0 (step->scenario, row->scenario) != 0))
+            continue;
+        regressed += step->test.verdict == VERDICT_REGRESSED;
+        improved += step->test.verdict == VERDICT_IMPROVED;
+        tested += step->test.verdict == VERDICT_SAME || step->test.verdict == VERDICT_REGRESSED
+                  || step->test.verdict == VERDICT_IMPROVED;
+    }
+    if (tested == 0)
+        return;
+    row->test.verdict = regressed > 0  ? VERDICT_REGRESSED
+                        : improved > 0 ? VERDICT_IMPROVED
+                                       : VERDICT_SAME;
+    row->test.why = regressed > 0   ? "a step regressed"
+                    : improved > 0  ? "a step improved, none regressed"
+                                    : "no step changed significantly";
 }

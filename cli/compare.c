@@ -234,6 +234,11 @@ compare_judge (CompareResult *result, GPtrArray *rules, const char *problem)
             row->test.verdict = VERDICT_NOT_COMPARABLE;
             row->test.why = "a run saturated or incomplete";
         }
+    }
+    for (guint i = 0; i < result->rows->len; i++) {
+        CompareRow *row = result->rows->pdata[i];
+        if (row->kind == COMPARE_TOTAL || row->kind == COMPARE_SCENARIO)
+            compare_roll_up (row, result->rows);
         result->counts[row->test.verdict]++;
     }
     for (guint i = 0; i < rules->len; i++)
