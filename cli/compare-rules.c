@@ -88,7 +88,7 @@ parse_change (CompareRule *rule, const char *text, gsize start, gsize length, GE
     }
     char *end;
     gdouble value = g_ascii_strtod (copy, &end);
-    if (end == copy + 1 || !isfinite (value)) {
+    if (end <= copy + 1 || !isfinite (value)) {
         rule_error (error, text, start, length, "'%s' is not a number with a unit", copy);
         return FALSE;
     }
