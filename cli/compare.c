@@ -124,45 +124,35 @@ run_problem (const CompareRun *runs[2])
     return NULL;
 }
 
-static gboolean
-write_output (const char *path, const char *text, GError **error)
-{
-    if (strcmp (path, "-") == 0) {
-        fputs (text, stdout);
-        return TRUE;
-    }
-    return g_file_set_contents (path, text, -1, error);
-}
+/* What an output is: the comparison as one text. */
+typedef char *(*CompareWriter) (const CompareResult *result);
 
-/* Each --out NAME=PATH; FALSE with @error on a bad spec or a failed write. */
-static int
-write_outputs (char **outs, const CompareResult *result)
+/* The outputs --out may name, and what writes each. */
+static const struct {
+    const char *name;
+    CompareWriter write;
+} compare_outputs[] = {
+    { "json", compare_json },
+    { "junit", compare_junit },
+    { "html", compare_html },
+};
+
+/* The writer @spec ("NAME=PATH") names, its path in *@path; NULL when it names none. */
+static CompareWriter
+output_writer (const char *spec, const char **path)
 {
-    for (guint i = 0; outs != NULL && outs[i] != NULL; i++) {
-        const char *equals = strchr (outs[i], '=');
-        g_autofree char *name = equals != NULL ? g_strndup (outs[i], equals - outs[i]) : NULL;
-        g_autofree char *text = NULL;
-        g_autoptr (GError) error = NULL;
-        if (name == NULL || equals[1] == '\0')
-            return usage ("--out takes NAME=PATH, e.g. json=compare.json");
-        if (strcmp (name, "json") == 0)
-            text = compare_json (result);
-        else if (strcmp (name, "junit") == 0)
-            text = compare_junit (result);
-        else if (strcmp (name, "html") == 0)
-            text = compare_html (result);
-        else {
-            g_autofree char *message
-                = g_strdup_printf ("--out %s: unknown output '%s' (json, junit or html)",
-                                   outs[i], name);
-            return usage (message);
-        }
-        if (!write_output (equals + 1, text, &error)) {
-            g_printerr ("throng compare: %s\n", error->message);
-            return COMPARE_NOT_WRITTEN;
+    const char *equals = strchr (spec, '=');
+
+    if (equals == NULL || equals[1] == '\0')
+        return NULL;
+    for (guint i = 0; i < G_N_ELEMENTS (compare_outputs); i++) {
+        if (strlen (compare_outputs[i].name) == (gsize) (equals - spec)
+            && strncmp (spec, compare_outputs[i].name, equals - spec) == 0) {
+            *path = equals + 1;
+            return compare_outputs[i].write;
         }
     }
-    return COMPARE_OK;
+    return NULL;
 }
 
 /* --out specs are checked before anything is read, so a typo costs nothing. */
@@ -170,17 +160,36 @@ static int
 check_outputs (char **outs)
 {
     for (guint i = 0; outs != NULL && outs[i] != NULL; i++) {
+        const char *path;
         const char *equals = strchr (outs[i], '=');
-        gsize n = equals != NULL ? (gsize) (equals - outs[i]) : 0;
         if (equals == NULL || equals[1] == '\0')
             return usage ("--out takes NAME=PATH, e.g. json=compare.json");
-        if (!((n == 4 && strncmp (outs[i], "json", n) == 0)
-              || (n == 5 && strncmp (outs[i], "junit", n) == 0)
-              || (n == 4 && strncmp (outs[i], "html", n) == 0))) {
+        if (output_writer (outs[i], &path) == NULL) {
             g_autofree char *message
                 = g_strdup_printf ("--out %s: unknown output '%.*s' (json, junit or html)",
-                                   outs[i], (int) n, outs[i]);
+                                   outs[i], (int) (equals - outs[i]), outs[i]);
             return usage (message);
+        }
+    }
+    return COMPARE_OK;
+}
+
+/* Each --out NAME=PATH (checked already); 4 when one could not be written. */
+static int
+write_outputs (char **outs, const CompareResult *result)
+{
+    for (guint i = 0; outs != NULL && outs[i] != NULL; i++) {
+        const char *path = NULL;
+        CompareWriter writer = output_writer (outs[i], &path);
+        g_autofree char *text = writer (result);
+        g_autoptr (GError) error = NULL;
+        if (strcmp (path, "-") == 0) {
+            fputs (text, stdout);
+            continue;
+        }
+        if (!g_file_set_contents (path, text, -1, &error)) {
+            g_printerr ("throng compare: %s\n", error->message);
+            return COMPARE_NOT_WRITTEN;
         }
     }
     return COMPARE_OK;

@@ -5,7 +5,10 @@
 # PAIRS (default 20) pairs of runs of one plan against the built-in
 # target (two steps, /delay/10 and /delay/20, USERS users, DURATION s
 # each), each pair compared; counts the pairs whose verdict is "no
-# significant change" on every step.  With SLOW=1 the second run of each
+# significant change" on every step, those called different (a false
+# alarm: a step regressed or improved), and those not comparable (a run
+# saturated: the built-in target runs inside throng, so on a busy machine
+# throng's lag can pass its limit).  With SLOW=1 the second run of each
 # pair has the /delay/20 step slowed by 20% (/delay/24) and it counts
 # the pairs where that step, and only that step, regressed.
 #
@@ -36,7 +39,7 @@ reporters:
 PLAN
 second_ms=20
 (( SLOW )) && second_ms=24
-good=0
+good=0; different=0; refused=0
 for ((i = 1; i <= PAIRS; i++)); do
     "$throng" run -q "$work/plan.yaml" -e SLOW_MS=20 -e OUT="$work/a.jsonl" > /dev/null
     "$throng" run -q "$work/plan.yaml" -e SLOW_MS=$second_ms -e OUT="$work/b.jsonl" > /dev/null
@@ -51,10 +54,12 @@ print(" ".join(r["title"].replace(" ", "") + "=" + r["verdict"].replace(" ", "-"
     else
         [[ $verdicts == "s/fast=no-significant-change s/slow=no-significant-change" ]] && good=$((good + 1))
     fi
+    [[ $verdicts == *regressed* || $verdicts == *improved* ]] && different=$((different + 1))
+    [[ $verdicts == *not-comparable* ]] && refused=$((refused + 1))
     echo "pair $i: $verdicts"
 done
 if (( SLOW )); then
-    echo "slowed step flagged alone in $good of $PAIRS pairs"
+    echo "slowed step flagged alone in $good of $PAIRS pairs ($refused not comparable)"
 else
-    echo "no significant change in $good of $PAIRS pairs (false alarms: $((PAIRS - good)))"
+    echo "no significant change in $good of $PAIRS pairs; called different (false alarms): $different; not comparable (a run saturated): $refused"
 fi
