@@ -334,7 +334,7 @@ compare_run_read (CompareRun *run, const char *path, GError **error)
     const ThrongSummary *summary = throng_run_file_summary (file);
     const ThrongRunInfo *info = throng_run_file_info (file);
     run->path = g_strdup (path);
-    run->plan_name = g_strdup (summary->plan_name);
+    run->plan_name = g_strdup (summary->plan_name != NULL ? summary->plan_name : path);
     run->plan_sha256 = g_strdup (THRONG_STRUCT_HAS (info, ThrongRunInfo, plan_sha256)
                                  ? info->plan_sha256 : NULL);
     run->start = format_start (summary->start_wall_us);
