@@ -73,9 +73,10 @@ append_frame (GString *out, const char *title, gdouble y_max, gboolean us,
         g_autofree char *label = compare_format_figure (FIGURE_P50, y_max * i / 4.0, us);
         append_label (out, PAD_L - 4, y + 3, "end", label);
     }
+    /* The last label ends at the frame's edge, where a centred one would be cut. */
     for (guint i = 0; i < n_x; i++)
         append_label (out, PAD_L + x_at[i] * (CHART_W - PAD_L - PAD_R), CHART_H - PAD_B + 14,
-                      "middle", x_labels[i]);
+                      i + 1 == n_x ? "end" : "middle", x_labels[i]);
     g_string_append (out, "<title>");
     append_escaped (out, title);
     g_string_append (out, "</title>\n");
@@ -151,7 +152,7 @@ compare_html (const CompareResult *result)
     GString *out = g_string_new ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                                  "<title>throng compare</title><style>"
                                  "body{font:14px system-ui,sans-serif;margin:2em}"
-                                 "figure{display:inline-block;margin:0 1em 1em 0}"
+                                 "figure{display:inline-block;margin:0 .5em 1em 0}"
                                  "figcaption{font-size:12px;color:#555}"
                                  ".b{color:#1f77b4}.c{color:#e6550d}"
                                  "</style></head><body>\n<h1>throng compare</h1>\n<p>");
