@@ -80,6 +80,12 @@ test_slowed_step (ThrongTestTmpdir *fixture, gconstpointer data)
     int status = throng_test_runv (RUN_TIMEOUT, &out, &err, "compare", before, after, "--fail-on",
                                    "regressed", NULL);
     g_test_message ("%s%s", out, err);
+    /* A machine too busy for throng to keep its schedule makes the runs rightly not
+     * comparable: nothing to judge here, but in CI, where this test runs alone, a failure. */
+    if (status == 6 && strstr (err, "saturated") != NULL && !throng_test_in_ci ()) {
+        g_test_skip ("a run saturated: the machine is too busy to compare latencies");
+        return;
+    }
     g_assert_cmpint (status, ==, 99);
     g_assert_nonnull (strstr (out, "shop / b: regressed"));
     g_assert_nonnull (strstr (out, "shop / a: no significant change"));
