@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `merge`, `report`, `import`,
+ * The `throng` command line: `run`, `validate`, `merge`, `report`, `compare`, `import`,
  * `plugins`, `--version`.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
@@ -13,6 +13,7 @@
  * `on_failure: abort-run`; 130 interrupted by SIGINT, SIGTERM or SIGHUP (reporters still flushed).
  * SIGPIPE is ignored: a closed pipe is a failed write, reported as one.
  */
+#include "compare.h"
 #include "engine.h"
 #include "import-har.h"
 #include "limits-private.h"
@@ -373,6 +374,7 @@ print_help (FILE *stream)
              "  validate PLAN      Check a plan completely without sending any load\n"
              "  merge SHARD.json…  Merge the summaries of a run's shards (run --shard I/N)\n"
              "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
+             "  compare BASE NEW   Compare two runs' files step by step, with verdicts\n"
              "  import har FILE    Turn a browser's HAR recording into a plan\n"
              "  plugins            List the plugins throng can find\n"
              "\n"
@@ -432,6 +434,8 @@ dispatch (int argc, char **argv)
         return command_plugins (argc - 1, argv + 1);
     if (strcmp (command, "report") == 0)
         return throng_report_command (argc - 1, argv + 1);
+    if (strcmp (command, "compare") == 0)
+        return throng_compare_command (argc - 1, argv + 1);
     if (strcmp (command, "import") == 0)
         return throng_import_command (argc - 1, argv + 1);
 
