@@ -308,8 +308,8 @@ influx_sender_start (const InfluxSenderOptions *options)
     sender->authorization = g_strdup (options->authorization);
     sender->content_type = g_strdup (options->content_type != NULL ? options->content_type
                                                                    : "text/plain; charset=utf-8");
-    sender->headers = g_strdupv ((char **) (options->headers != NULL ? options->headers
-                                                                     : (const char *const[]) { NULL }));
+    sender->headers = options->headers != NULL ? g_strdupv ((char **) options->headers)
+                                               : g_new0 (char *, 1);
     sender->timeout_us = options->timeout_us;
     sender->max_points = options->max_points;
     sender->backoff_max_us = MAX (options->backoff_max_us, BACKOFF_FIRST_US);

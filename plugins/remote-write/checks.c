@@ -112,7 +112,8 @@ remote_checks_render (const RemoteChecks *checks, GString *out)
             g_string_append_c (out, ',');
             append_label (out, "check", count->name);
             g_string_append_printf (out, ",result=\"%s\"} %" G_GUINT64_FORMAT "\n",
-                                    r == 0 ? "pass" : "fail", r == 0 ? count->passes : count->fails);
+                                    r == 0 ? "pass" : "fail",
+                                    r == 0 ? count->passes : count->fails);
         }
     }
 }

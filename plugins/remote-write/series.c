@@ -56,7 +56,7 @@ label_new (const char *name, const char *value)
     return label;
 }
 
-/* Reads a quoted label value at *@p (after the quote), unescaping it; *@p ends after the closing quote. */
+/* Reads a quoted label value from *@p (past the quote), unescaped; *@p ends past its quote. */
 static char *
 read_value (Page *page, const char **p, const char *end)
 {
@@ -91,7 +91,8 @@ read_line (Page *page, const char *line, const char *end, const char *const *ext
     if (p == line || p == end)
         return FALSE;
     g_autofree char *name = g_strndup (line, (gsize) (p - line));
-    g_ptr_array_add (labels, label_new ("__name__", g_string_chunk_insert_const (page->strings, name)));
+    g_ptr_array_add (labels,
+                     label_new ("__name__", g_string_chunk_insert_const (page->strings, name)));
     if (*p == '{') {
         p++;
         while (p < end && *p != '}') {
@@ -106,9 +107,10 @@ read_line (Page *page, const char *line, const char *end, const char *const *ext
             const char *value = read_value (page, &p, end);
             if (value == NULL)
                 return FALSE;
-            if (!g_strv_contains (extra_names, key))
-                g_ptr_array_add (labels,
-                                 label_new (g_string_chunk_insert_const (page->strings, key), value));
+            if (!g_strv_contains (extra_names, key)) {
+                const char *kept = g_string_chunk_insert_const (page->strings, key);
+                g_ptr_array_add (labels, label_new (kept, value));
+            }
             if (p < end && *p == ',')
                 p++;
         }
@@ -234,10 +236,12 @@ remote_write_decode (GBytes *body, GError **error)
             g_string_append_printf (out, "%s%s=\"%s\"", l > 0 ? "," : "", series->labels[l]->name,
                                     series->labels[l]->value);
         g_string_append_c (out, '}');
-        for (gsize s = 0; s < series->n_samples; s++)
+        for (gsize s = 0; s < series->n_samples; s++) {
+            const Prometheus__Sample *sample = series->samples[s];
             g_string_append_printf (out, " %s %" G_GINT64_FORMAT,
-                                    g_ascii_dtostr (buffer, sizeof buffer, series->samples[s]->value),
-                                    series->samples[s]->timestamp);
+                                    g_ascii_dtostr (buffer, sizeof buffer, sample->value),
+                                    sample->timestamp);
+        }
         g_string_append_c (out, '\n');
     }
     prometheus__write_request__free_unpacked (request, NULL);

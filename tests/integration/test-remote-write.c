@@ -212,7 +212,8 @@ test_counts (Fixture *fixture, gconstpointer data)
                                                sel);
     g_assert_cmpfloat (query_value (fixture, orders), ==, json_metric_sum (summary, "orders"));
     g_assert_cmpfloat (json_metric_sum (summary, "orders"), ==,
-                       2.0 * (double) throng_test_json_int (summary, "scenarios.0.steps.0.stats.requests"));
+                       2.0 * (double) throng_test_json_int (summary,
+                                                            "scenarios.0.steps.0.stats.requests"));
 
     /* Per step, by step_id: the two steps labelled "page" stay two series. */
     for (guint step = 0; step < 4; step++) {
@@ -248,8 +249,8 @@ compare_doubles (gconstpointer a, gconstpointer b)
 static GArray *
 pushed_edges (Fixture *fixture, const char *run_id)
 {
-    g_autofree char *match = g_strdup_printf ("throng_request_duration_seconds_bucket{run_id=\"%s\"}",
-                                              run_id);
+    g_autofree char *match
+        = g_strdup_printf ("throng_request_duration_seconds_bucket{run_id=\"%s\"}", run_id);
     g_autofree char *escaped = throng_test_http_escape (match);
     g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/api/v1/label/le/values?match[]=%s",
                                             fixture->port, escaped);
@@ -383,9 +384,9 @@ collect_exprs (JsonArray *panels, GPtrArray *exprs)
         g_assert_cmpuint (json_array_get_length (targets), >, 0);
         for (guint t = 0; t < json_array_get_length (targets); t++) {
             JsonObject *target = json_array_get_object_element (targets, t);
-            g_ptr_array_add (exprs,
-                             g_strdup_printf ("%s\n%s", json_object_get_string_member (panel, "title"),
-                                              json_object_get_string_member (target, "expr")));
+            g_ptr_array_add (exprs, g_strdup_printf (
+                                        "%s\n%s", json_object_get_string_member (panel, "title"),
+                                        json_object_get_string_member (target, "expr")));
         }
     }
 }
@@ -407,7 +408,8 @@ test_dashboard (Fixture *fixture, gconstpointer data)
     g_autoptr (GPtrArray) exprs = g_ptr_array_new_with_free_func (g_free);
 
     g_assert_no_error (error);
-    collect_exprs (json_object_get_array_member (json_node_get_object (dashboard), "panels"), exprs);
+    collect_exprs (json_object_get_array_member (json_node_get_object (dashboard), "panels"),
+                   exprs);
     g_assert_cmpuint (exprs->len, >=, 8);
     for (guint i = 0; i < exprs->len; i++) {
         g_auto (GStrv) parts = g_strsplit (g_ptr_array_index (exprs, i), "\n", 2);
@@ -483,7 +485,8 @@ test_encode (void)
 {
     const char page[] = "# HELP throng_x_total A counter.\n"
                         "# TYPE throng_x_total counter\n"
-                        "throng_x_total{scenario=\"a \\\"b\\\"\",step=\"c\\\\d\\ne\",step_id=\"0\"} 42\n"
+                        "throng_x_total{scenario=\"a \\\"b\\\"\",step=\"c\\\\d\\ne\","
+                        "step_id=\"0\"} 42\n"
                         "throng_cpu_share 0.25\n"
                         "throng_y_bucket{le=\"+Inf\",run_id=\"page's\"} 7\n";
     const char *const labels[] = { "run_id", "r1", "env", "test", NULL };
@@ -500,7 +503,8 @@ test_encode (void)
     g_assert_cmpstr (text, ==,
                      "{__name__=\"throng_x_total\",env=\"test\",run_id=\"r1\",scenario=\"a \"b\"\","
                      "step=\"c\\d\ne\",step_id=\"0\"} 42 1700000000123\n"
-                     "{__name__=\"throng_cpu_share\",env=\"test\",run_id=\"r1\"} 0.25 1700000000123\n"
+                     "{__name__=\"throng_cpu_share\",env=\"test\",run_id=\"r1\"} 0.25 "
+                     "1700000000123\n"
                      "{__name__=\"throng_y_bucket\",env=\"test\",le=\"+Inf\",run_id=\"r1\"} 7 "
                      "1700000000123\n");
 
@@ -516,7 +520,8 @@ main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
     g_test_add_func ("/remote-write/encode", test_encode);
-    g_test_add ("/remote-write/counts", Fixture, NULL, fixture_setup, test_counts, fixture_teardown);
+    g_test_add ("/remote-write/counts", Fixture, NULL, fixture_setup, test_counts,
+                fixture_teardown);
     g_test_add ("/remote-write/quantiles", Fixture, NULL, fixture_setup, test_quantiles,
                 fixture_teardown);
     g_test_add ("/remote-write/dashboard", Fixture, NULL, fixture_setup, test_dashboard,
