@@ -479,6 +479,54 @@ test_endpoint_down (Fixture *fixture, gconstpointer data)
     g_assert_nonnull (strstr (warning, "the final totals were NOT written"));
 }
 
+/* Options a plan gets wrong: refused at load, located, with what to write instead. */
+static void
+test_options (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const struct {
+        const char *options;
+        const char *message;
+    } cases[] = {
+        { "url: \"ftp://x/\"", "plan.yaml:9:26: url: 'ftp://x/' is not an http:// or https:// "
+                               "URL such as http://127.0.0.1:9090/api/v1/write" },
+        { "buckets: [5ms, 5ms]", "plan.yaml:9:36: buckets: each bound must be positive and more "
+                                 "than 1% above the one before" },
+        { "buckets: 5ms", "plan.yaml:9:30: buckets: expected a list of 1 to 200 durations such "
+                          "as [1ms, 5ms, 25ms, 100ms]" },
+        { "labels: { \"bad-name\": x }", "plan.yaml:9:31: labels: 'bad-name' is not a "
+                                        "Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)" },
+        { "labels: { run_id: x }", "plan.yaml:9:31: labels: 'run_id' is a label of throng's own" },
+        { "run_id: \"\"", "plan.yaml:9:29: run_id: Prometheus drops a label with an empty value" },
+        { "labels: [a]", "plan.yaml:9:29: labels: expected a map such as '{ env: staging }'" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *yaml = g_strdup_printf (
+            "name: p\n"
+            "target: builtin\n"
+            "scenarios:\n"
+            "  - name: s\n"
+            "    users: 1\n"
+            "    duration: 1s\n"
+            "    steps: [ { http: { url: \"${builtin.http}/\" } } ]\n"
+            "reporters:\n"
+            "  - remote_write: { %s }\n",
+            cases[i].options);
+        g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        int status = throng_test_runv (30, &out, &err, "validate", plan, NULL);
+        /* The messages name the plan as the user gave it: here, its whole path. */
+        g_autofree char *expected
+            = g_strdup_printf ("%s%s", plan, cases[i].message + strlen ("plan.yaml"));
+
+        g_strstrip (err);
+        g_test_message ("%s -> %s", cases[i].options, err);
+        g_assert_cmpint (status, ==, 2);
+        g_assert_cmpstr (err, ==, expected);
+    }
+}
+
 /* The wire format read back: snappy, a WriteRequest, the run's labels added, labels sorted. */
 static void
 test_encode (void)
@@ -520,6 +568,8 @@ main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
     g_test_add_func ("/remote-write/encode", test_encode);
+    g_test_add ("/remote-write/options", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_options, throng_test_tmpdir_teardown);
     g_test_add ("/remote-write/counts", Fixture, NULL, fixture_setup, test_counts,
                 fixture_teardown);
     g_test_add ("/remote-write/quantiles", Fixture, NULL, fixture_setup, test_quantiles,
