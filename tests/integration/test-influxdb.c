@@ -247,6 +247,7 @@ test_dashboard (Fixture *fixture, gconstpointer data)
 
     g_assert_no_error (error);
     throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
     for (guint p = 0; p < throng_test_json_length (dashboard, "panels"); p++) {
         g_autofree char *targets_path = g_strdup_printf ("panels.%u.targets", p);
         g_autofree char *title_path = g_strdup_printf ("panels.%u.title", p);

@@ -408,6 +408,7 @@ test_dashboard (Fixture *fixture, gconstpointer data)
     g_autoptr (GPtrArray) exprs = g_ptr_array_new_with_free_func (g_free);
 
     g_assert_no_error (error);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
     collect_exprs (json_object_get_array_member (json_node_get_object (dashboard), "panels"),
                    exprs);
     g_assert_cmpuint (exprs->len, >=, 8);
