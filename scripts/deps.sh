@@ -69,6 +69,8 @@ fi
 # Prometheus and InfluxDB 1.x, started by the tests on loopback ports (their
 # services stay stopped, as above), and xmllint for the JUnit schema.
 THRONG_PACKAGES+=(prometheus influxdb libxml2-utils)
+# The remote_write reporter: snappy and protobuf-c to build it.
+THRONG_PACKAGES+=(libsnappy-dev libprotobuf-c-dev protobuf-c-compiler)
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     throng_install_deps
 fi

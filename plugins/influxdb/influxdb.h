@@ -48,6 +48,9 @@ typedef struct {
     gint64 timeout_us;
     guint64 max_points;
     gint64 backoff_max_us;
+    /* The remote_write reporter shares this sender: its body's type and more headers. */
+    const char *content_type;           /* NULL: line protocol's text/plain */
+    const char *const *headers;         /* NULL or NULL-terminated NAME, VALUE pairs */
 } InfluxSenderOptions;
 
 /* What became of the points the sender was given. */

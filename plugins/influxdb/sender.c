@@ -26,6 +26,8 @@ typedef struct {
 struct _InfluxSender {
     char *url;
     char *authorization;
+    char *content_type;
+    char **headers;             /* NAME, VALUE pairs */
     gint64 timeout_us;
     guint64 max_points;
     gint64 backoff_max_us;
@@ -212,10 +214,13 @@ send_next (InfluxSender *sender)
     g_mutex_unlock (&sender->lock);
 
     SoupMessage *message = soup_message_new ("POST", sender->url);
-    soup_message_set_request_body_from_bytes (message, "text/plain; charset=utf-8", batch->lines);
+    soup_message_set_request_body_from_bytes (message, sender->content_type, batch->lines);
     if (sender->authorization != NULL)
         soup_message_headers_replace (soup_message_get_request_headers (message), "Authorization",
                                       sender->authorization);
+    for (guint i = 0; sender->headers[i] != NULL && sender->headers[i + 1] != NULL; i += 2)
+        soup_message_headers_replace (soup_message_get_request_headers (message),
+                                      sender->headers[i], sender->headers[i + 1]);
     g_object_set_data (G_OBJECT (message), "throng-sender", sender);
     soup_session_send_and_read_async (sender->session, message, G_PRIORITY_DEFAULT,
                                       sender->cancellable, on_sent, batch);
@@ -301,6 +306,10 @@ influx_sender_start (const InfluxSenderOptions *options)
 
     sender->url = g_strdup (options->url);
     sender->authorization = g_strdup (options->authorization);
+    sender->content_type = g_strdup (options->content_type != NULL ? options->content_type
+                                                                   : "text/plain; charset=utf-8");
+    sender->headers = options->headers != NULL ? g_strdupv ((char **) options->headers)
+                                               : g_new0 (char *, 1);
     sender->timeout_us = options->timeout_us;
     sender->max_points = options->max_points;
     sender->backoff_max_us = MAX (options->backoff_max_us, BACKOFF_FIRST_US);
@@ -310,7 +319,7 @@ influx_sender_start (const InfluxSenderOptions *options)
     sender->cancellable = g_cancellable_new ();
     sender->context = g_main_context_new ();
     sender->loop = g_main_loop_new (sender->context, FALSE);
-    sender->thread = g_thread_new ("throng-influxdb", sender_main, sender);
+    sender->thread = g_thread_new (G_LOG_DOMAIN, sender_main, sender);
     return sender;
 }
 
@@ -358,5 +367,7 @@ influx_sender_finish (InfluxSender *sender, gint64 timeout_us, InfluxSenderRepor
     g_cond_clear (&sender->idle);
     g_free (sender->url);
     g_free (sender->authorization);
+    g_free (sender->content_type);
+    g_strfreev (sender->headers);
     g_free (sender);
 }

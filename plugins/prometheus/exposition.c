@@ -70,6 +70,8 @@ struct _PrometheusFigures {
     gdouble cpu_share;
     gboolean saturated;
     gboolean finished;
+    gint64 *edges_us;           /* the latency buckets' edges: prometheus_edges_us unless set */
+    guint n_edges;
 };
 
 PrometheusFigures *
@@ -80,6 +82,7 @@ prometheus_figures_new (const ThrongRunInfo *run)
     figures->n_scenarios = run->n_scenarios;
     figures->scenarios = g_new0 (ScenarioFigures, run->n_scenarios);
     figures->custom = g_array_new (FALSE, TRUE, sizeof (CustomFigures));
+    prometheus_figures_set_edges (figures, prometheus_edges_us, prometheus_n_edges);
     for (guint s = 0; s < run->n_scenarios; s++) {
         ScenarioFigures *scenario = &figures->scenarios[s];
         const char *const *labels = run->step_labels[s];
@@ -117,7 +120,16 @@ prometheus_figures_free (PrometheusFigures *figures)
         throng_histogram_free (custom->histogram);
     }
     g_array_unref (figures->custom);
+    g_free (figures->edges_us);
     g_free (figures);
+}
+
+void
+prometheus_figures_set_edges (PrometheusFigures *figures, const gint64 *edges_us, guint n_edges)
+{
+    g_free (figures->edges_us);
+    figures->edges_us = g_memdup2 (edges_us, n_edges * sizeof *edges_us);
+    figures->n_edges = n_edges;
 }
 
 /* Adds (or, @replace, sets) one step's figures. */
@@ -328,6 +340,8 @@ append_series (GString *out, const char *name, const ScenarioFigures *scenario,
     if (step != NULL) {
         g_string_append_c (out, ',');
         append_label (out, "step", step->label);
+        /* Two steps may share a label: the index tells them apart (ThrongSample.step). */
+        g_string_append_printf (out, ",step_id=\"%u\"", (guint) (step - scenario->steps));
     }
 }
 
@@ -436,11 +450,11 @@ render_latency (GString *out, const PrometheusFigures *figures)
         guint64 count = throng_histogram_count (step->latency);
         char buffer[G_ASCII_DTOSTR_BUF_SIZE];
 
-        for (guint e = 0; e < prometheus_n_edges; e++) {
-            below = prometheus_count_below (step->latency, prometheus_edges_us[e], below);
+        for (guint e = 0; e < figures->n_edges; e++) {
+            below = prometheus_count_below (step->latency, figures->edges_us[e], below);
             append_series (out, "throng_request_duration_seconds_bucket", scenario, step);
             g_string_append_c (out, ',');
-            append_seconds_label (out, prometheus_edges_us[e]);
+            append_seconds_label (out, figures->edges_us[e]);
             g_string_append_c (out, '}');
             append_uint (out, below);
         }

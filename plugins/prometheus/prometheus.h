@@ -29,6 +29,14 @@ typedef struct _PrometheusFigures PrometheusFigures;
 PrometheusFigures *prometheus_figures_new (const ThrongRunInfo *run);
 void prometheus_figures_free (PrometheusFigures *figures);
 
+/*
+ * Renders the latency histograms at @edges_us (µs, ascending, each an edge
+ * of throng's buckets so that the counts stay exact) instead of
+ * prometheus_edges_us.  Copied.
+ */
+void prometheus_figures_set_edges (PrometheusFigures *figures, const gint64 *edges_us,
+                                   guint n_edges);
+
 /* Counts a batch of samples by their status_class (the requests counter's label). */
 void prometheus_figures_add_samples (PrometheusFigures *figures, const ThrongSample *samples,
                                      gsize n_samples);

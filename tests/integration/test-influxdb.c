@@ -228,6 +228,80 @@ test_not_sent (Fixture *fixture, gconstpointer data)
     g_assert_cmpint (query_int (fixture, "SELECT sum(retry_attempts) FROM throng_step"), ==, 20);
 }
 
+/*
+ * Every panel of deploy/grafana/throng-influxdb.json returns a number for
+ * a run, its variables set as a user would set them.
+ */
+static void
+test_dashboard (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = plan_yaml (fixture, "3s", 10000);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
+    g_autofree char *path = throng_test_source_path ("deploy/grafana/throng-influxdb.json");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) dashboard = throng_test_json_load (path, &error);
+    guint n_queries = 0;
+
+    g_assert_no_error (error);
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), >, 0);
+    for (guint p = 0; p < throng_test_json_length (dashboard, "panels"); p++) {
+        g_autofree char *targets_path = g_strdup_printf ("panels.%u.targets", p);
+        g_autofree char *title_path = g_strdup_printf ("panels.%u.title", p);
+
+        for (guint t = 0; t < throng_test_json_length (dashboard, targets_path); t++) {
+            g_autofree char *query_path = g_strdup_printf ("%s.%u.query", targets_path, t);
+            g_autoptr (GString) influxql
+                = g_string_new (throng_test_json_string (dashboard, query_path));
+
+            g_string_replace (influxql, "$timeFilter", "time > now() - 1h", 0);
+            g_string_replace (influxql, "$__interval", "1s", 0);
+            g_string_replace (influxql, "$plan", "stored", 0);
+            /* What is left is the regex's anchor ("/^stored$/"), never a variable. */
+            for (const char *d = strchr (influxql->str, '$'); d != NULL; d = strchr (d + 1, '$'))
+                g_assert_false (g_ascii_isalpha (d[1]) || d[1] == '_' || d[1] == '{');
+
+            g_autofree char *escaped = throng_test_http_escape (influxql->str);
+            g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/query?db=throng&q=%s",
+                                                    fixture->port, escaped);
+            g_autoptr (JsonNode) answer = throng_test_http_get_json (url, &error);
+            guint numbers = 0;
+
+            g_assert_no_error (error);
+            g_assert_false (throng_test_json_has (answer, "results.0.error"));
+            for (guint s = 0; s < throng_test_json_length (answer, "results.0.series"); s++) {
+                g_autofree char *values_path = g_strdup_printf ("results.0.series.%u.values", s);
+                for (guint v = 0; v < throng_test_json_length (answer, values_path); v++) {
+                    g_autofree char *value_path = g_strdup_printf ("%s.%u.1", values_path, v);
+                    JsonNode *value = throng_test_json_get (answer, value_path);
+                    numbers += value != NULL && !JSON_NODE_HOLDS_NULL (value);
+                }
+            }
+            g_test_message ("panel '%s': %u numbers from %s",
+                            throng_test_json_string (dashboard, title_path), numbers,
+                            influxql->str);
+            if (numbers == 0)
+                g_error ("panel '%s' returns no data: %s",
+                         throng_test_json_string (dashboard, title_path), influxql->str);
+            n_queries++;
+        }
+    }
+    g_assert_cmpuint (n_queries, >=, 10);
+
+    /* The plan variable's query lists the run's plan. */
+    g_autofree char *escaped = throng_test_http_escape (
+        "SHOW TAG VALUES FROM \"throng_run\" WITH KEY = \"plan\"");
+    g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/query?db=throng&q=%s",
+                                            fixture->port, escaped);
+    g_autoptr (JsonNode) plans = throng_test_http_get_json (url, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (throng_test_json_string (plans, "results.0.series.0.values.0.1"), ==,
+                     "stored");
+}
+
 /* The summary's warning of the influxdb reporter's losses; asserts there is one. */
 static const char *
 influx_warning (JsonNode *summary)
@@ -703,6 +777,8 @@ main (int argc, char **argv)
 {
     g_test_init (&argc, &argv, NULL);
     g_test_add ("/influxdb/stored", Fixture, NULL, fixture_setup, test_stored, fixture_teardown);
+    g_test_add ("/influxdb/dashboard", Fixture, NULL, fixture_setup, test_dashboard,
+                fixture_teardown);
     g_test_add ("/influxdb/not-sent", Fixture, NULL, fixture_setup, test_not_sent,
                 fixture_teardown);
     g_test_add ("/influxdb/outage", Fixture, NULL, fixture_setup, test_outage, fixture_teardown);
