@@ -89,7 +89,8 @@ const char html_script[] =
     "function apply(){document.body.classList.toggle('zoomed',!!z);if(un)un.hidden=!z;"
     "plots.forEach(function(s){var i=s.querySelector('svg.zoom'),"
     "a=z?place(s,z[0]):L,b=z?place(s,z[1]):L+W;"
-    "i.setAttribute('viewBox',a+' 12 '+(b-a)+' 216');ticks(s);});}\n"
+    "i.setAttribute('viewBox',(z?a.toFixed(1)+' 12 '+(b-a).toFixed(1):L+' 12 '+W)+' 216');"
+    "ticks(s);});}\n"
     "if(un)un.addEventListener('click',function(){z=null;apply();});\n"
     /* A drag that ends outside its chart selects nothing. */
     "document.addEventListener('mouseup',function(){if(!drag)return;"
@@ -97,7 +98,7 @@ const char html_script[] =
     "document.querySelectorAll('svg.plot[data-px]').forEach(function(s){"
     "var px=s.dataset.px.split(' ').map(Number),xs=s.dataset.x.split(' '),"
     "names=s.dataset.names.split('|'),label=s.dataset.xlabel,time=!!s.dataset.t,"
-    "sel=document.createElementNS('http://www.w3.org/2000/svg','rect');"
+    "sel=document.createElementNS(s.namespaceURI,'rect');"
     "sel.setAttribute('class','sel');sel.setAttribute('y',12);sel.setAttribute('height',216);\n"
     "s.addEventListener('mousemove',function(e){var x=at(s,e);if(x===null)return;"
     "if(drag&&drag.s===s){var a=clamp(Math.min(drag.x,x)),b=clamp(Math.max(drag.x,x));"

@@ -91,14 +91,14 @@ html_lines_init (HtmlLines *lines, guint n_points)
     lines->values = g_new0 (gdouble, lines->stride * (HTML_DETAIL_SERIES + 1));
 }
 
-/* A new line named @name (taken); fill the values it returns. */
+/* A new line named @name (taken) drawn in @style; fill the values it returns. */
 static gdouble *
-html_lines_add (HtmlLines *lines, char *name)
+html_lines_add (HtmlLines *lines, char *name, guint style)
 {
     gdouble *y = &lines->values[lines->n * lines->stride];
 
     lines->names[lines->n] = name;
-    lines->series[lines->n] = (SvgSeries) { .name = name, .y = y, .style = lines->n };
+    lines->series[lines->n] = (SvgSeries) { .name = name, .y = y, .style = style };
     lines->n++;
     return y;
 }
@@ -172,9 +172,10 @@ html_chart_codes (GString *out, const HtmlPage *page, const HtmlTime *time)
     for (guint c = 0; samples && c < codes->len && c <= shown; c++) {
         gboolean rest = c == shown;
         guint end = rest ? codes->len : c + 1;
-        gdouble *y = html_lines_add (&lines, rest ? g_strdup ("other codes")
-                                                  : html_code_name (g_array_index (codes, HtmlCode,
-                                                                                   c).key));
+        gdouble *y = html_lines_add (&lines,
+                                     rest ? g_strdup ("other codes")
+                                          : html_code_name (g_array_index (codes, HtmlCode, c).key),
+                                     c);
         for (guint g = 0; g < grid.time.n; g++) {
             guint64 count = 0;
             for (guint i = grid.first[g]; i < grid.first[g + 1]; i++)
@@ -324,7 +325,7 @@ html_by_scenario (GString *out, const ThrongSummary *summary, const HtmlGrid *gr
     for (guint c = 0; c < G_N_ELEMENTS (charts); c++) {
         html_lines_init (&lines, grid->time.n);
         for (guint s = 0; s < summary->n_scenarios && s < HTML_DETAIL_SERIES; s++)
-            html_unit_line (html_lines_add (&lines, g_strdup (summary->scenarios[s].name)), grid,
+            html_unit_line (html_lines_add (&lines, g_strdup (summary->scenarios[s].name), s), grid,
                             html_unit_of (summary, s), charts[c].figure);
         html_lines_draw (out, &lines, &grid->time, charts[c].id, charts[c].title, charts[c].axis,
                          SVG_SCALE_LINEAR, "no interval was recorded");
@@ -379,7 +380,8 @@ html_by_step (GString *out, const ThrongSummary *summary, const HtmlGrid *grid)
             const HtmlStepLine *line = &g_array_index (steps, HtmlStepLine, k);
             if (charts[c].figure == HTML_UNIT_FAILURES && line->errors == 0)
                 continue;
-            html_unit_line (html_lines_add (&lines, g_strdup (line->name)), grid, line->unit,
+            /* A step keeps its style from chart to chart. */
+            html_unit_line (html_lines_add (&lines, g_strdup (line->name), k), grid, line->unit,
                             charts[c].figure);
         }
         html_lines_draw (out, &lines, &grid->time, charts[c].id, charts[c].title, charts[c].axis,
@@ -441,7 +443,8 @@ html_metric_charts (GString *out, const ThrongSummary *summary, const HtmlGrid *
         html_lines_init (&lines, grid->time.n);
         for (guint m = 0; m < n && lines.n < HTML_DETAIL_SERIES; m++)
             if (summary->metrics[m].kind == charts[c].kind)
-                html_metric_line (html_lines_add (&lines, g_strdup (summary->metrics[m].name)),
+                html_metric_line (html_lines_add (&lines, g_strdup (summary->metrics[m].name),
+                                                  lines.n),
                                   grid, m, charts[c].kind);
         if (lines.n == 0) {
             g_free (lines.values);
