@@ -80,7 +80,7 @@ const char html_script[] =
     "var d=(z[1]-z[0])/8,p=Math.pow(10,Math.floor(Math.log10(d))),f=d/p,"
     "st=(f<=1?1:f<=2?2:f<=5?5:10)*p,dec=Math.max(0,-Math.floor(Math.log10(st)+1e-9)),"
     "w=+s.dataset.wall,h='';"
-    "for(var v=Math.ceil(z[0]/st-1e-9)*st;v<=z[1]+st*1e-9;v+=st){"
+    "for(var k=0,v=Math.ceil(z[0]/st-1e-9)*st;v<=z[1]+st*1e-9&&k<20;v+=st,k++){"
     "var x=(L+(v-z[0])/(z[1]-z[0])*W).toFixed(1);"
     "h+='<line class=\"tick\" x1=\"'+x+'\" x2=\"'+x+'\" y1=\"228\" y2=\"233\"/>"
     "<text class=\"xtick\" x=\"'+x+'\" y=\"245\">'+v.toFixed(dec)+(w?'<tspan class=\"wall\" x=\"'"
