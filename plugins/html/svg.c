@@ -539,8 +539,7 @@ svg_append_figure (GString *out, gdouble value)
 
 /*
  * What the page's script shows on hover: each point's x in the viewBox,
- * its x value, and each series' name and values.  Lines and stacked
- * charts only.
+ * its x value, and each series' name and values.  Line charts only.
  */
 static void
 svg_readout (GString *out, const SvgChart *chart)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Charts as inline SVG, drawn from plain arrays of numbers: axes with
- * ticks and units, linear, logarithmic and "nines" scales, lines, stacked
- * areas and bars, shaded intervals.  Knows nothing of throng's summaries;
- * page.c turns those into arrays.
+ * ticks and units, linear, logarithmic and "nines" scales, lines and
+ * bars, shaded intervals, a plot the page's script can zoom.  Knows
+ * nothing of throng's summaries; page.c and detail.c turn those into
+ * arrays.
  */
 #pragma once
 
