@@ -21,9 +21,14 @@
 /* Lines per such chart: the busiest ones; the tables have them all. */
 #define HTML_DETAIL_SERIES 12
 
-static const char html_no_samples[]
-    = "no sample was kept (the html reporter's samples: false, or a json file written "
-      "without samples: true)";
+/* Why the codes and outcomes have no data, when no sample came. */
+static const char *
+html_no_samples (const HtmlPage *page)
+{
+    return page->samples ? "no sample was received (a run file written without samples: true, "
+                           "or no request completed)"
+                         : "samples were not collected (samples: false)";
+}
 
 /* The coarse grid: grid point g adds up points first[g] to first[g + 1] - 1. */
 typedef struct {
@@ -188,7 +193,7 @@ html_chart_codes (GString *out, const HtmlPage *page, const HtmlTime *time)
     html_lines_draw (out, &lines, &grid.time, "codes",
                      "Response codes per second (a failure without a status by its error class)",
                      "responses per second (/s)", SVG_SCALE_LINEAR,
-                     samples ? "no request completed" : html_no_samples);
+                     samples ? "no request completed" : html_no_samples (page));
     html_grid_clear (&grid);
 }
 
@@ -231,7 +236,7 @@ html_chart_outcome_latency (GString *out, const HtmlPage *page, const HtmlTime *
     svg_axis_fit (&y, values, stride * 4);
     html_time_chart (out, time, "outcome-latency",
                      "Latency of successes and of failures (p50, p99)", SVG_MODE_LINES, y,
-                     series, n_series, samples ? "no request completed" : html_no_samples);
+                     series, n_series, samples ? "no request completed" : html_no_samples (page));
 }
 
 void
@@ -522,7 +527,7 @@ html_outcomes_append (GString *out, const HtmlPage *page)
                           "codes</h2>\n");
     if (!html_series_has_samples (page->series)) {
         g_string_append_printf (out, "<p class=\"empty\">No data: %s.</p>\n</section>\n",
-                                html_no_samples);
+                                html_no_samples (page));
         return;
     }
     /* Gatling's OK and KO: a failure's latency (a timeout, a refused connection) says little
