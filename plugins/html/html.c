@@ -37,6 +37,7 @@ typedef struct {
     char *title;
     gboolean overwrite;
     gboolean messages;
+    gboolean samples;
 } HtmlOptions;
 
 static const ThrongOption html_options[] = {
@@ -44,6 +45,7 @@ static const ThrongOption html_options[] = {
     { "title", THRONG_OPTION_STRING, G_STRUCT_OFFSET (HtmlOptions, title) },
     { "overwrite", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, overwrite) },
     { "messages", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, messages) },
+    { "samples", THRONG_OPTION_BOOL, G_STRUCT_OFFSET (HtmlOptions, samples) },
     { NULL },
 };
 
@@ -54,6 +56,8 @@ typedef struct {
     char *plan_sha256;
     GPtrArray *targets;     /* per scenario, what it loads (NULL: unknown) */
     GHashTable *messages;   /* html_message_key() → GPtrArray of the first messages */
+    GPtrArray *transactions; /* per scenario, a GByteArray: per step, whether it is a group's
+                              * or a parallel's (its samples are not requests) */
 } Html;
 
 static void
@@ -69,6 +73,7 @@ html_free (gpointer self)
     g_clear_pointer (&html->messages, g_hash_table_unref);
     g_free (html->plan_sha256);
     g_clear_pointer (&html->targets, g_ptr_array_unref);
+    g_clear_pointer (&html->transactions, g_ptr_array_unref);
     g_free (html);
 }
 
@@ -77,6 +82,8 @@ html_configure (const ThrongNode *options, GError **error)
 {
     Html *html = g_new0 (Html, 1);
 
+    /* The codes and outcomes charts need every request's sample. */
+    html->options.samples = TRUE;
     if (options != NULL && !throng_node_is_null (options)
         && !throng_options_apply (options, html_options, &html->options, FALSE, "html options",
                                   error)) {
@@ -111,22 +118,50 @@ html_open (gpointer self, const ThrongRunInfo *run, GError **error)
                                  && run->scenario_targets != NULL
                              ? g_strdup (run->scenario_targets[i])
                              : NULL);
+    html->transactions = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+    for (guint s = 0; s < run->n_scenarios; s++) {
+        GByteArray *kinds = g_byte_array_new ();
+        const char *const *protocols = run->step_protocols != NULL ? run->step_protocols[s] : NULL;
+        for (guint i = 0; protocols != NULL && protocols[i] != NULL; i++) {
+            /* The kind when the core gives it; from a file, the name a transaction's
+             * protocol has there. */
+            guint8 transaction
+                = THRONG_STRUCT_HAS (run, ThrongRunInfo, step_info) && run->step_info != NULL
+                      ? throng_step_kind_is_transaction (run->step_info[s][i].kind)
+                      : strcmp (protocols[i], "group") == 0 || strcmp (protocols[i], "parallel") == 0;
+            g_byte_array_append (kinds, &transaction, 1);
+        }
+        g_ptr_array_add (html->transactions, kinds);
+    }
     if (html->options.messages)
         html->messages = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                 (GDestroyNotify) g_ptr_array_unref);
     return TRUE;
 }
 
-/* Keeps the first few distinct messages of each step's failures, per class. */
+/* Whether @sample is a request's: sent, and not a group's or a parallel's. */
+static gboolean
+html_is_request (const Html *html, const ThrongSample *sample)
+{
+    if (sample->flags & THRONG_SAMPLE_NOT_SENT || sample->scenario >= html->transactions->len)
+        return FALSE;
+    const GByteArray *kinds = g_ptr_array_index (html->transactions, sample->scenario);
+    return sample->step >= kinds->len || !kinds->data[sample->step];
+}
+
+/* Counts requests' codes and outcomes, and keeps the first few distinct
+ * messages of each step's failures, per class. */
 static void
 html_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
 {
     Html *html = self;
 
-    if (html->messages == NULL)
-        return;
     for (gsize i = 0; i < n_samples; i++) {
         const ThrongSample *sample = &samples[i];
+        if (html->options.samples && html->series != NULL && html_is_request (html, sample))
+            html_series_add_sample (html->series, sample);
+        if (html->messages == NULL)
+            continue;
         if (sample->error == THRONG_ERROR_NONE || sample->message == NULL)
             continue;
         gint64 key = html_message_key (sample->scenario, sample->step,
@@ -153,7 +188,7 @@ html_wants_samples (gpointer self)
 {
     Html *html = self;
 
-    return html->options.messages;
+    return html->options.messages || html->options.samples;
 }
 
 static void
@@ -192,6 +227,7 @@ html_close (gpointer self, const ThrongSummary *summary, GError **error)
         .series = html->series,
         .summary = summary,
         .messages = html->messages,
+        .samples = html->options.samples,
     };
     html_page_append (output_file_buffer (html->file), &page);
     output_file_commit (html->file);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The html report's document: header, verdict, summary table, charts over
- * time, latency distribution and errors, in that order, with inline CSS
- * and a few lines of script to toggle series and read values on hover.
- * Every figure comes from
- * the summary and the interval series; charts are drawn by svg.c.
+ * time, latency distribution and errors, in that order, with the inline
+ * CSS and script of assets.c.  Every figure comes from the summary and
+ * the interval series; charts are drawn by svg.c, those per scenario,
+ * step, code and metric put together by detail.c.
  */
 #include "page.h"
 
@@ -13,65 +13,6 @@
 #include <time.h>
 
 #include "svg.h"
-
-static const char html_style[] =
-    "body{font:15px/1.45 system-ui,sans-serif;color:#1a1a1a;background:#fff;margin:0 auto;"
-    "max-width:1000px;padding:1em 1.5em}\n"
-    "h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin:1.6em 0 .5em;"
-    "border-bottom:1px solid #767676}\n"
-    "dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:.5em 0}"
-    "dl.run dt{font-weight:600}dl.run dd{margin:0}\n"
-    "table{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}"
-    "th,td{border:1px solid #767676;padding:.2em .5em;text-align:right}"
-    "th:first-child,td.name{text-align:left}thead th{background:#eee}\n"
-    "tr.scenario td{font-weight:600}tr.step td.name{padding-left:1.6em}"
-    "tr.group td.name{font-style:italic}tr.depth1 td.name{padding-left:3.2em}"
-    "tr.depth2 td.name{padding-left:4.8em}tr.depth3 td.name,tr.depth4 td.name{padding-left:6.4em}"
-    "tr.failed td{color:#b00}"
-    ".pass{color:#1b6e20;font-weight:700}"
-    ".fail{color:#b3261e;font-weight:700}\n"
-    ".banner{border:2px solid #8a4b00;background:#fdf0e0;padding:.5em 1em;margin:1em 0}\n"
-    ".note,.generated{color:#4d4d4d;font-size:.9em}.empty{color:#4d4d4d;font-style:italic}\n"
-    "figure.chart{margin:1em 0;break-inside:avoid}figcaption{font-weight:600}\n"
-    "svg.plot{width:100%;height:auto;font-size:12px}svg.plot text{fill:#1a1a1a}\n"
-    ".grid{stroke:#d9d9d9}.tick{stroke:#1a1a1a}.frame{fill:none;stroke:#1a1a1a}"
-    ".series{stroke-width:2}.ytick{text-anchor:end}.xtick,.xlabel,.ylabel{text-anchor:middle}"
-    ".wall{fill:#4d4d4d}.sat{fill:#e8a33d;fill-opacity:.28}\n"
-    "ul.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.3em 1em;padding:0;margin:.2em 0}"
-    "ul.legend button{font:inherit;background:none;border:1px solid #bbb;border-radius:3px;"
-    "cursor:pointer;display:flex;align-items:center;gap:.3em}"
-    "ul.legend button.off{opacity:.45;text-decoration:line-through}.off{display:none}\n"
-    ".readout{position:absolute;display:none;white-space:pre;background:#fff;"
-    "border:1px solid #1a1a1a;padding:.3em .5em;font-size:.85em;pointer-events:none}\n"
-    "@media print{body{max-width:none}ul.legend button{border:none}.readout{display:none}}\n";
-
-/*
- * Legend buttons hide and show their series, and hovering a chart shows
- * the values of the nearest interval (from the svg's data-* attributes);
- * the page reads completely without script.  The class "js" on <html> marks that the script ran to its end (the
- * browser test reads it).
- */
-static const char html_script[] =
-    "document.querySelectorAll('ul.legend button').forEach(function(b){"
-    "b.addEventListener('click',function(){b.classList.toggle('off');"
-    "document.querySelectorAll('svg.plot .'+b.dataset.series).forEach(function(e){"
-    "e.classList.toggle('off');});});});\n"
-    /* Hover: the values of the point nearest the pointer, in a read-out box. */
-    "(function(){var r=document.createElement('div');r.className='readout';"
-    "document.body.appendChild(r);"
-    "document.querySelectorAll('svg.plot[data-px]').forEach(function(s){"
-    "var px=s.dataset.px.split(' ').map(Number),xs=s.dataset.x.split(' '),"
-    "names=s.dataset.names.split('|'),label=s.dataset.xlabel;"
-    "s.addEventListener('mousemove',function(e){var p=s.createSVGPoint();"
-    "p.x=e.clientX;p.y=e.clientY;var m=s.getScreenCTM();if(!m)return;"
-    "var x=p.matrixTransform(m.inverse()).x,i=0;"
-    "for(var k=1;k<px.length;k++)if(Math.abs(px[k]-x)<Math.abs(px[i]-x))i=k;"
-    "var t=label+' '+xs[i];names.forEach(function(n,j){"
-    "t+='\\n'+n+': '+s.dataset['v'+j].split(' ')[i];});"
-    "r.textContent=t;r.style.left=(e.pageX+14)+'px';r.style.top=(e.pageY+14)+'px';"
-    "r.style.display='block';});"
-    "s.addEventListener('mouseleave',function(){r.style.display='none';});});})();\n"
-    "document.documentElement.classList.add('js');\n";
 
 /* --- small formatting helpers ---------------------------------------------- */
 
@@ -133,6 +74,17 @@ html_errors_by_class (GString *out, const ThrongStats *stats)
     }
     if (!any)
         g_string_append (out, "—");
+}
+
+char *
+html_step_name (const ThrongScenarioSummary *scenario, guint step)
+{
+    const char *label = scenario->steps[step].label != NULL ? scenario->steps[step].label : "";
+
+    for (guint i = 0; i < scenario->n_steps; i++)
+        if (i != step && g_strcmp0 (scenario->steps[i].label, label) == 0)
+            return g_strdup_printf ("%s [%u]", label, step);
+    return g_strdup (label);
 }
 
 /* --- header, verdict, tables ---------------------------------------------------- */
@@ -320,8 +272,8 @@ html_summary_table (GString *out, const ThrongSummary *summary)
                 = group || depth > 0
                       ? g_strdup_printf ("step%s depth%u", group ? " group" : "", depth)
                       : g_strdup ("step");
-            html_stats_row (out, css, scenario->steps[i].label, &scenario->steps[i].stats,
-                            seconds);
+            g_autofree char *name = html_step_name (scenario, i);
+            html_stats_row (out, css, name, &scenario->steps[i].stats, seconds);
         }
     }
     html_stats_row (out, "total", "total", &summary->total, seconds);
@@ -388,7 +340,8 @@ html_errors_table (GString *out, const ThrongSummary *summary, GHashTable *messa
                 g_string_append (out, "<tr><td class=\"name\">");
                 html_text (out, scenario->name);
                 g_string_append (out, "</td><td class=\"name\">");
-                html_text (out, scenario->steps[i].label);
+                g_autofree char *name = html_step_name (scenario, i);
+                html_text (out, name);
                 g_string_append_printf (out, "</td><td class=\"name\">%s</td><td>%"
                                         G_GUINT64_FORMAT "</td><td>",
                                         throng_error_class_name ((ThrongErrorClass) c), counts[c]);
@@ -410,17 +363,7 @@ html_errors_table (GString *out, const ThrongSummary *summary, GHashTable *messa
 
 /* --- charts over time ------------------------------------------------------------ */
 
-typedef struct {
-    const HtmlPoint *points;
-    guint n;
-    gdouble *x0;
-    gdouble *x1;
-    gboolean *shade;
-    gint64 wall_zero_us;
-    gdouble end_s;
-} HtmlTime;
-
-static void
+void
 html_time_chart (GString *out, const HtmlTime *time, const char *id, const char *title,
                  SvgMode mode, SvgAxis y, const SvgSeries *series, guint n_series,
                  const char *empty)
@@ -439,30 +382,46 @@ html_time_chart (GString *out, const HtmlTime *time, const char *id, const char 
         .shade = time->shade,
         .wall_zero_us = time->wall_zero_us,
         .empty = empty,
+        .zoom = TRUE,
     };
     svg_chart_append (out, &chart);
 }
 
-static gdouble
+gdouble
 html_rate (const HtmlPoint *point, guint64 count)
 {
     gdouble seconds = html_seconds (point->end_us - point->start_us);
     return seconds > 0 ? (gdouble) count / seconds : NAN;
 }
 
-static void
+/*
+ * Lines, not stacked areas: a band stacked on the successes has its top
+ * edge on the total, so a thin one (one timeout a second under 12,000
+ * successes) would draw its colour along 12,000.  Each line here is at its
+ * own value.  Steps not sent are not requests, so they have no line.
+ */
+void
 html_chart_throughput (GString *out, const HtmlTime *time)
 {
-    SvgSeries series[THRONG_ERROR_CLASS_SLOTS];
+    SvgSeries series[THRONG_ERROR_CLASS_SLOTS + 1];
     gsize stride = MAX (time->n, 1u);
-    g_autofree gdouble *values = g_new0 (gdouble, stride * THRONG_ERROR_CLASS_SLOTS);
-    g_autofree gdouble *totals = g_new0 (gdouble, MAX (time->n, 1u));
-    guint n_series = 0;
+    g_autofree gdouble *values = g_new0 (gdouble, stride * (THRONG_ERROR_CLASS_SLOTS + 1));
+    gdouble *all = values, *succeeded = &values[stride];
+    guint n_series = 2;
 
-    /* Successes first, then one band per error class that occurred; steps not sent are not
-     * requests, so no band. */
-    for (guint c = 0; c < THRONG_ERROR_CLASS_SLOTS; c++) {
-        gboolean any = c == 0;
+    for (guint i = 0; i < time->n; i++) {
+        const HtmlPoint *point = &time->points[i];
+        guint64 errors = 0;
+        for (guint e = 0; e < THRONG_ERROR_CLASS_SLOTS; e++)
+            errors += e != THRONG_ERROR_VARIABLE ? point->errors[e] : 0;
+        all[i] = html_rate (point, point->requests);
+        succeeded[i] = html_rate (point, point->requests - MIN (errors, point->requests));
+    }
+    series[0] = (SvgSeries) { .name = "all requests/s", .y = all, .style = 0 };
+    series[1] = (SvgSeries) { .name = "succeeded/s", .y = succeeded, .style = 2 };
+    /* Then one line per error class that occurred: red dashed, then the styles after green. */
+    for (guint c = THRONG_ERROR_NONE + 1; c < THRONG_ERROR_CLASS_SLOTS; c++) {
+        gboolean any = FALSE;
         if (c == THRONG_ERROR_VARIABLE)
             continue;
         for (guint i = 0; i < time->n && !any; i++)
@@ -470,26 +429,20 @@ html_chart_throughput (GString *out, const HtmlTime *time)
         if (!any)
             continue;
         gdouble *y = &values[n_series * stride];
-        for (guint i = 0; i < time->n; i++) {
-            const HtmlPoint *point = &time->points[i];
-            guint64 errors = 0;
-            for (guint e = 0; e < THRONG_ERROR_CLASS_SLOTS; e++)
-                errors += e != THRONG_ERROR_VARIABLE ? point->errors[e] : 0;
-            y[i] = html_rate (point, c == 0 ? point->requests - MIN (errors, point->requests)
-                                            : point->errors[c]);
-            totals[i] += isfinite (y[i]) ? y[i] : 0;
-        }
+        for (guint i = 0; i < time->n; i++)
+            y[i] = html_rate (&time->points[i], time->points[i].errors[c]);
         series[n_series] = (SvgSeries) {
-            .name = c == 0 ? "succeeded/s" : throng_error_class_name ((ThrongErrorClass) c),
+            .name = throng_error_class_name ((ThrongErrorClass) c),
             .y = y,
-            .style = n_series,
+            .style = n_series == 2 ? 1 : n_series + 1,
         };
         n_series++;
     }
     SvgAxis y = { .label = "requests per second (/s)", .unit = NULL };
-    svg_axis_fit (&y, totals, time->n);
-    html_time_chart (out, time, "throughput", "Requests per second, errors stacked by class",
-                     SVG_MODE_STACKED, y, series, n_series, "no interval was recorded");
+    svg_axis_fit (&y, values, stride * n_series);
+    html_time_chart (out, time, "throughput",
+                     "Requests per second: all, succeeded, and failed by class",
+                     SVG_MODE_LINES, y, series, n_series, "no interval was recorded");
 }
 
 static void
@@ -658,7 +611,11 @@ html_charts_over_time (GString *out, const HtmlPage *page, const HtmlPoint *poin
     if (time.end_s <= 0)
         time.end_s = 1;
 
-    g_string_append (out, "<section id=\"over-time\">\n<h2>Over time</h2>\n");
+    g_string_append (out, "<section id=\"over-time\">\n<h2>Over time</h2>\n"
+                          "<p class=\"note\">Drag across a chart to zoom every chart over time to "
+                          "that stretch; double-click to see the whole run again.</p>\n"
+                          "<button type=\"button\" id=\"unzoom\" hidden>Show the whole run"
+                          "</button>\n");
     guint width = html_series_width (page->series);
     if (width > 1)
         g_string_append_printf (out, "<p class=\"note\" id=\"merged\">This run had %u intervals; "
@@ -670,10 +627,12 @@ html_charts_over_time (GString *out, const HtmlPage *page, const HtmlPoint *poin
                               "was saturated.</p>\n");
     html_chart_throughput (out, &time);
     html_chart_latency (out, &time, page->summary);
+    html_outcome_charts (out, page, &time);
     html_chart_users (out, &time);
     html_chart_arrivals (out, &time);
     html_chart_connections (out, &time);
     html_chart_self (out, &time);
+    html_detail_charts (out, page, &time);
     g_string_append (out, "</section>\n");
     g_free (time.x0);
     g_free (time.x1);
@@ -781,6 +740,7 @@ html_page_append (GString *out, const HtmlPage *page)
     html_summary_table (out, page->summary);
     html_charts_over_time (out, page, points, n);
     html_distribution (out, page->summary);
+    html_outcomes_append (out, page);
     html_checks_append (out, page->summary);
     html_metrics_append (out, page->summary);
     html_errors_table (out, page->summary, page->messages);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bounded series of interval points.  Memory stays O(cap): each point
- * keeps its latency histogram serialized (a few hundred bytes), and only
- * the point being filled holds a live histogram.
+ * keeps its latency histograms serialized (a few hundred bytes each) and
+ * a few counters per scenario, step and plan metric; only the point being
+ * filled holds live histograms.
  */
 #include "series.h"
 
@@ -16,6 +17,14 @@ struct _HtmlSeries {
     GArray *points;         /* HtmlPoint, finished ones then the open one */
     gboolean open;          /* whether the last point is still filling */
     ThrongHistogram *open_latency;
+    ThrongHistogram *open_ok;
+    ThrongHistogram *open_ko;
+    guint n_units;          /* per point, fixed by the first snapshot */
+    guint n_metrics;
+    gboolean shaped;
+    gboolean has_samples;
+    HtmlOutcomes pending;   /* samples the next snapshot counts */
+    HtmlOutcomes run;       /* every sample */
 };
 
 guint
@@ -44,6 +53,42 @@ static void
 html_point_clear (HtmlPoint *point)
 {
     g_free (point->latency);
+    g_free (point->units);
+    g_free (point->metrics);
+    if (point->codes != NULL)
+        g_array_unref (point->codes);
+    g_free (point->ok_latency);
+    g_free (point->ko_latency);
+}
+
+static void
+html_outcomes_init (HtmlOutcomes *outcomes)
+{
+    outcomes->codes = g_array_new (FALSE, FALSE, sizeof (HtmlCode));
+    outcomes->ok = throng_histogram_new ();
+    outcomes->ko = throng_histogram_new ();
+}
+
+static void
+html_outcomes_clear (HtmlOutcomes *outcomes)
+{
+    g_clear_pointer (&outcomes->codes, g_array_unref);
+    g_clear_pointer (&outcomes->ok, throng_histogram_free);
+    g_clear_pointer (&outcomes->ko, throng_histogram_free);
+}
+
+static void
+html_codes_add (GArray *codes, gint32 key, guint64 count)
+{
+    for (guint i = 0; i < codes->len; i++) {
+        HtmlCode *code = &g_array_index (codes, HtmlCode, i);
+        if (code->key == key) {
+            code->count += count;
+            return;
+        }
+    }
+    HtmlCode code = { .key = key, .count = count };
+    g_array_append_val (codes, code);
 }
 
 HtmlSeries *
@@ -55,6 +100,8 @@ html_series_new (guint cap)
     series->width = 1;
     series->points = g_array_new (FALSE, TRUE, sizeof (HtmlPoint));
     g_array_set_clear_func (series->points, (GDestroyNotify) html_point_clear);
+    html_outcomes_init (&series->pending);
+    html_outcomes_init (&series->run);
     return series;
 }
 
@@ -65,6 +112,10 @@ html_series_free (HtmlSeries *series)
         return;
     g_array_unref (series->points);
     throng_histogram_free (series->open_latency);
+    throng_histogram_free (series->open_ok);
+    throng_histogram_free (series->open_ko);
+    html_outcomes_clear (&series->pending);
+    html_outcomes_clear (&series->run);
     g_free (series);
 }
 
@@ -79,10 +130,50 @@ html_point_percentiles (HtmlPoint *point, const ThrongHistogram *latency)
     point->max_us = any ? throng_histogram_max (latency) : -1;
 }
 
+static void
+html_point_outcome_percentiles (HtmlPoint *point, const ThrongHistogram *ok,
+                                const ThrongHistogram *ko)
+{
+    gboolean any_ok = throng_histogram_count (ok) > 0;
+    gboolean any_ko = throng_histogram_count (ko) > 0;
+
+    point->ok_p50_us = any_ok ? throng_histogram_percentile (ok, 50) : -1;
+    point->ok_p99_us = any_ok ? throng_histogram_percentile (ok, 99) : -1;
+    point->ko_p50_us = any_ko ? throng_histogram_percentile (ko, 50) : -1;
+    point->ko_p99_us = any_ko ? throng_histogram_percentile (ko, 99) : -1;
+}
+
+/* A serialized histogram, or NULL for an empty one (most points have no failure). */
+static char *
+html_histogram_keep (const ThrongHistogram *histogram)
+{
+    return throng_histogram_count (histogram) > 0 ? throng_histogram_serialize (histogram) : NULL;
+}
+
 /* Adds @from's figures to @into's, @from coming right after @into in time. */
 static void
-html_point_merge (HtmlPoint *into, const HtmlPoint *from)
+html_point_merge (HtmlPoint *into, const HtmlPoint *from, guint n_units, guint n_metrics)
 {
+    for (guint u = 0; u < n_units && into->units != NULL && from->units != NULL; u++) {
+        into->units[u].requests += from->units[u].requests;
+        into->units[u].errors += from->units[u].errors;
+        into->units[u].latency_sum_us += from->units[u].latency_sum_us;
+    }
+    for (guint m = 0; m < n_metrics && into->metrics != NULL && from->metrics != NULL; m++) {
+        HtmlMetricPoint *metric = &into->metrics[m];
+        const HtmlMetricPoint *later = &from->metrics[m];
+        if (later->count > 0)
+            metric->last = later->last;
+        metric->count += later->count;
+        metric->trues += later->trues;
+        metric->sum += later->sum;
+    }
+    for (guint c = 0; from->codes != NULL && c < from->codes->len; c++) {
+        const HtmlCode *code = &g_array_index (from->codes, HtmlCode, c);
+        if (into->codes == NULL)
+            into->codes = g_array_new (FALSE, FALSE, sizeof (HtmlCode));
+        html_codes_add (into->codes, code->key, code->count);
+    }
     into->end_us = from->end_us;
     into->wall_end_us = from->wall_end_us;
     into->intervals += from->intervals;
@@ -119,11 +210,34 @@ html_series_close_open (HtmlSeries *series)
     HtmlPoint *point = &g_array_index (series->points, HtmlPoint, series->points->len - 1);
     point->latency = throng_histogram_serialize (series->open_latency);
     html_point_percentiles (point, series->open_latency);
+    point->ok_latency = html_histogram_keep (series->open_ok);
+    point->ko_latency = html_histogram_keep (series->open_ko);
+    html_point_outcome_percentiles (point, series->open_ok, series->open_ko);
     g_clear_pointer (&series->open_latency, throng_histogram_free);
+    g_clear_pointer (&series->open_ok, throng_histogram_free);
+    g_clear_pointer (&series->open_ko, throng_histogram_free);
     series->open = FALSE;
 }
 
-/* Halves the number of points: each pair becomes one, exactly. */
+/* @into's serialized histogram, with @from's added (either may be NULL: empty). */
+static void
+html_histogram_text_merge (char **into, const char *from)
+{
+    if (from == NULL)
+        return;
+    if (*into == NULL) {
+        *into = g_strdup (from);
+        return;
+    }
+    g_autoptr (ThrongHistogram) merged = html_histogram_load (*into);
+    g_autoptr (ThrongHistogram) other = html_histogram_load (from);
+    throng_histogram_merge (merged, other);
+    g_free (*into);
+    *into = throng_histogram_serialize (merged);
+}
+
+/* Halves the number of points: each pair becomes one, exactly.  A point
+ * moved or merged away is zeroed, so that nothing is freed twice. */
 static void
 html_series_halve (HtmlSeries *series)
 {
@@ -133,22 +247,79 @@ html_series_halve (HtmlSeries *series)
     for (guint i = 0; i < n; i += 2, kept++) {
         HtmlPoint *first = &g_array_index (series->points, HtmlPoint, i);
         HtmlPoint merged = *first;
-        first->latency = NULL;
+        memset (first, 0, sizeof *first);
         if (i + 1 < n) {
             HtmlPoint *second = &g_array_index (series->points, HtmlPoint, i + 1);
+            html_histogram_text_merge (&merged.latency, second->latency);
+            html_histogram_text_merge (&merged.ok_latency, second->ok_latency);
+            html_histogram_text_merge (&merged.ko_latency, second->ko_latency);
+            html_point_merge (&merged, second, series->n_units, series->n_metrics);
             g_autoptr (ThrongHistogram) latency = html_histogram_load (merged.latency);
-            g_autoptr (ThrongHistogram) other = html_histogram_load (second->latency);
-            throng_histogram_merge (latency, other);
-            html_point_merge (&merged, second);
-            g_free (merged.latency);
-            merged.latency = throng_histogram_serialize (latency);
+            g_autoptr (ThrongHistogram) ok = html_histogram_load (merged.ok_latency);
+            g_autoptr (ThrongHistogram) ko = html_histogram_load (merged.ko_latency);
             html_point_percentiles (&merged, latency);
-            g_clear_pointer (&second->latency, g_free);
+            html_point_outcome_percentiles (&merged, ok, ko);
+            html_point_clear (second);
+            memset (second, 0, sizeof *second);
         }
         g_array_index (series->points, HtmlPoint, kept) = merged;
     }
     g_array_set_size (series->points, kept);
     series->width *= 2;
+}
+
+static guint
+html_snapshot_n_units (const ThrongSummary *snapshot)
+{
+    guint n = 0;
+
+    for (guint s = 0; s < snapshot->n_scenarios; s++)
+        n += 1 + snapshot->scenarios[s].n_steps;
+    return n;
+}
+
+static void
+html_unit_fill (HtmlUnit *unit, const ThrongStats *stats)
+{
+    unit->requests = stats->requests;
+    unit->errors = stats->errors;
+    unit->latency_sum_us = stats->latency != NULL
+                               ? throng_histogram_mean (stats->latency)
+                                     * (gdouble) throng_histogram_count (stats->latency)
+                               : 0;
+}
+
+/* The point's units and metrics from @snapshot, in the shape the first snapshot fixed. */
+static void
+html_point_detail (HtmlSeries *series, HtmlPoint *point, const ThrongSummary *snapshot)
+{
+    guint n_metrics = THRONG_STRUCT_HAS (snapshot, ThrongSummary, n_metrics) && snapshot->metrics
+                          ? snapshot->n_metrics : 0;
+
+    if (!series->shaped) {
+        series->n_units = html_snapshot_n_units (snapshot);
+        series->n_metrics = n_metrics;
+        series->shaped = TRUE;
+    }
+    point->units = g_new0 (HtmlUnit, MAX (series->n_units, 1u));
+    guint u = 0;
+    for (guint s = 0; s < snapshot->n_scenarios && u < series->n_units; s++) {
+        const ThrongScenarioSummary *scenario = &snapshot->scenarios[s];
+        html_unit_fill (&point->units[u++], &scenario->stats);
+        for (guint i = 0; i < scenario->n_steps && u < series->n_units; i++)
+            html_unit_fill (&point->units[u++], &scenario->steps[i].stats);
+    }
+    point->metrics = g_new0 (HtmlMetricPoint, MAX (series->n_metrics, 1u));
+    for (guint m = 0; m < MIN (n_metrics, series->n_metrics); m++) {
+        const ThrongCustomMetric *metric = &snapshot->metrics[m];
+        /* As the json reporter writes them: doubles to 15 digits. */
+        point->metrics[m] = (HtmlMetricPoint) {
+            .count = metric->count,
+            .trues = metric->trues,
+            .sum = html_round15 (metric->sum),
+            .last = html_round15 (metric->last),
+        };
+    }
 }
 
 void
@@ -186,21 +357,71 @@ html_series_add (HtmlSeries *series, const ThrongSummary *snapshot)
     point.saturated = snapshot->saturated;
     series->intervals++;
 
+    html_point_detail (series, &point, snapshot);
+    point.codes = g_steal_pointer (&series->pending.codes);
+    series->pending.codes = g_array_new (FALSE, FALSE, sizeof (HtmlCode));
+
     if (series->open) {
         HtmlPoint *last = &g_array_index (series->points, HtmlPoint, series->points->len - 1);
-        html_point_merge (last, &point);
+        html_point_merge (last, &point, series->n_units, series->n_metrics);
+        html_point_clear (&point);
     } else {
         if (series->points->len == series->cap)
             html_series_halve (series);
         g_array_append_val (series->points, point);
         series->open_latency = throng_histogram_new ();
+        series->open_ok = throng_histogram_new ();
+        series->open_ko = throng_histogram_new ();
         series->open = TRUE;
     }
     if (snapshot->total.latency != NULL)
         throng_histogram_merge (series->open_latency, snapshot->total.latency);
+    throng_histogram_merge (series->open_ok, series->pending.ok);
+    throng_histogram_merge (series->open_ko, series->pending.ko);
+    throng_histogram_reset (series->pending.ok);
+    throng_histogram_reset (series->pending.ko);
     if (g_array_index (series->points, HtmlPoint, series->points->len - 1).intervals
         >= series->width)
         html_series_close_open (series);
+}
+
+void
+html_series_add_sample (HtmlSeries *series, const ThrongSample *sample)
+{
+    gboolean failed = sample->error != THRONG_ERROR_NONE;
+    gint32 key = sample->status > 0 ? sample->status
+                 : failed          ? -(gint32) html_error_slot (sample->error)
+                                   : 0;
+
+    series->has_samples = TRUE;
+    html_codes_add (series->pending.codes, key, 1);
+    html_codes_add (series->run.codes, key, 1);
+    throng_histogram_record (failed ? series->pending.ko : series->pending.ok, sample->elapsed_us);
+    throng_histogram_record (failed ? series->run.ko : series->run.ok, sample->elapsed_us);
+}
+
+gboolean
+html_series_has_samples (const HtmlSeries *series)
+{
+    return series->has_samples;
+}
+
+const HtmlOutcomes *
+html_series_outcomes (const HtmlSeries *series)
+{
+    return &series->run;
+}
+
+guint
+html_series_n_units (const HtmlSeries *series)
+{
+    return series->n_units;
+}
+
+guint
+html_series_n_metrics (const HtmlSeries *series)
+{
+    return series->n_metrics;
 }
 
 const HtmlPoint *

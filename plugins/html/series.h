@@ -9,6 +9,37 @@
 
 #include <throng/throng.h>
 
+/* One scenario's or one step's figures over a point: the "units" of a
+ * point are each scenario followed by its steps, scenario by scenario. */
+typedef struct {
+    guint64 requests;       /* a transaction's executions */
+    guint64 errors;
+    gdouble latency_sum_us; /* over @requests: a mean that adds up exactly when points merge */
+} HtmlUnit;
+
+/* One plan metric (`metrics:`) over a point. */
+typedef struct {
+    guint64 count;
+    guint64 trues;
+    gdouble sum;
+    gdouble last;           /* a gauge's last value, when @count > 0 */
+} HtmlMetricPoint;
+
+/* How many responses had one code: an HTTP status (> 0), no status on a
+ * success (0), or, for a failure without a status, minus its error slot. */
+typedef struct {
+    gint32 key;
+    guint64 count;
+} HtmlCode;
+
+/* What the samples of a stretch of time add up to: their codes and the
+ * latency of successes apart from failures (Gatling's OK and KO). */
+typedef struct {
+    GArray *codes;          /* HtmlCode, in the order first seen */
+    ThrongHistogram *ok;
+    ThrongHistogram *ko;
+} HtmlOutcomes;
+
 typedef struct {
     gint64 start_us;        /* elapsed time at the start of the first interval */
     gint64 end_us;          /* and at the end of the last */
@@ -30,6 +61,12 @@ typedef struct {
     gboolean saturated;     /* any interval was */
     char *latency;          /* the merged histogram, serialized */
     gint64 p50_us, p90_us, p99_us, max_us;
+    HtmlUnit *units;        /* html_series_n_units() of them */
+    HtmlMetricPoint *metrics; /* html_series_n_metrics() of them */
+    GArray *codes;          /* HtmlCode, from the samples the point's intervals counted */
+    char *ok_latency;       /* their successes' latencies, serialized (NULL: none) */
+    char *ko_latency;       /* and their failures' */
+    gint64 ok_p50_us, ok_p99_us, ko_p50_us, ko_p99_us;  /* -1 when none */
 } HtmlPoint;
 
 typedef struct _HtmlSeries HtmlSeries;
@@ -41,6 +78,23 @@ void html_series_free (HtmlSeries *series);
  * reporter writes them (times to the millisecond, shares to 15 digits),
  * so that a page built from its file is the same page. */
 void html_series_add (HtmlSeries *series, const ThrongSummary *snapshot);
+
+/* Counts one request's sample (not a transaction's, not one never sent)
+ * into the interval the next snapshot closes: the core hands a worker's
+ * samples over before the counters that include them, and a json file
+ * keeps that order, so a page drawn from the file is the same. */
+void html_series_add_sample (HtmlSeries *series, const ThrongSample *sample);
+
+/* Whether any sample was counted: without samples (`samples: false`, or a
+ * file written without them) the codes and outcomes charts have no data. */
+gboolean html_series_has_samples (const HtmlSeries *series);
+
+/* Every sample counted, the run's whole: codes and outcome histograms. */
+const HtmlOutcomes *html_series_outcomes (const HtmlSeries *series);
+
+/* Units and metrics per point, as the first snapshot had them. */
+guint html_series_n_units (const HtmlSeries *series);
+guint html_series_n_metrics (const HtmlSeries *series);
 
 /* The points so far, the last one possibly holding fewer intervals. */
 const HtmlPoint *html_series_points (HtmlSeries *series, guint *n_points);

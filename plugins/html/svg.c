@@ -49,10 +49,17 @@ svg_style_colour (guint style)
     return svg_styles[style % SVG_N_STYLES].colour;
 }
 
+/* Past the sixth style, dash and marker shift by one against the colour. */
+static guint
+svg_style_shape (guint style)
+{
+    return (style + style / SVG_N_STYLES) % SVG_N_STYLES;
+}
+
 const char *
 svg_style_dash (guint style)
 {
-    return svg_styles[style % SVG_N_STYLES].dash;
+    return svg_styles[svg_style_shape (style)].dash;
 }
 
 void
@@ -325,6 +332,8 @@ svg_axes (GString *out, const SvgChart *chart)
         g_string_append (out, "</text>\n");
     }
     /* Vertical ticks and x labels, with the wall clock under time. */
+    if (chart->zoom)
+        g_string_append (out, "<g class=\"xaxis\">");
     n = svg_ticks (&chart->x, ticks, 9);
     for (guint i = 0; i < n; i++) {
         gdouble x = svg_x (chart, ticks[i]);
@@ -352,6 +361,8 @@ svg_axes (GString *out, const SvgChart *chart)
         }
         g_string_append (out, "</text>\n");
     }
+    if (chart->zoom)
+        g_string_append (out, "</g>\n");
     g_string_append_printf (out, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" "
                             "height=\"%d\"/>\n", (int) SVG_LEFT, (int) SVG_TOP, (int) SVG_PLOT_W,
                             (int) SVG_PLOT_H);
@@ -395,13 +406,14 @@ svg_shading (GString *out, const SvgChart *chart)
 }
 
 static void
-svg_series_attributes (GString *out, const SvgChart *chart, guint s)
+svg_series_attributes (GString *out, const SvgChart *chart, guint s, const char *extra_class)
 {
     const SvgSeries *series = &chart->series[s];
     const char *colour = series->target ? SVG_TARGET_COLOUR : svg_style_colour (series->style);
     const char *dash = series->target ? SVG_TARGET_DASH : svg_style_dash (series->style);
 
-    g_string_append_printf (out, " class=\"series %s-s%u\" stroke=\"%s\"", chart->id, s, colour);
+    g_string_append_printf (out, " class=\"series %s-s%u%s\" stroke=\"%s\"", chart->id, s,
+                            extra_class, colour);
     if (*dash != '\0')
         g_string_append_printf (out, " stroke-dasharray=\"%s\"", dash);
 }
@@ -416,7 +428,7 @@ svg_marker (GString *out, guint style, gdouble x, gdouble y)
     };
     g_string_append (out, "M");
     svg_point (out, x, y);
-    g_string_append (out, shapes[style % SVG_N_STYLES]);
+    g_string_append (out, shapes[svg_style_shape (style)]);
 }
 
 static void
@@ -429,7 +441,7 @@ svg_lines (GString *out, const SvgChart *chart)
         gboolean pen_down = FALSE;
 
         g_string_append (out, "<path fill=\"none\"");
-        svg_series_attributes (out, chart, s);
+        svg_series_attributes (out, chart, s, "");
         g_string_append (out, " d=\"");
         for (guint i = 0; i < chart->n; i++) {
             if (!isfinite (series->y[i])) {
@@ -445,47 +457,13 @@ svg_lines (GString *out, const SvgChart *chart)
             continue;
         /* Markers, staggered per series so that they do not sit on each other. */
         g_string_append (out, "<path fill=\"none\" stroke-dasharray=\"none\"");
-        svg_series_attributes (out, chart, s);
+        svg_series_attributes (out, chart, s, " mk");
         g_string_append (out, " d=\"");
         for (guint i = (s * every / MAX (chart->n_series, 1u)) % every; i < chart->n; i += every)
             if (isfinite (series->y[i]))
                 svg_marker (out, series->style, svg_x (chart, chart->x1[i]),
                             svg_y (chart, series->y[i]));
         g_string_append (out, "\"/>\n");
-    }
-}
-
-static gdouble
-svg_value (gdouble value)
-{
-    return isfinite (value) ? value : 0.0;
-}
-
-static void
-svg_stacked (GString *out, const SvgChart *chart)
-{
-    g_autofree gdouble *below = g_new0 (gdouble, MAX (chart->n, 1u));
-    g_autofree gdouble *above = g_new0 (gdouble, MAX (chart->n, 1u));
-
-    for (guint s = 0; s < chart->n_series; s++) {
-        const SvgSeries *series = &chart->series[s];
-
-        for (guint i = 0; i < chart->n; i++)
-            above[i] = below[i] + svg_value (series->y[i]);
-        g_string_append_printf (out, "<path fill=\"%s\" fill-opacity=\"0.25\"",
-                                svg_style_colour (series->style));
-        svg_series_attributes (out, chart, s);
-        g_string_append (out, " d=\"");
-        for (guint i = 0; i < chart->n; i++) {
-            g_string_append_c (out, i == 0 ? 'M' : 'L');
-            svg_point (out, svg_x (chart, chart->x1[i]), svg_y (chart, above[i]));
-        }
-        for (guint i = chart->n; i-- > 0;) {
-            g_string_append_c (out, 'L');
-            svg_point (out, svg_x (chart, chart->x1[i]), svg_y (chart, below[i]));
-        }
-        g_string_append (out, "Z\"/>\n");
-        memcpy (below, above, sizeof (gdouble) * chart->n);
     }
 }
 
@@ -499,7 +477,7 @@ svg_bars (GString *out, const SvgChart *chart)
 
     g_string_append_printf (out, "<path fill=\"%s\" fill-opacity=\"0.35\"",
                             svg_style_colour (series->style));
-    svg_series_attributes (out, chart, 0);
+    svg_series_attributes (out, chart, 0, "");
     g_string_append (out, " d=\"");
     for (guint i = 0; i < chart->n; i++) {
         if (!isfinite (series->y[i]) || series->y[i] <= 0)
@@ -561,8 +539,7 @@ svg_append_figure (GString *out, gdouble value)
 
 /*
  * What the page's script shows on hover: each point's x in the viewBox,
- * its x value, and each series' name and values.  Lines and stacked
- * charts only.
+ * its x value, and each series' name and values.  Line charts only.
  */
 static void
 svg_readout (GString *out, const SvgChart *chart)
@@ -617,21 +594,34 @@ svg_chart_append (GString *out, const SvgChart *chart)
                             "aria-label=\"", (int) SVG_WIDTH, (int) SVG_HEIGHT);
     svg_append_escaped (out, chart->title);
     g_string_append_printf (out, "\" data-points=\"%u\"", chart->n);
+    if (chart->zoom) {
+        g_string_append (out, " data-t=\"");
+        svg_append_number (out, chart->x.min, 3);
+        g_string_append_c (out, ' ');
+        svg_append_number (out, chart->x.max, 3);
+        g_string_append_printf (out, "\" data-wall=\"%" G_GINT64_FORMAT "\"",
+                                chart->wall_zero_us / 1000);
+    }
     svg_readout (out, chart);
     g_string_append (out, ">\n");
-    svg_shading (out, chart);
+    if (!chart->zoom)
+        svg_shading (out, chart);
     svg_axes (out, chart);
-    switch (chart->mode) {
-    case SVG_MODE_LINES:
-        svg_lines (out, chart);
-        break;
-    case SVG_MODE_STACKED:
-        svg_stacked (out, chart);
-        break;
-    case SVG_MODE_BARS:
-        svg_bars (out, chart);
-        break;
+    if (chart->zoom) {
+        /* The plot area again, in the outer viewBox' units until the script narrows it. */
+        g_string_append_printf (out, "<svg class=\"zoom\" x=\"%d\" y=\"%d\" width=\"%d\" "
+                                "height=\"%d\" viewBox=\"%d %d %d %d\" "
+                                "preserveAspectRatio=\"none\">\n",
+                                (int) SVG_LEFT, (int) SVG_TOP, (int) SVG_PLOT_W, (int) SVG_PLOT_H,
+                                (int) SVG_LEFT, (int) SVG_TOP, (int) SVG_PLOT_W, (int) SVG_PLOT_H);
+        svg_shading (out, chart);
     }
+    if (chart->mode == SVG_MODE_BARS)
+        svg_bars (out, chart);
+    else
+        svg_lines (out, chart);
+    if (chart->zoom)
+        g_string_append (out, "</svg>\n");
     g_string_append (out, "</svg>\n");
     svg_legend (out, chart);
     g_string_append (out, "</figure>\n");

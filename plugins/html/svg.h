@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Charts as inline SVG, drawn from plain arrays of numbers: axes with
- * ticks and units, linear, logarithmic and "nines" scales, lines, stacked
- * areas and bars, shaded intervals.  Knows nothing of throng's summaries;
- * page.c turns those into arrays.
+ * ticks and units, linear, logarithmic and "nines" scales, lines and
+ * bars, shaded intervals, a plot the page's script can zoom.  Knows
+ * nothing of throng's summaries; page.c and detail.c turn those into
+ * arrays.
  */
 #pragma once
 
@@ -12,7 +13,8 @@
 /* The most values of one series a chart draws; series.c merges intervals to stay under it. */
 #define SVG_MAX_POINTS 2000
 
-/* How many styles (colour, dash, marker) there are before they repeat. */
+/* How many colours, dashes and markers there are.  Style s has colour
+ * s mod 6 and dash and marker (s + s / 6) mod 6: the first 36 differ. */
 #define SVG_N_STYLES 6
 
 typedef enum {
@@ -32,14 +34,13 @@ typedef struct {
 
 typedef enum {
     SVG_MODE_LINES,     /* one line per series, a point at each x1 */
-    SVG_MODE_STACKED,   /* areas stacked in series order */
     SVG_MODE_BARS,      /* one bar from x0 to x1 per value (first series only) */
 } SvgMode;
 
 typedef struct {
     const char *name;
     const gdouble *y;   /* n values; NAN for none */
-    guint style;        /* index into the palette (mod SVG_N_STYLES) */
+    guint style;        /* picks colour, dash and marker (svg_style_colour ()) */
     gboolean target;    /* a dashed grey target line, not a measurement */
 } SvgSeries;
 
@@ -48,7 +49,9 @@ typedef struct {
  * lines are drawn through the x1 ends.  @shade, when not NULL, marks
  * points whose interval is shaded from top to bottom (saturated).  When
  * @wall_zero_us is not 0, time ticks also read as UTC wall-clock times,
- * x being seconds after it.
+ * x being seconds after it.  A @zoom chart draws its series in an inner
+ * svg whose viewBox the page's script narrows (assets.c), its time ticks
+ * in a group the script labels again, and says its x axis in data-t.
  */
 typedef struct {
     const char *id;
@@ -64,6 +67,7 @@ typedef struct {
     const gboolean *shade;
     gint64 wall_zero_us;
     const char *empty;  /* what to say when there is nothing to draw */
+    gboolean zoom;
 } SvgChart;
 
 /*

@@ -12,8 +12,9 @@
 #      at most 2 s and 3 MB).
 #   2. overhead: a keep-alive run against nginx (CONNS connections, default
 #      50, DURATION seconds, default 5, at most 10, one worker), without the
-#      html reporter, with it, and with it and `messages: true` (samples
-#      collected): client CPU µs per request (user + system of the throng
+#      html reporter, with it as it comes (`samples: true`: the workers
+#      collect samples for the codes and outcomes charts), and with
+#      `samples: false` (nothing per request): client CPU µs per request (user + system of the throng
 #      process, from bash's `time`) and the differences (target: at most
 #      2%), each the median of the rounds' own differences.  Client pinned to CLIENT_CPU (default 0), nginx to
 #      SERVER_CPU (default 1), as tests/bench/bench.sh does.
@@ -121,13 +122,14 @@ EOF
         sleep 0.05
     done
     # plan NAME LENGTH VARIANT: the keep-alive plan, LENGTH its scenario's
-    # "duration: …" or "iterations: …", VARIANT none, html (as it comes) or
-    # messages (html with messages: true); written to $WORK/NAME.yaml.
+    # "duration: …" or "iterations: …", VARIANT none, html (as it comes:
+    # samples collected) or lean (html with samples: false); written to
+    # $WORK/NAME.yaml.
     plan() {
         local reporter=
         case $3 in
         html) reporter="  - html: { path: \"$WORK/ka.html\", overwrite: true }" ;;
-        messages) reporter="  - html: { path: \"$WORK/ka.html\", overwrite: true, messages: true }" ;;
+        lean) reporter="  - html: { path: \"$WORK/ka.html\", overwrite: true, samples: false }" ;;
         esac
         cat > "$WORK/$1.yaml" <<EOF
 name: html-overhead
@@ -146,7 +148,7 @@ EOF
 fi
 
 if want overhead; then
-    for variant in none html messages; do
+    for variant in none html lean; do
         plan "$variant" "duration: ${DURATION}s" "$variant"
     done
     # One run of PLAN: prints its client CPU µs per request.
@@ -157,24 +159,24 @@ if want overhead; then
         requests=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total"]["requests"])' "$WORK/ka.json")
         awk -v c="$cpu" -v r="$requests" 'BEGIN { split(c, t, " "); printf "%.3f\n", (t[1] + t[2]) * 1e6 / r }'
     }
-    none=() html=() messages=() html_ratio=() messages_ratio=()
+    none=() html=() lean=() html_ratio=() lean_ratio=()
     # Interleaved, and compared within each round, so that the machine's
     # changing load falls on all three alike.
     for _ in $(seq "$RUNS"); do
         a=$(measure "$WORK/none.yaml")
         b=$(measure "$WORK/html.yaml")
-        c=$(measure "$WORK/messages.yaml")
-        none+=("$a") html+=("$b") messages+=("$c")
+        c=$(measure "$WORK/lean.yaml")
+        none+=("$a") html+=("$b") lean+=("$c")
         html_ratio+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) * 100 / a }')")
-        messages_ratio+=("$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.1f", (c - a) * 100 / a }')")
+        lean_ratio+=("$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.1f", (c - a) * 100 / a }')")
     done
     echo
     echo "## keep-alive against nginx, $CONNS connections, ${DURATION} s, 1 worker: client CPU per request"
     printf '%-34s %8s µs   (runs: %s)\n' 'no html reporter' "$(printf '%s\n' "${none[@]}" | median)" "${none[*]}"
     printf '%-34s %8s µs   (runs: %s)\n' 'html' "$(printf '%s\n' "${html[@]}" | median)" "${html[*]}"
-    printf '%-34s %8s µs   (runs: %s)\n' 'html, messages: true' "$(printf '%s\n' "${messages[@]}" | median)" "${messages[*]}"
+    printf '%-34s %8s µs   (runs: %s)\n' 'html, samples: false' "$(printf '%s\n' "${lean[@]}" | median)" "${lean[*]}"
     printf '%-34s %8s %%    (rounds: %s)\n' 'html vs none, median of rounds' "$(printf '%s\n' "${html_ratio[@]}" | median)" "${html_ratio[*]}"
-    printf '%-34s %8s %%    (rounds: %s)\n' 'messages: true vs none' "$(printf '%s\n' "${messages_ratio[@]}" | median)" "${messages_ratio[*]}"
+    printf '%-34s %8s %%    (rounds: %s)\n' 'samples: false vs none' "$(printf '%s\n' "${lean_ratio[@]}" | median)" "${lean_ratio[*]}"
 fi
 
 # --- 3. the same in instructions, which a busy machine does not blur ---------------------
@@ -194,7 +196,7 @@ if want instructions; then
     echo
     echo "## instructions per request (callgrind), $CONNS users × $ITERATIONS iterations more, 1 worker"
     declare -A per_request
-    for variant in none html messages; do
+    for variant in none html lean; do
         plan "$variant-1" "iterations: $ITERATIONS" "$variant"
         plan "$variant-2" "iterations: $(( ITERATIONS * 2 ))" "$variant"
         one=$(count "$WORK/$variant-1.yaml")
@@ -204,6 +206,6 @@ if want instructions; then
     printf '%-34s %8s\n' 'no html reporter' "${per_request[none]}"
     printf '%-34s %8s  (%s%%)\n' 'html' "${per_request[html]}" \
         "$(awk -v a="${per_request[none]}" -v b="${per_request[html]}" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
-    printf '%-34s %8s  (%s%%)\n' 'html, messages: true' "${per_request[messages]}" \
-        "$(awk -v a="${per_request[none]}" -v b="${per_request[messages]}" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
+    printf '%-34s %8s  (%s%%)\n' 'html, samples: false' "${per_request[lean]}" \
+        "$(awk -v a="${per_request[none]}" -v b="${per_request[lean]}" 'BEGIN { printf "%+.1f", (b - a) * 100 / a }')"
 fi

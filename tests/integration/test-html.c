@@ -234,9 +234,11 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     /* Every section, in the order. */
     static const char *const sections[] = {
         "<header>", "<h1>Ramp &amp; burst: &#39;quoted&#39;</h1>", "id=\"verdict\"", "id=\"summary\"",
-        "id=\"over-time\"", "id=\"throughput\"", "id=\"latency\"", "id=\"users\"",
-        "id=\"connections\"", "id=\"cpu\"", "id=\"lag\"", "id=\"distribution\"",
-        "id=\"histogram\"", "id=\"percentiles\"", "id=\"errors\"",
+        "id=\"over-time\"", "id=\"throughput\"", "id=\"latency\"", "id=\"outcome-latency\"",
+        "id=\"codes\"", "id=\"users\"", "id=\"connections\"", "id=\"cpu\"", "id=\"lag\"",
+        "id=\"by-step\"", "id=\"scenario-rps\"", "id=\"scenario-latency\"", "id=\"step-rps\"",
+        "id=\"step-latency\"", "id=\"step-failures\"", "id=\"distribution\"",
+        "id=\"histogram\"", "id=\"percentiles\"", "id=\"outcomes\"", "id=\"errors\"",
     };
     const char *at = live;
     for (guint i = 0; i < G_N_ELEMENTS (sections); i++) {
@@ -248,11 +250,32 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_nonnull (strstr (live, "<dt>Plan SHA-256</dt><dd><code>"));
     g_assert_nonnull (strstr (live, "<code>ramp.p99 &lt; 10s</code>"));
 
-    /* Each chart over time has one point per interval. */
+    /* Each chart over time has one point per interval: the run's six, codes and outcomes,
+     * two per scenario and three per step (requests, latency, failures). */
     guint n = jsonl.intervals->len;
     g_assert_cmpuint (n, >=, 15);
     g_autofree char *points = g_strdup_printf ("data-points=\"%u\"", n);
-    g_assert_cmpuint (count (live, points), ==, 6);
+    g_assert_cmpuint (count (live, points), ==, 13);
+    g_assert_cmpuint (count (live, "<svg class=\"zoom\""), ==, 13);
+
+    /* Codes and outcomes from the samples: the failing step's 500s, the others' 200s, as
+     * many responses as requests; successes and failures apart. */
+    const char *codes = strstr (live, "id=\"codes\"");
+    g_assert_nonnull (strstr (codes, "data-names=\"200|500\""));
+    g_autofree char *failed_row = g_strdup_printf (
+        "<tr class=\"step failed\"><td class=\"name\">500</td><td>%" G_GINT64_FORMAT "</td>",
+        throng_test_json_int (jsonl.summary, "scenarios.0.steps.1.stats.requests"));
+    g_assert_nonnull (strstr (live, failed_row));
+    g_autofree char *ko_row = g_strdup_printf (
+        "<tr class=\"step\"><td class=\"name\">failed</td><td>%" G_GINT64_FORMAT "</td>",
+        throng_test_json_int (jsonl.summary, "total.errors"));
+    g_assert_nonnull (strstr (live, ko_row));
+    g_assert_nonnull (strstr (live, "data-names=\"succeeded p50|succeeded p99|failed p50|failed p99\""));
+    /* A line per scenario and per step, named by both when there are several scenarios. */
+    const char *step_rps = strstr (live, "id=\"step-rps\"");
+    g_assert_nonnull (strstr (step_rps, "ramp / home"));
+    g_assert_nonnull (strstr (step_rps, "burst / GET /bytes/1024"));
+    g_assert_nonnull (strstr (strstr (live, "id=\"scenario-rps\""), "data-names=\"ramp|burst\""));
 
     /* The table's totals are the summary's. */
     assert_table_row (live, "total", "total", jsonl.summary, "total");
@@ -301,7 +324,7 @@ test_live_and_report (ThrongTestTmpdir *fixture, gconstpointer data)
     guint runs = saturated_runs (&jsonl);
     g_assert_cmpuint (runs, >, 0);
     g_assert_nonnull (strstr (live, "id=\"saturation\""));
-    g_assert_cmpuint (count (live, "<rect class=\"sat\""), ==, runs * 6);
+    g_assert_cmpuint (count (live, "<rect class=\"sat\""), ==, runs * 13);
 
     jsonl_clear (&jsonl);
 }
@@ -446,7 +469,10 @@ test_report_bad_input (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *summary_err = NULL;
     page = report_draws (summary_only, html, &summary_err);
     g_assert_cmpstr (summary_err, ==, "");
-    g_assert_cmpuint (count (page, "<p class=\"empty\">No data:"), ==, 6);
+    /* The run's six charts over time, codes and outcomes, and the outcomes' tables; the
+     * charts per step need intervals, so there are none. */
+    g_assert_cmpuint (count (page, "<p class=\"empty\">No data:"), ==, 9);
+    g_assert_null (strstr (page, "id=\"by-step\""));
     g_clear_pointer (&page, g_free);
 
     /* --set needs NAME.KEY=VALUE, for a reporter that an --out names. */
@@ -493,8 +519,9 @@ test_arrivals (ThrongTestTmpdir *fixture, gconstpointer data)
     g_autofree char *jsonl_path = g_build_filename (fixture->dir, "run.jsonl", NULL);
     g_autofree char *live_path = g_build_filename (fixture->dir, "live.html", NULL);
     g_autofree char *file_path = g_build_filename (fixture->dir, "file.html", NULL);
+    /* The file keeps the samples, so that the page from it has the codes the live one has. */
     g_autofree char *yaml = g_strdup_printf ("%sreporters:\n  - json: { path: \"%s\", mode: "
-                                             "jsonl }\n  - html: { path: \"%s\" }\n",
+                                             "jsonl, samples: true }\n  - html: { path: \"%s\" }\n",
                                              arrivals_plan, jsonl_path, live_path);
     g_autofree char *plan = throng_test_write_plan (fixture->dir, "plan.yaml", yaml);
     g_autofree char *out = NULL, *err = NULL;

@@ -4,7 +4,9 @@
  * series (series.c), compiled in: ticks on linear, log and nines scales,
  * axis fitting, the SVG drawn for an empty series, one point, two points
  * and a log scale, compared with small expected fragments; the palette's
- * contrast; and the 2,000-point cap with exact merging.
+ * contrast; the 2,000-point cap with exact merging, of the samples' codes
+ * and outcomes and of the per-step figures too; and the throughput chart
+ * of a run with a thin error band, read back from its SVG path.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include <throng/throng.h>
 
+#include "page.h"
 #include "series.h"
 #include "svg.h"
 
@@ -171,14 +174,12 @@ test_chart_log (void)
 }
 
 static void
-test_chart_stacked_and_bars (void)
+test_chart_bars (void)
 {
     gdouble x[] = { 5, 10 };
     gdouble y[] = { 5, 10 };
-    g_autofree char *stacked = draw (2, x, y, SVG_SCALE_LINEAR, SVG_MODE_STACKED);
     g_autofree char *bars = draw (2, x, y, SVG_SCALE_LINEAR, SVG_MODE_BARS);
 
-    assert_contains (stacked, "d=\"M472,120L872,12L872,228L472,228Z\"/>");
     assert_contains (bars, "d=\"M472,228V120H472V228M872,228V12H872V228\"/>");
 }
 
@@ -303,6 +304,150 @@ test_series_short (void)
     g_assert_cmpint (points[0].p50_us, ==, 1000);
 }
 
+/* An interval of @length_us, one scenario of two steps, with @requests requests (of which
+ * @timeouts timed out) after as many samples: 200s and timeouts, 1 ms and 5 s. */
+static void
+add_detailed_interval (HtmlSeries *series, guint i, gint64 length_us, guint64 requests,
+                       guint64 timeouts)
+{
+    g_autoptr (ThrongHistogram) latency = throng_histogram_new ();
+    ThrongSummary snapshot = { .size = sizeof (ThrongSummary) };
+    ThrongStepSummary steps[2] = { { .label = "same" }, { .label = "same" } };
+    ThrongScenarioSummary scenario = { .name = "s", .steps = steps, .n_steps = 2 };
+
+    for (guint64 k = 0; k < requests; k++) {
+        ThrongSample sample = { .elapsed_us = k < timeouts ? 5000000 : 1000 };
+        sample.status = k < timeouts ? 0 : 200;
+        sample.error = k < timeouts ? THRONG_ERROR_TIMEOUT : THRONG_ERROR_NONE;
+        html_series_add_sample (series, &sample);
+        throng_histogram_record (latency, sample.elapsed_us);
+    }
+    snapshot.elapsed_us = (gint64) (i + 1) * length_us;
+    snapshot.interval_us = length_us;
+    snapshot.total.requests = requests;
+    snapshot.total.errors = timeouts;
+    snapshot.total.errors_by_class[THRONG_ERROR_TIMEOUT] = timeouts;
+    snapshot.total.latency = latency;
+    scenario.stats = snapshot.total;
+    steps[0].stats = snapshot.total;
+    steps[1].stats.requests = 1;
+    snapshot.scenarios = &scenario;
+    snapshot.n_scenarios = 1;
+    html_series_add (series, &snapshot);
+}
+
+static void
+test_series_detail (void)
+{
+    g_autoptr (HtmlSeries) series = html_series_new (SVG_MAX_POINTS);
+    guint64 requests = 0, timeouts = 0;
+
+    for (guint i = 0; i < 5000; i++) {
+        add_detailed_interval (series, i, G_USEC_PER_SEC, i % 5 + 1, i % 10 == 0);
+        requests += i % 5 + 1;
+        timeouts += i % 10 == 0;
+    }
+    g_assert_true (html_series_has_samples (series));
+    g_assert_cmpuint (html_series_n_units (series), ==, 3);
+    guint n;
+    const HtmlPoint *points = html_series_points (series, &n);
+    g_assert_cmpuint (n, ==, 1250);
+    /* The samples' codes and outcomes, and the steps' figures, merged exactly. */
+    guint64 ok = 0, ko = 0, scenario = 0, second = 0;
+    gdouble sum = 0;
+    for (guint i = 0; i < n; i++) {
+        for (guint c = 0; c < points[i].codes->len; c++) {
+            const HtmlCode *code = &g_array_index (points[i].codes, HtmlCode, c);
+            g_assert_true (code->key == 200 || code->key == -(gint32) THRONG_ERROR_TIMEOUT);
+            if (code->key == 200)
+                ok += code->count;
+            else
+                ko += code->count;
+        }
+        scenario += points[i].units[0].requests;
+        second += points[i].units[2].requests;
+        sum += points[i].units[0].latency_sum_us;
+        /* Every fourth-point holds one interval whose number is a multiple of 10. */
+        g_assert_cmpint (points[i].ko_p50_us, ==, i % 5 == 0 || i % 5 == 2 ? 5000000 : -1);
+        g_assert_cmpint (points[i].ok_p99_us, ==, 1000);
+    }
+    g_assert_cmpuint (ok, ==, requests - timeouts);
+    g_assert_cmpuint (ko, ==, timeouts);
+    g_assert_cmpuint (scenario, ==, requests);
+    g_assert_cmpuint (second, ==, 5000);
+    g_assert_cmpfloat_with_epsilon (sum, (gdouble) (requests - timeouts) * 1000 + (gdouble) timeouts * 5e6, 1e-3);
+    const HtmlOutcomes *outcomes = html_series_outcomes (series);
+    g_assert_cmpuint (throng_histogram_count (outcomes->ok), ==, requests - timeouts);
+    g_assert_cmpuint (throng_histogram_count (outcomes->ko), ==, timeouts);
+}
+
+/* The figures of the path a chart draws for its series @index: "M x,y L x,y …". */
+static GArray *
+path_points (const char *svg, const char *chart, guint index)
+{
+    g_autofree char *needle = g_strdup_printf ("class=\"series %s-s%u\" stroke=", chart, index);
+    const char *path = strstr (svg, needle);
+    g_assert_nonnull (path);
+    const char *d = strstr (path, " d=\"");
+    g_assert_nonnull (d);
+    GArray *points = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    for (const char *p = d + 4; *p == 'M' || *p == 'L';) {
+        char *end = NULL;
+        gdouble x = g_ascii_strtod (p + 1, &end);
+        g_assert_true (*end == ',');
+        gdouble y = g_ascii_strtod (end + 1, &end);
+        g_array_append_val (points, x);
+        g_array_append_val (points, y);
+        p = end;
+    }
+    return points;
+}
+
+/*
+ * 12,000 requests a second, of which 0.999 a second time out: the timeout
+ * line sits where 0.999 does on the axis, at the bottom, not along the
+ * total as the edge of a band stacked on the successes would.
+ */
+static void
+test_throughput_thin_band (void)
+{
+    g_autoptr (HtmlSeries) series = html_series_new (SVG_MAX_POINTS);
+    const gint64 length_us = 1001001; /* 12,012 requests and 1 timeout in it */
+
+    for (guint i = 0; i < 30; i++)
+        add_detailed_interval (series, i, length_us, 12012, 1);
+    guint n;
+    const HtmlPoint *points = html_series_points (series, &n);
+    g_autofree gdouble *x0 = g_new0 (gdouble, n);
+    g_autofree gdouble *x1 = g_new0 (gdouble, n);
+    g_autofree gboolean *shade = g_new0 (gboolean, n);
+    for (guint i = 0; i < n; i++) {
+        x0[i] = (gdouble) points[i].start_us / G_USEC_PER_SEC;
+        x1[i] = (gdouble) points[i].end_us / G_USEC_PER_SEC;
+    }
+    HtmlTime time = { .points = points, .n = n, .x0 = x0, .x1 = x1, .shade = shade,
+                      .end_s = x1[n - 1] };
+    g_autoptr (GString) out = g_string_new (NULL);
+    html_chart_throughput (out, &time);
+
+    assert_contains (out->str, "data-names=\"all requests/s|succeeded/s|timeout\"");
+    /* The axis: 0 to 15,000 (the 1-2-5 ceiling above 12,000) over 216 units from y 12. */
+    assert_contains (out->str, ">15000</text>");
+    gdouble bottom = 12 + 216;
+    g_autoptr (GArray) all = path_points (out->str, "throughput", 0);
+    g_autoptr (GArray) timeout = path_points (out->str, "throughput", 2);
+    g_assert_cmpuint (timeout->len, ==, 2 * n);
+    for (guint i = 0; i < n; i++) {
+        gdouble all_value = (bottom - g_array_index (all, gdouble, 2 * i + 1)) / 216 * 15000;
+        gdouble timeout_value = (bottom - g_array_index (timeout, gdouble, 2 * i + 1)) / 216 * 15000;
+        /* Within the 0.1 unit the path is printed to: 7 requests a second on this axis. */
+        g_assert_cmpfloat (fabs (all_value - 12000), <=, 7);
+        g_assert_cmpfloat (fabs (timeout_value - 0.999), <=, 7);
+    }
+    /* The read-out says the same. */
+    assert_contains (out->str, " data-v2=\"0.999 0.999 ");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -315,10 +460,12 @@ main (int argc, char **argv)
     g_test_add_func ("/svg/chart/one-point", test_chart_one_point);
     g_test_add_func ("/svg/chart/two-points", test_chart_two_points);
     g_test_add_func ("/svg/chart/log", test_chart_log);
-    g_test_add_func ("/svg/chart/stacked-and-bars", test_chart_stacked_and_bars);
+    g_test_add_func ("/svg/chart/bars", test_chart_bars);
     g_test_add_func ("/svg/chart/target", test_chart_target);
     g_test_add_func ("/svg/palette/contrast", test_palette_contrast);
     g_test_add_func ("/svg/series/cap", test_series_cap);
     g_test_add_func ("/svg/series/short", test_series_short);
+    g_test_add_func ("/svg/series/detail", test_series_detail);
+    g_test_add_func ("/html/throughput/thin-band", test_throughput_thin_band);
     return g_test_run ();
 }
