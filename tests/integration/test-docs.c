@@ -20,6 +20,7 @@
  * named by file and line.
  */
 #include "node-private.h"
+#include "summary.h"
 #include "test-utils.h"
 
 #include <string.h>
@@ -263,6 +264,26 @@ test_run_block (const Block *block, const char *dir)
         g_test_message ("%s:%u: $ %s: exit %d, stderr: %s", block->file, block->line,
                         (const char *) commands->pdata[i], status, err);
         g_assert_cmpint (status, ==, 0);
+    }
+    /*
+     * A shown run must also work, not just exit 0: every json summary it
+     * wrote reports no errors (the README's plan once exited 0 with half
+     * its requests refused).
+     */
+    g_autoptr (GDir) written = g_dir_open (dir, 0, NULL);
+    while ((entry = g_dir_read_name (written)) != NULL) {
+        if (!g_str_has_suffix (entry, ".json"))
+            continue;
+        g_autofree char *path = g_build_filename (dir, entry, NULL);
+        g_autoptr (GError) error = NULL;
+        g_autoptr (JsonNode) summary = throng_test_json_load (path, &error);
+
+        g_assert_no_error (error);
+        if (!throng_test_json_has (summary, "total.errors"))
+            continue;
+        g_test_message ("%s:%u: %s: %" G_GINT64_FORMAT " errors", block->file, block->line, entry,
+                        throng_test_json_int (summary, "total.errors"));
+        g_assert_cmpint (throng_test_json_int (summary, "total.errors"), ==, 0);
     }
 }
 
