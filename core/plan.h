@@ -236,6 +236,15 @@ ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
  * also when the file or a --set cannot be read; the load then says why.
  */
 gboolean throng_plan_file_wants_builtin_target (const char *path, const char *const *sets);
+
+/*
+ * One warning a step whose label an earlier step of its scenario has
+ * (`FILE:LINE:COLUMN: warning: …`): reporters keep the two apart by their
+ * step_id (docs/reporters.md), but a filter's `steps` that names the label
+ * keeps both, and a top-level threshold cannot name it.  For `throng
+ * validate`; (transfer full), possibly empty.
+ */
+GPtrArray *throng_plan_label_warnings (const ThrongPlan *plan);
 void throng_plan_free (ThrongPlan *plan);
 
 /*
