@@ -412,9 +412,12 @@ test_bad_body (Fixture *f, gconstpointer data)
     g_assert_cmpint (passes, ==, 200);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.checks.fails"), ==, 20);
 
-    /* The CSV names the check and what it saw, as JMeter names the failed assertion. */
+    /* The CSV names the check and what it saw in failureMessage, as JMeter names the failed
+     * assertion, and keeps the response's code and message. */
     g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
-    g_assert_nonnull (strstr (rows, "check: check '$.state equals ok' failed, saw 'broken'"));
+    g_assert_nonnull (strstr (rows, ",200,OK,"));
+    g_assert_nonnull (
+        strstr (rows, ",text,false,\"check '$.state equals ok' failed, saw 'broken'\","));
 }
 
 /*
@@ -558,7 +561,7 @@ test_templated_check_unset (Fixture *f, gconstpointer data)
     g_assert_cmpint (throng_test_summary_class (root, "scenarios.0.steps.0.stats", "check"), ==, 1);
     g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
     g_test_message ("%s", rows);
-    g_assert_nonnull (strstr (rows, "check: check '$.email equals ${vars.later}' failed: "));
+    g_assert_nonnull (strstr (rows, ",text,false,check '$.email equals ${vars.later}' failed: "));
     g_assert_nonnull (strstr (rows, "vars.later"));
 }
 
