@@ -7,7 +7,9 @@
  * those JMeter 2.13 and 3.0 read (no sentBytes).  A group's execution is
  * a row as JMeter's Transaction Controller writes its transaction sample,
  * and a failed check as JMeter writes a failed assertion: the response's
- * code and message, the check's text in failureMessage.  Rows are streamed
+ * code and message, the check's text in failureMessage.  When two steps
+ * of a scenario share a label, a last column "step_id" (a JMeter sample
+ * variable) says which step a row is (`step_id: auto`).  Rows are streamed
  * through an OutputFile, which reaches the disk only in whole rows.
  */
 #include <libsoup/soup.h>
@@ -28,12 +30,15 @@
 
 enum { CSV_COLUMNS_JMETER, CSV_COLUMNS_JMETER_3_0 };
 static const char *const csv_columns[] = { "jmeter", "jmeter-3.0", NULL };
+enum { CSV_STEP_ID_AUTO, CSV_STEP_ID_ALWAYS, CSV_STEP_ID_NEVER };
+static const char *const csv_step_id[] = { "auto", "always", "never", NULL };
 
 typedef struct {
     char *path;
     gboolean overwrite;
     char *metrics_path;
     int columns;
+    int step_id;
 } CsvOptions;
 
 static const ThrongOption csv_options[] = {
@@ -43,6 +48,8 @@ static const ThrongOption csv_options[] = {
     { "metrics_path", THRONG_OPTION_STRING, G_STRUCT_OFFSET (CsvOptions, metrics_path) },
     { "columns", THRONG_OPTION_ENUM, G_STRUCT_OFFSET (CsvOptions, columns),
       .choices = csv_columns },
+    { "step_id", THRONG_OPTION_ENUM, G_STRUCT_OFFSET (CsvOptions, step_id),
+      .choices = csv_step_id },
     { NULL },
 };
 
@@ -71,6 +78,7 @@ typedef struct {
     GHashTable *tallies;          /* (scenario, user) → a CsvTally per step (its groups') */
     guint *active_users;          /* per scenario, from the last snapshot (configured until then) */
     guint all_users;
+    gboolean step_id;             /* a last column "step_id", as a JMeter sample variable */
 } Csv;
 
 static void
@@ -108,6 +116,21 @@ csv_configure (const ThrongNode *options, GError **error)
         return NULL;
     }
     return csv;
+}
+
+/* Whether two steps of a scenario share a label (a HAR import has two `GET /static/app.css`). */
+static gboolean
+csv_labels_repeat (const ThrongRunInfo *run)
+{
+    for (guint s = 0; s < run->n_scenarios; s++) {
+        const char *const *labels = run->step_labels[s];
+
+        for (guint i = 0; labels != NULL && labels[i] != NULL; i++)
+            for (guint j = 0; j < i; j++)
+                if (strcmp (labels[i], labels[j]) == 0)
+                    return TRUE;
+    }
+    return FALSE;
 }
 
 static gboolean
@@ -164,8 +187,16 @@ csv_open (gpointer self, const ThrongRunInfo *run, GError **error)
         csv->all_users += run->scenario_users[i];
     }
 
-    g_string_append (output_file_buffer (csv->file),
+    csv->step_id = csv->options.step_id == CSV_STEP_ID_ALWAYS
+                   || (csv->options.step_id == CSV_STEP_ID_AUTO && csv_labels_repeat (run));
+    GString *header = output_file_buffer (csv->file);
+    g_string_append (header,
                      csv->options.columns == CSV_COLUMNS_JMETER_3_0 ? CSV_HEADER_3_0 : CSV_HEADER);
+    if (csv->step_id) {
+        /* How JMeter names a sample variable's column (CSVSaveService): quoted, last. */
+        g_string_truncate (header, header->len - 1);
+        g_string_append (header, ",\"step_id\"\n");
+    }
     output_file_commit (csv->file);
     return TRUE;
 }
@@ -416,6 +447,10 @@ csv_append_row (Csv *csv, OutputRow *out, const ThrongSample *sample)
     /* JMeter's HTTP client counts the TLS handshake as part of Connect. */
     output_row_put_int (out, csv_ms (transaction ? tally.connect_us
                                                  : sample->connect_us + sample->tls_us));
+    if (csv->step_id) {
+        output_row_put_c (out, ',');
+        output_row_put_int (out, sample->step);
+    }
     output_row_put_c (out, '\n');
 }
 
