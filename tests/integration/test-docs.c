@@ -70,7 +70,7 @@ fence_language (const char *line)
     return g_strstrip (g_strdup (p));
 }
 
-/* The marker of the line above a fence ("fragment", "error", "run"), or NULL. */
+/* The marker of the line above a fence ("fragment", "error", "warning", "run"), or NULL. */
 static char *
 marker_of (const char *line)
 {
@@ -363,7 +363,7 @@ main (int argc, char **argv)
 
     for (guint i = 0; i < blocks->len; i++) {
         const Block *block = blocks->pdata[i];
-        static const char *const kinds[] = { "plan", "fragment", "error", "run" };
+        static const char *const kinds[] = { "plan", "fragment", "error", "warning", "run" };
         g_autofree char *name = g_strdup_printf ("/docs/%s/%s-line-%u", block->file,
                                                  kinds[block->kind], block->line);
         g_test_add_data_func (name, block, test_block);
