@@ -440,12 +440,15 @@ test_not_sent (void)
 
     g_test_message ("%s", text);
     g_assert_nonnull (strstr (text, "throng_requests_total{scenario=\"s\",step=\"use\","
-                                    "status_class=\"2xx\"} 1\n"));
+                                    "step_id=\"0\",status_class=\"2xx\"} 1\n"));
     g_assert_null (strstr (text, "status_class=\"variable\""));
-    g_assert_nonnull (strstr (text, "throng_not_sent_total{scenario=\"s\",step=\"use\"} 2\n"));
     g_assert_nonnull (
-        strstr (text, "throng_errors_total{scenario=\"s\",step=\"use\",class=\"variable\"} 2\n"));
-    g_assert_nonnull (strstr (text, "throng_retry_attempts_total{scenario=\"s\",step=\"use\"} 5\n"));
+        strstr (text, "throng_not_sent_total{scenario=\"s\",step=\"use\",step_id=\"0\"} 2\n"));
+    g_assert_nonnull (
+        strstr (text, "throng_errors_total{scenario=\"s\",step=\"use\",step_id=\"0\","
+                      "class=\"variable\"} 2\n"));
+    g_assert_nonnull (strstr (
+        text, "throng_retry_attempts_total{scenario=\"s\",step=\"use\",step_id=\"0\"} 5\n"));
     prometheus_figures_free (figures);
     throng_stats_clear (&step.stats);
 }
