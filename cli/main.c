@@ -244,6 +244,10 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     if (plan == NULL)
         return (*error)->domain == THRONG_PLAN_ERROR ? EXIT_USAGE : EXIT_NOT_STARTED;
     if (validate_only) {
+        g_autoptr (GPtrArray) warnings = throng_plan_label_warnings (plan);
+
+        for (guint w = 0; w < warnings->len; w++)
+            g_printerr ("%s\n", (const char *) g_ptr_array_index (warnings, w));
         g_print ("%s: ok\n", path);
         print_notes (plan);
         return EXIT_OK;

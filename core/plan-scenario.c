@@ -378,3 +378,44 @@ throng_plan_read_scenarios (ThrongPlanLoader *loader, const ThrongNode *scenario
     }
     return TRUE;
 }
+
+static void
+add_label_warnings (const ThrongPlanScenario *scenario, GPtrArray *warnings)
+{
+    g_autoptr (GHashTable) first = g_hash_table_new (g_str_hash, g_str_equal);
+
+    for (guint i = 0; i < scenario->steps->len; i++) {
+        const ThrongPlanStep *step = g_ptr_array_index (scenario->steps, i);
+        gpointer index;
+
+        if (!g_hash_table_lookup_extended (first, step->label, NULL, &index)) {
+            g_hash_table_insert (first, step->label, GUINT_TO_POINTER (i));
+            continue;
+        }
+        const ThrongPlanStep *earlier = g_ptr_array_index (scenario->steps,
+                                                           GPOINTER_TO_UINT (index));
+        g_ptr_array_add (warnings,
+                         g_strdup_printf ("%s:%u:%u: warning: scenario '%s': step %u has the "
+                                          "label '%s' of step %u (line %u); reporters keep "
+                                          "them apart by step_id",
+                                          throng_node_file (step->node),
+                                          throng_node_line (step->node),
+                                          throng_node_column (step->node), scenario->name, i,
+                                          step->label, GPOINTER_TO_UINT (index),
+                                          throng_node_line (earlier->node)));
+    }
+}
+
+GPtrArray *
+throng_plan_label_warnings (const ThrongPlan *plan)
+{
+    GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
+
+    if (plan->setup != NULL)
+        add_label_warnings (plan->setup, warnings);
+    for (guint s = 0; s < plan->scenarios->len; s++)
+        add_label_warnings (g_ptr_array_index (plan->scenarios, s), warnings);
+    if (plan->teardown != NULL)
+        add_label_warnings (plan->teardown, warnings);
+    return warnings;
+}

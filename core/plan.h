@@ -235,6 +235,14 @@ typedef struct {
 ThrongPlan *throng_plan_load (const char *path, ThrongRegistry *registry,
                               const ThrongPlanLoadOptions *options, GError **error);
 
+/*
+ * One warning a step whose label an earlier step of its scenario has
+ * (`FILE:LINE:COLUMN: warning: …`): reporters keep the two apart by their
+ * step_id (docs/reporters.md), but a filter's `steps` that names the label
+ * keeps both, and a top-level threshold cannot name it.  For `throng
+ * validate`; (transfer full), possibly empty.
+ */
+GPtrArray *throng_plan_label_warnings (const ThrongPlan *plan);
 void throng_plan_free (ThrongPlan *plan);
 
 /*

@@ -613,6 +613,8 @@ json_document_append_sample (GString *out, JsonTimeCache *cache, const ThrongSam
     jsonwrite_append_string (out, scenario);
     g_string_append (out, ",\"step\":");
     jsonwrite_append_string (out, label);
+    /* The step's index: two steps of a scenario may share a label. */
+    json_append_member_int (out, ",\"step_id\":", sample->step);
     json_append_member_int (out, ",\"user\":", sample->user);
     json_append_member_int (out, ",\"iteration\":", sample->iteration);
     json_append_member_int (out, ",\"elapsed_us\":", sample->elapsed_us);

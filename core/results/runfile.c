@@ -36,6 +36,7 @@ struct _ThrongRunFile {
     GPtrArray *names;
     GArray *users;
     GPtrArray *labels;      /* per scenario, a NULL-terminated array of const char * */
+    GPtrArray *step_info;   /* per scenario, the head's ThrongStepInfo[] (or NULL): not owned */
     GPtrArray *protocols;
     RunStore current;
     ThrongSummarySum *merged; /* every interval added up, for a run without a summary */
@@ -209,6 +210,13 @@ run_file_build_info (ThrongRunFile *file)
     info->scenario_users = (const guint *) file->users->data;
     info->step_labels = (const char *const *const *) file->labels->pdata;
     info->step_protocols = (const char *const *const *) file->protocols->pdata;
+    /* Groups and their members, so that a csv's transaction rows count their requests. */
+    file->step_info = g_ptr_array_new ();
+    for (guint s = 0; s < head->n_scenarios; s++) {
+        const ThrongScenarioJourney *journey = throng_journey_get (&head->scenarios[s]);
+        g_ptr_array_add (file->step_info, journey != NULL ? (gpointer) journey->step_info : NULL);
+    }
+    info->step_info = (const ThrongStepInfo *const *) file->step_info->pdata;
     info->workers = head->workers;
     info->plan_sha256 = file->head.plan_sha256;
     info->scenario_targets = (const char *const *) file->head.targets->pdata;
@@ -364,6 +372,7 @@ throng_run_file_free (ThrongRunFile *file)
     g_clear_pointer (&file->names, g_ptr_array_unref);
     g_clear_pointer (&file->users, g_array_unref);
     g_clear_pointer (&file->labels, g_ptr_array_unref);
+    g_clear_pointer (&file->step_info, g_ptr_array_unref);
     g_clear_pointer (&file->protocols, g_ptr_array_unref);
     g_clear_pointer (&file->skipped, g_ptr_array_unref);
     g_clear_pointer (&file->map, g_mapped_file_unref);

@@ -80,12 +80,24 @@ throng_sample_line_read (const JsonToks *toks, const ThrongRunInfo *info,
             break;
     if (s == info->n_scenarios)
         return FALSE;
+    /*
+     * By step_id when the line has it and it names a step of that label:
+     * two steps of a scenario may share a label.  Lines of an older throng
+     * name the step by its label alone, read as the first step that has it.
+     */
     const char *const *labels = info->step_labels[s];
-    for (i = 0; labels[i] != NULL; i++)
-        if (jsontok_string_equals (toks, step, labels[i]))
-            break;
-    if (labels[i] == NULL)
-        return FALSE;
+    gint64 n_labels = g_strv_length ((char **) labels);
+    gint step_id_tok = jsontok_member (toks, 0, "step_id");
+    gint64 step_id = step_id_tok >= 0 ? jsontok_int (toks, step_id_tok) : -1;
+    if (step_id >= 0 && step_id < n_labels && jsontok_string_equals (toks, step, labels[step_id])) {
+        i = (guint) step_id;
+    } else {
+        for (i = 0; labels[i] != NULL; i++)
+            if (jsontok_string_equals (toks, step, labels[i]))
+                break;
+        if (labels[i] == NULL)
+            return FALSE;
+    }
 
     memset (sample, 0, sizeof *sample);
     sample->scenario = s;

@@ -119,7 +119,8 @@ read_tags (Influx *influx, GError **error)
 
         if (!throng_node_get_string (throng_node_child (tags, i), &value, error))
             return FALSE;
-        if (g_strv_contains ((const char *const[]) { "plan", "scenario", "step", NULL },
+        if (g_strv_contains ((const char *const[]) { "plan", "scenario", "step", "step_id",
+                                                      NULL },
                              throng_node_scalar (key))) {
             throng_node_set_error (key, error, THRONG_PLAN_ERROR_INVALID,
                                    "tags: '%s' is a tag of throng's own", throng_node_scalar (key));
@@ -243,10 +244,17 @@ influx_open (gpointer self, const ThrongRunInfo *run, GError **error)
     return TRUE;
 }
 
-/* MEASUREMENT,plan=…,<tags>[,scenario=…[,step=…]] */
+/*
+ * MEASUREMENT,plan=…,<tags>[,scenario=…[,step=…,step_id=…]]: @step_id is
+ * the step's index in its scenario (ThrongSample.step), -1 for a point
+ * that is no step's.  Two steps may share a label (a HAR import has two
+ * `GET /static/app.css`); without step_id their points of one snapshot
+ * would have the same series and time, and the second would overwrite the
+ * first.
+ */
 static void
 begin_line (GString *out, const Influx *influx, const char *measurement, const char *scenario,
-            const char *step)
+            const char *step, gint step_id)
 {
     lines_append_measurement (out, measurement);
     lines_append_tag (out, "plan", influx->plan);
@@ -254,6 +262,8 @@ begin_line (GString *out, const Influx *influx, const char *measurement, const c
         lines_append_tag (out, influx->tags->pdata[i], influx->tags->pdata[i + 1]);
     lines_append_tag (out, "scenario", scenario);
     lines_append_tag (out, "step", step);
+    if (step_id >= 0)
+        g_string_append_printf (out, ",step_id=%d", step_id);
 }
 
 static void
@@ -418,7 +428,8 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
             const ThrongStats *stats = &scenario->steps[i].stats;
             gboolean first = TRUE;
 
-            begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
+            begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label,
+                        (gint) i);
             append_counters (out, &first, stats->requests, stats->errors_by_class,
                              stats->bytes_sent, stats->bytes_received);
             guint64 retried = throng_journey_step_retry_attempts (scenario, i);
@@ -437,7 +448,7 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
         }
 
         gboolean first = TRUE;
-        begin_line (out, influx, "throng_scenario", scenario->name, NULL);
+        begin_line (out, influx, "throng_scenario", scenario->name, NULL, -1);
         lines_append_int (out, &first, "iterations", scenario->iterations);
         lines_append_int (out, &first, "dropped_iterations", scenario->dropped_iterations);
         lines_append_int (out, &first, "active_users", scenario->active_users);
@@ -452,7 +463,7 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
     }
 
     gboolean first = TRUE;
-    begin_line (out, influx, "throng_run", NULL, NULL);
+    begin_line (out, influx, "throng_run", NULL, NULL, -1);
     lines_append_int (out, &first, "requests", snapshot->total.requests);
     lines_append_int (out, &first, "errors", snapshot->total.errors);
     if (throng_stats_get_not_sent (&snapshot->total) > 0)
@@ -496,7 +507,8 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
                                      written[i].retry_attempts);
             if (delta == 0 && errors_by_class[THRONG_ERROR_VARIABLE] == 0)
                 continue;
-            begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label);
+            begin_line (out, influx, "throng_step", scenario->name, scenario->steps[i].label,
+                        (gint) i);
             append_counters (out, &first, delta, errors_by_class,
                              minus (stats->bytes_sent, written[i].bytes_sent),
                              minus (stats->bytes_received, written[i].bytes_received));
@@ -510,7 +522,7 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
         if (iterations > 0) {
             gboolean first = TRUE;
 
-            begin_line (out, influx, "throng_scenario", scenario->name, NULL);
+            begin_line (out, influx, "throng_scenario", scenario->name, NULL, -1);
             lines_append_int (out, &first, "iterations", iterations);
             lines_end (out, when);
             points++;

@@ -7,7 +7,9 @@
  * to one more suite named for the plan.  A threshold that failed is a
  * <failure> whose message says what was measured against what was
  * wanted ("browse.p99=812ms >= 500ms"); a check fails when any of its
- * evaluations failed.  The file is written atomically.
+ * evaluations failed, and says which steps' requests failed it.  A
+ * scenario with neither has one passing case of its own, so that no suite
+ * is empty.  The file is written atomically.
  */
 #include <string.h>
 #include <throng/throng.h>
@@ -239,8 +241,59 @@ append_threshold_case (GString *out, const char *classname, const JunitThreshold
     g_string_append (out, "</failure>\n    </testcase>\n");
 }
 
+/* The most steps a check's failure names; the rest are counted. */
+#define CHECK_STEPS_MAX 5
+
+/*
+ * Where a check failed, by step: "GET /cart (step_id 2): 3".  A request
+ * that failed a check has the class `check` unless an earlier failure
+ * (an unexpected status) gave it its own; a check repeated in several
+ * steps is one row of the summary, which does not say which of them
+ * failed it.  So: the steps whose requests failed by a check ("in …" when
+ * this is the only check of the scenario that failed, exact then), else,
+ * when the check failed only on requests that had failed already, the
+ * steps with failed requests and their classes.
+ */
 static void
-append_check_case (GString *out, const char *classname, const ThrongCheckSummary *check)
+append_check_steps (GString *out, const ThrongScenarioSummary *scenario, gboolean only)
+{
+    gboolean by_check = FALSE;
+    guint named = 0, more = 0;
+
+    for (guint i = 0; i < scenario->n_steps; i++)
+        by_check |= scenario->steps[i].stats.errors_by_class[THRONG_ERROR_CHECK] > 0;
+    for (guint i = 0; i < scenario->n_steps; i++) {
+        const ThrongStats *stats = &scenario->steps[i].stats;
+        guint64 failed = by_check ? stats->errors_by_class[THRONG_ERROR_CHECK] : stats->errors;
+
+        if (failed == 0 || throng_step_kind_is_transaction (throng_journey_step_kind (scenario, i)))
+            continue;
+        if (named == CHECK_STEPS_MAX) {
+            more++;
+            continue;
+        }
+        if (named == 0 && by_check)
+            g_string_append (out, only ? " in " : "; requests failed by a check in ");
+        else if (named == 0)
+            g_string_append (out, ", with requests that failed already in ");
+        else
+            g_string_append (out, ", ");
+        g_string_append_printf (out, "%s (step_id %u): %" G_GUINT64_FORMAT,
+                                scenario->steps[i].label, i, failed);
+        if (!by_check) {
+            for (guint c = THRONG_ERROR_NONE + 1; c < THRONG_ERROR_CLASS_SLOTS; c++)
+                if (stats->errors_by_class[c] > 0)
+                    g_string_append_printf (out, " %s", throng_error_class_name (c));
+        }
+        named++;
+    }
+    if (more > 0)
+        g_string_append_printf (out, " and %u more steps", more);
+}
+
+static void
+append_check_case (GString *out, const char *classname, const ThrongScenarioSummary *scenario,
+                   const ThrongCheckSummary *check, guint n_failed_checks)
 {
     guint64 total = check->passes + check->fails;
 
@@ -255,12 +308,40 @@ append_check_case (GString *out, const char *classname, const ThrongCheckSummary
     char percent[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_formatd (percent, sizeof percent, "%.2f",
                      100.0 * (gdouble) check->fails / (gdouble) total);
-    g_autofree char *message = g_strdup_printf ("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                                                " failed (%s%%)",
-                                                check->fails, total, percent);
+    g_autoptr (GString) message = g_string_new (NULL);
+    g_string_printf (message, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " failed (%s%%)",
+                     check->fails, total, percent);
+    append_check_steps (message, scenario, n_failed_checks == 1);
     g_string_append (out, ">\n      <failure");
-    append_attribute (out, "message", message);
-    g_string_append (out, " type=\"check\"/>\n    </testcase>\n");
+    append_attribute (out, "message", message->str);
+    g_string_append (out, " type=\"check\">check ");
+    append_escaped (out, check->name);
+    g_string_append (out, " of scenario ");
+    append_escaped (out, scenario->name);
+    g_string_append (out, " failed: ");
+    append_escaped (out, message->str);
+    g_string_append (out, "</failure>\n    </testcase>\n");
+}
+
+/*
+ * A scenario's suite with no threshold and no check gets this one case,
+ * so that no suite says tests="0" (which some CI servers refuse).  It
+ * passes: without thresholds the run has no verdict to give (throng exits
+ * 0), and it carries the scenario's figures for whoever reads the report.
+ */
+static void
+append_scenario_case (GString *out, const char *classname, const ThrongScenarioSummary *scenario)
+{
+    g_string_append (out, "    <testcase");
+    append_attribute (out, "name", scenario->name);
+    append_attribute (out, "classname", classname);
+    g_string_append (out, " time=\"0\">\n      <system-out>");
+    g_autofree char *text = g_strdup_printf (
+        "%" G_GUINT64_FORMAT " requests, %" G_GUINT64_FORMAT " errors, %" G_GUINT64_FORMAT
+        " iterations; no threshold judges this scenario",
+        scenario->stats.requests, scenario->stats.errors, scenario->iterations);
+    append_escaped (out, text);
+    g_string_append (out, "</system-out>\n    </testcase>\n");
 }
 
 /* The scenario's checks, or none: journeys came with 0.3 and a scenario may have none. */
@@ -299,10 +380,15 @@ append_suite (GString *out, const Junit *junit, const ThrongSummary *summary,
         n++;
         failed += !thresholds[i].result->passed;
     }
+    guint n_failed_checks = 0;
     for (guint i = 0; i < n_checks; i++) {
         n++;
-        failed += checks[i].fails > 0;
+        n_failed_checks += checks[i].fails > 0;
     }
+    failed += n_failed_checks;
+    gboolean scenario_case = s != NULL && n == 0;
+    if (scenario_case)
+        n = 1;
     *tests += n;
     *failures += failed;
 
@@ -352,7 +438,11 @@ append_suite (GString *out, const Junit *junit, const ThrongSummary *summary,
         if (thresholds[i].scenario == scenario)
             append_threshold_case (out, s != NULL ? threshold_class : plan, &thresholds[i]);
     for (guint i = 0; i < n_checks; i++)
-        append_check_case (out, check_class, &checks[i]);
+        append_check_case (out, check_class, s, &checks[i], n_failed_checks);
+    if (scenario_case) {
+        g_autofree char *run_class = g_strdup_printf ("%s.%s.run", plan, name);
+        append_scenario_case (out, run_class, s);
+    }
     g_string_append (out, "  </testsuite>\n");
 }
 

@@ -330,7 +330,13 @@ append_family (GString *out, const char *name, const char *type, const char *hel
     g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* NAME{scenario="…",step="…" (no closing brace: the caller may add labels). */
+/*
+ * NAME{scenario="…",step="…",step_id="…" (no closing brace: the caller may
+ * add labels).  Two steps of a scenario may share a label (a HAR import
+ * has two `GET /static/app.css`): step_id, the step's index in its
+ * scenario (ThrongSample.step), keeps their series apart, where two
+ * series of the same labels would be one to Prometheus.
+ */
 static void
 append_series (GString *out, const char *name, const ScenarioFigures *scenario,
                const StepFigures *step)

@@ -11,6 +11,9 @@
  *                                 exits 2, and standard error is, byte for
  *                                 byte, the next fenced block (the plan is
  *                                 written as plan.yaml)
+ *   <!-- docs-test: warning -->   a plan with a warning: validating it
+ *                                 exits 0, and standard error is, byte for
+ *                                 byte, the next fenced block
  *
  * A fenced `sh` block marked `<!-- docs-test: run -->` is run line by line
  * (a trailing `\` continues a line, `#` starts a comment) with `throng` on
@@ -31,6 +34,7 @@ typedef enum {
     BLOCK_PLAN,
     BLOCK_FRAGMENT,
     BLOCK_ERROR,
+    BLOCK_WARNING,
     BLOCK_RUN,
 } BlockKind;
 
@@ -39,7 +43,7 @@ typedef struct {
     guint line;         /* of the opening fence, from 1 */
     BlockKind kind;
     char *text;
-    char *expected;     /* BLOCK_ERROR: the next fenced block */
+    char *expected;     /* BLOCK_ERROR, BLOCK_WARNING: the next fenced block */
     char *plan;         /* BLOCK_RUN: the last yaml block above, or NULL */
 } Block;
 
@@ -67,7 +71,7 @@ fence_language (const char *line)
     return g_strstrip (g_strdup (p));
 }
 
-/* The marker of the line above a fence ("fragment", "error", "run"), or NULL. */
+/* The marker of the line above a fence ("fragment", "error", "warning", "run"), or NULL. */
 static char *
 marker_of (const char *line)
 {
@@ -136,6 +140,9 @@ collect_blocks (const char *relative, GPtrArray *blocks)
             else if (strcmp (marker, "error") == 0) {
                 block->kind = BLOCK_ERROR;
                 pending_error = block;
+            } else if (strcmp (marker, "warning") == 0) {
+                block->kind = BLOCK_WARNING;
+                pending_error = block;
             } else
                 g_error ("%s:%u: unknown docs-test marker '%s' for a yaml block", relative, i,
                          marker);
@@ -160,7 +167,8 @@ collect_blocks (const char *relative, GPtrArray *blocks)
         i = end;
     }
     if (pending_error != NULL)
-        g_error ("%s:%u: an error block needs the expected message in the next fenced block",
+        g_error ("%s:%u: an error or warning block needs the expected message in the next fenced "
+                 "block",
                  relative, pending_error->line);
 }
 
@@ -192,7 +200,7 @@ test_plan_block (const Block *block, const char *dir)
         return;
     }
     g_assert_cmpstr (err, ==, block->expected);
-    g_assert_cmpint (status, ==, 2);
+    g_assert_cmpint (status, ==, block->kind == BLOCK_WARNING ? 0 : 2);
 }
 
 static void
@@ -296,6 +304,7 @@ test_block (gconstpointer data)
     switch (block->kind) {
     case BLOCK_PLAN:
     case BLOCK_ERROR:
+    case BLOCK_WARNING:
         test_plan_block (block, dir);
         break;
     case BLOCK_FRAGMENT:
@@ -375,7 +384,7 @@ main (int argc, char **argv)
 
     for (guint i = 0; i < blocks->len; i++) {
         const Block *block = blocks->pdata[i];
-        static const char *const kinds[] = { "plan", "fragment", "error", "run" };
+        static const char *const kinds[] = { "plan", "fragment", "error", "warning", "run" };
         g_autofree char *name = g_strdup_printf ("/docs/%s/%s-line-%u", block->file,
                                                  kinds[block->kind], block->line);
         g_test_add_data_func (name, block, test_block);

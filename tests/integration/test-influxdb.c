@@ -175,14 +175,64 @@ test_stored (Fixture *fixture, gconstpointer data)
                      throng_test_json_int (summary, "total.errors_by_class.status"));
     g_assert_cmpint (query_int (fixture,
                                 "SELECT sum(requests) FROM throng_step WHERE step = 'home, page' "
-                                "AND env = 'test run' AND scenario = 'browse'"),
+                                "AND step_id = '0' AND env = 'test run' AND scenario = 'browse'"),
                      ==, throng_test_json_int (summary, "scenarios.0.steps.0.stats.requests"));
+    g_assert_cmpint (
+        query_int (fixture, "SELECT sum(requests) FROM throng_step WHERE step_id = '1'"), ==,
+        throng_test_json_int (summary, "scenarios.0.steps.1.stats.requests"));
     g_assert_cmpint (query_int (fixture, "SELECT sum(iterations) FROM throng_scenario"), ==,
                      throng_test_json_int (summary, "scenarios.0.iterations"));
     /* A point per interval for the run: about one a second. */
     gint64 intervals = query_int (fixture, "SELECT count(requests) FROM throng_run");
     g_assert_cmpint (intervals, >=, 2);
     g_assert_cmpint (intervals, <=, 5);
+}
+
+/*
+ * Two steps of a scenario with one label (a HAR import has them): their
+ * points of one snapshot have the same time, so without the step_id tag
+ * the second overwrote the first and the stored requests fell short of
+ * the summary (issue 33).  Each step's sum is read by its step_id.
+ */
+static void
+test_repeated_labels (Fixture *fixture, gconstpointer data)
+{
+    if (!start_influxd (fixture))
+        return;
+    g_autofree char *yaml = g_strdup_printf (
+        "name: repeated\n"
+        "target: builtin\n"
+        "defaults:\n"
+        "  http: { base_url: \"${builtin.http}\", transport: soup }\n"
+        "scenarios:\n"
+        "  - name: browse\n"
+        "    users: 2\n"
+        "    duration: 3s\n"
+        "    think_time: 2ms\n"
+        "    steps:\n"
+        "      - http: { url: / }\n"
+        "      - http: { url: /status/404 }\n"
+        "      - http: { url: / }\n"
+        "reporters:\n"
+        "  - influxdb: { url: \"http://127.0.0.1:%u\", database: throng, flush_timeout: 10s }\n",
+        fixture->port);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_null (strstr (err, "influxdb"));
+    g_assert_cmpstr (throng_test_json_string (summary, "scenarios.0.steps.0.label"), ==,
+                     throng_test_json_string (summary, "scenarios.0.steps.2.label"));
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.2.stats.requests"), >, 0);
+    g_assert_cmpint (query_int (fixture, "SELECT sum(requests) FROM throng_step"), ==,
+                     throng_test_json_int (summary, "total.requests"));
+    for (guint i = 0; i < 3; i++) {
+        g_autofree char *query
+            = g_strdup_printf ("SELECT sum(requests) FROM throng_step WHERE step_id = '%u'", i);
+        g_autofree char *path = g_strdup_printf ("scenarios.0.steps.%u.stats.requests", i);
+
+        g_assert_cmpint (query_int (fixture, query), ==, throng_test_json_int (summary, path));
+    }
 }
 
 /*
@@ -778,6 +828,8 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
     g_test_add ("/influxdb/stored", Fixture, NULL, fixture_setup, test_stored, fixture_teardown);
     g_test_add ("/influxdb/dashboard", Fixture, NULL, fixture_setup, test_dashboard,
+                fixture_teardown);
+    g_test_add ("/influxdb/repeated-labels", Fixture, NULL, fixture_setup, test_repeated_labels,
                 fixture_teardown);
     g_test_add ("/influxdb/not-sent", Fixture, NULL, fixture_setup, test_not_sent,
                 fixture_teardown);

@@ -412,9 +412,12 @@ test_bad_body (Fixture *f, gconstpointer data)
     g_assert_cmpint (passes, ==, 200);
     g_assert_cmpint (throng_test_json_int (root, "scenarios.0.checks.fails"), ==, 20);
 
-    /* The CSV names the check and what it saw, as JMeter names the failed assertion. */
+    /* The CSV names the check and what it saw in failureMessage, as JMeter names the failed
+     * assertion, and keeps the response's code and message. */
     g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
-    g_assert_nonnull (strstr (rows, "check: check '$.state equals ok' failed, saw 'broken'"));
+    g_assert_nonnull (strstr (rows, ",200,OK,"));
+    g_assert_nonnull (
+        strstr (rows, ",text,false,\"check '$.state equals ok' failed, saw 'broken'\","));
 }
 
 /*
@@ -558,7 +561,7 @@ test_templated_check_unset (Fixture *f, gconstpointer data)
     g_assert_cmpint (throng_test_summary_class (root, "scenarios.0.steps.0.stats", "check"), ==, 1);
     g_assert_true (g_file_get_contents (csv, &rows, NULL, NULL));
     g_test_message ("%s", rows);
-    g_assert_nonnull (strstr (rows, "check: check '$.email equals ${vars.later}' failed: "));
+    g_assert_nonnull (strstr (rows, ",text,false,check '$.email equals ${vars.later}' failed: "));
     g_assert_nonnull (strstr (rows, "vars.later"));
 }
 
@@ -1409,6 +1412,66 @@ test_group_nested_bytes (Fixture *f, gconstpointer data)
     g_ptr_array_unref (kept);
 }
 
+/*
+ * A group's row as JMeter 5.6's Transaction Controller writes its sample
+ * (docs/reporters.md, csv): code 200 when it succeeded and none when not,
+ * its requests counted in every group around them but a nested group's
+ * row in none, their latencies summed, URL "null", no failureMessage.
+ */
+static void
+test_group_jtl (Fixture *f, gconstpointer data)
+{
+    static const char steps[] = "      - group: outer\n"
+                                "        steps:\n"
+                                "          - group: inner\n"
+                                "            steps:\n"
+                                "              - http: { url: /slow/5 }\n"
+                                "          - http: { url: /no/such/page }\n";
+    g_auto (GStrv) lines = NULL;
+    g_autoptr (JsonNode) root = run_with_csv (f, steps, 2, &lines);
+    guint outer = 0, inner = 0;
+    gint64 latency = 0;
+
+    g_assert_cmpint (throng_test_json_int (root, "total.requests"), ==, 4);
+    g_assert_cmpint (throng_test_summary_class (root, "total", "status"), ==, 2);
+    for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
+        g_autoptr (GPtrArray) fields = csv_fields (lines[i]);
+        const char *label = g_ptr_array_index (fields, 2);
+        const char *code = g_ptr_array_index (fields, 3);
+
+        g_assert_cmpuint (fields->len, ==, 17);
+        if (strcmp (label, "inner") != 0 && strcmp (label, "outer") != 0) {
+            latency += g_ascii_strtoll (g_ptr_array_index (fields, 14), NULL, 10);
+            continue;
+        }
+        g_assert_cmpstr (g_ptr_array_index (fields, 6), ==, "");   /* dataType */
+        g_assert_cmpstr (g_ptr_array_index (fields, 8), ==, "");   /* failureMessage */
+        g_assert_cmpstr (g_ptr_array_index (fields, 13), ==, "null"); /* URL */
+        if (strcmp (label, "inner") == 0) {
+            g_assert_cmpstr (code, ==, "200");
+            g_assert_cmpstr (g_ptr_array_index (fields, 4), ==,
+                             "Number of samples in transaction : 1, number of failing samples : 0");
+            g_assert_cmpstr (g_ptr_array_index (fields, 7), ==, "true");
+            inner++;
+            continue;
+        }
+        g_assert_cmpstr (code, ==, "");
+        g_assert_cmpstr (g_ptr_array_index (fields, 4), ==,
+                         "Number of samples in transaction : 2, number of failing samples : 1");
+        g_assert_cmpstr (g_ptr_array_index (fields, 7), ==, "false");
+        /* the sum of its two requests' latencies (each rounded to a whole ms first here) */
+        g_assert_cmpint (g_ascii_strtoll (g_ptr_array_index (fields, 14), NULL, 10), >=,
+                         latency - 1);
+        g_assert_cmpint (g_ascii_strtoll (g_ptr_array_index (fields, 14), NULL, 10), <=,
+                         latency + 1);
+        g_assert_cmpint (latency, >=, 5);
+        latency = 0;
+        outer++;
+    }
+    g_assert_cmpuint (outer, ==, 2);
+    g_assert_cmpuint (inner, ==, 2);
+}
+
 /* THRONG_DEBUG=http prints the first requests of each step, expanded, and their responses. */
 static void
 test_debug (Fixture *f, gconstpointer data)
@@ -1695,6 +1758,7 @@ main (int argc, char **argv)
         THRONG_TEST_CASE ("choose", test_choose, TRUE),
         THRONG_TEST_CASE ("group-timing", test_group_timing, TRUE),
         THRONG_TEST_CASE ("group-nested-bytes", test_group_nested_bytes, TRUE),
+        THRONG_TEST_CASE ("group-jtl", test_group_jtl, TRUE),
         THRONG_TEST_CASE ("debug", test_debug, TRUE),
         THRONG_TEST_CASE ("debug-decoded", test_debug_decoded, TRUE),
         THRONG_TEST_CASE ("pause", test_pause, TRUE),

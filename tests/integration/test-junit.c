@@ -4,7 +4,8 @@
  * scenarios, writes a file that xmllint validates against the JUnit schema
  * Jenkins reads (tests/data/junit.xsd), with one suite per scenario, one
  * more for the run's own thresholds, and the failed threshold's message
- * saying what was measured against what was wanted.
+ * saying what was measured against what was wanted; a plan without
+ * thresholds has a case per scenario, and a failed check names its step.
  */
 #include <string.h>
 
@@ -75,14 +76,16 @@ test_thresholds (ThrongTestTmpdir *fixture, gconstpointer data)
     assert_xpath (xmllint, xml, "string(/testsuites/testsuite[1]/@name)", "browse");
     assert_xpath (xmllint, xml, "string(/testsuites/testsuite[2]/@name)", "missing");
     assert_xpath (xmllint, xml, "string(/testsuites/testsuite[3]/@name)", "ci");
-    assert_xpath (xmllint, xml, "string(/testsuites/@tests)", "5");
+    assert_xpath (xmllint, xml, "string(/testsuites/@tests)", "6");
     assert_xpath (xmllint, xml, "string(/testsuites/@failures)", "1");
     /* browse: its own two thresholds, the step's (found by its label), the plan's p99. */
     assert_xpath (xmllint, xml, "string(/testsuites/testsuite[1]/@tests)", "3");
     assert_xpath (xmllint, xml, "string(/testsuites/testsuite[1]/@failures)", "1");
     assert_xpath (xmllint, xml, "count(//testsuite[1]/testcase[@name='home <page> & more.errors.timeout == 0'])",
                   "1");
-    assert_xpath (xmllint, xml, "string(/testsuites/testsuite[2]/@tests)", "0");
+    /* missing: no threshold about it, no check: one passing case of its own, not tests="0". */
+    assert_xpath (xmllint, xml, "string(/testsuites/testsuite[2]/@tests)", "1");
+    assert_xpath (xmllint, xml, "string(/testsuites/testsuite[2]/testcase/@name)", "missing");
     assert_xpath (xmllint, xml, "string(/testsuites/testsuite[3]/@tests)", "2");
     assert_xpath (xmllint, xml, "count(//testcase[failure])", "1");
 
@@ -103,6 +106,62 @@ test_thresholds (ThrongTestTmpdir *fixture, gconstpointer data)
                   "string(/testsuites/testsuite[1]/properties/property[@name='requests']/@value)",
                   requests);
     g_assert_cmpstr (requests, ==, "20");
+}
+
+/*
+ * A plan without thresholds: each scenario's suite has a case (a check,
+ * or the scenario's own), and a failed check names the step whose
+ * requests failed it, by its label and step_id, where two steps share the
+ * label (issue 33).
+ */
+static void
+test_checks (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *xmllint = throng_test_require_program ("xmllint");
+    if (xmllint == NULL)
+        return;
+    g_autofree char *xml = g_build_filename (fixture->dir, "results.xml", NULL);
+    g_autofree char *out_arg = throng_test_out_arg ("junit", xml);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (
+        fixture->dir,
+        "name: ci-checks\n"
+        "target: builtin\n"
+        "defaults:\n"
+        "  http: { base_url: \"${builtin.http}\", transport: soup }\n"
+        "scenarios:\n"
+        "  - name: browse\n"
+        "    users: 1\n"
+        "    iterations: 10\n"
+        "    steps:\n"
+        "      - http: { url: / }\n"
+        "      - http: { url: /, check: [ { body_contains: \"no such text\" } ] }\n"
+        "  - name: quiet\n"
+        "    users: 1\n"
+        "    iterations: 3\n"
+        "    steps:\n"
+        "      - http: { url: / }\n",
+        (const char *const[]) { "--out", out_arg, NULL }, 120, 0, &err);
+    throng_test_assert_no_glib_noise (err);
+
+    g_autofree char *xsd = throng_test_source_path ("tests/data/junit.xsd");
+    g_free (throng_test_tool_output (
+        (const char *const[]) { xmllint, "--noout", "--schema", xsd, xml, NULL }, 30));
+    assert_xpath (xmllint, xml, "count(/testsuites/testsuite)", "2");
+    assert_xpath (xmllint, xml, "string(/testsuites/@tests)", "2");
+    assert_xpath (xmllint, xml, "string(/testsuites/@failures)", "1");
+    assert_xpath (xmllint, xml, "string(/testsuites/testsuite[1]/@tests)", "1");
+    assert_xpath (xmllint, xml, "string(/testsuites/testsuite[2]/@tests)", "1");
+    assert_xpath (xmllint, xml, "count(/testsuites/testsuite[2]/testcase[@name='quiet'][not(failure)])",
+                  "1");
+    g_assert_cmpint (throng_test_json_int (summary, "scenarios.0.steps.1.stats.errors"), ==, 10);
+    assert_xpath (xmllint, xml, "string(//testcase[failure]/failure/@message)",
+                  "10 of 10 failed (100.00%) in GET / (step_id 1): 10");
+    g_autofree char *requests = g_strdup_printf (
+        "%" G_GINT64_FORMAT, throng_test_json_int (summary, "scenarios.0.stats.requests"));
+    assert_xpath (xmllint, xml,
+                  "string(/testsuites/testsuite[1]/properties/property[@name='requests']/@value)",
+                  requests);
 }
 
 /* Without a path the reporter is refused at plan load, located. */
@@ -170,6 +229,8 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
     g_test_add ("/junit/thresholds", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_thresholds, throng_test_tmpdir_teardown);
+    g_test_add ("/junit/checks", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_checks,
+                throng_test_tmpdir_teardown);
     g_test_add ("/junit/needs-path", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_needs_path, throng_test_tmpdir_teardown);
     g_test_add ("/junit/existing-file", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

@@ -430,6 +430,8 @@ test_csv_rows (ThrongTestTmpdir *fixture, gconstpointer data)
                      "Non HTTP response code: connect");
     g_assert_cmpstr (g_hash_table_lookup (f, "failureMessage/49"), ==,
                      "connect: Connection refused");
+    g_assert_cmpstr (g_hash_table_lookup (f, "responseMessage/49"), ==,
+                     "Non HTTP response message: Connection refused");
     g_assert_cmpstr (g_hash_table_lookup (f, "responseCode/96"), ==, "503");
     g_assert_cmpstr (g_hash_table_lookup (f, "responseMessage/96"), ==,
                      "Service \"Temporarily\" Unavailable");
@@ -439,6 +441,39 @@ test_csv_rows (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpstr (g_hash_table_lookup (f, "grpThreads/0"), ==, "4");
     g_assert_cmpstr (g_hash_table_lookup (f, "allThreads/0"), ==, "4");
     g_assert_cmpstr (g_hash_table_lookup (f, "grpThreads/999"), ==, "4");
+}
+
+/*
+ * `columns: jmeter-3.0`: the header and rows without sentBytes, which
+ * JMeter 2.13 and 3.0 refuse in a header (their CSVSaveService knows no
+ * such column); the other columns as in the default.
+ */
+static void
+test_csv_columns_3_0 (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    const ThrongReporter *csv = reporter_get ("csv");
+    g_autoptr (FakeRun) fake = fake_run_new ();
+    g_autofree char *path = g_build_filename (fixture->dir, "results.csv", NULL);
+    g_autofree char *options = options_with_path (path, "columns: jmeter-3.0\n");
+    g_autoptr (GError) error = NULL;
+    gpointer self = reporter_configure_ok (csv, options);
+    g_autofree char *text = NULL;
+
+    g_assert_true (reporter_drive (csv, self, fake, &error));
+    g_assert_no_error (error);
+    csv->free (self);
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_assert_cmpstr (lines[0], ==,
+                     "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,"
+                     "success,failureMessage,bytes,grpThreads,allThreads,URL,Latency,IdleTime,"
+                     "Connect");
+    /* Sample 0 (GET /, 200 OK) has no field that needs quotes: 16 fields, bytes then threads. */
+    g_auto (GStrv) fields = g_strsplit (lines[1], ",", -1);
+    g_assert_cmpuint (g_strv_length (fields), ==, 16);
+    g_assert_cmpstr (fields[2], ==, "GET /");
+    g_assert_cmpstr (fields[10], ==, "4");
+    g_assert_cmpuint (g_strv_length (lines), ==, N_SAMPLES + 2);
 }
 
 /*
@@ -1363,6 +1398,75 @@ test_e2e_csv_json (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpint (status, ==, 0);
 }
 
+/* Rows of a CSV written with a last "step_id" column, counted per step_id (the header skipped). */
+static void
+count_csv_step_ids (const char *path, guint64 *counts, guint n_counts)
+{
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_assert_true (g_str_has_suffix (lines[0], ",Connect,\"step_id\""));
+    memset (counts, 0, n_counts * sizeof *counts);
+    for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++) {
+        guint64 id = g_ascii_strtoull (strrchr (lines[i], ',') + 1, NULL, 10);
+
+        g_assert_cmpuint (id, <, n_counts);
+        counts[id]++;
+    }
+}
+
+/*
+ * Two steps of a scenario with one label (issue 33): the csv adds the
+ * step_id column (step_id: auto), whose rows per step equal the JSON
+ * summary's requests of each step, and so does the csv that `throng
+ * report` writes from the jsonl samples, which name their step_id.
+ */
+static void
+test_e2e_repeated_labels (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *csv = g_build_filename (fixture->dir, "run.csv", NULL);
+    g_autofree char *jsonl = g_build_filename (fixture->dir, "run.jsonl", NULL);
+    g_autofree char *reported = g_build_filename (fixture->dir, "reported.csv", NULL);
+    g_autofree char *yaml = g_strdup_printf (
+        "name: repeated\n"
+        "target: builtin\n"
+        "defaults:\n"
+        "  http: { base_url: \"${builtin.http}\" }\n"
+        "scenarios:\n"
+        "  - name: page\n"
+        "    users: 2\n"
+        "    iterations: 15\n"
+        "    steps:\n"
+        "      - http: { url: / }\n"
+        "      - http: { url: /status/404 }\n"
+        "      - http: { url: / }\n"
+        "reporters:\n"
+        "  - csv: { path: \"%s\" }\n"
+        "  - json: { path: \"%s\", mode: jsonl, samples: true }\n",
+        csv, jsonl);
+    g_autofree char *err = NULL;
+    g_autoptr (JsonNode) summary = throng_test_run_summary (fixture->dir, yaml, NULL, 60, 0, &err);
+    guint64 counts[3];
+
+    throng_test_assert_no_glib_noise (err);
+    g_assert_cmpint (throng_test_json_int (summary, "total.requests"), ==, 90);
+    count_csv_step_ids (csv, counts, G_N_ELEMENTS (counts));
+    for (guint i = 0; i < G_N_ELEMENTS (counts); i++) {
+        g_autofree char *path = g_strdup_printf ("scenarios.0.steps.%u.stats.requests", i);
+        g_assert_cmpuint (counts[i], ==, (guint64) throng_test_json_int (summary, path));
+    }
+
+    g_autofree char *out_arg = throng_test_out_arg ("csv", reported);
+    g_autofree char *out = NULL;
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (throng_test_runv (60, &out, &err, "report", jsonl, "--out", out_arg, NULL), ==,
+                     0);
+    count_csv_step_ids (reported, counts, G_N_ELEMENTS (counts));
+    for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+        g_assert_cmpuint (counts[i], ==, 30);
+}
+
 /* A 2.1 s run against the built-in target, written as jsonl. */
 static const char final_interval_plan[] =
     "name: final-interval\n"
@@ -1643,6 +1747,8 @@ main (int argc, char **argv)
 
     g_test_add ("/reporters/csv/rows", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_csv_rows, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/csv/columns-3.0", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_csv_columns_3_0, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/csv/open-model-users", ThrongTestTmpdir, NULL,
                 throng_test_tmpdir_setup, test_csv_open_model_users, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/csv/overwrite", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
@@ -1690,6 +1796,8 @@ main (int argc, char **argv)
                 test_e2e_csv_json, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/e2e/csv-json/fast", ThrongTestTmpdir, "fast", throng_test_tmpdir_setup,
                 test_e2e_csv_json, throng_test_tmpdir_teardown);
+    g_test_add ("/reporters/e2e/repeated-labels", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_e2e_repeated_labels, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/e2e/dev-full", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_e2e_dev_full, throng_test_tmpdir_teardown);
     g_test_add ("/reporters/e2e/interrupt", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,

@@ -278,6 +278,44 @@ test_usage_errors (ThrongTestTmpdir *tmp, gconstpointer data)
     }
 }
 
+/*
+ * A label two steps of a scenario share is a warning, located at the
+ * second step, not an error: reporters keep the two apart by step_id.
+ */
+static void
+test_validate_repeated_labels (ThrongTestTmpdir *tmp, gconstpointer data)
+{
+    g_autofree char *plan = throng_test_write_plan (tmp->dir, "har.yaml",
+                                                    "name: har\n"
+                                                    "defaults:\n"
+                                                    "  http: { base_url: http://127.0.0.1:9 }\n"
+                                                    "scenarios:\n"
+                                                    "  - name: page\n"
+                                                    "    users: 1\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: /static/app.css }\n"
+                                                    "      - http: { url: / }\n"
+                                                    "      - http: { url: /static/app.css }\n"
+                                                    "  - name: other\n"
+                                                    "    users: 1\n"
+                                                    "    iterations: 1\n"
+                                                    "    steps:\n"
+                                                    "      - http: { url: /static/app.css }\n");
+    g_autofree char *expected = g_strdup_printf (
+        "%s:11:9: warning: scenario 'page': step 2 has the label 'GET /static/app.css' of step 0 "
+        "(line 9); reporters keep them apart by step_id\n",
+        plan);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = throng_test_runv (10, &out, &err, "validate", plan, NULL);
+
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (g_str_has_suffix (out, ": ok\n"));
+    /* One warning: the label of the other scenario's step is its own. */
+    g_assert_cmpstr (err, ==, expected);
+}
+
 static void
 test_validate_good (ThrongTestTmpdir *tmp, gconstpointer data)
 {
@@ -1089,6 +1127,8 @@ main (int argc, char **argv)
                 test_usage_errors, throng_test_tmpdir_teardown);
     g_test_add ("/run/validate/good", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_validate_good, throng_test_tmpdir_teardown);
+    g_test_add ("/run/validate/repeated-labels", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_validate_repeated_labels, throng_test_tmpdir_teardown);
     g_test_add ("/run/validate/bad", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_validate_bad, throng_test_tmpdir_teardown);
     g_test_add ("/run/validate/not-regular-files", ThrongTestTmpdir, NULL,
