@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `merge`, `report`, `import`,
- * `plugins`, `--version`.
+ * The `throng` command line: the table of its commands (which `--help`,
+ * throng(1) and the shell completions read, usage.h), `run`, `validate`,
+ * `plugins` and `version` here, the others in their files.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -22,25 +23,21 @@
 #include "registry.h"
 #include "report.h"
 #include "target.h"
+#include "complete.h"
+#include "manual.h"
+#include "usage.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/gnutls.h>
+#include <libsoup/soup.h>
+#include <locale.h>
+#include <nghttp2/nghttp2.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-enum {
-    EXIT_OK = 0,
-    EXIT_USAGE = 2,
-    EXIT_NOT_STARTED = 3,
-    EXIT_NOT_WRITTEN = 4,
-    EXIT_OUT_OF_MEMORY = 5,
-    EXIT_THRESHOLDS = 99,
-    EXIT_ABORTED = 108,         /* a step's on_failure: abort-run; k6's test.abort() exits 108 too */
-    EXIT_INTERRUPTED = 130,
-};
 
 /* --workers not given: the plan's or the machine's choice. */
 #define WORKERS_UNSET G_MININT
@@ -76,14 +73,13 @@ usage_error (const char *command, const char *message)
 {
     g_printerr ("throng: %s\n", message);
     g_printerr ("Try 'throng %s --help'.\n", command);
-    return EXIT_USAGE;
+    return THRONG_EXIT_USAGE;
 }
 
 /*
  * A command's option context: its --help names the program and the
  * command ("Usage: throng run [OPTION…] PLAN"), says what it does and
- * lists its exit statuses.  docs/throng.1 lists the same options and
- * statuses (tests/integration/test-run.c compares them).
+ * lists its exit statuses.  throng(1) is written from it (manual.c).
  */
 static GOptionContext *
 command_context (const char *command, const char *parameters, const char *summary,
@@ -131,7 +127,8 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
           "Worker threads, 1 to 1024 (default: the number of CPUs)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet, "No live progress", NULL },
         { "out", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &cli->outs,
-          "Add a reporter writing PATH, e.g. csv=results.csv (repeatable)", "NAME=PATH" },
+          "Add a reporter writing PATH: csv=results.csv, prometheus=ADDR, influxdb=URL (repeatable)",
+          "NAME=PATH" },
         { "overwrite", 0, 0, G_OPTION_ARG_NONE, &cli->overwrite,
           "Let reporters overwrite existing result files", NULL },
         { "http-debug", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, http_debug_option,
@@ -186,24 +183,24 @@ static int
 result_status (const ThrongRunResult *result)
 {
     if (result->reporter_failed)
-        return EXIT_NOT_WRITTEN;
+        return THRONG_EXIT_NOT_WRITTEN;
     if (result->samples_dropped > 0) {
         /* Reporters that fell behind missed samples: their files are
          * incomplete, which a CI job must not take for success. */
         g_printerr ("throng: %" G_GUINT64_FORMAT " samples were not handed to reporters that "
                     "fell behind; their files are incomplete\n",
                     result->samples_dropped);
-        return EXIT_NOT_WRITTEN;
+        return THRONG_EXIT_NOT_WRITTEN;
     }
     if (result->outcome == THRONG_RUN_INTERRUPTED)
-        return EXIT_INTERRUPTED;
+        return THRONG_EXIT_INTERRUPTED;
     if (result->outcome == THRONG_RUN_OUT_OF_MEMORY)
-        return EXIT_OUT_OF_MEMORY;
+        return THRONG_EXIT_OUT_OF_MEMORY;
     if (result->outcome == THRONG_RUN_ABORTED)
-        return EXIT_ABORTED;
+        return THRONG_EXIT_ABORTED;
     if (result->thresholds_failed > 0)
-        return EXIT_THRESHOLDS;
-    return EXIT_OK;
+        return THRONG_EXIT_THRESHOLDS;
+    return THRONG_EXIT_OK;
 }
 
 /*
@@ -219,14 +216,14 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
         = throng_cli_outputs_new ((const char *const *) cli->outs, error);
 
     if (outputs == NULL)
-        return EXIT_USAGE;
+        return THRONG_EXIT_USAGE;
     /* Before the plan loads, which expands ${builtin.*} to its URLs; a
      * validation sends nothing and starts nothing. */
     if (!validate_only
         && throng_plan_file_wants_builtin_target (path, (const char *const *) cli->sets)) {
         cli->target = throng_target_start (error);
         if (cli->target == NULL)
-            return EXIT_NOT_STARTED;
+            return THRONG_EXIT_NOT_STARTED;
     }
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
@@ -240,18 +237,18 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &load, error);
 
     if (plan == NULL)
-        return (*error)->domain == THRONG_PLAN_ERROR ? EXIT_USAGE : EXIT_NOT_STARTED;
+        return (*error)->domain == THRONG_PLAN_ERROR ? THRONG_EXIT_USAGE : THRONG_EXIT_NOT_STARTED;
     if (validate_only) {
         g_print ("%s: ok\n", path);
         print_notes (plan);
-        return EXIT_OK;
+        return THRONG_EXIT_OK;
     }
 
     if (cli->shard != NULL) {
         ThrongShard shard;
         if (!throng_shard_parse (cli->shard, "--shard", &shard, error)
             || !throng_plan_set_shard (plan, &shard, error))
-            return EXIT_USAGE;
+            return THRONG_EXIT_USAGE;
     }
 
     guint workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0;
@@ -264,7 +261,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
             &plan->shard, ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
     throng_limits_memory_prepare ();
     if (!throng_limits_prepare (&needs, error))
-        return EXIT_NOT_STARTED;
+        return THRONG_EXIT_NOT_STARTED;
 
     ThrongEngineOptions options = {
         .workers = workers,
@@ -276,7 +273,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     };
     ThrongRunResult result;
     if (!throng_engine_run (plan, &options, &result, error))
-        return EXIT_NOT_STARTED;
+        return THRONG_EXIT_NOT_STARTED;
     return result_status (&result);
 }
 
@@ -310,7 +307,7 @@ command_run (int argc, char **argv, gboolean validate_only)
     status = validate_or_run (&cli, argv[1], validate_only, &error);
     /* The one place a failure is printed.  Plan errors begin with their location. */
     if (error != NULL)
-        g_printerr (status == EXIT_USAGE ? "%s\n" : "throng: %s\n", error->message);
+        g_printerr (status == THRONG_EXIT_USAGE ? "%s\n" : "throng: %s\n", error->message);
     return status;
 }
 
@@ -333,7 +330,7 @@ command_plugins (int argc, char **argv)
 
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (GPtrArray) infos = throng_registry_scan (registry);
-    int status = EXIT_OK;
+    int status = THRONG_EXIT_OK;
 
     g_print ("%-12s %-9s %-9s %s\n", "NAME", "KIND", "VERSION", "PATH");
     for (guint i = 0; i < infos->len; i++) {
@@ -354,34 +351,9 @@ command_plugins (int argc, char **argv)
     if (infos->len == 0) {
         g_autofree char *path = throng_registry_describe_path (registry);
         g_printerr ("throng: no plugins found in %s\n", path);
-        status = EXIT_NOT_STARTED;
+        status = THRONG_EXIT_NOT_STARTED;
     }
     return status;
-}
-
-static void
-print_help (FILE *stream)
-{
-    fprintf (stream,
-             "Usage: throng COMMAND [OPTION…]\n"
-             "\n"
-             "A plugin-based load tester.\n"
-             "\n"
-             "Commands:\n"
-             "  run PLAN           Run a plan and report its results\n"
-             "  validate PLAN      Check a plan completely without sending any load\n"
-             "  merge SHARD.json…  Merge the summaries of a run's shards (run --shard I/N)\n"
-             "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
-             "  import har FILE    Turn a browser's HAR recording into a plan\n"
-             "  plugins            List the plugins throng can find\n"
-             "\n"
-             "Options:\n"
-             "  -h, --help         Show this help ('throng COMMAND --help' for a command's)\n"
-             "  --version          Show the version\n"
-             "\n"
-             "Exit status: 0 completed, 2 usage or plan error, 3 could not start,\n"
-             "4 results not written, 5 stopped short of a memory limit,\n"
-             "99 thresholds failed, 108 aborted by a step, 130 interrupted.\n");
 }
 
 /*
@@ -405,38 +377,110 @@ hold_closed_std_fds (void)
 }
 
 static int
+command_run_plan (int argc, char **argv)
+{
+    return command_run (argc, argv, FALSE);
+}
+
+static int
+command_validate (int argc, char **argv)
+{
+    return command_run (argc, argv, TRUE);
+}
+
+/* `throng version`: the release, the plugin ABI, and the libraries as loaded, not as built. */
+static int
+command_version (int argc, char **argv)
+{
+    g_autoptr (GOptionContext) context = command_context (
+        "version", NULL,
+        "Shows the version of throng, its plugin ABI and the versions of the\n"
+        "libraries it runs with (GLib, libsoup, GnuTLS, nghttp2).",
+        "Exit status: 0 shown, 2 usage error, 4 it could not be written.");
+    g_autoptr (GError) error = NULL;
+
+    if (!g_option_context_parse (context, &argc, &argv, &error))
+        return usage_error ("version", error->message);
+    if (argc > 1)
+        return usage_error ("version", "version takes no arguments");
+    g_print ("throng %s (plugin ABI %d)\n", THRONG_VERSION_STRING, THRONG_ABI_VERSION);
+    g_print ("GLib %u.%u.%u\n", glib_major_version, glib_minor_version, glib_micro_version);
+    g_print ("libsoup %u.%u.%u\n", soup_get_major_version (), soup_get_minor_version (),
+             soup_get_micro_version ());
+    g_print ("GnuTLS %s\n", gnutls_check_version (NULL));
+    g_print ("nghttp2 %s\n", nghttp2_version (0)->version_str);
+    return THRONG_EXIT_OK;
+}
+
+/*
+ * The commands, in the order --help and throng(1) list them.  A command
+ * is a row: its own --help (a GOptionContext) is all throng(1) and the
+ * completions need besides.
+ */
+static const ThrongCliCommand commands[] = {
+    { "run", "PLAN", "Run a plan and report its results", command_run_plan },
+    { "validate", "PLAN", "Check a plan completely without sending any load", command_validate },
+    { "merge", "SHARD.json…", "Merge the summaries of a run's shards (run --shard I/N)",
+      throng_merge_command },
+    { "report", "RUN.jsonl", "Draw a finished run from a json reporter's jsonl file",
+      throng_report_command },
+    { "import har", "RECORDING.har", "Turn a browser's HAR recording into a plan",
+      throng_import_command },
+    { "plugins", "", "List the plugins throng can find", command_plugins },
+    { "version", "", "Show the versions of throng, its plugin ABI and libraries",
+      command_version },
+    { NULL },
+};
+
+/* `throng __man TEMPLATE`: throng(1) on standard output, for the build. */
+static int
+command_manual (int argc, char **argv)
+{
+    g_autofree char *template_text = NULL;
+    g_autofree char *page = NULL;
+    g_autoptr (GError) error = NULL;
+
+    if (argc != 2)
+        return usage_error ("__man", "__man TEMPLATE");
+    if (!g_file_get_contents (argv[1], &template_text, NULL, &error)
+        || (page = throng_manual_write (template_text, commands, &error)) == NULL) {
+        g_printerr ("throng: %s\n", error->message);
+        return THRONG_EXIT_NOT_WRITTEN;
+    }
+    g_print ("%s", page);
+    return THRONG_EXIT_OK;
+}
+
+static int
 dispatch (int argc, char **argv)
 {
     if (argc < 2) {
-        print_help (stderr);
-        return EXIT_USAGE;
+        throng_usage_print (stderr, commands);
+        return THRONG_EXIT_USAGE;
     }
     const char *command = argv[1];
-    if (strcmp (command, "--version") == 0 || strcmp (command, "version") == 0) {
+    if (strcmp (command, "--version") == 0) {
         g_print ("throng %s (plugin ABI %d)\n", THRONG_VERSION_STRING, THRONG_ABI_VERSION);
-        return EXIT_OK;
+        return THRONG_EXIT_OK;
     }
     if (strcmp (command, "--help") == 0 || strcmp (command, "-h") == 0
         || strcmp (command, "help") == 0) {
-        print_help (stdout);
-        return EXIT_OK;
+        throng_usage_print (stdout, commands);
+        return THRONG_EXIT_OK;
     }
-    if (strcmp (command, "run") == 0)
-        return command_run (argc - 1, argv + 1, FALSE);
-    if (strcmp (command, "validate") == 0)
-        return command_run (argc - 1, argv + 1, TRUE);
-    if (strcmp (command, "merge") == 0)
-        return throng_merge_command (argc - 1, argv + 1);
-    if (strcmp (command, "plugins") == 0)
-        return command_plugins (argc - 1, argv + 1);
-    if (strcmp (command, "report") == 0)
-        return throng_report_command (argc - 1, argv + 1);
-    if (strcmp (command, "import") == 0)
-        return throng_import_command (argc - 1, argv + 1);
+    /* Hidden: for the build and the shell completions. */
+    if (strcmp (command, "__man") == 0)
+        return command_manual (argc - 1, argv + 1);
+    if (strcmp (command, "__complete") == 0)
+        return throng_complete_command (argc - 1, argv + 1, commands);
+    for (const ThrongCliCommand *c = commands; c->name != NULL; c++)
+        if (strncmp (c->name, command, strcspn (c->name, " ")) == 0
+            && command[strcspn (c->name, " ")] == '\0')
+            return c->run (argc - 1, argv + 1);
 
     g_printerr ("throng: unknown command '%s'\n", command);
-    print_help (stderr);
-    return EXIT_USAGE;
+    throng_usage_print (stderr, commands);
+    return THRONG_EXIT_USAGE;
 }
 
 int
@@ -452,10 +496,10 @@ main (int argc, char **argv)
      * file (the console reporter reports its own failures at close); a
      * terminal that hung up has no reader left, and its writes fail EIO. */
     if ((fflush (stdout) != 0 || ferror (stdout))
-        && (status == EXIT_OK || status == EXIT_THRESHOLDS)
+        && (status == THRONG_EXIT_OK || status == THRONG_EXIT_THRESHOLDS)
         && !(write (STDOUT_FILENO, "", 0) < 0 && errno == EIO)) {
         g_printerr ("throng: cannot write to standard output\n");
-        status = EXIT_NOT_WRITTEN;
+        status = THRONG_EXIT_NOT_WRITTEN;
     }
     return status;
 }
