@@ -39,6 +39,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The exit statuses, as usage.h lists them for --help and throng(1). */
+enum {
+    EXIT_OK = THRONG_EXIT_OK,
+    EXIT_USAGE = THRONG_EXIT_USAGE,
+    EXIT_NOT_STARTED = THRONG_EXIT_NOT_STARTED,
+    EXIT_NOT_WRITTEN = THRONG_EXIT_NOT_WRITTEN,
+    EXIT_OUT_OF_MEMORY = THRONG_EXIT_OUT_OF_MEMORY,
+    EXIT_THRESHOLDS = THRONG_EXIT_THRESHOLDS,
+    EXIT_ABORTED = THRONG_EXIT_ABORTED,
+    EXIT_INTERRUPTED = THRONG_EXIT_INTERRUPTED,
+};
+
 /* --workers not given: the plan's or the machine's choice. */
 #define WORKERS_UNSET G_MININT
 
@@ -73,7 +85,7 @@ usage_error (const char *command, const char *message)
 {
     g_printerr ("throng: %s\n", message);
     g_printerr ("Try 'throng %s --help'.\n", command);
-    return THRONG_EXIT_USAGE;
+    return EXIT_USAGE;
 }
 
 /*
@@ -183,24 +195,24 @@ static int
 result_status (const ThrongRunResult *result)
 {
     if (result->reporter_failed)
-        return THRONG_EXIT_NOT_WRITTEN;
+        return EXIT_NOT_WRITTEN;
     if (result->samples_dropped > 0) {
         /* Reporters that fell behind missed samples: their files are
          * incomplete, which a CI job must not take for success. */
         g_printerr ("throng: %" G_GUINT64_FORMAT " samples were not handed to reporters that "
                     "fell behind; their files are incomplete\n",
                     result->samples_dropped);
-        return THRONG_EXIT_NOT_WRITTEN;
+        return EXIT_NOT_WRITTEN;
     }
     if (result->outcome == THRONG_RUN_INTERRUPTED)
-        return THRONG_EXIT_INTERRUPTED;
+        return EXIT_INTERRUPTED;
     if (result->outcome == THRONG_RUN_OUT_OF_MEMORY)
-        return THRONG_EXIT_OUT_OF_MEMORY;
+        return EXIT_OUT_OF_MEMORY;
     if (result->outcome == THRONG_RUN_ABORTED)
-        return THRONG_EXIT_ABORTED;
+        return EXIT_ABORTED;
     if (result->thresholds_failed > 0)
-        return THRONG_EXIT_THRESHOLDS;
-    return THRONG_EXIT_OK;
+        return EXIT_THRESHOLDS;
+    return EXIT_OK;
 }
 
 /*
@@ -216,14 +228,14 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
         = throng_cli_outputs_new ((const char *const *) cli->outs, error);
 
     if (outputs == NULL)
-        return THRONG_EXIT_USAGE;
+        return EXIT_USAGE;
     /* Before the plan loads, which expands ${builtin.*} to its URLs; a
      * validation sends nothing and starts nothing. */
     if (!validate_only
         && throng_plan_file_wants_builtin_target (path, (const char *const *) cli->sets)) {
         cli->target = throng_target_start (error);
         if (cli->target == NULL)
-            return THRONG_EXIT_NOT_STARTED;
+            return EXIT_NOT_STARTED;
     }
     ThrongPlanLoadOptions load = {
         .sets = (const char *const *) cli->sets,
@@ -237,18 +249,18 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     g_autoptr (ThrongPlan) plan = throng_plan_load (path, registry, &load, error);
 
     if (plan == NULL)
-        return (*error)->domain == THRONG_PLAN_ERROR ? THRONG_EXIT_USAGE : THRONG_EXIT_NOT_STARTED;
+        return (*error)->domain == THRONG_PLAN_ERROR ? EXIT_USAGE : EXIT_NOT_STARTED;
     if (validate_only) {
         g_print ("%s: ok\n", path);
         print_notes (plan);
-        return THRONG_EXIT_OK;
+        return EXIT_OK;
     }
 
     if (cli->shard != NULL) {
         ThrongShard shard;
         if (!throng_shard_parse (cli->shard, "--shard", &shard, error)
             || !throng_plan_set_shard (plan, &shard, error))
-            return THRONG_EXIT_USAGE;
+            return EXIT_USAGE;
     }
 
     guint workers = cli->workers != WORKERS_UNSET ? (guint) cli->workers : 0;
@@ -261,7 +273,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
             &plan->shard, ((const ThrongPlanScenario *) g_ptr_array_index (plan->scenarios, s))->users);
     throng_limits_memory_prepare ();
     if (!throng_limits_prepare (&needs, error))
-        return THRONG_EXIT_NOT_STARTED;
+        return EXIT_NOT_STARTED;
 
     ThrongEngineOptions options = {
         .workers = workers,
@@ -273,7 +285,7 @@ validate_or_run (Cli *cli, const char *path, gboolean validate_only, GError **er
     };
     ThrongRunResult result;
     if (!throng_engine_run (plan, &options, &result, error))
-        return THRONG_EXIT_NOT_STARTED;
+        return EXIT_NOT_STARTED;
     return result_status (&result);
 }
 
@@ -307,7 +319,7 @@ command_run (int argc, char **argv, gboolean validate_only)
     status = validate_or_run (&cli, argv[1], validate_only, &error);
     /* The one place a failure is printed.  Plan errors begin with their location. */
     if (error != NULL)
-        g_printerr (status == THRONG_EXIT_USAGE ? "%s\n" : "throng: %s\n", error->message);
+        g_printerr (status == EXIT_USAGE ? "%s\n" : "throng: %s\n", error->message);
     return status;
 }
 
@@ -330,7 +342,7 @@ command_plugins (int argc, char **argv)
 
     g_autoptr (ThrongRegistry) registry = throng_registry_new ();
     g_autoptr (GPtrArray) infos = throng_registry_scan (registry);
-    int status = THRONG_EXIT_OK;
+    int status = EXIT_OK;
 
     g_print ("%-12s %-9s %-9s %s\n", "NAME", "KIND", "VERSION", "PATH");
     for (guint i = 0; i < infos->len; i++) {
@@ -351,7 +363,7 @@ command_plugins (int argc, char **argv)
     if (infos->len == 0) {
         g_autofree char *path = throng_registry_describe_path (registry);
         g_printerr ("throng: no plugins found in %s\n", path);
-        status = THRONG_EXIT_NOT_STARTED;
+        status = EXIT_NOT_STARTED;
     }
     return status;
 }
@@ -409,7 +421,7 @@ command_version (int argc, char **argv)
              soup_get_micro_version ());
     g_print ("GnuTLS %s\n", gnutls_check_version (NULL));
     g_print ("nghttp2 %s\n", nghttp2_version (0)->version_str);
-    return THRONG_EXIT_OK;
+    return EXIT_OK;
 }
 
 /*
@@ -445,10 +457,10 @@ command_manual (int argc, char **argv)
     if (!g_file_get_contents (argv[1], &template_text, NULL, &error)
         || (page = throng_manual_write (template_text, commands, &error)) == NULL) {
         g_printerr ("throng: %s\n", error->message);
-        return THRONG_EXIT_NOT_WRITTEN;
+        return EXIT_NOT_WRITTEN;
     }
     g_print ("%s", page);
-    return THRONG_EXIT_OK;
+    return EXIT_OK;
 }
 
 static int
@@ -456,17 +468,17 @@ dispatch (int argc, char **argv)
 {
     if (argc < 2) {
         throng_usage_print (stderr, commands);
-        return THRONG_EXIT_USAGE;
+        return EXIT_USAGE;
     }
     const char *command = argv[1];
     if (strcmp (command, "--version") == 0) {
         g_print ("throng %s (plugin ABI %d)\n", THRONG_VERSION_STRING, THRONG_ABI_VERSION);
-        return THRONG_EXIT_OK;
+        return EXIT_OK;
     }
     if (strcmp (command, "--help") == 0 || strcmp (command, "-h") == 0
         || strcmp (command, "help") == 0) {
         throng_usage_print (stdout, commands);
-        return THRONG_EXIT_OK;
+        return EXIT_OK;
     }
     /* Hidden: for the build and the shell completions. */
     if (strcmp (command, "__man") == 0)
@@ -480,7 +492,7 @@ dispatch (int argc, char **argv)
 
     g_printerr ("throng: unknown command '%s'\n", command);
     throng_usage_print (stderr, commands);
-    return THRONG_EXIT_USAGE;
+    return EXIT_USAGE;
 }
 
 int
@@ -496,10 +508,10 @@ main (int argc, char **argv)
      * file (the console reporter reports its own failures at close); a
      * terminal that hung up has no reader left, and its writes fail EIO. */
     if ((fflush (stdout) != 0 || ferror (stdout))
-        && (status == THRONG_EXIT_OK || status == THRONG_EXIT_THRESHOLDS)
+        && (status == EXIT_OK || status == EXIT_THRESHOLDS)
         && !(write (STDOUT_FILENO, "", 0) < 0 && errno == EIO)) {
         g_printerr ("throng: cannot write to standard output\n");
-        status = THRONG_EXIT_NOT_WRITTEN;
+        status = EXIT_NOT_WRITTEN;
     }
     return status;
 }
