@@ -145,8 +145,7 @@ test_install_and_run (void)
     g_autofree char *summary = g_build_filename (installed.dir, "summary.json", NULL);
     g_autofree char *json_arg = g_strconcat ("json=", summary, NULL);
     const char *run_args[] = { installed.exe, demo, json_arg, NULL };
-    g_autofree char *out
-        = installed_run (&installed, "exec \"$1\" run \"$2\" --quiet --out \"$3\"", run_args);
+    g_free (installed_run (&installed, "exec \"$1\" run \"$2\" --quiet --out \"$3\"", run_args));
     g_autoptr (GError) error = NULL;
     g_autoptr (JsonNode) root = throng_test_json_load (summary, &error);
     g_assert_no_error (error);
