@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `throng` command line: `run`, `validate`, `merge`, `report`, `compare`, `import`,
- * `plugins`, `--version`.
+ * The `throng` command line: the table of its commands (which `--help`,
+ * throng(1) and the shell completions read, usage.h), `run`, `validate`,
+ * `plugins` and `version` here, the others in their files.
  * The only place that prints a fatal error and picks the exit status; the
  * rest of the core returns GErrors.
  *
@@ -23,24 +24,32 @@
 #include "registry.h"
 #include "report.h"
 #include "target.h"
+#include "complete.h"
+#include "manual.h"
+#include "usage.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/gnutls.h>
+#include <libsoup/soup.h>
+#include <locale.h>
+#include <nghttp2/nghttp2.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+/* The exit statuses, as usage.h lists them for --help and throng(1). */
 enum {
-    EXIT_OK = 0,
-    EXIT_USAGE = 2,
-    EXIT_NOT_STARTED = 3,
-    EXIT_NOT_WRITTEN = 4,
-    EXIT_OUT_OF_MEMORY = 5,
-    EXIT_THRESHOLDS = 99,
-    EXIT_ABORTED = 108,         /* a step's on_failure: abort-run; k6's test.abort() exits 108 too */
-    EXIT_INTERRUPTED = 130,
+    EXIT_OK = THRONG_EXIT_OK,
+    EXIT_USAGE = THRONG_EXIT_USAGE,
+    EXIT_NOT_STARTED = THRONG_EXIT_NOT_STARTED,
+    EXIT_NOT_WRITTEN = THRONG_EXIT_NOT_WRITTEN,
+    EXIT_OUT_OF_MEMORY = THRONG_EXIT_OUT_OF_MEMORY,
+    EXIT_THRESHOLDS = THRONG_EXIT_THRESHOLDS,
+    EXIT_ABORTED = THRONG_EXIT_ABORTED,
+    EXIT_INTERRUPTED = THRONG_EXIT_INTERRUPTED,
 };
 
 /* --workers not given: the plan's or the machine's choice. */
@@ -83,8 +92,7 @@ usage_error (const char *command, const char *message)
 /*
  * A command's option context: its --help names the program and the
  * command ("Usage: throng run [OPTION…] PLAN"), says what it does and
- * lists its exit statuses.  docs/throng.1 lists the same options and
- * statuses (tests/integration/test-run.c compares them).
+ * lists its exit statuses.  throng(1) is written from it (manual.c).
  */
 static GOptionContext *
 command_context (const char *command, const char *parameters, const char *summary,
@@ -132,7 +140,8 @@ plan_command_context (const char *command, Cli *cli, gboolean run)
           "Worker threads, 1 to 1024 (default: the number of CPUs)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet, "No live progress", NULL },
         { "out", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &cli->outs,
-          "Add a reporter writing PATH, e.g. csv=results.csv (repeatable)", "NAME=PATH" },
+          "Add a reporter writing PATH: csv=results.csv, prometheus=ADDR, influxdb=URL (repeatable)",
+          "NAME=PATH" },
         { "overwrite", 0, 0, G_OPTION_ARG_NONE, &cli->overwrite,
           "Let reporters overwrite existing result files", NULL },
         { "http-debug", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, http_debug_option,
@@ -365,32 +374,6 @@ command_plugins (int argc, char **argv)
     return status;
 }
 
-static void
-print_help (FILE *stream)
-{
-    fprintf (stream,
-             "Usage: throng COMMAND [OPTION…]\n"
-             "\n"
-             "A plugin-based load tester.\n"
-             "\n"
-             "Commands:\n"
-             "  run PLAN           Run a plan and report its results\n"
-             "  validate PLAN      Check a plan completely without sending any load\n"
-             "  merge SHARD.json…  Merge the summaries of a run's shards (run --shard I/N)\n"
-             "  report RUN.jsonl   Draw a finished run from a json reporter's jsonl file\n"
-             "  compare BASE NEW   Compare two runs' files step by step, with verdicts\n"
-             "  import har FILE    Turn a browser's HAR recording into a plan\n"
-             "  plugins            List the plugins throng can find\n"
-             "\n"
-             "Options:\n"
-             "  -h, --help         Show this help ('throng COMMAND --help' for a command's)\n"
-             "  --version          Show the version\n"
-             "\n"
-             "Exit status: 0 completed, 2 usage or plan error, 3 could not start,\n"
-             "4 results not written, 5 stopped short of a memory limit,\n"
-             "99 thresholds failed, 108 aborted by a step, 130 interrupted.\n");
-}
-
 /*
  * A standard descriptor that the caller closed would be handed to the next
  * socket or pipe throng opens, and the summary written into it.  Each
@@ -412,39 +395,111 @@ hold_closed_std_fds (void)
 }
 
 static int
+command_run_plan (int argc, char **argv)
+{
+    return command_run (argc, argv, FALSE);
+}
+
+static int
+command_validate (int argc, char **argv)
+{
+    return command_run (argc, argv, TRUE);
+}
+
+/* `throng version`: the release, the plugin ABI, and the libraries as loaded, not as built. */
+static int
+command_version (int argc, char **argv)
+{
+    g_autoptr (GOptionContext) context = command_context (
+        "version", NULL,
+        "Shows the version of throng, its plugin ABI and the versions of the\n"
+        "libraries it runs with (GLib, libsoup, GnuTLS, nghttp2).",
+        "Exit status: 0 shown, 2 usage error, 4 it could not be written.");
+    g_autoptr (GError) error = NULL;
+
+    if (!g_option_context_parse (context, &argc, &argv, &error))
+        return usage_error ("version", error->message);
+    if (argc > 1)
+        return usage_error ("version", "version takes no arguments");
+    g_print ("throng %s (plugin ABI %d)\n", THRONG_VERSION_STRING, THRONG_ABI_VERSION);
+    g_print ("GLib %u.%u.%u\n", glib_major_version, glib_minor_version, glib_micro_version);
+    g_print ("libsoup %u.%u.%u\n", soup_get_major_version (), soup_get_minor_version (),
+             soup_get_micro_version ());
+    g_print ("GnuTLS %s\n", gnutls_check_version (NULL));
+    g_print ("nghttp2 %s\n", nghttp2_version (0)->version_str);
+    return EXIT_OK;
+}
+
+/*
+ * The commands, in the order --help and throng(1) list them.  A command
+ * is a row: its own --help (a GOptionContext) is all throng(1) and the
+ * completions need besides.
+ */
+static const ThrongCliCommand commands[] = {
+    { "run", "PLAN", "Run a plan and report its results", command_run_plan },
+    { "validate", "PLAN", "Check a plan completely without sending any load", command_validate },
+    { "merge", "SHARD.json…", "Merge the summaries of a run's shards (run --shard I/N)",
+      throng_merge_command },
+    { "report", "RUN.jsonl", "Draw a finished run from a json reporter's jsonl file",
+      throng_report_command },
+    { "compare", "BASELINE CURRENT", "Compare two runs' files step by step, with verdicts",
+      throng_compare_command },
+    { "import har", "RECORDING.har", "Turn a browser's HAR recording into a plan",
+      throng_import_command },
+    { "plugins", "", "List the plugins throng can find", command_plugins },
+    { "version", "", "Show the versions of throng, its plugin ABI and libraries",
+      command_version },
+    { NULL },
+};
+
+/* `throng __man TEMPLATE`: throng(1) on standard output, for the build. */
+static int
+command_manual (int argc, char **argv)
+{
+    g_autofree char *template_text = NULL;
+    g_autofree char *page = NULL;
+    g_autoptr (GError) error = NULL;
+
+    if (argc != 2)
+        return usage_error ("__man", "__man TEMPLATE");
+    if (!g_file_get_contents (argv[1], &template_text, NULL, &error)
+        || (page = throng_manual_write (template_text, commands, &error)) == NULL) {
+        g_printerr ("throng: %s\n", error->message);
+        return EXIT_NOT_WRITTEN;
+    }
+    g_print ("%s", page);
+    return EXIT_OK;
+}
+
+static int
 dispatch (int argc, char **argv)
 {
     if (argc < 2) {
-        print_help (stderr);
+        throng_usage_print (stderr, commands);
         return EXIT_USAGE;
     }
     const char *command = argv[1];
-    if (strcmp (command, "--version") == 0 || strcmp (command, "version") == 0) {
+    if (strcmp (command, "--version") == 0) {
         g_print ("throng %s (plugin ABI %d)\n", THRONG_VERSION_STRING, THRONG_ABI_VERSION);
         return EXIT_OK;
     }
     if (strcmp (command, "--help") == 0 || strcmp (command, "-h") == 0
         || strcmp (command, "help") == 0) {
-        print_help (stdout);
+        throng_usage_print (stdout, commands);
         return EXIT_OK;
     }
-    if (strcmp (command, "run") == 0)
-        return command_run (argc - 1, argv + 1, FALSE);
-    if (strcmp (command, "validate") == 0)
-        return command_run (argc - 1, argv + 1, TRUE);
-    if (strcmp (command, "merge") == 0)
-        return throng_merge_command (argc - 1, argv + 1);
-    if (strcmp (command, "plugins") == 0)
-        return command_plugins (argc - 1, argv + 1);
-    if (strcmp (command, "report") == 0)
-        return throng_report_command (argc - 1, argv + 1);
-    if (strcmp (command, "compare") == 0)
-        return throng_compare_command (argc - 1, argv + 1);
-    if (strcmp (command, "import") == 0)
-        return throng_import_command (argc - 1, argv + 1);
+    /* Hidden: for the build and the shell completions. */
+    if (strcmp (command, "__man") == 0)
+        return command_manual (argc - 1, argv + 1);
+    if (strcmp (command, "__complete") == 0)
+        return throng_complete_command (argc - 1, argv + 1, commands);
+    for (const ThrongCliCommand *c = commands; c->name != NULL; c++)
+        if (strncmp (c->name, command, strcspn (c->name, " ")) == 0
+            && command[strcspn (c->name, " ")] == '\0')
+            return c->run (argc - 1, argv + 1);
 
     g_printerr ("throng: unknown command '%s'\n", command);
-    print_help (stderr);
+    throng_usage_print (stderr, commands);
     return EXIT_USAGE;
 }
 

@@ -4,10 +4,11 @@
  * the plan's tree as loaded, before the loader reads it (the loader's
  * edit hook); the value is located at "--set PATH":1:COLUMN, the column
  * of VALUE in the option's value.  `--out NAME=PATH` adds the reporter
- * NAME with the options {path: PATH}, configured after the plan's own by
- * the loader (ThrongPlanOutput); its options tree is built, not parsed, so
- * any path survives as it is, located at "--out NAME":1:COLUMN.  Errors
- * name the option they came from.
+ * NAME with the options {path: PATH} ({listen: ADDR} for prometheus,
+ * {url: URL} for influxdb and remote_write), configured after the plan's
+ * own by the loader (ThrongPlanOutput); its options tree is built, not
+ * parsed, so any path survives as it is, located at "--out NAME":1:COLUMN.
+ * Errors name the option they came from.
  */
 #include "plan-overrides.h"
 
@@ -170,6 +171,29 @@ throng_cli_outputs_free (ThrongCliOutputs *outputs)
     g_free (outputs);
 }
 
+/*
+ * The option that `--out NAME=VALUE` gives VALUE to: the one that says
+ * where a reporter writes.  A file for most; the reporters that serve or
+ * send say where with an address.
+ */
+static const struct {
+    const char *reporter;
+    const char *key;
+} out_keys[] = {
+    { "prometheus", "listen" },
+    { "influxdb", "url" },
+    { "remote_write", "url" },
+};
+
+const char *
+throng_cli_out_key (const char *reporter)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS (out_keys); i++)
+        if (strcmp (reporter, out_keys[i].reporter) == 0)
+            return out_keys[i].key;
+    return "path";
+}
+
 /* One `--out NAME=PATH`. */
 static gboolean
 add_output (ThrongCliOutputs *outputs, const char *out, GError **error)
@@ -191,7 +215,8 @@ add_output (ThrongCliOutputs *outputs, const char *out, GError **error)
     char *origin = g_strdup_printf ("--out %s", out);
     g_autofree char *file = g_strdup_printf ("--out %s", name);
     guint column = (guint) g_utf8_strlen (out, equals + 1 - out) + 1;
-    ThrongTree *tree = throng_tree_new_pair (file, "path", equals + 1, column);
+    ThrongTree *tree = throng_tree_new_pair (file, throng_cli_out_key (name), equals + 1,
+                                             column);
     ThrongPlanOutput output = { .name = name, .options = throng_tree_root (tree),
                                 .origin = origin };
 

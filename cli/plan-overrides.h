@@ -46,6 +46,12 @@ ThrongCliOutputs *throng_cli_outputs_new (const char *const *outs, GError **erro
 /* For ThrongPlanLoadOptions.outputs; valid until @outputs is freed, which must outlive the plan. */
 const ThrongPlanOutput *throng_cli_outputs_get (const ThrongCliOutputs *outputs);
 
+/*
+ * The option `--out NAME=VALUE` sets for the reporter NAME: "listen" for
+ * prometheus, "url" for influxdb, "path" for every other.
+ */
+const char *throng_cli_out_key (const char *reporter);
+
 void throng_cli_outputs_free (ThrongCliOutputs *outputs);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongCliOutputs, throng_cli_outputs_free)

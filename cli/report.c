@@ -12,6 +12,7 @@
 
 #include "metrics.h"
 #include "node-private.h"
+#include "plan-overrides.h"
 #include "registry.h"
 #include "results/runfile.h"
 #include "results/reporter-set.h"
@@ -71,8 +72,9 @@ report_yaml_value (const char *value)
 }
 
 /*
- * "NAME=PATH" → the reporter NAME configured with {path: PATH}, as `throng
- * run --out` does, plus KEY: VALUE for each "NAME.KEY=VALUE" of @sets.
+ * "NAME=PATH" → the reporter NAME configured with {path: PATH} (the key
+ * throng_cli_out_key() names), as `throng run --out` does, plus KEY:
+ * VALUE for each "NAME.KEY=VALUE" of @sets.
  */
 static ReportOut *
 report_out_new (ThrongRegistry *registry, const char *spec, const char *const *sets,
@@ -97,7 +99,7 @@ report_out_new (ThrongRegistry *registry, const char *spec, const char *const *s
     }
     g_autofree char *quoted = report_yaml_quote (equals + 1);
     g_autoptr (GString) yaml = g_string_new (NULL);
-    g_string_append_printf (yaml, "path: %s\n", quoted);
+    g_string_append_printf (yaml, "%s: %s\n", throng_cli_out_key (out->name), quoted);
     for (const char *const *set = sets; set != NULL && *set != NULL; set++) {
         gsize name_length = strlen (out->name);
         if (strncmp (*set, out->name, name_length) != 0 || (*set)[name_length] != '.')

@@ -8,7 +8,8 @@
 # Package services stay stopped: nginx is installed for the tests, which
 # start their own nginx on ephemeral ports, so the package must not start
 # a system-wide one on port 80.  chromium is for the html report's browser
-# test (headless, from disk).
+# test (headless, from disk); zsh and fish for the completions' test;
+# debhelper and fakeroot for the Debian package (scripts/build-deb.sh).
 
 THRONG_PACKAGES=(
     meson ninja-build pkg-config gcc
@@ -18,6 +19,7 @@ THRONG_PACKAGES=(
     nginx-light python3
     chromium
     clang libclang-rt-14-dev
+    zsh fish debhelper fakeroot
 )
 
 throng_missing_packages () {

@@ -4,7 +4,8 @@
  * sent, after expansion, and their responses' status, headers and the
  * start of the body, so that a user sees why an extractor or a check
  * failed.  Printed on stderr from the worker, a whole exchange half at a
- * time; debugging output, not a report.
+ * time, each line tagged with its user ("[u3] > GET …") so that users
+ * that interleave can be told apart; debugging output, not a report.
  */
 #include "journey.h"
 
@@ -76,27 +77,60 @@ append_body (GString *out, char mark, const char *body, gsize length)
     g_string_append_c (out, '\n');
 }
 
+/* Prints @text, whole lines, each after "[uID] ", in one write. */
+static void
+print_tagged (guint user_id, const GString *text)
+{
+    g_autoptr (GString) out = g_string_sized_new (text->len + 64);
+    g_autofree char *tag = g_strdup_printf ("[u%u] ", user_id);
+
+    for (const char *line = text->str; *line != '\0';) {
+        const char *end = strchr (line, '\n');
+        gsize length = end != NULL ? (gsize)(end - line) : strlen (line);
+
+        g_string_append (out, tag);
+        g_string_append_len (out, line, (gssize)length);
+        g_string_append_c (out, '\n');
+        line += length + (end != NULL ? 1 : 0);
+    }
+    g_printerr ("%s", out->str);
+}
+
+/*
+ * The request's Cookie field joins the step's own one and the jar's
+ * after "; ", or is the jar's alone at the end of the head, as both
+ * transports send it (RFC 6265 §5.4: one Cookie field).
+ */
 void
-http_debug_request (const HttpStep *step, const HttpRequestText *text)
+http_debug_request (guint user_id, const HttpStep *step, const HttpRequestText *text,
+                    const char *jar_cookies)
 {
     g_autoptr (GString) out = g_string_new (NULL);
     const GArray *headers = http_request_headers (step, text);
     const char *body;
     gsize length;
+    gboolean joined = FALSE;
 
     g_string_append_printf (out, "> %s %s://%s:%u%s\n", step->method, step->tls ? "https" : "http",
                             step->host, step->port, http_request_target (step, text));
     for (guint i = 0; i < headers->len; i++) {
         const HttpHeader *header = &g_array_index (headers, HttpHeader, i);
-        g_string_append_printf (out, "> %s: %s\n", header->name, header->value);
+        gboolean cookie
+            = jar_cookies != NULL && !joined && g_ascii_strcasecmp (header->name, "Cookie") == 0;
+
+        g_string_append_printf (out, "> %s: %s%s%s\n", header->name, header->value,
+                                cookie ? "; " : "", cookie ? jar_cookies : "");
+        joined = joined || cookie;
     }
+    if (jar_cookies != NULL && !joined)
+        g_string_append_printf (out, "> Cookie: %s\n", jar_cookies);
     body = http_request_body (step, text, &length);
     append_body (out, '>', body, length);
-    g_printerr ("%s", out->str);
+    print_tagged (user_id, out);
 }
 
 void
-http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
+http_debug_response (guint user_id, const HttpStep *step, guint status, SoupMessageHeaders *headers,
                      const GString *body, gsize coded, const ThrongSample *sample)
 {
     g_autoptr (GString) out = g_string_new (NULL);
@@ -118,5 +152,5 @@ http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *hea
     else
         g_string_append_printf (out, "! %s: %s\n", throng_error_class_name (sample->error),
                                 sample->message != NULL ? sample->message : "");
-    g_printerr ("%s", out->str);
+    print_tagged (user_id, out);
 }

@@ -5,6 +5,7 @@
  */
 #include "journey.h"
 #include "errors.h"
+#include "jar.h"
 
 #include <string.h>
 
@@ -53,17 +54,30 @@ http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user, Thro
     journey->debug
         = g_atomic_int_get (&step->debug_left) > 0 && g_atomic_int_add (&step->debug_left, -1) > 0;
     journey->keep = step->keep_body || journey->debug;
+    journey->debug_user = throng_user_get_id (user);
     journey->coded = 0;
     g_string_truncate (journey->body, 0);
     if (http_request_expands (step) && !http_request_expand (step, user, &journey->request, sample)) {
         journey->active = FALSE;
         if (journey->debug)
-            http_debug_response (step, 0, NULL, NULL, 0, sample);
+            http_debug_response (journey->debug_user, step, 0, NULL, NULL, 0, sample);
         return FALSE;
     }
-    if (journey->debug)
-        http_debug_request (step, &journey->request);
     return TRUE;
+}
+
+void
+http_journey_print_request (const HttpJourney *journey, const HttpStep *step, SoupCookieJar *jar,
+                            GUri *uri)
+{
+    g_autofree char *cookies = NULL;
+
+    if (!journey->active || !journey->debug)
+        return;
+    /* The same call and condition as the transports' own: what the jar adds is what is sent. */
+    if (jar != NULL && http_cookie_jar_used (jar))
+        cookies = soup_cookie_jar_get_cookies (jar, uri, TRUE);
+    http_debug_request (journey->debug_user, step, &journey->request, cookies);
 }
 
 static void
@@ -143,7 +157,8 @@ http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *user, 
         http_rules_judge (step->rules, user, &view, &journey->judge, sample);
     }
     if (journey->debug)
-        http_debug_response (step, status, headers, journey->body, journey->coded, sample);
+        http_debug_response (journey->debug_user, step, status, headers, journey->body,
+                             journey->coded, sample);
     journey->active = FALSE;
     journey->keep = FALSE;
     /* A large body once kept is not held for the rest of the run. */
@@ -159,5 +174,5 @@ http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSample *sa
     journey->active = FALSE;
     journey->keep = FALSE;
     if (journey->debug)
-        http_debug_response (step, 0, NULL, NULL, 0, sample);
+        http_debug_response (journey->debug_user, step, 0, NULL, NULL, 0, sample);
 }

@@ -21,6 +21,7 @@ typedef struct {
     gsize coded;     /* the body's length on the wire when it was decoded, else 0 */
     gboolean keep;   /* this exchange keeps the body (a rule or the debug print reads it) */
     gboolean debug;  /* this exchange is printed */
+    guint debug_user; /* the user's id, which each line printed begins with */
     gboolean active; /* http_journey_begin() ran for the exchange in flight */
 } HttpJourney;
 
@@ -38,12 +39,22 @@ http_journey_needed (const HttpStep *step)
 
 /*
  * Readies @journey for @step's exchange: expands, decides `keep` and
- * `debug`, prints the request when debugging.  FALSE when the expansion
- * failed: @sample has failed with class `variable` and the transport
- * completes the step without sending.
+ * `debug`.  FALSE when the expansion failed: @sample has failed with
+ * class `variable` and the transport completes the step without sending.
+ * The transport then stores the step's cookies and calls
+ * http_journey_print_request().
  */
 gboolean http_journey_begin (HttpJourney *journey, HttpStep *step, ThrongUser *user,
                              ThrongSample *sample);
+
+/*
+ * When debugging, prints the request as it is sent to @uri: with the
+ * Cookie field that @jar (may be NULL) adds, joined to the step's own
+ * one after "; " as both transports join them.  Called once the step's
+ * own `cookies:` are in the jar.
+ */
+void http_journey_print_request (const HttpJourney *journey, const HttpStep *step,
+                                 SoupCookieJar *jar, GUri *uri);
 
 /* A hop begins: the body kept is the final response's only. */
 static inline void
@@ -81,11 +92,14 @@ void http_journey_end (HttpJourney *journey, const HttpStep *step, ThrongUser *u
 /* The exchange ended without a response: prints how, when debugging. */
 void http_journey_abort (HttpJourney *journey, const HttpStep *step, ThrongSample *sample);
 
-/* debug.c: --http-debug */
+/* debug.c: --http-debug; every line begins "[uID] ", the user's id in its scenario. */
 
 /* How many requests of each step THRONG_DEBUG asks to print: `http` is 5, `http=N` is N. */
 guint http_debug_requests (void);
-void http_debug_request (const HttpStep *step, const HttpRequestText *text);
+/* @jar_cookies: what the user's jar adds to the Cookie field, or NULL. */
+void http_debug_request (guint user_id, const HttpStep *step, const HttpRequestText *text,
+                         const char *jar_cookies);
 /* @coded: the body's length before http_journey_end() decoded it, 0 when it did not. */
-void http_debug_response (const HttpStep *step, guint status, SoupMessageHeaders *headers,
-                          const GString *body, gsize coded, const ThrongSample *sample);
+void http_debug_response (guint user_id, const HttpStep *step, guint status,
+                          SoupMessageHeaders *headers, const GString *body, gsize coded,
+                          const ThrongSample *sample);

@@ -9,7 +9,8 @@
  * does under `per-user`, and is never kept under `off`; a pooled user of
  * an arrival-rate scenario begins each arrival with an empty jar; a
  * step's `cookies:` travel with it and the steps after it; Basic and
- * Bearer credentials arrive with exactly the bytes they should.
+ * Bearer credentials arrive with exactly the bytes they should;
+ * --http-debug prints the Cookie field that was sent, per user.
  */
 #include "listen.h"
 #include "test-utils.h"
@@ -463,6 +464,67 @@ test_digest (Fixture *f, gconstpointer data)
                      "/digest status=401 cookie=- auth=Digest " DIGEST_USER);
 }
 
+/*
+ * --http-debug shows the Cookie field as it was sent: the jar's cookies,
+ * alone or after the step's own Cookie, on the line of the user that
+ * sent them ("[u1] > Cookie: sid=s2"); the server saw the same bytes.
+ */
+static void
+test_debug (Fixture *f, gconstpointer data)
+{
+    g_autofree char *yaml = g_strdup_printf (
+        "scenarios:\n"
+        "  - name: s\n"
+        "    users: 2\n"
+        "    iterations: 1\n"
+        "    http: { base_url: \"%s\", transport: %s }\n"
+        "    steps:\n"
+        "      - http: { url: /set }\n"
+        "      - http: { url: /after }\n"
+        "      - http: { url: /own, headers: { Cookie: own=1 } }\n",
+        server.url, f->transport);
+    g_autofree char *path = throng_test_write_plan (f->dir, "plan.yaml", yaml);
+    const char *argv[] = { "run", path, "--quiet", "--http-debug", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    int status = -1;
+
+    g_assert_true (throng_test_run (argv, NULL, RUN_TIMEOUT, &status, &out, &err));
+    g_test_message ("stderr:\n%s", err);
+    g_assert_cmpint (status, ==, 0);
+    throng_test_assert_no_glib_noise (err);
+
+    /* Every line is tagged with its user. */
+    g_auto (GStrv) lines = g_strsplit (err, "\n", -1);
+    for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+        g_assert_true (g_str_has_prefix (lines[i], "[u0] ")
+                       || g_str_has_prefix (lines[i], "[u1] "));
+
+    g_autoptr (GPtrArray) after = seen_at (f, "/after");
+    g_autoptr (GPtrArray) own = seen_at (f, "/own");
+    g_assert_cmpuint (after->len, ==, 2);
+    g_assert_cmpuint (own->len, ==, 2);
+    for (guint user = 0; user < 2; user++) {
+        /* The session this user was given, from its own debug lines. */
+        g_autofree char *given = g_strdup_printf ("[u%u] < Set-Cookie: sid=", user);
+        const char *at = strstr (err, given);
+        g_assert_nonnull (at);
+        const char *cookie = at + strlen (given) - strlen ("sid=");
+        g_autofree char *sid = g_strndup (cookie, strcspn (cookie, ";"));
+        g_autofree char *jar_line = g_strdup_printf ("[u%u] > Cookie: %s\n", user, sid);
+        g_autofree char *own_line = g_strdup_printf ("[u%u] > Cookie: own=1; %s\n", user, sid);
+        g_autofree char *after_seen = g_strdup_printf ("/after status=200 cookie=%s auth=-", sid);
+        g_autofree char *own_seen = g_strdup_printf ("/own status=200 cookie=own=1; %s auth=-", sid);
+
+        g_assert_cmpuint (throng_test_count (err, jar_line), ==, 1);
+        g_assert_cmpuint (throng_test_count (err, own_line), ==, 1);
+        g_assert_true (g_ptr_array_find_with_equal_func (after, after_seen, g_str_equal, NULL));
+        g_assert_true (g_ptr_array_find_with_equal_func (own, own_seen, g_str_equal, NULL));
+    }
+    /* The step's own field is not printed a second time beside the joined one. */
+    g_assert_cmpuint (throng_test_count (err, "> Cookie: own=1\n"), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -475,6 +537,7 @@ main (int argc, char **argv)
         THRONG_TEST_CASE ("credentials", test_credentials, TRUE),
         THRONG_TEST_CASE ("unsent", test_unsent, TRUE),
         THRONG_TEST_CASE ("digest", test_digest, TRUE),
+        THRONG_TEST_CASE ("debug", test_debug, TRUE),
     };
     int result;
 

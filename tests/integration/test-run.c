@@ -65,12 +65,6 @@ static const char one_request_plan[] = "name: x\n"
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-    return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 static void
 test_version (void)
 {
@@ -124,119 +118,6 @@ test_help (void)
         g_assert_nonnull (strstr (run_out, "--out"));
         g_assert_nonnull (strstr (run_out, "--quiet"));
     }
-}
-
-/* The options ("-s --set", "--overwrite") that @text lists, one per match of @pattern. */
-static GPtrArray *
-collect_options (const char *text, const char *pattern)
-{
-    g_autoptr (GRegex) regex = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
-    g_autoptr (GMatchInfo) match = NULL;
-    GPtrArray *options = g_ptr_array_new_with_free_func (g_free);
-
-    g_assert_nonnull (regex);
-    g_regex_match (regex, text, 0, &match);
-    while (g_match_info_matches (match)) {
-        g_autofree char *short_name = g_match_info_fetch (match, 1);
-        g_autofree char *long_name = g_match_info_fetch (match, 2);
-        g_autofree char *option = *short_name != '\0'
-                                      ? g_strdup_printf ("-%s --%s", short_name, long_name)
-                                      : g_strdup_printf ("--%s", long_name);
-        gboolean seen = FALSE;
-
-        for (guint i = 0; i < options->len && !seen; i++)
-            seen = strcmp (options->pdata[i], option) == 0;
-        if (!seen)
-            g_ptr_array_add (options, g_steal_pointer (&option));
-        g_match_info_next (match, NULL);
-    }
-    g_ptr_array_sort (options, compare_strings);
-    return options;
-}
-
-static char *
-join_options (GPtrArray *options)
-{
-    g_ptr_array_add (options, NULL);
-    char *joined = g_strjoinv (", ", (char **) options->pdata);
-    g_ptr_array_remove_index (options, options->len - 1);
-    return joined;
-}
-
-/*
- * docs/throng.1 lists the options that the commands' --help list (short
- * and long names), and the exit statuses that `throng --help` lists.
- */
-static void
-test_help_man_page (void)
-{
-    static const char *const commands[] = { "run", "validate", "report", "merge", "plugins" };
-    g_autofree char *man_path = throng_test_source_path ("docs/throng.1");
-    g_autofree char *man = NULL;
-    g_autoptr (GError) error = NULL;
-    g_autoptr (GString) help = g_string_new (NULL);
-
-    g_assert_true (g_file_get_contents (man_path, &man, NULL, &error));
-    g_assert_no_error (error);
-    for (gsize i = 0; i < G_N_ELEMENTS (commands); i++) {
-        g_autofree char *out = NULL;
-
-        g_assert_cmpint (throng_test_runv (10, &out, NULL, commands[i], "--help", NULL), ==, 0);
-        g_string_append (help, out);
-        /* Each command has its entry under COMMANDS and its line in the SYNOPSIS. */
-        g_autofree char *entry = g_strdup_printf ("\n.TP\n.B%s %s", strcmp (commands[i], "plugins")
-                                                  == 0 ? "" : "I", commands[i]);
-        g_autofree char *synopsis = g_strdup_printf ("\n.B throng %s\n", commands[i]);
-        g_assert_nonnull (strstr (man, entry));
-        g_assert_nonnull (strstr (man, synopsis));
-    }
-
-    /* "  -s, --set=PATH=VALUE  …" in --help; ".BR \-s \", \" \-\-set …" after .TP in the man page. */
-    const char *options_section = strstr (man, "\n.SH OPTIONS\n");
-    g_assert_nonnull (options_section);
-    g_autofree char *man_options_text
-        = g_strndup (options_section, strstr (options_section + 1, "\n.SH ") - options_section);
-    g_autoptr (GPtrArray) from_help
-        = collect_options (help->str, "^  (?:-([a-zA-Z]), )?--([a-z][a-z-]*)");
-    g_autoptr (GPtrArray) from_man = collect_options (
-        man_options_text, "^\\.TP\n\\.BR? (?:\\\\-([a-zA-Z]) \", \" )?\\\\-\\\\-([a-z][a-z\\\\-]*)");
-    g_autofree char *help_list = join_options (from_help);
-    g_autofree char *man_list = join_options (from_man);
-    /* roff escapes its hyphens: "\\-\\-set" */
-    g_auto (GStrv) man_words = g_strsplit (man_list, "\\", -1);
-    g_autofree char *man_clean = g_strjoinv ("", man_words);
-
-    g_test_message ("--help: %s\nthrong.1: %s", help_list, man_clean);
-    g_assert_cmpuint (from_help->len, >=, 6);
-    g_assert_cmpstr (help_list, ==, man_clean);
-
-    /* Exit statuses: "Exit status: 0 completed, 2 …" and ".B N" under EXIT STATUS. */
-    g_autofree char *top = NULL;
-    g_assert_cmpint (throng_test_runv (10, &top, NULL, "--help", NULL), ==, 0);
-    g_autoptr (GRegex) help_status = g_regex_new ("(?:Exit status:|,|\n) ?([0-9]+) ", 0, 0, NULL);
-    g_autoptr (GRegex) man_status = g_regex_new ("^\\.B ([0-9]+)$", G_REGEX_MULTILINE, 0, NULL);
-    g_autoptr (GString) help_codes = g_string_new (NULL);
-    g_autoptr (GString) man_codes = g_string_new (NULL);
-    g_autoptr (GMatchInfo) match = NULL;
-    const char *exit_section = strstr (man, "\n.SH EXIT STATUS\n");
-
-    g_assert_nonnull (exit_section);
-    g_autofree char *man_exit
-        = g_strndup (exit_section, strstr (exit_section + 1, "\n.SH ") - exit_section);
-    for (g_regex_match (help_status, strstr (top, "Exit status:"), 0, &match);
-         g_match_info_matches (match); g_match_info_next (match, NULL)) {
-        g_autofree char *code = g_match_info_fetch (match, 1);
-        g_string_append_printf (help_codes, "%s ", code);
-    }
-    g_clear_pointer (&match, g_match_info_unref);
-    for (g_regex_match (man_status, man_exit, 0, &match); g_match_info_matches (match);
-         g_match_info_next (match, NULL)) {
-        g_autofree char *code = g_match_info_fetch (match, 1);
-        g_string_append_printf (man_codes, "%s ", code);
-    }
-    g_test_message ("exit statuses: --help %s, throng.1 %s", help_codes->str, man_codes->str);
-    g_assert_cmpstr (help_codes->str, ==, "0 2 3 4 5 99 108 130 ");
-    g_assert_cmpstr (man_codes->str, ==, help_codes->str);
 }
 
 static void
@@ -1121,7 +1002,6 @@ main (int argc, char **argv)
 
     g_test_add_func ("/run/version", test_version);
     g_test_add_func ("/run/help", test_help);
-    g_test_add_func ("/run/help/man-page", test_help_man_page);
     g_test_add_func ("/run/plugins", test_plugins);
     g_test_add ("/run/usage/errors", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_usage_errors, throng_test_tmpdir_teardown);

@@ -299,6 +299,7 @@ run_setup (FastUser *u, const HttpStep *step, ThrongSample *sample)
                 u->jar = http_cookie_jar_new ();
             http_step_cookies_store (step, u->journey.request.cookies, u->jar);
         }
+        http_journey_print_request (&u->journey, step, u->jar, step->uri);
         if (step->templated) {
             build_templated (u, step, fstep);
             goto send;

@@ -429,5 +429,8 @@ http_soup_run (gpointer data, const HttpStep *step, ThrongSample *sample)
     user->deadline_us = g_get_monotonic_time () + step->timeout_us;
     sample->resource = step->url;
     http_soup_timer_arm (user);
+    if (G_UNLIKELY (user->journey.active))
+        http_journey_print_request (&user->journey, step, user->jar,
+                                    http_hop_uri (&user->hop, step));
     hop_send (user);
 }
