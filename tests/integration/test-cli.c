@@ -394,7 +394,7 @@ test_complete_bash (ThrongTestTmpdir *tmp, gconstpointer data)
         const char *expected; /* the whole answer, or with `contains` a part of it */
         gboolean contains;
     } cases[] = {
-        { "throng ", "import\nmerge\nplugins\nreport\nrun\nvalidate\nversion\n", FALSE },
+        { "throng ", "compare\nimport\nmerge\nplugins\nreport\nrun\nvalidate\nversion\n", FALSE },
         { "throng ru", "run\n", FALSE },
         { "throng run --wo", "--workers\n", FALSE },
         { "throng run -", "\n--http-debug\n", TRUE },
