@@ -508,6 +508,7 @@ json_document_summary (const ThrongSummary *summary, const char *type,
                   THRONG_STRUCT_HAS (summary, ThrongSummary, samples_dropped)
                       ? (gint64) summary->samples_dropped : 0);
     json_add_shards (builder, summary);
+    json_add_capacity (builder, summary);
 
     json_builder_end_object (builder);
     return json_builder_get_root (builder);

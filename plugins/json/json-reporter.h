@@ -23,6 +23,9 @@ JsonNode *json_document_summary (const ThrongSummary *summary, const char *type,
 /* One jsonl "interval" object: the stats of the snapshot's interval. */
 JsonNode *json_document_interval (const ThrongSummary *snapshot);
 
+/* capacity.c: the summary's `capacity` member, when the run searched for one. */
+void json_add_capacity (JsonBuilder *builder, const ThrongSummary *summary);
+
 /* The last second formatted for sample times; zero-initialise. */
 typedef struct {
     gboolean valid;
