@@ -215,6 +215,7 @@ struct _ThrongCapacity {
     gint64 window_us;
     guint window_intervals;
     guint saturated_intervals;
+    gboolean held_again;        /* the level is held a second time (a doubtful failure) */
     gdouble lo;                 /* highest passing rate; 0: none yet */
     gdouble hi;                 /* lowest failing rate; 0: none yet */
 
@@ -381,6 +382,12 @@ judge_window (ThrongCapacity *capacity, const ThrongSummary *snapshot, gint64 no
     }
     if (level.saturated)
         level.passed = FALSE;
+    else if (!level.passed && capacity->saturated_intervals > 0 && !capacity->held_again)
+        level.failed = keep (capacity, g_strdup_printf ("%s; held again, throng saturated in %u "
+                                                        "of %u intervals",
+                                                        level.failed,
+                                                        capacity->saturated_intervals,
+                                                        capacity->window_intervals));
     throng_summary_buffer_clear (&buffer);
     g_array_append_val (capacity->levels, level);
     return &g_array_index (capacity->levels, ThrongCapacityLevel, capacity->levels->len - 1);
@@ -397,6 +404,16 @@ next_level (ThrongCapacity *capacity, const ThrongCapacityLevel *level, gint64 n
         finish_search (capacity, THRONG_CAPACITY_GENERATOR_LIMIT, now_us);
         return;
     }
+    /* A failure in a window where throng saturated at times may be throng's: the level is
+     * held once more before it counts. */
+    if (!level->passed && capacity->saturated_intervals > 0 && !capacity->held_again) {
+        capacity->held_again = TRUE;
+        capacity->pausing = TRUE;
+        capacity->pause_ticks = 0;
+        publish (capacity, 0, now_us, FALSE);
+        return;
+    }
+    capacity->held_again = FALSE;
     if (level->passed)
         capacity->lo = level->rate;
     else

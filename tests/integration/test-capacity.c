@@ -96,7 +96,12 @@ assert_curve (JsonNode *root)
         g_autofree char *at = g_strdup_printf ("capacity.curve.%u.rate", i);
         g_autofree char *passed = g_strdup_printf ("capacity.curve.%u.passed", i);
         g_autofree char *requests = g_strdup_printf ("capacity.curve.%u.requests", i);
+        g_autofree char *failed = g_strdup_printf ("capacity.curve.%u.failed", i);
         gdouble level = throng_test_json_double (root, at);
+        const char *why = throng_test_json_string (root, failed);
+        /* A failure in a window where throng saturated at times is held again before it counts. */
+        if (why != NULL && strstr (why, "held again") != NULL)
+            continue;
         if (level <= rate)
             g_assert_true (throng_test_json_bool (root, passed));
         if (level >= failing)
