@@ -98,7 +98,10 @@ assert_curve (JsonNode *root)
         g_autofree char *requests = g_strdup_printf ("capacity.curve.%u.requests", i);
         g_autofree char *failed = g_strdup_printf ("capacity.curve.%u.failed", i);
         gdouble level = throng_test_json_double (root, at);
-        const char *why = throng_test_json_string (root, failed);
+        JsonNode *node = throng_test_json_get (root, failed);
+        const char *why = node != NULL && JSON_NODE_HOLDS_VALUE (node)
+                              ? json_node_get_string (node)
+                              : NULL;
         /* A failure in a window where throng saturated at times is held again before it counts. */
         if (why != NULL && strstr (why, "held again") != NULL)
             continue;
@@ -146,8 +149,7 @@ test_shards (Fixture *f, gconstpointer data)
                                             "    precision: 5%\n"
                                             "    max_users: 200\n");
     g_autofree char *plan = throng_test_write_plan (f->dir, "plan.yaml", yaml);
-    g_autofree char *start_at = g_strdup_printf ("%" G_GINT64_FORMAT,
-                                                 g_get_real_time () / G_USEC_PER_SEC + 2);
+    const char *start_at = "+3s";
     ThrongTestProcess *shards[2];
     char *summaries[2];
 
@@ -156,7 +158,7 @@ test_shards (Fixture *f, gconstpointer data)
         g_autofree char *name = g_strdup_printf ("shard%u.json", i);
         summaries[i] = g_build_filename (f->dir, name, NULL);
         g_autofree char *out = throng_test_out_arg ("json", summaries[i]);
-        const char *argv[] = { throng_test_exe (), "run", plan, "--quiet", "--out", out,
+        const char *argv[] = { "run", plan, "--quiet", "--out", out,
                                "--shard", shard, "--start-at", start_at, NULL };
         shards[i] = throng_test_spawn (argv, NULL);
     }
