@@ -6,10 +6,14 @@
  * is busy.  Arrival k of a scenario belongs to shard k mod N (shard.h);
  * the shard's j-th arrival (k = j × N + I) belongs to the worker that owns
  * the shard's pool slot j mod pool, so shards and workers share one
- * schedule, the unsharded one, without talking to each other.
+ * schedule, the unsharded one, without talking to each other.  Under
+ * executor capacity the schedule is the level the search publishes
+ * (capacity-private.h): arrival k of a level is due at its start plus
+ * k / rate, numbered from 0 again in each level, split the same way.
  */
 #include "arrivals-private.h"
 
+#include "capacity-private.h"
 #include "schedule.h"
 #include "template-private.h"
 #include "user-private.h"
@@ -17,6 +21,8 @@
 
 /* Arrivals started in one dispatch before the loop gets a turn. */
 #define ARRIVAL_BUDGET 256
+/* Executor capacity: how soon a new level is seen, whatever the old level's pace. */
+#define LEVEL_POLL_US (10 * 1000)
 
 struct _ThrongArrivals {
     ThrongWorker *worker;
@@ -33,6 +39,8 @@ struct _ThrongArrivals {
     gboolean done;
     GPtrArray *idle;            /* ThrongUser*, not owned */
     ThrongReactorTimer timer;
+    ThrongCapacityPlan *capacity; /* executor capacity: where the levels come from; else NULL */
+    ThrongCapacityStep level;   /* the level followed */
 };
 
 static gboolean
@@ -53,6 +61,37 @@ arrivals_finish (ThrongArrivals *arrivals)
         throng_user_finish (g_ptr_array_index (arrivals->idle, arrivals->idle->len - 1), TRUE);
 }
 
+/* Executor capacity: follows the level the search publishes; FALSE once the search is over. */
+static gboolean
+arrivals_follow_level (ThrongArrivals *arrivals)
+{
+    ThrongCapacityStep level;
+
+    throng_capacity_level_get (arrivals->capacity, &level);
+    if (level.done)
+        return FALSE;
+    if (level.generation != arrivals->level.generation) {
+        /* Arrivals of the old level not yet started are not started. */
+        arrivals->level = level;
+        arrivals->next = arrivals->first_slot;
+    }
+    return TRUE;
+}
+
+/* When arrival @k is due (monotonic): 0 to wait for a level, -1 when none will come. */
+static gint64
+arrivals_due (const ThrongArrivals *arrivals, guint64 k)
+{
+    if (arrivals->capacity != NULL) {
+        if (arrivals->level.rate <= 0)
+            return 0;
+        return arrivals->level.start_us
+               + (gint64) ((gdouble) k / arrivals->level.rate * G_USEC_PER_SEC);
+    }
+    gint64 offset = throng_schedule_arrival_offset (arrivals->scenario, k);
+    return offset < 0 ? -1 : arrivals->start_us + offset;
+}
+
 static void
 arrivals_fired (ThrongReactorTimer *timer, gpointer data)
 {
@@ -63,6 +102,10 @@ arrivals_fired (ThrongReactorTimer *timer, gpointer data)
     /* Ready in the same loop iteration as the worker's last user ending. */
     if (arrivals->done || worker->finished)
         return;
+    if (arrivals->capacity != NULL && !arrivals_follow_level (arrivals)) {
+        arrivals_finish (arrivals);
+        return;
+    }
 
     for (guint budget = ARRIVAL_BUDGET; budget > 0; budget--) {
         if (worker->stopping) {
@@ -71,14 +114,15 @@ arrivals_fired (ThrongReactorTimer *timer, gpointer data)
         }
         /* The shard's j-th arrival is arrival j × N + I of the unsharded schedule. */
         guint64 k = arrivals->next * arrivals->shard_count + arrivals->shard_index;
-        gint64 offset = throng_schedule_arrival_offset (arrivals->scenario, k);
-        if (offset < 0 || arrivals->start_us + offset >= arrivals->end_us) {
+        gint64 due = arrivals_due (arrivals, k);
+        if (due < 0 || due >= arrivals->end_us) {
             arrivals_finish (arrivals);
             return;
         }
-        gint64 due = arrivals->start_us + offset;
-        if (due > now) {
-            throng_reactor_timer_arm (timer, due);
+        if (due == 0 || due > now) {
+            throng_reactor_timer_arm (timer, arrivals->capacity == NULL ? due
+                                             : due == 0 ? now + LEVEL_POLL_US
+                                                        : MIN (due, now + LEVEL_POLL_US));
             return;
         }
         do
@@ -94,7 +138,7 @@ arrivals_fired (ThrongReactorTimer *timer, gpointer data)
         }
         ThrongUser *user = g_ptr_array_steal_index_fast (arrivals->idle, arrivals->idle->len - 1);
         /* ${arrival}: k from 1, the same number whichever shard runs it. */
-        throng_user_get_vars (user)->arrival = k + 1;
+        throng_user_get_vars (user)->arrival = arrivals->level.first_arrival + k + 1;
         throng_user_arrive (user, due);
     }
     /* The budget is spent: the rest after the loop's other work. */
@@ -119,6 +163,7 @@ throng_arrivals_new (ThrongWorker *worker, guint scenario_index, guint first_use
     arrivals->end_us = end_us;
     arrivals->next = arrivals->first_slot;
     arrivals->idle = g_ptr_array_new ();
+    arrivals->capacity = arrivals->scenario->capacity;
     throng_reactor_timer_init (&arrivals->timer, worker->reactor, arrivals_fired, arrivals);
     throng_reactor_timer_arm (&arrivals->timer, start_us);
     return arrivals;

@@ -6,6 +6,7 @@
  * ever run here, on the main thread.
  */
 #include "engine.h"
+#include "capacity-private.h"
 #include "limits-private.h"
 
 #include "metrics.h"
@@ -22,7 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
 
 typedef struct {
     ThrongWorker *worker;
@@ -60,6 +60,7 @@ typedef struct {
 
     gint64 graceful_stop_us;    /* the longest of the scenarios' graceful_stop */
     ThrongSaturation saturation; /* whether throng itself was the bottleneck */
+    ThrongCapacity *capacity;   /* executor capacity's search, or NULL */
 
     guint signals;
     gboolean started;           /* load may have been sent */
@@ -152,6 +153,8 @@ emit_snapshot (ThrongEngine *engine, gboolean last)
     throng_saturation_judge_interval (&engine->saturation, &buffer.summary, engine->interval,
                                       now - engine->start_us, last, engine->tick_pending > 0,
                                       buffer.warnings);
+    if (!last && engine->capacity != NULL)
+        throng_capacity_tick (engine->capacity, &buffer.summary, engine->interval, now);
     throng_summary_buffer_finish (&buffer);
     throng_reporter_set_snapshot (engine->reporters, &buffer.summary);
     throng_summary_buffer_clear (&buffer);
@@ -439,6 +442,7 @@ engine_go (ThrongEngine *engine)
     engine->interval_start_us = engine->start_us;
     engine->saturation.interval_cpu_us = 0;
     engine->started = TRUE;
+    engine->capacity = throng_capacity_new (engine->plan, engine->start_us);
 
     engine->tick_source = g_timeout_add (1000, on_tick, engine);
     if (throng_limits_memory_init (&engine->memory))
@@ -596,6 +600,7 @@ engine_clear (ThrongEngine *engine)
     g_free (engine->abort_run);
     throng_metrics_free (engine->total);
     throng_metrics_free (engine->interval);
+    throng_capacity_free (engine->capacity);
     throng_run_info_buffer_clear (&engine->run_info);
     g_clear_pointer (&engine->shard_clock, g_free);
     g_clear_pointer (&engine->shard_thresholds, g_ptr_array_unref);
@@ -726,6 +731,8 @@ throng_engine_run_load (ThrongPlan *plan, const ThrongEngineOptions *options,
     ThrongSummaryBuffer buffer = { 0 };
     engine_summary (&engine, &buffer, engine.total, NULL, 0);
     add_run_warnings (&engine, &buffer);
+    if (engine.capacity != NULL)
+        throng_capacity_finish (engine.capacity, &buffer.summary, buffer.warnings);
     if (teardown_warning != NULL)
         g_ptr_array_add (buffer.warnings, g_steal_pointer (&teardown_warning));
     buffer.summary.setup = options->setup;

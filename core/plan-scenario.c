@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "capacity-private.h"
 #include "schedule.h"
 #include "template-private.h"
 
@@ -58,13 +59,19 @@ static const ThrongOption scenario_options[] = {
     { "on_failure", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     /* read and checked by threshold.c, from the tree */
     { "thresholds", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
+    /* executor capacity's, read by capacity.c */
+    { "slo", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
+    { "step", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
+    { "warm_up", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
+    { "precision", THRONG_OPTION_NODE, offsetof (ScenarioFields, other) },
     { NULL },
 };
 
 static const char *const scenario_keys[] = {
     "name",     "users",         "iterations", "duration",  "ramp_up",     "steps",
     "executor", "rate",          "stages",     "max_users", "start_after", "think_time",
-    "pacing",   "graceful_stop", "thresholds", "data",      "on_failure", NULL,
+    "pacing",   "graceful_stop", "thresholds", "data",      "on_failure", "slo",
+    "step",     "warm_up",       "precision",  NULL,
 };
 
 static gboolean
@@ -102,6 +109,7 @@ throng_plan_scenario_free (gpointer data)
     throng_data_free (scenario->data);
     if (scenario->stages != NULL)
         g_array_unref (scenario->stages);
+    throng_capacity_plan_free (scenario->capacity);
     g_free (scenario->name);
     g_free (scenario);
 }

@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "capacity-private.h"
 #include "schedule.h"
 #include "template-private.h"
 #include "threshold.h"
@@ -630,12 +631,26 @@ throng_thresholds_load (ThrongPlan *plan, GError **error)
         .metric_kinds = metric_kinds,
     };
     const ThrongNode *root = throng_tree_root (plan->tree);
+    guint capacities = 0;
 
     if (!throng_thresholds_add_list (thresholds, &subjects,
                                      throng_node_lookup (root, "thresholds"), -1, -1, error))
         return NULL;
     for (guint s = 0; s < n; s++) {
         const ThrongPlanScenario *scenario = g_ptr_array_index (plan->scenarios, s);
+        /* A capacity scenario's objectives: thresholds of the scenario, judged per level. */
+        if (scenario->capacity != NULL) {
+            if (++capacities > 1) {
+                throng_node_set_error (throng_node_lookup (scenario->node, "executor"), error,
+                                       THRONG_PLAN_ERROR_INVALID,
+                                       "only one scenario of a plan may use executor capacity");
+                return NULL;
+            }
+            scenario->capacity->objectives = throng_thresholds_new ();
+            if (!throng_thresholds_add_list (scenario->capacity->objectives, &subjects,
+                                             scenario->capacity->slo, (gint) s, -1, error))
+                return NULL;
+        }
         if (scenario->node != NULL
             && !throng_thresholds_add_list (thresholds, &subjects,
                                             throng_node_lookup (scenario->node, "thresholds"),

@@ -109,6 +109,7 @@ typedef enum {
     THRONG_EXECUTOR_RAMPING_USERS,  /* closed: `stages` of user counts */
     THRONG_EXECUTOR_CONSTANT_RATE,  /* open: `rate` iterations per second for `duration` */
     THRONG_EXECUTOR_RAMPING_RATE,   /* open: `stages` of rates, from `rate` (default 0) */
+    THRONG_EXECUTOR_CAPACITY,       /* open: a search for the highest rate meeting `slo` */
 } ThrongExecutor;
 
 /* One stage: reach @target (users, or iterations per second) linearly over @duration_us. */
@@ -148,6 +149,8 @@ typedef struct {
     ThrongStepInfo *step_info;      /* per step: kind, parent, depth (the summaries' journey) */
     gboolean keeps_vars;            /* `setup:`: its user's variables become ${setup.*} */
     gboolean phase;                 /* `setup:` or `teardown:`, not one of the plan's scenarios */
+    struct _ThrongCapacityPlan *capacity; /* executor capacity: its settings and live level
+                                           * (capacity-private.h); else NULL */
 } ThrongPlanScenario;
 
 /* The scenario's length from its own start (duration, or the sum of its stages); 0 when unbounded in time. */

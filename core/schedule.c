@@ -10,6 +10,8 @@
  */
 #include "schedule.h"
 
+#include "capacity-private.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ static const char *const executor_names[] = {
     [THRONG_EXECUTOR_RAMPING_USERS] = "ramping-users",
     [THRONG_EXECUTOR_CONSTANT_RATE] = "constant-arrival-rate",
     [THRONG_EXECUTOR_RAMPING_RATE] = "ramping-arrival-rate",
+    [THRONG_EXECUTOR_CAPACITY] = "capacity",
 };
 
 gint64
@@ -34,6 +37,8 @@ throng_plan_scenario_length (const ThrongPlanScenario *scenario)
             total += g_array_index (scenario->stages, ThrongStage, i).duration_us;
         return total;
     }
+    if (scenario->executor == THRONG_EXECUTOR_CAPACITY)
+        return throng_capacity_plan_length (scenario->capacity);
     return scenario->duration_us;
 }
 
@@ -41,12 +46,13 @@ gboolean
 throng_schedule_is_open (const ThrongPlanScenario *scenario)
 {
     return scenario->executor == THRONG_EXECUTOR_CONSTANT_RATE
-           || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE;
+           || scenario->executor == THRONG_EXECUTOR_RAMPING_RATE
+           || scenario->executor == THRONG_EXECUTOR_CAPACITY;
 }
 
 /* "500/s", "30/m" or "2/h"; a number without a unit only when it is 0. */
-static gboolean
-parse_rate (const ThrongNode *node, gdouble *out, GError **error)
+gboolean
+throng_schedule_parse_rate (const ThrongNode *node, gdouble *out, GError **error)
 {
     const char *text = throng_node_scalar (node);
     gdouble per = 1.0;
@@ -223,7 +229,7 @@ parse_stages (const ThrongNode *node, const char *target_key, GArray **out, GErr
             return FALSE;
         }
         if (strcmp (target_key, "rate") == 0) {
-            if (!parse_rate (target, &stage.target, error))
+            if (!throng_schedule_parse_rate (target, &stage.target, error))
                 return FALSE;
         } else {
             guint64 users;
@@ -285,7 +291,7 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
         if (name == NULL) {
             throng_node_set_error (executor, error, THRONG_PLAN_ERROR_TYPE,
                                    "executor must be a name: users, ramping-users, "
-                                   "constant-arrival-rate or ramping-arrival-rate");
+                                   "constant-arrival-rate, ramping-arrival-rate or capacity");
             return FALSE;
         }
         for (i = 0; i < G_N_ELEMENTS (executor_names); i++)
@@ -294,7 +300,7 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
         if (i == G_N_ELEMENTS (executor_names)) {
             throng_node_set_error (executor, error, THRONG_PLAN_ERROR_INVALID,
                                    "unknown executor '%s'; expected users, ramping-users, "
-                                   "constant-arrival-rate or ramping-arrival-rate",
+                                   "constant-arrival-rate, ramping-arrival-rate or capacity",
                                    name != NULL ? name : "");
             return FALSE;
         }
@@ -318,8 +324,22 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
     const ThrongNode *stages = throng_node_lookup (map, "stages");
     const ThrongNode *rate = throng_node_lookup (map, "rate");
     const ThrongNode *max_users = throng_node_lookup (map, "max_users");
+    static const char *const capacity_keys[] = { "slo", "step", "warm_up", "precision", NULL };
 
+    for (guint i = 0; scenario->executor != THRONG_EXECUTOR_CAPACITY && capacity_keys[i]; i++)
+        if (!refuse_key (map, capacity_keys[i], executor_name, "it is a key of executor capacity",
+                         error))
+            return FALSE;
     switch (scenario->executor) {
+    case THRONG_EXECUTOR_CAPACITY:
+        if (!refuse_key (map, "iterations", executor_name, "the search sets them", error)
+            || !refuse_key (map, "duration", executor_name, "the search sets its length", error)
+            || !refuse_key (map, "stages", executor_name, "the search sets the rate", error)
+            || !refuse_key (map, "ramp_up", executor_name, "warm_up is its ramp", error)
+            || !refuse_key (map, "pacing", executor_name, "the rate paces iterations", error)
+            || !refuse_key (map, "users", executor_name, "use max_users", error))
+            return FALSE;
+        return throng_capacity_parse (map, scenario, error);
     case THRONG_EXECUTOR_USERS:
         if (!refuse_key (map, "stages", executor_name, "set executor: ramping-users", error)
             || !refuse_key (map, "rate", executor_name, "set executor: constant-arrival-rate",
@@ -376,7 +396,7 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
             if (!parse_stages (stages, "rate", &scenario->stages, error))
                 return FALSE;
             scenario->rate = 0;
-            if (rate != NULL && !parse_rate (rate, &scenario->rate, error))
+            if (rate != NULL && !throng_schedule_parse_rate (rate, &scenario->rate, error))
                 return FALSE;
             scenario->duration_us = 0;
         } else {
@@ -388,7 +408,7 @@ throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scenario, GErr
                                        "executor constant-arrival-rate needs rate and duration");
                 return FALSE;
             }
-            if (!parse_rate (rate, &scenario->rate, error))
+            if (!throng_schedule_parse_rate (rate, &scenario->rate, error))
                 return FALSE;
             if (scenario->rate <= 0) {
                 throng_node_set_error (rate, error, THRONG_PLAN_ERROR_RANGE,
@@ -612,6 +632,13 @@ throng_schedule_wanted (const ThrongPlanScenario *scenario, gint64 t, guint *use
     case THRONG_EXECUTOR_RAMPING_RATE:
         *rate = stage_level (scenario->stages, scenario->rate, t);
         return;
+    case THRONG_EXECUTOR_CAPACITY: {
+        /* Not a function of the plan: the level the search holds now. */
+        ThrongCapacityStep level;
+        throng_capacity_level_get (scenario->capacity, &level);
+        *rate = level.done ? 0.0 : level.rate;
+        return;
+    }
     }
 }
 

@@ -26,6 +26,9 @@ gboolean throng_schedule_parse (const ThrongNode *map, ThrongPlanScenario *scena
 gboolean throng_schedule_parse_think (const ThrongNode *node, ThrongThinkTime *out,
                                       GError **error);
 
+/* "500/s", "30/m" or "2/h" into iterations per second. */
+gboolean throng_schedule_parse_rate (const ThrongNode *node, gdouble *out, GError **error);
+
 /* TRUE for the arrival-rate executors. */
 gboolean throng_schedule_is_open (const ThrongPlanScenario *scenario);
 

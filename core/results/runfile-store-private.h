@@ -32,6 +32,9 @@ typedef struct {
     GPtrArray *shard_thresholds; /* its "thresholds", in @strings, NULL-terminated */
     GArray *shards;         /* ThrongShardSummary: a merged run's "shards" */
     GArray *custom;         /* ThrongCustomMetric: the plan's own "metrics" (since 0.5) */
+    ThrongCapacityResult capacity; /* "capacity" (since 0.6); size 0 when absent */
+    GArray *capacity_levels;    /* ThrongCapacityLevel: its "curve" */
+    GPtrArray *capacity_objectives; /* its "objectives", in @strings, NULL-terminated */
 } RunStore;
 
 /* Rebuilds @store from the line in @toks; an @interval line has no thresholds of its own. */

@@ -192,6 +192,8 @@ throng_run_store_clear (RunStore *store)
     for (guint i = 0; i < store->custom->len; i++)
         throng_custom_metric_clear (&g_array_index (store->custom, ThrongCustomMetric, i));
     g_array_unref (store->custom);
+    g_clear_pointer (&store->capacity_levels, g_array_unref);
+    g_clear_pointer (&store->capacity_objectives, g_ptr_array_unref);
     g_string_chunk_free (store->strings);
     memset (store, 0, sizeof *store);
 }
@@ -297,6 +299,68 @@ read_custom (const Reader *r, RunStore *store)
     store->summary.metrics = store->custom->len > 0 ? (const ThrongCustomMetric *) store->custom->data
                                                      : NULL;
     store->summary.n_metrics = store->custom->len;
+}
+
+/* A summary's "capacity" (since 0.6, docs/capacity.md): what a capacity search found. */
+static void
+read_capacity (const Reader *r, RunStore *store)
+{
+    static const char *const outcomes[] = {
+        [THRONG_CAPACITY_FOUND] = "found",
+        [THRONG_CAPACITY_ABOVE_MAX] = "above-max",
+        [THRONG_CAPACITY_BELOW_START] = "below-start",
+        [THRONG_CAPACITY_GENERATOR_LIMIT] = "generator-limit",
+        [THRONG_CAPACITY_INCOMPLETE] = "incomplete",
+    };
+    ThrongCapacityResult *result = &store->capacity;
+    gint object = member (r, 0, "capacity");
+
+    if (object < 0 || g_array_index (r->toks->toks, JsonTok, object).type != JSONTOK_OBJECT)
+        return;
+    result->size = sizeof *result;
+    result->scenario = member_name (r, object, "scenario", "scenario", 0);
+    const char *outcome = member_scratch (r, object, "outcome");
+    result->outcome = THRONG_CAPACITY_INCOMPLETE;
+    for (guint i = 0; outcome != NULL && i < G_N_ELEMENTS (outcomes); i++)
+        if (strcmp (outcome, outcomes[i]) == 0)
+            result->outcome = (ThrongCapacityOutcome) i;
+    result->rate = member_double (r, object, "rate");
+    result->failing_rate = member_double (r, object, "failing_rate");
+    result->generator_limit = member_double (r, object, "generator_limit");
+    result->message = member_string (r, object, "message");
+    store->capacity_objectives = g_ptr_array_new ();
+    gint objectives = member (r, object, "objectives");
+    for (guint i = 0; i < jsontok_length (r->toks, objectives); i++) {
+        const char *text = jsontok_string (r->toks, jsontok_element (r->toks, objectives, i),
+                                           r->strings);
+        if (text != NULL)
+            g_ptr_array_add (store->capacity_objectives, (gpointer) text);
+    }
+    g_ptr_array_add (store->capacity_objectives, NULL);
+    result->objectives = (const char *const *) store->capacity_objectives->pdata;
+    store->capacity_levels = g_array_new (FALSE, TRUE, sizeof (ThrongCapacityLevel));
+    gint curve = member (r, object, "curve");
+    for (guint i = 0; i < jsontok_length (r->toks, curve); i++) {
+        gint point = jsontok_element (r->toks, curve, i);
+        ThrongCapacityLevel level = {
+            .rate = member_double (r, point, "rate"),
+            .start_us = member_us (r, point, "start_s"),
+            .window_us = member_us (r, point, "window_s"),
+            .requests = (guint64) member_int (r, point, "requests"),
+            .errors = (guint64) member_int (r, point, "errors"),
+            .error_rate = member_double (r, point, "error_rate"),
+            .p50_us = member_int (r, point, "p50"),
+            .p99_us = member_int (r, point, "p99"),
+            .dropped = (guint64) member_int (r, point, "dropped"),
+            .passed = member_bool (r, point, "passed"),
+            .saturated = member_bool (r, point, "saturated"),
+            .failed = member_string (r, point, "failed"),
+        };
+        g_array_append_val (store->capacity_levels, level);
+    }
+    result->levels = (const ThrongCapacityLevel *) store->capacity_levels->data;
+    result->n_levels = store->capacity_levels->len;
+    store->summary.capacity = result;
 }
 
 /*
@@ -478,6 +542,8 @@ throng_run_store_read (const JsonToks *toks, GString *scratch, RunStore *store, 
     g_ptr_array_add (store->warnings, NULL);
     summary->warnings = (const char *const *) store->warnings->pdata;
     read_custom (r, store);
+    if (!interval)
+        read_capacity (r, store);
 }
 
 

@@ -12,6 +12,7 @@
 #include <throng/throng.h>
 
 #include "jsonwrite-private.h"
+#include "runfile-write-private.h"
 
 /* The last second formatted for sample times; zero-initialise. */
 typedef struct {
@@ -533,6 +534,7 @@ json_document_summary (JsonWrite *builder, const ThrongSummary *summary, const c
                   THRONG_STRUCT_HAS (summary, ThrongSummary, samples_dropped)
                       ? (gint64) summary->samples_dropped : 0);
     json_add_shards (builder, summary);
+    throng_runfile_write_capacity (builder, summary);
 
     jsonwrite_end_object (builder);
 }

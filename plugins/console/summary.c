@@ -738,5 +738,6 @@ console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleSty
     print_retries (out, summary, style);
     print_protocols (out, summary, style);
     print_thresholds (out, summary, style);
+    console_print_capacity (out, summary, style);
     print_cost (out, summary, style);
 }

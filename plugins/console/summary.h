@@ -8,5 +8,8 @@
 
 /* Writes the end-of-run summary of @summary to @out. */
 void console_print_summary (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style);
+/* Writes what a capacity search found and its curve, if the run had one (capacity.c). */
+void console_print_capacity (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style);
+
 /* Writes the table of the plan's own metrics, if it has any (metrics.c). */
 void console_print_metrics (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style);

@@ -743,6 +743,7 @@ html_page_append (GString *out, const HtmlPage *page)
     html_outcomes_append (out, page);
     html_checks_append (out, page->summary);
     html_metrics_append (out, page->summary);
+    html_capacity_append (out, page->summary);
     html_errors_table (out, page->summary, page->messages);
     g_string_append (out, "<script>\n");
     g_string_append (out, html_script);

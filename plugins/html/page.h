@@ -83,3 +83,5 @@ void html_page_append (GString *out, const HtmlPage *page);
 void html_checks_append (GString *out, const ThrongSummary *summary);
 /* The plan's own metrics, when it declares any (metrics.c). */
 void html_metrics_append (GString *out, const ThrongSummary *summary);
+/* capacity.c: what a capacity search found, its curve drawn; nothing without one. */
+void html_capacity_append (GString *out, const ThrongSummary *summary);

@@ -149,3 +149,100 @@ throng_test_soup_server_respond_later (SoupServerMessage *message, guint delay_m
     g_source_attach (source, g_main_context_get_thread_default ());
     g_source_unref (source);
 }
+
+/* --- a target of known capacity ---------------------------------------------- */
+
+/*
+ * The queue is kept in ideal time: each slot is free from a time of its
+ * own, a request is served by the slot free first, from when it arrives
+ * or that slot frees, for exactly the service time.  A timer that fires
+ * late (a busy machine) delays that one answer, not the slot's next
+ * request, so the capacity is exactly slots / service time.
+ */
+struct _ThrongTestSlots {
+    guint service_ms;
+    GArray *free_at;            /* gint64 per slot, monotonic µs; the server's thread only */
+    gint served;                /* atomic */
+};
+
+typedef struct {
+    ThrongTestSlots *slots;
+    SoupServerMessage *message;
+    gboolean finished;          /* the client gave up */
+} SlotEntry;
+
+static void
+slot_entry_finished (SoupServerMessage *message, gpointer user_data)
+{
+    ((SlotEntry *) user_data)->finished = TRUE;
+}
+
+static gboolean
+slot_served (gpointer user_data)
+{
+    SlotEntry *entry = user_data;
+
+    if (!entry->finished) {
+        soup_server_message_set_status (entry->message, 200, NULL);
+        soup_server_message_set_response (entry->message, "text/plain", SOUP_MEMORY_STATIC,
+                                          "ok", 2);
+        soup_server_message_unpause (entry->message);
+        g_atomic_int_inc (&entry->slots->served);
+    }
+    g_signal_handlers_disconnect_by_data (entry->message, entry);
+    g_object_unref (entry->message);
+    g_free (entry);
+    return G_SOURCE_REMOVE;
+}
+
+ThrongTestSlots *
+throng_test_slots_new (guint slots, guint service_ms)
+{
+    ThrongTestSlots *target = g_new0 (ThrongTestSlots, 1);
+
+    target->service_ms = service_ms;
+    target->free_at = g_array_new (FALSE, TRUE, sizeof (gint64));
+    g_array_set_size (target->free_at, slots);
+    return target;
+}
+
+void
+throng_test_slots_handler (SoupServer *server, SoupServerMessage *message, const char *path,
+                           GHashTable *query, gpointer data)
+{
+    ThrongTestSlots *slots = data;
+    SlotEntry *entry = g_new0 (SlotEntry, 1);
+    gint64 now = g_get_monotonic_time ();
+    guint first = 0;
+
+    for (guint i = 1; i < slots->free_at->len; i++)
+        if (g_array_index (slots->free_at, gint64, i) < g_array_index (slots->free_at, gint64, first))
+            first = i;
+    gint64 *free_at = &g_array_index (slots->free_at, gint64, first);
+    *free_at = MAX (now, *free_at) + (gint64) slots->service_ms * 1000;
+
+    entry->slots = slots;
+    entry->message = g_object_ref (message);
+    g_signal_connect (message, "finished", G_CALLBACK (slot_entry_finished), entry);
+    soup_server_message_pause (message);
+    GSource *source = g_timeout_source_new (0);
+    g_source_set_ready_time (source, *free_at);
+    g_source_set_callback (source, slot_served, entry, NULL);
+    g_source_attach (source, g_main_context_get_thread_default ());
+    g_source_unref (source);
+}
+
+guint64
+throng_test_slots_served (ThrongTestSlots *slots)
+{
+    return (guint64) g_atomic_int_get (&slots->served);
+}
+
+void
+throng_test_slots_free (ThrongTestSlots *slots)
+{
+    if (slots == NULL)
+        return;
+    g_array_unref (slots->free_at);
+    g_free (slots);
+}

@@ -45,3 +45,27 @@ void throng_test_soup_server_respond_later (SoupServerMessage *message,
                                             const char *body);
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+
+/*
+ * A target of known capacity, for the capacity search's tests: a handler
+ * that serves at most @slots requests at once, each for @service_ms, and
+ * queues the rest in arrival order (answered 200 "ok").  Its hard capacity
+ * is slots × 1000 / service_ms requests per second, exactly (the queue is
+ * kept in ideal time: a late timer delays one answer, not the next
+ * request); past it the queue, and so the latency, grows without bound.  Pass throng_test_slots_handler and
+ * the slots as a soup server's handler and data; free after the server stops.
+ */
+typedef struct _ThrongTestSlots ThrongTestSlots;
+
+ThrongTestSlots *throng_test_slots_new (guint slots, guint service_ms);
+void throng_test_slots_handler (SoupServer *server, SoupServerMessage *message, const char *path,
+                                GHashTable *query, gpointer slots);
+/* Requests answered so far (any thread). */
+guint64 throng_test_slots_served (ThrongTestSlots *slots);
+void throng_test_slots_free (ThrongTestSlots *slots);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ThrongTestSlots, throng_test_slots_free)
+
+G_END_DECLS

@@ -420,6 +420,111 @@ typedef struct {
 } ThrongCustomMetric;
 
 /**
+ * ThrongCapacityOutcome:
+ * @THRONG_CAPACITY_FOUND: a level failed the objectives and the search
+ *   narrowed in on the edge: #ThrongCapacityResult.rate is the highest
+ *   passing rate, #ThrongCapacityResult.failing_rate the lowest failing one
+ * @THRONG_CAPACITY_ABOVE_MAX: every level up to the plan's `rate.max`
+ *   passed: the capacity is at least #ThrongCapacityResult.rate
+ * @THRONG_CAPACITY_BELOW_START: the first level (`rate.start`) failed: the
+ *   capacity is below it; #ThrongCapacityResult.rate is 0
+ * @THRONG_CAPACITY_GENERATOR_LIMIT: throng itself saturated (CPU or lag
+ *   over the plan's `saturation` limits, or iterations dropped for want of
+ *   users) at #ThrongCapacityResult.generator_limit before the target
+ *   failed: no capacity is claimed; #ThrongCapacityResult.rate is the
+ *   highest rate that passed below it, a lower bound
+ * @THRONG_CAPACITY_INCOMPLETE: the run ended (interrupted, or its time
+ *   bound reached) before the search did
+ *
+ * Values are only ever appended; a reader that meets one it does not know
+ * treats it as @THRONG_CAPACITY_INCOMPLETE.
+ *
+ * Since: 0.6
+ */
+typedef enum {
+    THRONG_CAPACITY_FOUND,
+    THRONG_CAPACITY_ABOVE_MAX,
+    THRONG_CAPACITY_BELOW_START,
+    THRONG_CAPACITY_GENERATOR_LIMIT,
+    THRONG_CAPACITY_INCOMPLETE,
+} ThrongCapacityOutcome;
+
+/**
+ * ThrongCapacityLevel:
+ * @rate: the arrival rate held, iterations per second of the whole run
+ *   (every shard together)
+ * @start_us: when the level began, µs from the load's start
+ * @window_us: how long its steady window (after the warm-up) lasted
+ * @requests: requests completed in the window
+ * @errors: failed steps in the window
+ * @error_rate: their share (throng_stats_get_error_rate())
+ * @p50_us: the window's median latency, µs
+ * @p99_us: its 99th percentile, µs
+ * @dropped: iterations due in the window that found no free user
+ * @passed: whether every objective held over the window
+ * @saturated: whether throng itself was the limit in the window
+ * @failed: (nullable): when the level failed, the first objective that did
+ *   not hold, with its measured value ("p99 < 50ms: 212ms"), or why throng
+ *   was the limit
+ *
+ * One level of a capacity search, a point of its curve.
+ *
+ * Since: 0.6
+ */
+typedef struct {
+    gdouble rate;
+    gint64 start_us;
+    gint64 window_us;
+    guint64 requests;
+    guint64 errors;
+    gdouble error_rate;
+    gint64 p50_us;
+    gint64 p99_us;
+    guint64 dropped;
+    gboolean passed;
+    gboolean saturated;
+    const char *failed;
+    /*< private >*/
+    gpointer reserved[2];
+} ThrongCapacityLevel;
+
+/**
+ * ThrongCapacityResult:
+ * @size: sizeof (ThrongCapacityResult) as the core was built
+ * @scenario: the name of the scenario whose executor is `capacity`
+ * @outcome: how the search ended
+ * @rate: the highest rate that met every objective, iterations per second
+ *   of the whole run; 0 when none did
+ * @failing_rate: the lowest rate above @rate that failed an objective; 0
+ *   when none did
+ * @generator_limit: with %THRONG_CAPACITY_GENERATOR_LIMIT, the rate at
+ *   which throng saturated; else 0
+ * @objectives: (array zero-terminated=1): the objectives as judged
+ *   ("checkout.p99 < 50ms")
+ * @levels: (array length=n_levels): every level held, in the order held
+ * @n_levels: how many
+ * @message: one line for people: "capacity 196/s (p99 < 50ms), first
+ *   failing 199/s", or "the generator is the limit at 41,000/s; add
+ *   workers or shards"
+ *
+ * What a capacity search found (docs/capacity.md).
+ *
+ * Since: 0.6
+ */
+typedef struct {
+    gsize size;
+    const char *scenario;
+    ThrongCapacityOutcome outcome;
+    gdouble rate;
+    gdouble failing_rate;
+    gdouble generator_limit;
+    const char *const *objectives;
+    const ThrongCapacityLevel *levels;
+    guint n_levels;
+    const char *message;
+} ThrongCapacityResult;
+
+/**
  * ThrongSummary:
  * @size: sizeof (ThrongSummary) as the core was built
  * @plan_name: the plan's `name`
@@ -488,6 +593,9 @@ typedef struct {
  *   only when @size covers it.  Since: 0.5
  * @teardown: (nullable): `teardown:`, run after the load, likewise.
  *   Since: 0.5
+ * @capacity: (nullable): in the summary of a run with a scenario whose
+ *   executor is `capacity`, what its search found; NULL otherwise and in
+ *   snapshots.  Appended: read it only when @size covers it.  Since: 0.6
  *
  * In snapshots, @cpu_user_us and @cpu_system_us cover the interval; in the
  * summary, the run.
@@ -533,6 +641,7 @@ typedef struct {
     guint64 retry_attempts;
     const ThrongScenarioSummary *setup;
     const ThrongScenarioSummary *teardown;
+    const ThrongCapacityResult *capacity;
 } ThrongSummary;
 
 G_END_DECLS
