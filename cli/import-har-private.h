@@ -12,7 +12,16 @@
 typedef struct {
     char *name;
     char *value;
+    char *template;             /* the value with correlated values as `${vars.…}`, or NULL */
 } HarHeader;
+
+/* An extractor the correlation finder puts on a step (import-har-correlate.c). */
+typedef struct {
+    char *var;
+    const char *kind;           /* "json", "regex", "header" or "cookie" */
+    char *arg;                  /* the path, pattern, or header or cookie name */
+    guint group;                /* of a regex */
+} HarExtract;
 
 typedef struct {
     guint entry;                /* index in log.entries, from 0 */
@@ -30,6 +39,15 @@ typedef struct {
     int expect;                 /* the status a replay should get (304 → 200, see docs) */
     gint64 pause_us;            /* idle time before it: nothing of the recording in flight */
     GPtrArray *notes;           /* char*: comment lines above its step */
+    /* What the recording's response held, for the correlation finder. */
+    GPtrArray *response_headers; /* HarHeader*, as recorded, in order */
+    GPtrArray *response_cookies; /* HarHeader*: name and value of each cookie it set */
+    char *response_body;        /* UTF-8 text, or NULL (none, or binary) */
+    char *response_mime;        /* its MIME type, or NULL */
+    /* What the correlation finder wrote: NULL or empty when it found nothing. */
+    char *url_template;         /* the target (path and query) with `${vars.…}`, or the whole url */
+    char *body_template;
+    GPtrArray *extracts;        /* HarExtract* */
 } HarRequest;
 
 /* What the recording said about itself and what the import left out. */
@@ -64,6 +82,17 @@ typedef struct {
  * 1.2 recording, or when no request is left to import.
  */
 gboolean har_read (const char *path, const HarSelect *select, HarImport *import, GError **error);
+
+/*
+ * Finds the values a response of @import returned and a later request
+ * sent (tokens, ids): puts an extractor on the step that got each and
+ * templates where it is sent, and names in comments those it would not
+ * replace safely (docs/har.md).  Returns how many it replaced.
+ */
+guint har_correlate (HarImport *import);
+
+/* @text escaped as a literal part of a template: `${` as `$${`. */
+void har_append_literal (GString *out, const char *text, gsize length);
 
 /* The plan of @import as YAML text, named @name (binary bodies as their body_file). */
 char *har_write_plan (const HarImport *import, const char *name);

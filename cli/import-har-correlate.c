@@ -1,0 +1,1012 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The correlation finder of `throng import har` (docs/har.md#correlation):
+ * a value that a response of the recording returned and a later request
+ * sent (a CSRF token, an API token, a cart's or an order's id) differs in
+ * every run, so a replay must take it from the response it gets.  For each
+ * value a request sends (a path segment, a query or form value, a JSON
+ * value, a header) that an earlier response returned before any request
+ * sent it, this finds an extractor on the earliest step whose response
+ * holds it — a JSONPath, an HTML attribute's regex, a cookie, a header, a
+ * regex on the text around it, or the whole Location of a redirect — that
+ * gives exactly the recorded value when run on the recorded response, and
+ * templates every later occurrence as `${vars.NAME}`.  Only values that
+ * look made up by a program are replaced (16 characters, or 8 with letters
+ * and digits, or an id-named JSON member's); shorter ones that a response
+ * returned are named in a comment on the step that sends them, as is a
+ * token for which no extractor could be built.
+ */
+#include "import-har-private.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+/* Values shorter than this are never named: "1", "true", "en". */
+#define NAMED_MIN 4
+/* Longer than this is not a token but a document. */
+#define VALUE_MAX 2048
+/* Context before a value that a text regex may use, shortest first. */
+static const guint context_lengths[] = { 12, 24, 40 };
+
+typedef enum { FIELD_URL, FIELD_HEADER, FIELD_FORM, FIELD_JSON, FIELD_TEXT } FieldKind;
+
+typedef struct {
+    gsize offset, length;
+    guint var;
+    const char *filter;         /* NULL, "urlencode" or "json" */
+} Span;
+
+/* One string of a request that templates may replace parts of. */
+typedef struct {
+    FieldKind kind;
+    const char *name;           /* a header's */
+    const char *text;           /* as recorded */
+    GArray *spans;              /* Span, not overlapping */
+    gboolean whole;             /* replaced whole by spans[0]'s variable */
+    char **out;                 /* where its template goes */
+} Field;
+
+typedef struct {
+    char *name;
+    char *value;
+    guint source;               /* index of the request whose response gives it */
+} Var;
+
+typedef struct {
+    HarImport *import;
+    GPtrArray *vars;            /* Var* */
+    GHashTable *by_value;       /* value → Var*, borrowed */
+    GHashTable *names;          /* variable names taken */
+    GPtrArray *fields;          /* per request: GPtrArray of Field* */
+} Correlator;
+
+/* ---- values ----------------------------------------------------------------- */
+
+static gboolean
+is_word_char (char c)
+{
+    return g_ascii_isalnum (c);
+}
+
+/* As `| urlencode` writes it (core/template-filter.c), and g_uri_escape_string() too. */
+static char *
+urlencode (const char *value)
+{
+    return g_uri_escape_string (value, NULL, FALSE);
+}
+
+static char *
+json_escape (const char *value)
+{
+    g_autoptr (JsonNode) node = json_node_init_string (json_node_alloc (), value);
+    g_autofree char *quoted = json_to_string (node, FALSE);
+
+    return g_strndup (quoted + 1, strlen (quoted) - 2);
+}
+
+/* Whether @value looks made up by a program, not typed or chosen by a person. */
+static gboolean
+looks_generated (const char *value)
+{
+    gsize length = strlen (value);
+    gboolean digit = FALSE, alpha = FALSE;
+
+    for (const char *p = value; *p != '\0'; p++) {
+        digit |= g_ascii_isdigit (*p);
+        alpha |= g_ascii_isalpha (*p);
+    }
+    return length >= 16 || (length >= 8 && digit && alpha);
+}
+
+/* Whether @value may be named at all: printable, no space, not a word every page holds. */
+static gboolean
+worth_naming (const char *value)
+{
+    static const char *const common[] = { "true", "false", "null", "undefined", "none", NULL };
+    gsize length = strlen (value);
+
+    if (length < 3 || length > VALUE_MAX || g_strv_contains (common, value))
+        return FALSE;
+    for (const char *p = value; *p != '\0'; p++)
+        if ((guchar) *p <= 0x20 || *p == 0x7f)
+            return FALSE;
+    return TRUE;
+}
+
+/* A JSON member name that says it holds an identifier or a secret. */
+static gboolean
+id_named (const char *key)
+{
+    static const char *const suffixes[] = { "id", "Id", "ID", "token", "Token", "key", "Key",
+                                            "csrf", "nonce", "session", "uuid", NULL };
+    for (guint i = 0; suffixes[i] != NULL; i++)
+        if (g_str_has_suffix (key, suffixes[i]))
+            return TRUE;
+    return FALSE;
+}
+
+/* Occurrences of @needle in @text that stand alone (no letter or digit either side). */
+static const char *
+find_alone (const char *text, const char *needle, const char *from)
+{
+    gsize length = strlen (needle);
+
+    for (const char *p = strstr (from, needle); p != NULL; p = strstr (p + 1, needle)) {
+        gboolean left = p == text || !is_word_char (p[-1]);
+        gboolean right = !is_word_char (p[length]);
+        if (left && right)
+            return p;
+    }
+    return NULL;
+}
+
+static gboolean
+text_holds (const char *text, const char *value, const char *encoded)
+{
+    return text != NULL
+           && (find_alone (text, value, text) != NULL
+               || (encoded != NULL && find_alone (text, encoded, text) != NULL));
+}
+
+/* Whether request @k sent @value (or its percent-encoding), outside its Cookie header. */
+static gboolean
+request_sends (const HarRequest *request, const char *value, const char *encoded)
+{
+    if (text_holds (request->target, value, encoded))
+        return TRUE;
+    for (guint h = 0; h < request->headers->len; h++) {
+        const HarHeader *header = g_ptr_array_index (request->headers, h);
+        if (g_ascii_strcasecmp (header->name, "cookie") != 0
+            && text_holds (header->value, value, encoded))
+            return TRUE;
+    }
+    if (request->body != NULL && !request->body_binary) {
+        gsize length = 0;
+        const char *data = g_bytes_get_data (request->body, &length);
+        g_autofree char *body = g_strndup (data != NULL ? data : "", length);
+        return text_holds (body, value, encoded);
+    }
+    return FALSE;
+}
+
+static gboolean
+response_returns (const HarRequest *request, const char *value, const char *encoded)
+{
+    if (text_holds (request->response_body, value, encoded))
+        return TRUE;
+    for (guint h = 0; h < request->response_headers->len; h++) {
+        const HarHeader *header = g_ptr_array_index (request->response_headers, h);
+        if (text_holds (header->value, value, encoded))
+            return TRUE;
+    }
+    for (guint c = 0; c < request->response_cookies->len; c++) {
+        const HarHeader *cookie = g_ptr_array_index (request->response_cookies, c);
+        if (strcmp (cookie->value, value) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* ---- extractors, each checked on the recorded response ------------------------ */
+
+typedef struct {
+    const char *kind;
+    char *arg;
+    guint group;
+    char *name;                 /* what the response calls it, or NULL */
+    gboolean id_named;          /* a JSON member named like an id */
+} Source;
+
+static void
+source_clear (Source *source)
+{
+    g_clear_pointer (&source->arg, g_free);
+    g_clear_pointer (&source->name, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Source, source_clear)
+
+/* Whether a regex extractor's pattern finds exactly @value first in @body. */
+static gboolean
+regex_finds (const char *pattern, guint group, const char *body, const char *value)
+{
+    g_autoptr (GRegex) regex = g_regex_new (pattern, 0, 0, NULL);
+    g_autoptr (GMatchInfo) match = NULL;
+
+    if (regex == NULL || !g_regex_match (regex, body, 0, &match))
+        return FALSE;
+    g_autofree char *found = g_match_info_fetch (match, (gint) group);
+    return g_strcmp0 (found, value) == 0;
+}
+
+static gboolean
+plain_member (const char *name)
+{
+    if (!g_ascii_isalpha (*name) && *name != '_')
+        return FALSE;
+    for (const char *p = name; *p != '\0'; p++)
+        if (!g_ascii_isalnum (*p) && *p != '_')
+            return FALSE;
+    return TRUE;
+}
+
+/* The first scalar of @node, in document order, whose text is @value: its path in @path. */
+static gboolean
+json_find (JsonNode *node, const char *value, GString *path, const char **key, const char **parent)
+{
+    gsize mark = path->len;
+
+    if (JSON_NODE_HOLDS_OBJECT (node)) {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr (GList) members = json_object_get_members (object);
+        for (GList *m = members; m != NULL; m = m->next) {
+            const char *name = m->data;
+            if (plain_member (name))
+                g_string_append_printf (path, ".%s", name);
+            else if (strchr (name, '\'') == NULL && strchr (name, '\\') == NULL)
+                g_string_append_printf (path, "['%s']", name);
+            else
+                continue;
+            const char *before = *key;
+            *key = name;
+            if (json_find (json_object_get_member (object, name), value, path, key, parent)) {
+                if (*parent == NULL && before != NULL && *key != name)
+                    *parent = name;
+                else if (*key == name)
+                    *parent = before;
+                return TRUE;
+            }
+            *key = before;
+            g_string_truncate (path, mark);
+        }
+        return FALSE;
+    }
+    if (JSON_NODE_HOLDS_ARRAY (node)) {
+        JsonArray *array = json_node_get_array (node);
+        for (guint i = 0; i < json_array_get_length (array); i++) {
+            g_string_append_printf (path, "[%u]", i);
+            if (json_find (json_array_get_element (array, i), value, path, key, parent))
+                return TRUE;
+            g_string_truncate (path, mark);
+        }
+        return FALSE;
+    }
+    if (!JSON_NODE_HOLDS_VALUE (node))
+        return FALSE;
+    if (json_node_get_value_type (node) == G_TYPE_STRING)
+        return strcmp (json_node_get_string (node), value) == 0;
+    if (json_node_get_value_type (node) == G_TYPE_INT64) {
+        g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+        return strcmp (text, value) == 0;
+    }
+    return FALSE;
+}
+
+static gboolean
+json_source (const HarRequest *response, const char *value, Source *source)
+{
+    const char *body = response->response_body;
+    g_autoptr (JsonParser) parser = json_parser_new ();
+
+    if (body == NULL || (strstr (response->response_mime != NULL ? response->response_mime : "",
+                                 "json") == NULL
+                         && *body != '{' && *body != '['))
+        return FALSE;
+    if (!json_parser_load_from_data (parser, body, -1, NULL) || json_parser_get_root (parser) == NULL)
+        return FALSE;
+    g_autoptr (GString) path = g_string_new ("$");
+    const char *key = NULL, *parent = NULL;
+    if (!json_find (json_parser_get_root (parser), value, path, &key, &parent))
+        return FALSE;
+    source->kind = "json";
+    source->arg = g_strdup (path->str);
+    source->id_named = key != NULL && id_named (key);
+    /* "id" alone names nothing: the member that holds it ("cart" → cart_id) does. */
+    if (key != NULL && parent != NULL && strlen (key) <= 5)
+        source->name = g_strdup_printf ("%s_%s", parent, key);
+    else if (key != NULL)
+        source->name = g_strdup (key);
+    return TRUE;
+}
+
+/* An attribute of the tag holding [@tag, @end), as `NAME="VALUE"`, or NULL. */
+static char *
+tag_attribute (const char *tag, const char *end, const char *name, char *quote)
+{
+    g_autofree char *copy = g_strndup (tag, (gsize) (end - tag));
+    g_autofree char *wanted = g_strdup_printf (" %s=", name);
+    const char *at = strstr (copy, wanted);
+
+    if (at == NULL)
+        return NULL;
+    at += strlen (wanted);
+    if (*at != '"' && *at != '\'')
+        return NULL;
+    const char *close = strchr (at + 1, *at);
+    if (close == NULL)
+        return NULL;
+    *quote = *at;
+    return g_strndup (at + 1, (gsize) (close - at - 1));
+}
+
+/*
+ * A value in an HTML attribute (`<input name="csrf_token" value="…">`,
+ * `<meta name="csrf-token" content="…">`, `<p id="order" data-order="…">`):
+ * a regex anchored on the tag's name or id attribute, in the order the
+ * page writes them.
+ */
+static gboolean
+html_source (const HarRequest *response, const char *value, Source *source)
+{
+    const char *body = response->response_body;
+
+    for (const char *at = body != NULL ? strstr (body, value) : NULL; at != NULL;
+         at = strstr (at + 1, value)) {
+        char quote = at > body ? at[-1] : '\0';
+        if ((quote != '"' && quote != '\'') || at[strlen (value)] != quote || at - body < 2
+            || at[-2] != '=')
+            continue;
+        const char *attr_end = at - 2, *attr = attr_end;
+        while (attr > body && (g_ascii_isalnum (attr[-1]) || attr[-1] == '-' || attr[-1] == '_'))
+            attr--;
+        const char *open = attr;
+        while (open > body && *open != '<' && *open != '>')
+            open--;
+        const char *close = strchr (at, '>');
+        if (*open != '<' || close == NULL || attr == attr_end)
+            continue;
+        g_autofree char *attribute = g_strndup (attr, (gsize) (attr_end - attr));
+        for (const char *const *key = (const char *const[]) { "name", "id", NULL }; *key != NULL;
+             key++) {
+            char key_quote = '"';
+            g_autofree char *key_value = tag_attribute (open, close, *key, &key_quote);
+            if (key_value == NULL || strcmp (*key, attribute) == 0 || *key_value == '\0')
+                continue;
+            g_autofree char *anchor = g_strdup_printf ("%s=%c%s%c", *key, key_quote, key_value,
+                                                       key_quote);
+            g_autofree char *anchor_re = g_regex_escape_string (anchor, -1);
+            g_autofree char *value_re = g_strdup_printf ("%s=%c([^%c]*)%c", attribute, quote,
+                                                         quote, quote);
+            g_autofree char *key_at = g_strdup_printf (" %s", anchor);
+            g_autofree char *tag = g_strndup (open, (gsize) (close - open));
+            gboolean key_first = strstr (tag, key_at) != NULL && strstr (tag, key_at) < attr - open + tag;
+            g_autofree char *pattern = key_first
+                                           ? g_strdup_printf ("%s[^>]*?%s", anchor_re, value_re)
+                                           : g_strdup_printf ("%s[^>]*?%s", value_re, anchor_re);
+            if (!regex_finds (pattern, 1, body, value))
+                continue;
+            source->kind = "regex";
+            source->arg = g_steal_pointer (&pattern);
+            source->group = 1;
+            source->name = g_strdup (key_value);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static gboolean
+cookie_source (const HarRequest *response, const char *value, Source *source)
+{
+    for (guint c = 0; c < response->response_cookies->len; c++) {
+        const HarHeader *cookie = g_ptr_array_index (response->response_cookies, c);
+        if (strcmp (cookie->value, value) == 0) {
+            source->kind = "cookie";
+            source->arg = g_strdup (cookie->name);
+            source->name = g_strdup (cookie->name);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static gboolean
+header_source (const HarRequest *response, const char *value, Source *source)
+{
+    static const char *const ignored[] = { "set-cookie", "location", "date", "expires",
+                                           "last-modified", "etag", "content-length", NULL };
+
+    for (guint h = 0; h < response->response_headers->len; h++) {
+        const HarHeader *header = g_ptr_array_index (response->response_headers, h);
+        gboolean skip = FALSE;
+        for (guint i = 0; ignored[i] != NULL; i++)
+            skip |= g_ascii_strcasecmp (header->name, ignored[i]) == 0;
+        if (!skip && strcmp (header->value, value) == 0) {
+            source->kind = "header";
+            source->arg = g_strdup (header->name);
+            source->name = g_strdup (header->name);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/*
+ * Any other text: a regex of the text just before the value's first
+ * occurrence (on its line), then the characters the value is made of.
+ */
+static gboolean
+text_source (const HarRequest *response, const char *value, Source *source)
+{
+    const char *body = response->response_body;
+    const char *at = body != NULL ? find_alone (body, value, body) : NULL;
+    g_autoptr (GString) class = g_string_new ("[");
+    gboolean alnum = FALSE;
+
+    if (at == NULL)
+        return FALSE;
+    for (const char *p = value; *p != '\0'; p++) {
+        if (g_ascii_isalnum (*p)) {
+            alnum = TRUE;
+        } else if (strchr (class->str, *p) == NULL || (*p == '\\' || *p == ']')) {
+            g_string_append_c (class, '\\');
+            g_string_append_c (class, *p);
+        }
+    }
+    if (alnum)
+        g_string_append (class, "A-Za-z0-9");
+    g_string_append (class, "]+");
+    for (guint i = 0; i < G_N_ELEMENTS (context_lengths); i++) {
+        const char *start = at;
+        while (start > body && start[-1] != '\n' && (guint) (at - start) < context_lengths[i])
+            start--;
+        if (at - start < 4)
+            return FALSE;
+        g_autofree char *context = g_regex_escape_string (start, (gint) (at - start));
+        g_autofree char *pattern = g_strdup_printf ("%s(%s)", context, class->str);
+        if (regex_finds (pattern, 1, body, value)) {
+            source->kind = "regex";
+            source->arg = g_steal_pointer (&pattern);
+            source->group = 1;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* The extractor that gives @value from @response as recorded, in order of preference. */
+static gboolean
+find_source (const HarRequest *response, const char *value, Source *source)
+{
+    return json_source (response, value, source) || html_source (response, value, source)
+           || cookie_source (response, value, source) || header_source (response, value, source)
+           || text_source (response, value, source);
+}
+
+/* ---- variables and templates ------------------------------------------------- */
+
+/* @hint as a variable name: lower case letters, digits and '_', unique in the plan. */
+static char *
+var_name (Correlator *c, const char *hint)
+{
+    g_autoptr (GString) name = g_string_new (NULL);
+
+    for (const char *p = hint != NULL ? hint : ""; *p != '\0' && name->len < 32; p++) {
+        if (g_ascii_isalnum (*p))
+            g_string_append_c (name, g_ascii_tolower (*p));
+        else if (name->len > 0 && name->str[name->len - 1] != '_')
+            g_string_append_c (name, '_');
+    }
+    while (name->len > 0 && name->str[name->len - 1] == '_')
+        g_string_truncate (name, name->len - 1);
+    if (name->len == 0 || g_ascii_isdigit (name->str[0]))
+        g_string_prepend (name, "value_");
+    g_autofree char *base = g_strdup (name->str);
+    for (guint n = 2; g_hash_table_contains (c->names, name->str); n++)
+        g_string_printf (name, "%s_%u", base, n);
+    g_hash_table_add (c->names, g_strdup (name->str));
+    return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+static Var *
+var_add (Correlator *c, const char *value, guint source_index, Source *source, const char *hint)
+{
+    HarRequest *request = g_ptr_array_index (c->import->requests, source_index);
+    Var *var = g_new0 (Var, 1);
+    HarExtract *extract = g_new0 (HarExtract, 1);
+
+    var->name = var_name (c, source->name != NULL ? source->name : hint);
+    var->value = g_strdup (value);
+    var->source = source_index;
+    g_ptr_array_add (c->vars, var);
+    g_hash_table_insert (c->by_value, var->value, var);
+    extract->var = g_strdup (var->name);
+    extract->kind = source->kind;
+    extract->arg = g_steal_pointer (&source->arg);
+    extract->group = source->group;
+    g_ptr_array_add (request->extracts, extract);
+    return var;
+}
+
+static gboolean
+overlaps (const GArray *spans, gsize offset, gsize length)
+{
+    for (guint s = 0; s < spans->len; s++) {
+        const Span *span = &g_array_index (spans, Span, s);
+        if (offset < span->offset + span->length && span->offset < offset + length)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* Marks every lone occurrence of @text in @field as @var's; returns how many. */
+static guint
+mark (Field *field, const char *text, guint var, const char *filter)
+{
+    guint marked = 0;
+    gsize length = strlen (text);
+
+    if (field->whole)
+        return 0;
+    for (const char *p = find_alone (field->text, text, field->text); p != NULL;
+         p = find_alone (field->text, text, p + 1)) {
+        gsize offset = (gsize) (p - field->text);
+        /* `$` before `${` would make the template text. */
+        if ((offset > 0 && p[-1] == '$') || overlaps (field->spans, offset, length))
+            continue;
+        Span span = { offset, length, var, filter };
+        g_array_append_val (field->spans, span);
+        marked++;
+    }
+    return marked;
+}
+
+/* Templates @var's value wherever the fields of @request send it. */
+static guint
+mark_request (Correlator *c, guint index, guint var_index)
+{
+    GPtrArray *fields = g_ptr_array_index (c->fields, index);
+    const Var *var = g_ptr_array_index (c->vars, var_index);
+    g_autofree char *encoded = urlencode (var->value);
+    g_autofree char *escaped = json_escape (var->value);
+    guint marked = 0;
+
+    for (guint f = 0; f < fields->len; f++) {
+        Field *field = g_ptr_array_index (fields, f);
+        if (field->kind == FIELD_JSON && strcmp (escaped, var->value) != 0)
+            marked += mark (field, escaped, var_index, "json");
+        else
+            marked += mark (field, var->value, var_index, NULL);
+        if ((field->kind == FIELD_URL || field->kind == FIELD_FORM)
+            && strcmp (encoded, var->value) != 0)
+            marked += mark (field, encoded, var_index, "urlencode");
+    }
+    return marked;
+}
+
+void
+har_append_literal (GString *out, const char *text, gsize length)
+{
+    for (gsize i = 0; i < length; i++) {
+        if (text[i] == '$' && i + 1 < length && text[i + 1] == '{')
+            g_string_append_c (out, '$');
+        g_string_append_c (out, text[i]);
+    }
+}
+
+static gint
+span_compare (gconstpointer a, gconstpointer b)
+{
+    const Span *x = a, *y = b;
+
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void
+render (Correlator *c, Field *field)
+{
+    g_autoptr (GString) out = g_string_new (NULL);
+    gsize at = 0;
+
+    if (field->spans->len == 0)
+        return;
+    g_array_sort (field->spans, span_compare);
+    for (guint s = 0; s < field->spans->len; s++) {
+        const Span *span = &g_array_index (field->spans, Span, s);
+        const Var *var = g_ptr_array_index (c->vars, span->var);
+        har_append_literal (out, field->text + at, span->offset - at);
+        g_string_append_printf (out, "${vars.%s%s%s}", var->name, span->filter != NULL ? " | " : "",
+                                span->filter != NULL ? span->filter : "");
+        at = span->offset + span->length;
+    }
+    har_append_literal (out, field->text + at, strlen (field->text) - at);
+    g_free (*field->out);
+    *field->out = g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* ---- what a request sends -------------------------------------------------- */
+
+typedef struct {
+    char *value;
+    char *hint;                 /* the name it is sent under, or NULL */
+    const char *where;          /* "the url", "the body", or a header's name */
+} Candidate;
+
+static void
+candidate_free (gpointer data)
+{
+    Candidate *candidate = data;
+
+    g_free (candidate->value);
+    g_free (candidate->hint);
+    g_free (candidate);
+}
+
+static void
+add_candidate (GPtrArray *out, char *value, const char *hint, const char *where)
+{
+    if (value == NULL)
+        return;
+    for (guint i = 0; i < out->len; i++) {
+        if (strcmp (((Candidate *) g_ptr_array_index (out, i))->value, value) == 0) {
+            g_free (value);
+            return;
+        }
+    }
+    Candidate *candidate = g_new0 (Candidate, 1);
+    candidate->value = value;
+    candidate->hint = g_strdup (hint);
+    candidate->where = where;
+    g_ptr_array_add (out, candidate);
+}
+
+/* The values of `a=1&b=2` (a query, a form), decoded. */
+static void
+pair_candidates (GPtrArray *out, const char *text, const char *where)
+{
+    g_auto (GStrv) pairs = g_strsplit (text, "&", -1);
+
+    for (char **pair = pairs; *pair != NULL; pair++) {
+        const char *eq = strchr (*pair, '=');
+        if (eq == NULL)
+            continue;
+        g_autofree char *name = g_strndup (*pair, (gsize) (eq - *pair));
+        g_autofree char *value = g_strdelimit (g_strdup (eq + 1), "+", ' ');
+        add_candidate (out, g_uri_unescape_string (value, NULL), name, where);
+    }
+}
+
+/* A path's segments, each hinted by the one before it (/carts/ID), and its query's values. */
+static void
+url_candidates (GPtrArray *out, const char *target, const char *where)
+{
+    const char *query = strchr (target, '?');
+    g_autofree char *path = g_strndup (target, query != NULL ? (gsize) (query - target)
+                                                             : strlen (target));
+    g_auto (GStrv) segments = g_strsplit (path, "/", -1);
+
+    for (guint s = 0; segments[s] != NULL; s++)
+        add_candidate (out, g_uri_unescape_string (segments[s], NULL),
+                       s > 0 ? segments[s - 1] : NULL, where);
+    if (query != NULL)
+        pair_candidates (out, query + 1, where);
+}
+
+static void
+json_candidates (GPtrArray *out, JsonNode *node, const char *key)
+{
+    if (JSON_NODE_HOLDS_OBJECT (node)) {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr (GList) members = json_object_get_members (object);
+        for (GList *m = members; m != NULL; m = m->next)
+            json_candidates (out, json_object_get_member (object, m->data), m->data);
+    } else if (JSON_NODE_HOLDS_ARRAY (node)) {
+        JsonArray *array = json_node_get_array (node);
+        for (guint i = 0; i < json_array_get_length (array); i++)
+            json_candidates (out, json_array_get_element (array, i), key);
+    } else if (JSON_NODE_HOLDS_VALUE (node)) {
+        if (json_node_get_value_type (node) == G_TYPE_STRING)
+            add_candidate (out, g_strdup (json_node_get_string (node)), key, "the body");
+        else if (json_node_get_value_type (node) == G_TYPE_INT64)
+            add_candidate (out, g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node)),
+                           key, "the body");
+    }
+}
+
+/* Headers that say what the browser is, never what a response gave it. */
+static const char *const browser_headers[] = {
+    "accept", "accept-encoding", "accept-language", "user-agent", "content-type", "origin",
+    "cookie", NULL,
+};
+
+static void
+header_candidates (GPtrArray *out, const HarHeader *header)
+{
+    for (guint i = 0; browser_headers[i] != NULL; i++)
+        if (g_ascii_strcasecmp (header->name, browser_headers[i]) == 0)
+            return;
+    if (g_ascii_strcasecmp (header->name, "referer") == 0) {
+        g_autoptr (GUri) uri = g_uri_parse (header->value, G_URI_FLAGS_ENCODED, NULL);
+        if (uri != NULL) {
+            g_autofree char *target = g_strdup_printf (
+                "%s%s%s", g_uri_get_path (uri), g_uri_get_query (uri) != NULL ? "?" : "",
+                g_uri_get_query (uri) != NULL ? g_uri_get_query (uri) : "");
+            url_candidates (out, target, header->name);
+        }
+        return;
+    }
+    /* `Authorization: Bearer TOKEN`: the credentials after the scheme. */
+    const char *space = strchr (header->value, ' ');
+    if (space != NULL && strchr (space + 1, ' ') == NULL)
+        add_candidate (out, g_strdup (space + 1), header->name, header->name);
+    add_candidate (out, g_strdup (header->value), header->name, header->name);
+}
+
+/* ---- the fields a request's templates replace ---------------------------------- */
+
+static void
+field_free (gpointer data)
+{
+    Field *field = data;
+
+    g_array_unref (field->spans);
+    g_free ((char *) field->text);
+    g_free (field);
+}
+
+static Field *
+add_field (GPtrArray *fields, FieldKind kind, const char *name, const char *text, char **out)
+{
+    Field *field = g_new0 (Field, 1);
+
+    field->kind = kind;
+    field->name = name;
+    field->text = g_strdup (text);
+    field->spans = g_array_new (FALSE, FALSE, sizeof (Span));
+    field->out = out;
+    g_ptr_array_add (fields, field);
+    return field;
+}
+
+static gboolean
+is_form (const HarRequest *request)
+{
+    return request->content_type != NULL
+           && g_str_has_prefix (request->content_type, "application/x-www-form-urlencoded");
+}
+
+/* The request's fields (url first), and what it sends in them. */
+static GPtrArray *
+request_fields (HarRequest *request, GPtrArray *candidates)
+{
+    GPtrArray *fields = g_ptr_array_new_with_free_func (field_free);
+
+    add_field (fields, FIELD_URL, NULL, request->target, &request->url_template);
+    url_candidates (candidates, request->target, "the url");
+    for (guint h = 0; h < request->headers->len; h++) {
+        HarHeader *header = g_ptr_array_index (request->headers, h);
+        if (g_ascii_strcasecmp (header->name, "cookie") == 0)
+            continue;
+        add_field (fields, FIELD_HEADER, header->name, header->value, &header->template);
+        header_candidates (candidates, header);
+    }
+    if (request->body == NULL || request->body_binary || request->body_file != NULL)
+        return fields;
+    gsize length = 0;
+    const char *data = g_bytes_get_data (request->body, &length);
+    g_autofree char *body = g_strndup (data != NULL ? data : "", length);
+    if (strlen (body) != length || !g_utf8_validate (body, -1, NULL))
+        return fields;
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    if (is_form (request)) {
+        add_field (fields, FIELD_FORM, NULL, body, &request->body_template);
+        pair_candidates (candidates, body, "the body");
+    } else if ((*body == '{' || *body == '[') && json_parser_load_from_data (parser, body, -1, NULL)
+               && json_parser_get_root (parser) != NULL) {
+        add_field (fields, FIELD_JSON, NULL, body, &request->body_template);
+        json_candidates (candidates, json_parser_get_root (parser), NULL);
+    } else {
+        add_field (fields, FIELD_TEXT, NULL, body, &request->body_template);
+    }
+    return fields;
+}
+
+/* ---- finding them --------------------------------------------------------------- */
+
+static HarRequest *
+request_at (Correlator *c, guint index)
+{
+    return g_ptr_array_index (c->import->requests, index);
+}
+
+/* The url field of request @index. */
+static Field *
+url_field (Correlator *c, guint index)
+{
+    GPtrArray *fields = g_ptr_array_index (c->fields, index);
+
+    return g_ptr_array_index (fields, 0);
+}
+
+static guint
+var_index (Correlator *c, const Var *var)
+{
+    guint index = 0;
+    gboolean found = g_ptr_array_find (c->vars, var, &index);
+
+    g_assert (found);
+    return index;
+}
+
+/* A new variable: its extractor on @from's step, its template in every later request. */
+static void
+correlate (Correlator *c, const char *value, guint from, Source *source, const char *hint)
+{
+    Var *var = var_add (c, value, from, source, hint);
+    guint index = var_index (c, var);
+
+    for (guint k = from + 1; k < c->import->requests->len; k++)
+        mark_request (c, k, index);
+}
+
+/*
+ * A request to where the previous response redirected, when that place
+ * holds a value made up by the response (/orders/ID): its url is the
+ * response's whole Location.
+ */
+static void
+correlate_location (Correlator *c, guint index)
+{
+    HarRequest *request = request_at (c, index);
+    HarRequest *previous = index > 0 ? request_at (c, index - 1) : NULL;
+    const char *location = NULL;
+
+    if (previous == NULL || previous->status < 300 || previous->status > 399
+        || strcmp (request->origin, request_at (c, 0)->origin) != 0)
+        return;
+    for (guint h = 0; h < previous->response_headers->len; h++) {
+        const HarHeader *header = g_ptr_array_index (previous->response_headers, h);
+        if (g_ascii_strcasecmp (header->name, "location") == 0)
+            location = header->value;
+    }
+    g_autofree char *resolved = location != NULL ? g_uri_resolve_relative (previous->url, location,
+                                                                            G_URI_FLAGS_ENCODED,
+                                                                            NULL)
+                                                 : NULL;
+    if (resolved == NULL || strcmp (resolved, request->url) != 0)
+        return;
+    g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (candidate_free);
+    url_candidates (candidates, request->target, "the url");
+    gboolean made_up = FALSE;
+    for (guint i = 0; i < candidates->len && !made_up; i++) {
+        const char *value = ((Candidate *) g_ptr_array_index (candidates, i))->value;
+        g_autofree char *encoded = urlencode (value);
+        gboolean sent = FALSE;
+        for (guint k = 0; k < index && !sent; k++)
+            sent = request_sends (request_at (c, k), value, encoded);
+        made_up = looks_generated (value) && !sent;
+    }
+    if (!made_up)
+        return;
+    Source source = { .kind = "header", .arg = g_strdup ("Location"), .name = NULL };
+    Var *var = var_add (c, location, index - 1, &source, "location");
+    Field *url = url_field (c, index);
+    Span whole = { 0, strlen (url->text), var_index (c, var), NULL };
+    g_array_append_val (url->spans, whole);
+    url->whole = TRUE;
+}
+
+/* How a source reads in a comment: `extract: { NAME: { json: "$.id" } }`. */
+static char *
+describe (const Source *source, const char *name)
+{
+    g_autofree char *hint = g_strdelimit (g_strdup (name != NULL && *name != '\0' ? name : "value"),
+                                          "-. ", '_');
+
+    if (source->group > 0)
+        return g_strdup_printf ("extract: { %s: { regex: '%s', group: %u } }", hint, source->arg,
+                                source->group);
+    return g_strdup_printf ("extract: { %s: { %s: \"%s\" } }", hint, source->kind, source->arg);
+}
+
+/* One value request @index sends: a correlation, a comment, or nothing. */
+static void
+correlate_value (Correlator *c, guint index, const Candidate *candidate)
+{
+    const char *value = candidate->value;
+    HarRequest *request = request_at (c, index);
+    g_autofree char *encoded = urlencode (value);
+    guint first = G_MAXUINT;
+
+    if (!worth_naming (value) || g_hash_table_contains (c->by_value, value))
+        return;
+    /* Where it came from: the first response that held it, before any request sent it. */
+    for (guint k = 0; k < index && first == G_MAXUINT; k++) {
+        if (request_sends (request_at (c, k), value, encoded))
+            return;
+        if (response_returns (request_at (c, k), value, encoded))
+            first = k;
+    }
+    if (first == G_MAXUINT)
+        return;
+
+    g_auto (Source) source = { 0 };
+    guint from = G_MAXUINT;
+    for (guint k = first; k < index && from == G_MAXUINT; k++)
+        if (find_source (request_at (c, k), value, &source))
+            from = k;
+    gboolean generated = looks_generated (value) || (source.id_named && strlen (value) >= 2);
+    g_autofree char *shown = g_strndup (value, 40);
+    const char *more = strlen (value) > 40 ? "…" : "";
+
+    if (generated && from != G_MAXUINT) {
+        correlate (c, value, from, &source, candidate->hint);
+        return;
+    }
+    if (generated) {
+        g_ptr_array_add (request->notes,
+                         g_strdup_printf ("'%s%s' (in %s) came from entry %u's response, where "
+                                          "no extractor finds it: replace it by hand",
+                                          shown, more, candidate->where,
+                                          request_at (c, first)->entry + 1));
+        return;
+    }
+    /* A word without a digit is the page's text ("checkout"), not an id. */
+    if (strlen (value) < NAMED_MIN || strpbrk (value, "0123456789") == NULL)
+        return;
+    g_autofree char *how = from != G_MAXUINT
+                               ? describe (&source, source.name != NULL ? source.name
+                                                                        : candidate->hint)
+                               : NULL;
+    g_ptr_array_add (request->notes,
+                     g_strdup_printf ("'%s%s' (in %s) is also in entry %u's response: if it "
+                                      "differs per run, extract it there%s%s%s and send "
+                                      "${vars.NAME}",
+                                      shown, more, candidate->where,
+                                      request_at (c, from != G_MAXUINT ? from : first)->entry + 1,
+                                      how != NULL ? " (" : "", how != NULL ? how : "",
+                                      how != NULL ? ")" : ""));
+}
+
+static void
+var_free (gpointer data)
+{
+    Var *var = data;
+
+    g_free (var->name);
+    g_free (var->value);
+    g_free (var);
+}
+
+guint
+har_correlate (HarImport *import)
+{
+    Correlator c = {
+        .import = import,
+        .vars = g_ptr_array_new_with_free_func (var_free),
+        .by_value = g_hash_table_new (g_str_hash, g_str_equal),
+        .names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+        .fields = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref),
+    };
+    g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+
+    for (guint i = 0; i < import->requests->len; i++) {
+        GPtrArray *sent = g_ptr_array_new_with_free_func (candidate_free);
+        g_ptr_array_add (c.fields, request_fields (request_at (&c, i), sent));
+        g_ptr_array_add (candidates, sent);
+    }
+    for (guint i = 0; i < import->requests->len; i++) {
+        GPtrArray *sent = g_ptr_array_index (candidates, i);
+        correlate_location (&c, i);
+        for (guint k = 0; k < sent->len; k++) {
+            const Candidate *candidate = g_ptr_array_index (sent, k);
+            Field *url = url_field (&c, i);
+            /* A url that is a redirect's whole Location sends nothing of its own. */
+            if (url->whole && strcmp (candidate->where, "the url") == 0)
+                continue;
+            correlate_value (&c, i, candidate);
+        }
+    }
+    for (guint i = 0; i < c.fields->len; i++) {
+        GPtrArray *fields = g_ptr_array_index (c.fields, i);
+        for (guint f = 0; f < fields->len; f++)
+            render (&c, g_ptr_array_index (fields, f));
+    }
+
+    guint found = c.vars->len;
+    g_ptr_array_unref (c.fields);
+    g_hash_table_unref (c.names);
+    g_hash_table_unref (c.by_value);
+    g_ptr_array_unref (c.vars);
+    return found;
+}
