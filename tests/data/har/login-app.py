@@ -7,11 +7,12 @@
 # fresh instance, whose tokens, session and ids all differ from the
 # recording's.  Standard library only; loopback only.
 #
-#   /usr/bin/python3 login-app.py [--broken csrf]
+#   /usr/bin/python3 login-app.py [--port N] [--broken csrf]
 #
-# prints its URL ("http://127.0.0.1:PORT") on standard output and serves
-# until its standard input closes.  `--broken csrf` rejects every CSRF
-# token, as an application whose check broke would: a replay must fail.
+# listens on 127.0.0.1 (port N, or one the system picks), prints its URL
+# ("http://127.0.0.1:PORT") on standard output and serves until it is
+# killed.  `--broken csrf` rejects every CSRF token, as an application
+# whose check broke would: a replay must fail.
 #
 # The journey: GET / (a session cookie, a CSRF token in a hidden input),
 # POST /login (form; 303 to /account and a new session, as a login should
@@ -27,7 +28,12 @@ import sys
 import threading
 import urllib.parse
 
-BROKEN = '--broken' in sys.argv and sys.argv[sys.argv.index('--broken') + 1] == 'csrf'
+def option(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else default
+
+
+BROKEN = option('--broken') == 'csrf'
+PORT = int(option('--port', '0'))
 USERS = {'alice': 'wonderland'}
 sessions = {}   # sid -> {'csrf', 'user', 'cart', 'api_token', 'items'}
 orders = {}     # order id -> {'sid', 'items'}
@@ -194,12 +200,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', PORT), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f'http://127.0.0.1:{server.server_address[1]}', flush=True)
-    sys.stdin.read()   # until the caller closes it
-    server.shutdown()
+    server.serve_forever()
 
 
 if __name__ == '__main__':

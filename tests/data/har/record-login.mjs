@@ -22,7 +22,7 @@ if (!out) {
 }
 
 const app = appPath ?? fileURLToPath(new URL('login-app.py', import.meta.url));
-const server = spawn('/usr/bin/python3', [app], { stdio: ['pipe', 'pipe', 'inherit'] });
+const server = spawn('/usr/bin/python3', [app], { stdio: ['ignore', 'pipe', 'inherit'] });
 const base = await new Promise((resolve, reject) => {
   server.stdout.once('data', (line) => resolve(line.toString().trim()));
   server.once('exit', (code) => reject(new Error(`the app exited (${code})`)));
@@ -70,5 +70,5 @@ try {
   await context.close();                      // writes the HAR
 } finally {
   await browser.close();
-  server.stdin.end();
+  server.kill();
 }
