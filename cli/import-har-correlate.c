@@ -230,6 +230,41 @@ plain_member (const char *name)
     return TRUE;
 }
 
+/* A member name that `$['…']` may quote as it is: letters, digits, spaces, '-' and '_'. */
+static gboolean
+bracket_member (const char *name)
+{
+    for (const char *p = name; *p != '\0'; p++)
+        if (!g_ascii_isalnum (*p) && *p != ' ' && *p != '-' && *p != '_')
+            return FALSE;
+    return *name != '\0';
+}
+
+/* Whether json-glib's JSONPath, as a plan compiles it, selects @value first in @root. */
+static gboolean
+json_path_finds (const char *path, JsonNode *root, const char *value)
+{
+    g_autoptr (JsonPath) compiled = json_path_new ();
+    g_autoptr (JsonNode) found = NULL;
+
+    if (!json_path_compile (compiled, path, NULL))
+        return FALSE;
+    found = json_path_match (compiled, root);
+    if (found == NULL || !JSON_NODE_HOLDS_ARRAY (found)
+        || json_array_get_length (json_node_get_array (found)) == 0)
+        return FALSE;
+    JsonNode *first = json_array_get_element (json_node_get_array (found), 0);
+    if (!JSON_NODE_HOLDS_VALUE (first))
+        return FALSE;
+    if (json_node_get_value_type (first) == G_TYPE_STRING)
+        return strcmp (json_node_get_string (first), value) == 0;
+    if (json_node_get_value_type (first) == G_TYPE_INT64) {
+        g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (first));
+        return strcmp (text, value) == 0;
+    }
+    return FALSE;
+}
+
 /* The first scalar of @node, in document order, whose text is @value: its path in @path. */
 static gboolean
 json_find (JsonNode *node, const char *value, GString *path, const char **key, const char **parent)
@@ -243,7 +278,7 @@ json_find (JsonNode *node, const char *value, GString *path, const char **key, c
             const char *name = m->data;
             if (plain_member (name))
                 g_string_append_printf (path, ".%s", name);
-            else if (strchr (name, '\'') == NULL && strchr (name, '\\') == NULL)
+            else if (bracket_member (name))
                 g_string_append_printf (path, "['%s']", name);
             else
                 continue;
@@ -296,7 +331,8 @@ json_source (const HarRequest *response, const char *value, Source *source)
         return FALSE;
     g_autoptr (GString) path = g_string_new ("$");
     const char *key = NULL, *parent = NULL;
-    if (!json_find (json_parser_get_root (parser), value, path, &key, &parent))
+    if (!json_find (json_parser_get_root (parser), value, path, &key, &parent)
+        || !json_path_finds (path->str, json_parser_get_root (parser), value))
         return FALSE;
     source->kind = "json";
     source->arg = g_strdup (path->str);
@@ -489,7 +525,11 @@ var_name (Correlator *c, const char *hint)
     }
     while (name->len > 0 && name->str[name->len - 1] == '_')
         g_string_truncate (name, name->len - 1);
-    if (name->len == 0 || g_ascii_isdigit (name->str[0]))
+    /* Not a word YAML reads as a boolean or null, since it is written as a plain key. */
+    static const char *const yaml_words[] = { "y", "n", "yes", "no", "on", "off", "true",
+                                              "false", "null", NULL };
+    if (name->len == 0 || g_ascii_isdigit (name->str[0])
+        || g_strv_contains (yaml_words, name->str))
         g_string_prepend (name, "value_");
     g_autofree char *base = g_strdup (name->str);
     for (guint n = 2; g_hash_table_contains (c->names, name->str); n++)
@@ -703,6 +743,23 @@ json_candidates (GPtrArray *out, JsonNode *node, const char *key)
     }
 }
 
+/* Words of a body that is neither a form nor JSON: runs of URL-safe characters, 8 or more. */
+static void
+text_candidates (GPtrArray *out, const char *text)
+{
+    const char *p = text;
+
+    while (*p != '\0') {
+        const char *start = p;
+        while (g_ascii_isalnum (*p) || (*p != '\0' && strchr ("-._~", *p) != NULL))
+            p++;
+        if (p - start >= 8)
+            add_candidate (out, g_strndup (start, (gsize) (p - start)), NULL, "the body");
+        if (p == start)
+            p++;
+    }
+}
+
 /* Headers that say what the browser is, never what a response gave it. */
 static const char *const browser_headers[] = {
     "accept", "accept-encoding", "accept-language", "user-agent", "content-type", "origin",
@@ -797,6 +854,7 @@ request_fields (HarRequest *request, GPtrArray *candidates)
         json_candidates (candidates, json_parser_get_root (parser), NULL);
     } else {
         add_field (fields, FIELD_TEXT, NULL, body, &request->body_template);
+        text_candidates (candidates, body);
     }
     return fields;
 }
@@ -886,17 +944,23 @@ correlate_location (Correlator *c, guint index)
     url->whole = TRUE;
 }
 
+/* @name as a comment writes it: `vars.NAME`'s NAME, without claiming it in the plan. */
+static char *
+comment_name (const char *name)
+{
+    g_autofree char *text = g_strdelimit (g_strdup (name != NULL && *name != '\0' ? name : "value"),
+                                          "-. ", '_');
+    return g_ascii_strdown (text, -1);
+}
+
 /* How a source reads in a comment: `extract: { NAME: { json: "$.id" } }`. */
 static char *
 describe (const Source *source, const char *name)
 {
-    g_autofree char *hint = g_strdelimit (g_strdup (name != NULL && *name != '\0' ? name : "value"),
-                                          "-. ", '_');
-
     if (source->group > 0)
-        return g_strdup_printf ("extract: { %s: { regex: '%s', group: %u } }", hint, source->arg,
+        return g_strdup_printf ("extract: { %s: { regex: '%s', group: %u } }", name, source->arg,
                                 source->group);
-    return g_strdup_printf ("extract: { %s: { %s: \"%s\" } }", hint, source->kind, source->arg);
+    return g_strdup_printf ("extract: { %s: { %s: \"%s\" } }", name, source->kind, source->arg);
 }
 
 /* One value request @index sends: a correlation, a comment, or nothing. */
@@ -944,18 +1008,16 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
     /* A word without a digit is the page's text ("checkout"), not an id. */
     if (strlen (value) < NAMED_MIN || strpbrk (value, "0123456789") == NULL)
         return;
-    g_autofree char *how = from != G_MAXUINT
-                               ? describe (&source, source.name != NULL ? source.name
-                                                                        : candidate->hint)
-                               : NULL;
+    g_autofree char *name = comment_name (source.name != NULL ? source.name : candidate->hint);
+    g_autofree char *how = from != G_MAXUINT ? describe (&source, name) : NULL;
     g_ptr_array_add (request->notes,
                      g_strdup_printf ("'%s%s' (in %s) is also in entry %u's response: if it "
                                       "differs per run, extract it there%s%s%s and send "
-                                      "${vars.NAME}",
+                                      "${vars.%s}",
                                       shown, more, candidate->where,
                                       request_at (c, from != G_MAXUINT ? from : first)->entry + 1,
                                       how != NULL ? " (" : "", how != NULL ? how : "",
-                                      how != NULL ? ")" : ""));
+                                      how != NULL ? ")" : "", name));
 }
 
 static void
