@@ -91,6 +91,29 @@ gboolean har_read (const char *path, const HarSelect *select, HarImport *import,
  */
 guint har_correlate (HarImport *import);
 
+/* An extractor that gives a value from a recorded response (import-har-extract.c). */
+typedef struct {
+    const char *kind;           /* "json", "regex", "header" or "cookie" */
+    char *arg;
+    guint group;
+    char *name;                 /* what the response calls the value, or NULL */
+    gboolean id_named;          /* a JSON member named like an identifier */
+} HarSource;
+
+void har_source_clear (HarSource *source);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HarSource, har_source_clear)
+
+/*
+ * The first extractor, in order of preference, that gives exactly @value
+ * when run on @response's recorded headers, cookies and body; FALSE when
+ * none does.
+ */
+gboolean har_find_source (const HarRequest *response, const char *value, HarSource *source);
+
+/* The first occurrence of @needle in @text from @from with no letter or digit either side. */
+const char *har_find_alone (const char *text, const char *needle, const char *from);
+
 /* @text escaped as a literal part of a template: `${` as `$${`. */
 void har_append_literal (GString *out, const char *text, gsize length);
 
