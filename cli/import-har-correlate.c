@@ -49,11 +49,21 @@ typedef struct {
     guint source;               /* index of the request whose response gives it */
 } Var;
 
+/* Where a value came from: each value's requests and responses are scanned once. */
+typedef struct {
+    guint scanned;              /* requests and responses before this one were looked at */
+    guint first;                /* the first response that returned it, or G_MAXUINT */
+    gboolean client;            /* a request sent it before any response returned it */
+} Origin;
+
 typedef struct {
     HarImport *import;
     GPtrArray *vars;            /* Var* */
     GHashTable *by_value;       /* value → Var*, borrowed */
     GHashTable *names;          /* variable names taken */
+    GHashTable *origins;        /* value → Origin: where it came from, as far as looked */
+    GPtrArray *bodies;          /* per request: its body as text, or NULL */
+    GPtrArray *words;           /* per request: GHashTable of its response body's words, or NULL */
     GPtrArray *fields;          /* per request: GPtrArray of Field* */
 } Correlator;
 
@@ -112,9 +122,10 @@ text_holds (const char *text, const char *value, const char *encoded)
                || (encoded != NULL && har_find_alone (text, encoded, text) != NULL));
 }
 
-/* Whether request @k sent @value (or its percent-encoding), outside its Cookie header. */
+/* Whether @request sent @value (or its percent-encoding), outside its Cookie header. */
 static gboolean
-request_sends (const HarRequest *request, const char *value, const char *encoded)
+request_sends (const HarRequest *request, const char *body, const char *value,
+               const char *encoded)
 {
     if (text_holds (request->target, value, encoded))
         return TRUE;
@@ -124,19 +135,52 @@ request_sends (const HarRequest *request, const char *value, const char *encoded
             && text_holds (header->value, value, encoded))
             return TRUE;
     }
-    if (request->body != NULL && !request->body_binary) {
-        gsize length = 0;
-        const char *data = g_bytes_get_data (request->body, &length);
-        g_autofree char *body = g_strndup (data != NULL ? data : "", length);
-        return text_holds (body, value, encoded);
+    return text_holds (body, value, encoded);
+}
+
+/* The runs of letters and digits of @text, as a set; NULL for no text. */
+static GHashTable *
+words_of (const char *text)
+{
+    GHashTable *words = text != NULL ? g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL)
+                                     : NULL;
+
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        const char *start = p;
+        while (g_ascii_isalnum (*p))
+            p++;
+        if (p > start)
+            g_hash_table_add (words, g_strndup (start, (gsize) (p - start)));
+        else
+            p++;
     }
-    return FALSE;
+    return words;
+}
+
+/*
+ * Whether a body whose words are @words may hold @value alone: when the
+ * value begins with letters or digits, that run is a word of the body
+ * (its percent-encoding begins with the same run).  A quick no for most
+ * values, before the body is searched.
+ */
+static gboolean
+may_hold (GHashTable *words, const char *value)
+{
+    gsize run = 0;
+
+    while (g_ascii_isalnum (value[run]))
+        run++;
+    if (words == NULL || run == 0)
+        return words != NULL;
+    g_autofree char *first = g_strndup (value, run);
+    return g_hash_table_contains (words, first);
 }
 
 static gboolean
-response_returns (const HarRequest *request, const char *value, const char *encoded)
+response_returns (const HarRequest *request, GHashTable *words, const char *value,
+                  const char *encoded)
 {
-    if (text_holds (request->response_body, value, encoded))
+    if (may_hold (words, value) && text_holds (request->response_body, value, encoded))
         return TRUE;
     for (guint h = 0; h < request->response_headers->len; h++) {
         const HarHeader *header = g_ptr_array_index (request->response_headers, h);
@@ -464,6 +508,20 @@ is_form (const HarRequest *request)
            && g_str_has_prefix (request->content_type, "application/x-www-form-urlencoded");
 }
 
+/* The request's body as text; NULL when it has none, or a binary one. */
+static char *
+body_text (const HarRequest *request)
+{
+    gsize length = 0;
+    const char *data = request->body != NULL ? g_bytes_get_data (request->body, &length) : NULL;
+
+    if (request->body == NULL || request->body_binary || request->body_file != NULL)
+        return NULL;
+    if (data == NULL || memchr (data, '\0', length) != NULL || !g_utf8_validate (data, (gssize) length, NULL))
+        return NULL;
+    return g_strndup (data, length);
+}
+
 /* The request's fields (url first), and what it sends in them. */
 static GPtrArray *
 request_fields (HarRequest *request, GPtrArray *candidates)
@@ -479,12 +537,8 @@ request_fields (HarRequest *request, GPtrArray *candidates)
         add_field (fields, FIELD_HEADER, header->name, header->value, &header->template);
         header_candidates (candidates, header);
     }
-    if (request->body == NULL || request->body_binary || request->body_file != NULL)
-        return fields;
-    gsize length = 0;
-    const char *data = g_bytes_get_data (request->body, &length);
-    g_autofree char *body = g_strndup (data != NULL ? data : "", length);
-    if (strlen (body) != length || !g_utf8_validate (body, -1, NULL))
+    g_autofree char *body = body_text (request);
+    if (body == NULL)
         return fields;
     g_autoptr (JsonParser) parser = json_parser_new ();
     if (is_form (request)) {
@@ -573,7 +627,8 @@ correlate_location (Correlator *c, guint index)
         g_autofree char *encoded = urlencode (value);
         gboolean sent = FALSE;
         for (guint k = 0; k < index && !sent; k++)
-            sent = request_sends (request_at (c, k), value, encoded);
+            sent = request_sends (request_at (c, k), g_ptr_array_index (c->bodies, k), value,
+                                  encoded);
         made_up = looks_generated (value) && !sent;
     }
     if (!made_up)
@@ -611,19 +666,30 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
 {
     const char *value = candidate->value;
     HarRequest *request = request_at (c, index);
-    g_autofree char *encoded = urlencode (value);
-    guint first = G_MAXUINT;
 
-    if (!worth_naming (value) || g_hash_table_contains (c->by_value, value))
+    /* A word without a digit is the page's text ("checkout", "orders"), unless it is long. */
+    if (!worth_naming (value) || g_hash_table_contains (c->by_value, value)
+        || (!looks_generated (value) && strpbrk (value, "0123456789") == NULL))
         return;
     /* Where it came from: the first response that held it, before any request sent it. */
-    for (guint k = 0; k < index && first == G_MAXUINT; k++) {
-        if (request_sends (request_at (c, k), value, encoded))
-            return;
-        if (response_returns (request_at (c, k), value, encoded))
-            first = k;
+    Origin *origin = g_hash_table_lookup (c->origins, value);
+    if (origin == NULL) {
+        origin = g_new0 (Origin, 1);
+        origin->first = G_MAXUINT;
+        g_hash_table_insert (c->origins, g_strdup (value), origin);
     }
-    if (first == G_MAXUINT)
+    g_autofree char *encoded = urlencode (value);
+    for (; origin->scanned < index && origin->first == G_MAXUINT && !origin->client;
+         origin->scanned++) {
+        guint k = origin->scanned;
+        if (request_sends (request_at (c, k), g_ptr_array_index (c->bodies, k), value, encoded))
+            origin->client = TRUE;
+        else if (response_returns (request_at (c, k), g_ptr_array_index (c->words, k), value,
+                                   encoded))
+            origin->first = k;
+    }
+    guint first = origin->first;
+    if (origin->client || first == G_MAXUINT)
         return;
 
     g_auto (HarSource) source = { 0 };
@@ -647,8 +713,7 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
                                           request_at (c, first)->entry + 1));
         return;
     }
-    /* A word without a digit is the page's text ("checkout"), not an id. */
-    if (strlen (value) < NAMED_MIN || strpbrk (value, "0123456789") == NULL)
+    if (strlen (value) < NAMED_MIN)
         return;
     g_autofree char *name = comment_name (source.name != NULL ? source.name : candidate->hint);
     g_autofree char *how = from != G_MAXUINT ? describe (&source, name) : NULL;
@@ -660,6 +725,13 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
                                       request_at (c, from != G_MAXUINT ? from : first)->entry + 1,
                                       how != NULL ? " (" : "", how != NULL ? how : "",
                                       how != NULL ? ")" : "", name));
+}
+
+static void
+words_free (gpointer data)
+{
+    if (data != NULL)
+        g_hash_table_unref (data);
 }
 
 static void
@@ -681,12 +753,17 @@ har_correlate (HarImport *import)
         .by_value = g_hash_table_new (g_str_hash, g_str_equal),
         .names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
         .fields = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref),
+        .origins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+        .bodies = g_ptr_array_new_with_free_func (g_free),
+        .words = g_ptr_array_new_with_free_func (words_free),
     };
     g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 
     for (guint i = 0; i < import->requests->len; i++) {
         GPtrArray *sent = g_ptr_array_new_with_free_func (candidate_free);
         g_ptr_array_add (c.fields, request_fields (request_at (&c, i), sent));
+        g_ptr_array_add (c.bodies, body_text (request_at (&c, i)));
+        g_ptr_array_add (c.words, words_of (request_at (&c, i)->response_body));
         g_ptr_array_add (candidates, sent);
     }
     for (guint i = 0; i < import->requests->len; i++) {
@@ -710,6 +787,9 @@ har_correlate (HarImport *import)
     guint found = c.vars->len;
     g_ptr_array_unref (c.fields);
     g_hash_table_unref (c.names);
+    g_hash_table_unref (c.origins);
+    g_ptr_array_unref (c.bodies);
+    g_ptr_array_unref (c.words);
     g_hash_table_unref (c.by_value);
     g_ptr_array_unref (c.vars);
     return found;

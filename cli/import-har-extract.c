@@ -336,6 +336,9 @@ text_source (const HarRequest *response, const char *value, HarSource *source)
         const char *start = at;
         while (start > body && start[-1] != '\n' && (guint) (at - start) < context_lengths[i])
             start--;
+        /* Not from the middle of a character. */
+        while (start < at && ((guchar) *start & 0xc0) == 0x80)
+            start++;
         if (at - start < 4)
             return FALSE;
         g_autofree char *context = g_regex_escape_string (start, (gint) (at - start));

@@ -526,7 +526,10 @@ read_response (HarRequest *request, JsonObject *response)
     }
     if (mime != NULL)
         request->response_mime = g_strdup (mime);
-    if (text == NULL)
+    /* Styles and scripts are the site's code, the same for every user: not searched. */
+    if (text == NULL
+        || (mime != NULL && (strstr (mime, "css") != NULL || strstr (mime, "javascript") != NULL
+                             || strstr (mime, "ecmascript") != NULL)))
         return;
     if (encoding != NULL && g_ascii_strcasecmp (encoding, "base64") == 0) {
         gsize length = 0;
