@@ -180,11 +180,20 @@ static gboolean
 response_returns (const HarRequest *request, GHashTable *words, const char *value,
                   const char *encoded)
 {
+    /* What the server says of itself and of the message, not what it gives the user. */
+    static const char *const about_message[] = {
+        "date", "expires", "last-modified", "age", "server", "content-length", "content-type",
+        "cache-control", "vary", "via", "keep-alive", "strict-transport-security", NULL,
+    };
+
     if (may_hold (words, value) && text_holds (request->response_body, value, encoded))
         return TRUE;
     for (guint h = 0; h < request->response_headers->len; h++) {
         const HarHeader *header = g_ptr_array_index (request->response_headers, h);
-        if (text_holds (header->value, value, encoded))
+        gboolean skip = FALSE;
+        for (guint i = 0; about_message[i] != NULL && !skip; i++)
+            skip = g_ascii_strcasecmp (header->name, about_message[i]) == 0;
+        if (!skip && text_holds (header->value, value, encoded))
             return TRUE;
     }
     for (guint c = 0; c < request->response_cookies->len; c++) {

@@ -289,8 +289,9 @@ cookie_source (const HarRequest *response, const char *value, HarSource *source)
 static gboolean
 header_source (const HarRequest *response, const char *value, HarSource *source)
 {
+    /* Set-Cookie and Location have extractors of their own; the rest change by the second. */
     static const char *const ignored[] = { "set-cookie", "location", "date", "expires",
-                                           "last-modified", "etag", "content-length", NULL };
+                                           "last-modified", "age", "content-length", NULL };
 
     for (guint h = 0; h < response->response_headers->len; h++) {
         const HarHeader *header = g_ptr_array_index (response->response_headers, h);

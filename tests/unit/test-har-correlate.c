@@ -135,6 +135,22 @@ static const Case cases[] = {
       { "# 'Tk9Jk8Lm7Nn6' (in the url) came from entry 1's response, where no extractor finds "
         "it: replace it by hand" },
       { "extract:\n", "${vars." } },
+    /* An ETag sent back for a conditional update: a header of the response. */
+    { "etag-if-match",
+      { { "GET", "http://127.0.0.1:9/doc/7", { NULL }, NULL, NULL, 200,
+          { "ETag: \"v7-a1b2c3d4\"" }, NULL, "text/plain", "draft" },
+        { "PUT", "http://127.0.0.1:9/doc/7", { "If-Match: \"v7-a1b2c3d4\"" }, "text/plain",
+          "final", 204, { NULL }, NULL, NULL, NULL } },
+      { "etag: { header: \"ETag\" }", "\"If-Match\": \"${vars.etag}\"" },
+      { NULL } },
+    /* The server's Date is not where a later request's year came from. */
+    { "date-not-a-source",
+      { { "GET", "http://127.0.0.1:9/", { NULL }, NULL, NULL, 200,
+          { "Date: Mon, 07 Dec 2026 23:35:20 GMT" }, NULL, "text/plain", "hello" },
+        { "GET", "http://127.0.0.1:9/archive?year=2026", { NULL }, NULL, NULL, 200, { NULL },
+          NULL, NULL, NULL } },
+      { "url: \"/archive?year=2026\"" },
+      { "extract:\n", "${vars.", "# '" } },
     /* Recorded `${` stays text beside a template; a `$` before a value keeps it as it is. */
     { "dollar",
       { { "GET", "http://127.0.0.1:9/t", { NULL }, NULL, NULL, 200, { NULL }, NULL,
