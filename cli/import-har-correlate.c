@@ -715,6 +715,7 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
         return;
     }
     if (generated) {
+        c->import->uncertain++;
         g_ptr_array_add (request->notes,
                          g_strdup_printf ("'%s%s' (in %s) came from entry %u's response, where "
                                           "no extractor finds it: replace it by hand",
@@ -724,6 +725,7 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
     }
     if (strlen (value) < NAMED_MIN)
         return;
+    c->import->uncertain++;
     g_autofree char *name = comment_name (source.name != NULL ? source.name : candidate->hint);
     g_autofree char *how = from != G_MAXUINT ? describe (&source, name) : NULL;
     g_ptr_array_add (request->notes,
@@ -753,7 +755,7 @@ var_free (gpointer data)
     g_free (var);
 }
 
-guint
+void
 har_correlate (HarImport *import)
 {
     Correlator c = {
@@ -793,7 +795,7 @@ har_correlate (HarImport *import)
             render (&c, g_ptr_array_index (fields, f));
     }
 
-    guint found = c.vars->len;
+    import->correlated = c.vars->len;
     g_ptr_array_unref (c.fields);
     g_hash_table_unref (c.names);
     g_hash_table_unref (c.origins);
@@ -801,5 +803,4 @@ har_correlate (HarImport *import)
     g_ptr_array_unref (c.words);
     g_hash_table_unref (c.by_value);
     g_ptr_array_unref (c.vars);
-    return found;
 }

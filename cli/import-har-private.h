@@ -62,6 +62,8 @@ typedef struct {
     guint excluded_static;      /* --no-static */
     GPtrArray *skipped;         /* char*: "entry N: why", for entries that cannot be replayed */
     GPtrArray *requests;        /* HarRequest* */
+    guint correlated;           /* values extracted and templated (har_correlate) */
+    guint uncertain;            /* values named in comments instead */
 } HarImport;
 
 void har_import_clear (HarImport *import);
@@ -87,9 +89,9 @@ gboolean har_read (const char *path, const HarSelect *select, HarImport *import,
  * Finds the values a response of @import returned and a later request
  * sent (tokens, ids): puts an extractor on the step that got each and
  * templates where it is sent, and names in comments those it would not
- * replace safely (docs/har.md).  Returns how many it replaced.
+ * replace safely (docs/har.md); counts both in @import.
  */
-guint har_correlate (HarImport *import);
+void har_correlate (HarImport *import);
 
 /* An extractor that gives a value from a recorded response (import-har-extract.c). */
 typedef struct {

@@ -146,6 +146,11 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
     for (guint i = 0; i < import->skipped->len; i++)
         append_commentf (out, "", "Skipped %s",
                          (const char *) g_ptr_array_index (import->skipped, i));
+    if (import->correlated + import->uncertain > 0)
+        append_commentf (out, "", "Correlated: %u value%s that responses gave, extracted and sent "
+                         "as ${vars.…}; %u named in comments.",
+                         import->correlated, import->correlated == 1 ? "" : "s",
+                         import->uncertain);
     append_comment (out, "", "One user replays the recording once: raise users and iterations, "
                              "or set a duration,");
     append_comment (out, "", "to make it a load test.  Read it first: what it sends, and where.");
