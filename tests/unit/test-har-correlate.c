@@ -34,7 +34,8 @@ typedef struct {
     const char *name;
     Entry entries[MAX_ENTRIES];
     const char *expected[MAX_LINES];        /* lines of the plan (trimmed), in any order */
-    const char *unexpected[MAX_LINES];      /* text that must not be in the plan */
+    const char *unexpected[MAX_LINES];      /* text that must not be in the plan's YAML,
+                                               or its comments for text that begins '#' */
 } Case;
 
 static const Case cases[] = {
@@ -275,10 +276,16 @@ test_case (ThrongTestTmpdir *fixture, gconstpointer data)
             g_test_message ("no line '%s' in:\n%s", c->expected[i], plan);
         g_assert_true (found);
     }
+    /* Text that must not be in the plan: in its comments too when it begins with '#'. */
+    g_autoptr (GString) yaml = g_string_new (NULL);
+    for (char **line = lines; *line != NULL; line++)
+        if ((*line)[strspn (*line, " ")] != '#')
+            g_string_append_printf (yaml, "%s\n", *line);
     for (guint i = 0; i < MAX_LINES && c->unexpected[i] != NULL; i++) {
-        if (strstr (plan, c->unexpected[i]) != NULL)
+        const char *where = c->unexpected[i][0] == '#' ? plan : yaml->str;
+        if (strstr (where, c->unexpected[i]) != NULL)
             g_test_message ("'%s' in:\n%s", c->unexpected[i], plan);
-        g_assert_null (strstr (plan, c->unexpected[i]));
+        g_assert_null (strstr (where, c->unexpected[i]));
     }
 
     g_autofree char *path = throng_test_write_plan (fixture->dir, "plan.yaml", plan);
