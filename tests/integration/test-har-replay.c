@@ -133,8 +133,8 @@ test_plan (Fixture *fixture, gconstpointer data)
         "url: \"${vars.location}\"",
         "url: \"/api/orders/${vars.order}\"",
         "thresholds: [ \"checks.rate == 100%\", \"total.errors == 0\" ]",
-        "# Correlated: 6 values that responses gave, extracted and sent as ${vars.…}; 0 named in "
-        "comments.",
+        ("# Correlated: 6 values that responses gave, extracted and sent as ${vars.…}; 0 named "
+         "in comments."),
     };
 
     for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
@@ -151,9 +151,9 @@ test_plan (Fixture *fixture, gconstpointer data)
 static void
 test_fresh (Fixture *fixture, gconstpointer data)
 {
-    g_autofree char *plan = import_login (fixture, NULL);
     g_autoptr (JsonNode) result = NULL;
 
+    g_free (import_login (fixture, NULL));
     if (!app_start (fixture, NULL))
         return;
     g_assert_cmpint (replay (fixture, &result), ==, 0);
@@ -167,9 +167,9 @@ test_fresh (Fixture *fixture, gconstpointer data)
 static void
 test_broken (Fixture *fixture, gconstpointer data)
 {
-    g_autofree char *plan = import_login (fixture, NULL);
     g_autoptr (JsonNode) result = NULL;
 
+    g_free (import_login (fixture, NULL));
     if (!app_start (fixture, "csrf"))
         return;
     g_assert_cmpint (replay (fixture, &result), ==, 99);
