@@ -83,6 +83,8 @@ import_login (Fixture *fixture, const char *option)
                                    fixture->plan, option, NULL);
     g_test_message ("import: %s", err);
     g_assert_cmpint (status, ==, 0);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
     status = throng_test_runv (RUN_TIMEOUT, &out, &err, "validate", fixture->plan, NULL);
     if (status != 0)
         g_test_message ("validate: %s%s", out, err);
