@@ -138,44 +138,6 @@ request_sends (const HarRequest *request, const char *body, const char *value,
     return text_holds (body, value, encoded);
 }
 
-/* The runs of letters and digits of @text, as a set; NULL for no text. */
-static GHashTable *
-words_of (const char *text)
-{
-    GHashTable *words = text != NULL ? g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL)
-                                     : NULL;
-
-    for (const char *p = text; p != NULL && *p != '\0';) {
-        const char *start = p;
-        while (g_ascii_isalnum (*p))
-            p++;
-        if (p > start)
-            g_hash_table_add (words, g_strndup (start, (gsize) (p - start)));
-        else
-            p++;
-    }
-    return words;
-}
-
-/*
- * Whether a body whose words are @words may hold @value alone: when the
- * value begins with letters or digits, that run is a word of the body
- * (its percent-encoding begins with the same run).  A quick no for most
- * values, before the body is searched.
- */
-static gboolean
-may_hold (GHashTable *words, const char *value)
-{
-    gsize run = 0;
-
-    while (g_ascii_isalnum (value[run]))
-        run++;
-    if (words == NULL || run == 0)
-        return words != NULL;
-    g_autofree char *first = g_strndup (value, run);
-    return g_hash_table_contains (words, first);
-}
-
 static gboolean
 response_returns (const HarRequest *request, GHashTable *words, const char *value,
                   const char *encoded)
@@ -186,7 +148,7 @@ response_returns (const HarRequest *request, GHashTable *words, const char *valu
         "cache-control", "vary", "via", "keep-alive", "strict-transport-security", NULL,
     };
 
-    if (may_hold (words, value) && text_holds (request->response_body, value, encoded))
+    if (har_may_hold (words, value) && text_holds (request->response_body, value, encoded))
         return TRUE;
     for (guint h = 0; h < request->response_headers->len; h++) {
         const HarHeader *header = g_ptr_array_index (request->response_headers, h);
@@ -774,7 +736,7 @@ har_correlate (HarImport *import)
         GPtrArray *sent = g_ptr_array_new_with_free_func (candidate_free);
         g_ptr_array_add (c.fields, request_fields (request_at (&c, i), sent));
         g_ptr_array_add (c.bodies, body_text (request_at (&c, i)));
-        g_ptr_array_add (c.words, words_of (request_at (&c, i)->response_body));
+        g_ptr_array_add (c.words, har_words_of (request_at (&c, i)->response_body));
         g_ptr_array_add (candidates, sent);
     }
     for (guint i = 0; i < import->requests->len; i++) {

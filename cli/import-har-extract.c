@@ -5,7 +5,8 @@
  * a regex on an HTML tag anchored on its name or id, a cookie, a header,
  * or a regex of the text before the value.  Each is run on the recorded
  * response, as the http plugin would run it, and kept only when it gives
- * exactly the recorded value.
+ * exactly the recorded value.  A body's words, as a set, tell quickly that
+ * a value is not in it.
  */
 #include "import-har-private.h"
 
@@ -360,4 +361,42 @@ har_find_source (const HarRequest *response, const char *value, HarSource *sourc
     return json_source (response, value, source) || html_source (response, value, source)
            || cookie_source (response, value, source) || header_source (response, value, source)
            || text_source (response, value, source);
+}
+
+/* The runs of letters and digits of @text, as a set; NULL for no text. */
+GHashTable *
+har_words_of (const char *text)
+{
+    GHashTable *words = text != NULL ? g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL)
+                                     : NULL;
+
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        const char *start = p;
+        while (g_ascii_isalnum (*p))
+            p++;
+        if (p > start)
+            g_hash_table_add (words, g_strndup (start, (gsize) (p - start)));
+        else
+            p++;
+    }
+    return words;
+}
+
+/*
+ * Whether a body whose words are @words may hold @value alone: when the
+ * value begins with letters or digits, that run is a word of the body
+ * (its percent-encoding begins with the same run).  A quick no for most
+ * values, before the body is searched.
+ */
+gboolean
+har_may_hold (GHashTable *words, const char *value)
+{
+    gsize run = 0;
+
+    while (g_ascii_isalnum (value[run]))
+        run++;
+    if (words == NULL || run == 0)
+        return words != NULL;
+    g_autofree char *first = g_strndup (value, run);
+    return g_hash_table_contains (words, first);
 }

@@ -116,6 +116,12 @@ gboolean har_find_source (const HarRequest *response, const char *value, HarSour
 /* The first occurrence of @needle in @text from @from with no letter or digit either side. */
 const char *har_find_alone (const char *text, const char *needle, const char *from);
 
+/* The runs of letters and digits of @text, as a set (free with g_hash_table_unref()); NULL for NULL. */
+GHashTable *har_words_of (const char *text);
+
+/* FALSE when a text of @words cannot hold @value alone (har_find_alone()); TRUE when it may. */
+gboolean har_may_hold (GHashTable *words, const char *value);
+
 /* @text escaped as a literal part of a template: `${` as `$${`. */
 void har_append_literal (GString *out, const char *text, gsize length);
 
