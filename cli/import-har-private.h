@@ -12,7 +12,16 @@
 typedef struct {
     char *name;
     char *value;
+    char *template;             /* the value with correlated values as `${vars.…}`, or NULL */
 } HarHeader;
+
+/* An extractor the correlation finder puts on a step (import-har-correlate.c). */
+typedef struct {
+    char *var;
+    const char *kind;           /* "json", "regex", "header" or "cookie" */
+    char *arg;                  /* the path, pattern, or header or cookie name */
+    guint group;                /* of a regex */
+} HarExtract;
 
 typedef struct {
     guint entry;                /* index in log.entries, from 0 */
@@ -30,6 +39,15 @@ typedef struct {
     int expect;                 /* the status a replay should get (304 → 200, see docs) */
     gint64 pause_us;            /* idle time before it: nothing of the recording in flight */
     GPtrArray *notes;           /* char*: comment lines above its step */
+    /* What the recording's response held, for the correlation finder. */
+    GPtrArray *response_headers; /* HarHeader*, as recorded, in order */
+    GPtrArray *response_cookies; /* HarHeader*: name and value of each cookie it set */
+    char *response_body;        /* UTF-8 text, or NULL (none, or binary) */
+    char *response_mime;        /* its MIME type, or NULL */
+    /* What the correlation finder wrote: NULL or empty when it found nothing. */
+    char *url_template;         /* the target (path and query) with `${vars.…}`, or the whole url */
+    char *body_template;
+    GPtrArray *extracts;        /* HarExtract* */
 } HarRequest;
 
 /* What the recording said about itself and what the import left out. */
@@ -44,6 +62,8 @@ typedef struct {
     guint excluded_static;      /* --no-static */
     GPtrArray *skipped;         /* char*: "entry N: why", for entries that cannot be replayed */
     GPtrArray *requests;        /* HarRequest* */
+    guint correlated;           /* values extracted and templated (har_correlate) */
+    guint uncertain;            /* values named in comments instead */
 } HarImport;
 
 void har_import_clear (HarImport *import);
@@ -64,6 +84,46 @@ typedef struct {
  * 1.2 recording, or when no request is left to import.
  */
 gboolean har_read (const char *path, const HarSelect *select, HarImport *import, GError **error);
+
+/*
+ * Finds the values a response of @import returned and a later request
+ * sent (tokens, ids): puts an extractor on the step that got each and
+ * templates where it is sent, and names in comments those it would not
+ * replace safely (docs/har.md); counts both in @import.
+ */
+void har_correlate (HarImport *import);
+
+/* An extractor that gives a value from a recorded response (import-har-extract.c). */
+typedef struct {
+    const char *kind;           /* "json", "regex", "header" or "cookie" */
+    char *arg;
+    guint group;
+    char *name;                 /* what the response calls the value, or NULL */
+    gboolean id_named;          /* a JSON member named like an identifier */
+} HarSource;
+
+void har_source_clear (HarSource *source);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HarSource, har_source_clear)
+
+/*
+ * The first extractor, in order of preference, that gives exactly @value
+ * when run on @response's recorded headers, cookies and body; FALSE when
+ * none does.
+ */
+gboolean har_find_source (const HarRequest *response, const char *value, HarSource *source);
+
+/* The first occurrence of @needle in @text from @from with no letter or digit either side. */
+const char *har_find_alone (const char *text, const char *needle, const char *from);
+
+/* The runs of letters and digits of @text, as a set (free with g_hash_table_unref()); NULL for NULL. */
+GHashTable *har_words_of (const char *text);
+
+/* FALSE when a text of @words cannot hold @value alone (har_find_alone()); TRUE when it may. */
+gboolean har_may_hold (GHashTable *words, const char *value);
+
+/* @text escaped as a literal part of a template: `${` as `$${`. */
+void har_append_literal (GString *out, const char *text, gsize length);
 
 /* The plan of @import as YAML text, named @name (binary bodies as their body_file). */
 char *har_write_plan (const HarImport *import, const char *name);

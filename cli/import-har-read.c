@@ -58,7 +58,18 @@ har_header_free (gpointer data)
 
     g_free (header->name);
     g_free (header->value);
+    g_free (header->template);
     g_free (header);
+}
+
+static void
+har_extract_free (gpointer data)
+{
+    HarExtract *extract = data;
+
+    g_free (extract->var);
+    g_free (extract->arg);
+    g_free (extract);
 }
 
 static void
@@ -76,6 +87,13 @@ har_request_free (gpointer data)
     g_clear_pointer (&request->body, g_bytes_unref);
     g_free (request->body_file);
     g_ptr_array_unref (request->notes);
+    g_clear_pointer (&request->response_headers, g_ptr_array_unref);
+    g_clear_pointer (&request->response_cookies, g_ptr_array_unref);
+    g_free (request->response_body);
+    g_free (request->response_mime);
+    g_free (request->url_template);
+    g_free (request->body_template);
+    g_clear_pointer (&request->extracts, g_ptr_array_unref);
     g_free (request);
 }
 
@@ -455,6 +473,75 @@ read_body (HarRequest *request, JsonObject *post, const char *source, GError **e
     return TRUE;
 }
 
+/* The object at @index of @array, or NULL when it holds something else. */
+static JsonObject *
+element_object (JsonArray *array, guint index)
+{
+    JsonNode *node = json_array_get_element (array, index);
+
+    return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static void
+append_pair (GPtrArray *pairs, const char *name, const char *value)
+{
+    HarHeader *pair = g_new0 (HarHeader, 1);
+
+    pair->name = g_strdup (name);
+    pair->value = g_strdup (value);
+    g_ptr_array_add (pairs, pair);
+}
+
+/*
+ * What the response held that a later request may send back: its
+ * headers, the cookies it set, and its body when it is text (decoded
+ * from base64 when so recorded; left out when it is not UTF-8).
+ */
+static void
+read_response (HarRequest *request, JsonObject *response)
+{
+    JsonArray *headers = member_array (response, "headers");
+    JsonArray *cookies = member_array (response, "cookies");
+    JsonObject *content = member_object (response, "content");
+    const char *text = member_string (content, "text");
+    const char *encoding = member_string (content, "encoding");
+    const char *mime = member_string (content, "mimeType");
+
+    request->response_headers = g_ptr_array_new_with_free_func (har_header_free);
+    request->response_cookies = g_ptr_array_new_with_free_func (har_header_free);
+    request->extracts = g_ptr_array_new_with_free_func (har_extract_free);
+    for (guint i = 0; headers != NULL && i < json_array_get_length (headers); i++) {
+        JsonObject *header = element_object (headers, i);
+        const char *name = member_string (header, "name");
+        const char *value = member_string (header, "value");
+        if (name != NULL && value != NULL)
+            append_pair (request->response_headers, name, value);
+    }
+    for (guint i = 0; cookies != NULL && i < json_array_get_length (cookies); i++) {
+        JsonObject *cookie = element_object (cookies, i);
+        const char *name = member_string (cookie, "name");
+        const char *value = member_string (cookie, "value");
+        if (name != NULL && value != NULL && *name != '\0')
+            append_pair (request->response_cookies, name, value);
+    }
+    if (mime != NULL)
+        request->response_mime = g_strdup (mime);
+    /* Styles and scripts are the site's code, the same for every user: not searched. */
+    if (text == NULL
+        || (mime != NULL && (strstr (mime, "css") != NULL || strstr (mime, "javascript") != NULL
+                             || strstr (mime, "ecmascript") != NULL)))
+        return;
+    if (encoding != NULL && g_ascii_strcasecmp (encoding, "base64") == 0) {
+        gsize length = 0;
+        g_autofree guchar *bytes = g_base64_decode (text, &length);
+        if (g_utf8_validate ((const char *) bytes, (gssize) length, NULL)
+            && memchr (bytes, '\0', length) == NULL)
+            request->response_body = g_strndup ((const char *) bytes, length);
+    } else if (encoding == NULL && g_utf8_validate (text, -1, NULL)) {
+        request->response_body = g_strdup (text);
+    }
+}
+
 /* "scheme://host[:port]" with the default port left out, as a base_url. */
 static char *
 origin_of (GUri *uri)
@@ -615,6 +702,7 @@ read_entry (Reader *reader, JsonObject *entry, guint index, GError **error)
                                    "validators are not sent, so 200 is expected"));
     }
     add_set_cookies (reader->cookies_set, response);
+    read_response (request, response);
     return TRUE;
 }
 

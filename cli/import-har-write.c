@@ -30,9 +30,13 @@ yaml_printable (gunichar c)
            || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 }
 
-/* @text (UTF-8) as a YAML double-quoted scalar. */
+/*
+ * @text (UTF-8) as a YAML double-quoted scalar: recorded text, whose `${`
+ * is written `$${`, or a @template of the correlation finder's, whose
+ * `${` is one.
+ */
 static void
-append_quoted (GString *out, const char *text)
+append_scalar (GString *out, const char *text, gboolean template)
 {
     g_string_append_c (out, '"');
     for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p)) {
@@ -41,7 +45,7 @@ append_quoted (GString *out, const char *text)
         if (c == '"' || c == '\\') {
             g_string_append_c (out, '\\');
             g_string_append_c (out, (char) c);
-        } else if (c == '$' && p[1] == '{') {
+        } else if (c == '$' && p[1] == '{' && !template) {
             /* A recorded `${` is text: `$${` writes it in a plan (docs/journeys.md). */
             g_string_append (out, "$$");
         } else if (c == '\n') {
@@ -57,6 +61,22 @@ append_quoted (GString *out, const char *text)
         }
     }
     g_string_append_c (out, '"');
+}
+
+static void
+append_quoted (GString *out, const char *text)
+{
+    append_scalar (out, text, FALSE);
+}
+
+/* @template when the correlation finder wrote one, else @text as recorded. */
+static void
+append_either (GString *out, const char *template, const char *text)
+{
+    if (template != NULL)
+        append_scalar (out, template, TRUE);
+    else
+        append_quoted (out, text);
 }
 
 /* A comment line at @indent: control characters become spaces, so it stays one line. */
@@ -126,6 +146,11 @@ write_header (GString *out, const HarImport *import, GPtrArray *origins, GArray 
     for (guint i = 0; i < import->skipped->len; i++)
         append_commentf (out, "", "Skipped %s",
                          (const char *) g_ptr_array_index (import->skipped, i));
+    if (import->correlated + import->uncertain > 0)
+        append_commentf (out, "", "Correlated: %u value%s that responses gave, extracted and sent "
+                         "as ${vars.…}; %u named in comments.",
+                         import->correlated, import->correlated == 1 ? "" : "s",
+                         import->uncertain);
     append_comment (out, "", "One user replays the recording once: raise users and iterations, "
                              "or set a duration,");
     append_comment (out, "", "to make it a load test.  Read it first: what it sends, and where.");
@@ -193,7 +218,7 @@ write_headers (GString *out, const char *indent, const GPtrArray *headers, const
         g_string_append_printf (out, "%s  ", indent);
         append_quoted (out, header->name);
         g_string_append (out, ": ");
-        append_quoted (out, header->value);
+        append_either (out, header->template, header->value);
         g_string_append_c (out, '\n');
     }
 }
@@ -228,7 +253,14 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
     append_quoted (out, request->method);
     g_string_append (out, "\n          url: ");
     gboolean relative = strcmp (request->origin, base_origin) == 0;
-    append_quoted (out, relative ? request->target : request->url);
+    if (request->url_template != NULL && !relative) {
+        g_autoptr (GString) url = g_string_new (NULL);
+        har_append_literal (url, request->origin, strlen (request->origin));
+        g_string_append (url, request->url_template);
+        append_scalar (out, url->str, TRUE);
+    } else {
+        append_either (out, request->url_template, relative ? request->target : request->url);
+    }
     g_string_append_c (out, '\n');
     write_headers (out, "          ", request->headers, common);
     if (request->body_file != NULL) {
@@ -237,7 +269,7 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
         g_string_append_c (out, '\n');
     } else if (body != NULL) {
         g_string_append (out, "          body: ");
-        append_quoted (out, body);
+        append_either (out, request->body_template, body);
         g_string_append_c (out, '\n');
     }
     /* What the recording got counts as success, as the browser took it. */
@@ -245,6 +277,17 @@ write_step (GString *out, const HarRequest *request, const char *base_origin,
         g_string_append_printf (out, "          expect_status: \"%d\"\n", request->expect);
     /* The recorded status as a check: a replay that gets another fails it (docs/journeys.md). */
     g_string_append_printf (out, "          check: [ { status: %d } ]\n", request->expect);
+    /* What the correlation finder found this response gives a later request. */
+    for (guint e = 0; e < request->extracts->len; e++) {
+        const HarExtract *extract = g_ptr_array_index (request->extracts, e);
+        if (e == 0)
+            g_string_append (out, "          extract:\n");
+        g_string_append_printf (out, "            %s: { %s: ", extract->var, extract->kind);
+        append_quoted (out, extract->arg);
+        if (extract->group > 0)
+            g_string_append_printf (out, ", group: %u", extract->group);
+        g_string_append (out, " }\n");
+    }
 }
 
 char *
@@ -264,9 +307,15 @@ har_write_plan (const HarImport *import, const char *name)
     append_quoted (out, g_ptr_array_index (origins, 0));
     g_string_append_c (out, '\n');
     write_headers (out, "    ", common, NULL);
+    /* Errors count what the checks do not: an extractor that found nothing, a request
+     * not sent for an unset variable, a connection refused. */
+    g_string_append (out, "# A replay that no longer works fails (exit status 99): every step gets the\n"
+                          "# status it recorded, every value the plan extracts is found.\n"
+                          "thresholds: [ \"checks.rate == 100%\", \"total.errors == 0\" ]\n");
     g_string_append (out, "scenarios:\n  - name: ");
     append_quoted (out, name);
     g_string_append (out, "\n    users: 1\n    iterations: 1\n");
+
     g_string_append (out, "    steps:");
     for (guint i = 0; i < import->requests->len; i++)
         write_step (out, g_ptr_array_index (import->requests, i), g_ptr_array_index (origins, 0),

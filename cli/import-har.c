@@ -23,6 +23,7 @@ typedef struct {
     char **excludes;            /* --exclude as given; compiled into select */
     char *output;
     gboolean overwrite;
+    gboolean no_correlate;
 } ImportOptions;
 
 /* The plan's name: the recording's file name without its extension. */
@@ -160,6 +161,9 @@ import_har (int argc, char **argv)
           "Leave out static assets (styles, scripts, images, fonts, media)", NULL },
         { "overwrite", 0, 0, G_OPTION_ARG_NONE, &options.overwrite,
           "Replace an existing plan and body files", NULL },
+        { "no-correlate", 0, 0, G_OPTION_ARG_NONE, &options.no_correlate,
+          "Send every value as recorded: no extractors for the tokens and ids that responses "
+          "returned", NULL },
         { NULL },
     };
     g_autoptr (GOptionContext) context = g_option_context_new ("RECORDING.har");
@@ -197,6 +201,8 @@ import_har (int argc, char **argv)
         return IMPORT_USAGE;
     }
 
+    if (!options.no_correlate)
+        har_correlate (&import);
     g_autofree char *name = plan_name (argv[1]);
     g_autofree char *plan = har_write_plan (&import, name);
     int status = IMPORT_OK;
