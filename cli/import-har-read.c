@@ -150,6 +150,15 @@ member_string (JsonObject *object, const char *name)
     return json_node_get_string (node);
 }
 
+/* The object at @index of @array, or NULL when it holds something else. */
+static JsonObject *
+element_object (JsonArray *array, guint index)
+{
+    JsonNode *node = json_array_get_element (array, index);
+
+    return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
 /* A number member, or @fallback when it is absent or not a number. */
 static gdouble
 member_number (JsonObject *object, const char *name, gdouble fallback)
@@ -254,12 +263,12 @@ add_set_cookies (GHashTable *set, JsonObject *response)
     JsonArray *headers = member_array (response, "headers");
 
     for (guint i = 0; cookies != NULL && i < json_array_get_length (cookies); i++) {
-        const char *name = member_string (json_array_get_object_element (cookies, i), "name");
+        const char *name = member_string (element_object (cookies, i), "name");
         if (name != NULL)
             g_hash_table_add (set, g_strdup (name));
     }
     for (guint i = 0; headers != NULL && i < json_array_get_length (headers); i++) {
-        JsonObject *header = json_array_get_object_element (headers, i);
+        JsonObject *header = element_object (headers, i);
         const char *name = member_string (header, "name");
         const char *value = member_string (header, "value");
 
@@ -374,7 +383,7 @@ read_headers (HarRequest *request, JsonObject *har_request, GHashTable *cookies_
     JsonArray *headers = member_array (har_request, "headers");
 
     for (guint i = 0; headers != NULL && i < json_array_get_length (headers); i++) {
-        JsonObject *header = json_array_get_object_element (headers, i);
+        JsonObject *header = element_object (headers, i);
         const char *name = member_string (header, "name");
         const char *value = member_string (header, "value");
 
@@ -459,7 +468,7 @@ read_body (HarRequest *request, JsonObject *post, const char *source, GError **e
     }
     g_autoptr (GString) form = g_string_new (NULL);
     for (guint i = 0; i < json_array_get_length (params); i++) {
-        JsonObject *param = json_array_get_object_element (params, i);
+        JsonObject *param = element_object (params, i);
         const char *name = member_string (param, "name");
         const char *value = member_string (param, "value");
         g_autofree char *n = g_uri_escape_string (name != NULL ? name : "", NULL, FALSE);
@@ -471,15 +480,6 @@ read_body (HarRequest *request, JsonObject *post, const char *source, GError **e
     if (request->content_type == NULL)
         request->content_type = g_strdup ("application/x-www-form-urlencoded");
     return TRUE;
-}
-
-/* The object at @index of @array, or NULL when it holds something else. */
-static JsonObject *
-element_object (JsonArray *array, guint index)
-{
-    JsonNode *node = json_array_get_element (array, index);
-
-    return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
 }
 
 static void

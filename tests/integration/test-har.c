@@ -643,6 +643,32 @@ test_bad_har (ThrongTestTmpdir *fixture, gconstpointer data)
         g_assert_true (g_str_has_prefix (err, expected));
 }
 
+/*
+ * Lists whose elements should be objects but are not (a header that is a
+ * number, a cookie that is true, a form parameter that is a string) are
+ * skipped, not read: an element taken as an object was a critical, and an
+ * abort where criticals are fatal.
+ */
+static void
+test_odd_elements (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    g_autofree char *har = throng_test_write_file (
+        fixture->dir, "odd.har",
+        "{\"log\": {\"version\": \"1.2\", \"entries\": [{\"request\": {\"method\": \"POST\","
+        " \"url\": \"http://127.0.0.1:9/form\", \"headers\": [1, {\"name\": \"X-A\", \"value\": \"b\"}],"
+        " \"postData\": {\"mimeType\": \"application/x-www-form-urlencoded\","
+        " \"params\": [\"x\", {\"name\": \"k\", \"value\": \"v\"}]}},"
+        " \"response\": {\"status\": 200, \"headers\": [null], \"cookies\": [true]}}]}}");
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (import_har ((const char *const[]) { har, NULL }, &out, &err), ==, 0);
+    g_assert_null (strstr (err, "CRITICAL"));
+    g_autofree char *plan = throng_test_write_plan (fixture->dir, "odd.yaml", out);
+    assert_valid (plan);
+    g_assert_nonnull (strstr (out, "\"X-A\": \"b\""));
+}
+
 /* Command-line mistakes: exit 2 with a one-line reason and where to look. */
 static void
 test_usage (void)
@@ -705,6 +731,8 @@ main (int argc, char **argv)
                 fixture_teardown);
     g_test_add ("/har/remote-host", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_remote_host, throng_test_tmpdir_teardown);
+    g_test_add ("/har/odd-elements", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_odd_elements, throng_test_tmpdir_teardown);
     g_test_add ("/har/odd-text", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_odd_text,
                 throng_test_tmpdir_teardown);
     g_test_add_func ("/har/usage", test_usage);
