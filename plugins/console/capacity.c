@@ -15,7 +15,8 @@ console_print_capacity (FILE *out, const ThrongSummary *summary, const ConsoleSt
                      || result->outcome == THRONG_CAPACITY_ABOVE_MAX;
 
     fprintf (out, "\n%s  capacity%s  %s%s%s\n", style->bold, style->reset,
-             found ? style->green : style->yellow, result->message, style->reset);
+             found ? style->green : style->yellow, result->message != NULL ? result->message : "",
+             style->reset);
     fprintf (out, "    %10s  %9s  %9s  %7s  %9s  %s\n", "rate", "p50", "p99", "err%", "requests",
              "verdict");
     for (guint i = 0; i < result->n_levels; i++) {

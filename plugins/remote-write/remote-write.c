@@ -63,6 +63,7 @@ typedef struct {
     InfluxSender *sender;
     gint64 last_ms;             /* the last push's timestamp: each push's is later */
     guint64 pushes;
+    guint64 unencoded;          /* pushes lost before they were sent: see push() */
 } Remote;
 
 static void
@@ -318,7 +319,7 @@ remote_samples (gpointer self, const ThrongSample *samples, gsize n_samples)
  * Queues the figures so far; @requests is what the push carries that no
  * later push will (the run's total requests for the final one, else 0).
  */
-static void
+static gboolean
 push (Remote *remote, guint64 requests)
 {
     g_autoptr (GBytes) page = prometheus_figures_render (remote->figures);
@@ -337,11 +338,13 @@ push (Remote *remote, guint64 requests)
     if (body == NULL) {
         /* The page is exposition.c's own: a failure here is a bug, not the user's. */
         g_critical ("remote_write: %s", error->message);
-        return;
+        remote->unencoded++;
+        return FALSE;
     }
     remote->last_ms = now_ms;
     remote->pushes++;
     influx_sender_push (remote->sender, body, n_series, requests);
+    return TRUE;
 }
 
 static void
@@ -365,27 +368,38 @@ remote_finish (Remote *remote, const ThrongSummary *summary)
                          && summary->never_started);
     guint64 requests = summary->total.requests;
     char *warning = NULL;
+    gboolean final_encoded = TRUE;
 
     if (started) {
         prometheus_figures_set_final (remote->figures, summary);
         remote_checks_take (remote->checks, summary, TRUE);
         /* Never 0, so that dropped_requests tells whether the final push landed. */
-        push (remote, MAX (requests, 1));
+        final_encoded = push (remote, MAX (requests, 1));
     }
     influx_sender_finish (g_steal_pointer (&remote->sender),
                           started ? remote->options.flush_timeout_us : 0, &report);
     g_debug ("%" G_GUINT64_FORMAT " samples written, %" G_GUINT64_FORMAT " failed pushes",
              report.sent_points, report.failed_writes);
-    if (started && (report.dropped_points > 0 || report.failed_writes > 0))
+    if (started
+        && (report.dropped_points > 0 || report.failed_writes > 0 || remote->unencoded > 0)) {
+        /* An encoding failure is throng's bug, but its data is as lost as a refused push's. */
+        g_autofree char *unencoded
+            = remote->unencoded > 0
+                  ? g_strdup_printf (", %" G_GUINT64_FORMAT " pushes could not be encoded",
+                                     remote->unencoded)
+                  : g_strdup ("");
+
         warning = g_strdup_printf (
-            "remote_write: %" G_GUINT64_FORMAT " push attempts failed and %" G_GUINT64_FORMAT
+            "remote_write: %" G_GUINT64_FORMAT " push attempts failed%s and %" G_GUINT64_FORMAT
             " of %" G_GUINT64_FORMAT " samples were not stored; %s; last error: %s",
-            report.failed_writes, report.dropped_points,
+            report.failed_writes, unencoded, report.dropped_points,
             report.dropped_points + report.sent_points,
-            report.dropped_requests > 0 ? "the final totals were NOT written (the stored "
-                                          "counters stop short of the run's)"
-                                        : "the final totals were written",
+            report.dropped_requests > 0 || !final_encoded
+                ? "the final totals were NOT written (the stored counters stop short of the "
+                  "run's)"
+                : "the final totals were written",
             report.last_error != NULL ? report.last_error : "none");
+    }
     g_free (report.last_error);
     return warning;
 }
