@@ -65,17 +65,10 @@ arrivals_finish (ThrongArrivals *arrivals)
 static gboolean
 arrivals_follow_level (ThrongArrivals *arrivals)
 {
-    ThrongCapacityStep level;
-
-    throng_capacity_level_get (arrivals->capacity, &level);
-    if (level.done)
-        return FALSE;
-    if (level.generation != arrivals->level.generation) {
-        /* Arrivals of the old level not yet started are not started. */
-        arrivals->level = level;
+    /* Arrivals of the old level not yet started are not started. */
+    if (throng_capacity_level_follow (arrivals->capacity, &arrivals->level))
         arrivals->next = arrivals->first_slot;
-    }
-    return TRUE;
+    return !arrivals->level.done;
 }
 
 /* When arrival @k is due (monotonic): 0 to wait for a level, -1 when none will come. */

@@ -39,6 +39,7 @@ typedef struct _ThrongCapacityPlan {
     ThrongThresholds *objectives;
     GMutex lock;                /* guards @level: written on the main thread, read by workers */
     ThrongCapacityStep level;
+    gint published;             /* @level's generation, read without the lock */
 } ThrongCapacityPlan;
 
 /* Reads the capacity executor's keys of scenario @map into @scenario (schedule.c calls it). */
@@ -52,12 +53,16 @@ gint64 throng_capacity_plan_length (const ThrongCapacityPlan *plan);
 /* The level now (any thread). */
 void throng_capacity_level_get (ThrongCapacityPlan *plan, ThrongCapacityStep *out);
 
+/* Updates @level to the published one when that changed (TRUE); cheap when it did not. */
+gboolean throng_capacity_level_follow (ThrongCapacityPlan *plan, ThrongCapacityStep *level);
+
 /*
  * Publishes a level: @rate from @start_us (monotonic), or the end of the
  * search (@done).  The search calls it; so would a coordinator's control
- * channel, with the level every shard must run.
+ * channel, with the level every shard must run.  A start before now is
+ * moved to now; returns the start the level got.
  */
-void throng_capacity_level_set (ThrongCapacityPlan *plan, gdouble rate, gint64 start_us,
+gint64 throng_capacity_level_set (ThrongCapacityPlan *plan, gdouble rate, gint64 start_us,
                                 gboolean done);
 
 /* The search, on the main thread. */

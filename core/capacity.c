@@ -173,20 +173,44 @@ throng_capacity_level_get (ThrongCapacityPlan *plan, ThrongCapacityStep *out)
     g_mutex_unlock (&plan->lock);
 }
 
-void
+/*
+ * Called by a worker before it starts arrivals: one atomic read while the
+ * level stays, the lock only when a new one was published.
+ */
+gboolean
+throng_capacity_level_follow (ThrongCapacityPlan *plan, ThrongCapacityStep *level)
+{
+    if ((guint) g_atomic_int_get (&plan->published) == level->generation)
+        return FALSE;
+    throng_capacity_level_get (plan, level);
+    return TRUE;
+}
+
+gint64
 throng_capacity_level_set (ThrongCapacityPlan *plan, gdouble rate, gint64 start_us,
                            gboolean done)
 {
+    gint64 now = g_get_monotonic_time ();
+
     g_mutex_lock (&plan->lock);
     ThrongCapacityStep *level = &plan->level;
+    /*
+     * Not before now: workers may have started the old level's arrivals due
+     * up to now, and they see the new level before their next one.  Those
+     * are arrivals k <= x of the old level: the new numbers start past them.
+     */
+    start_us = MAX (start_us, now);
     if (level->generation > 0 && level->rate > 0 && start_us > level->start_us)
-        level->first_arrival += (guint64) ceil ((gdouble) (start_us - level->start_us)
-                                                * level->rate / G_USEC_PER_SEC);
+        level->first_arrival += (guint64) floor ((gdouble) (start_us - level->start_us)
+                                                 * level->rate / G_USEC_PER_SEC)
+                                + 1;
     level->generation++;
     level->rate = rate;
     level->start_us = start_us;
     level->done = done;
+    g_atomic_int_set (&plan->published, (gint) level->generation);
     g_mutex_unlock (&plan->lock);
+    return start_us;
 }
 
 /* --- the search ------------------------------------------------------------------ */
@@ -249,8 +273,8 @@ throng_capacity_new (ThrongPlan *plan, gint64 start_us)
         capacity->objectives = g_ptr_array_new_with_free_func (g_free);
         capacity->level_start_us = start_us + scenario->start_after_us;
         capacity->result.outcome = THRONG_CAPACITY_INCOMPLETE;
-        throng_capacity_level_set (capacity->settings, capacity->rate, capacity->level_start_us,
-                                   FALSE);
+        capacity->level_start_us = throng_capacity_level_set (
+            capacity->settings, capacity->rate, capacity->level_start_us, FALSE);
         return capacity;
     }
     return NULL;
@@ -295,8 +319,7 @@ format_rate (gdouble rate)
 static void
 publish (ThrongCapacity *capacity, gdouble rate, gint64 now_us, gboolean done)
 {
-    throng_capacity_level_set (capacity->settings, rate, now_us, done);
-    capacity->level_start_us = now_us;
+    capacity->level_start_us = throng_capacity_level_set (capacity->settings, rate, now_us, done);
     capacity->ticks = 0;
     capacity->window_us = 0;
     capacity->window_intervals = 0;
