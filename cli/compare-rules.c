@@ -230,7 +230,8 @@ rule_passes (const CompareRule *rule, gdouble before, gdouble after)
     default:
         g_assert_not_reached ();
     }
-    return rule->limit >= 0 ? change <= rule->limit : change >= rule->limit;
+    /* The sign the rule was written with, so that -0% fails on any decrease. */
+    return !signbit (rule->limit) ? change <= rule->limit : change >= rule->limit;
 }
 
 void

@@ -146,6 +146,29 @@ test_same (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_cmpuint (json_array_get_length (rows), ==, 6);
 }
 
+/*
+ * A rule's sign says which way fails, zero included: with step 02 slower,
+ * "-0%" (fail on any decrease) passes and "+0%" (on any increase) fails.
+ */
+static void
+test_zero_limits (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const gdouble slower[] = { 1.0, 1.2 };
+    ThrongTestRunSpec current = shop_run (2);
+
+    current.scale = slower;
+    write_run (fixture->dir, "a.jsonl", shop_run (1));
+    write_run (fixture->dir, "b.jsonl", current);
+    for (guint i = 0; i < 2; i++) {
+        const char *rule = i == 0 ? "shop / step 02 p95 -0%" : "shop / step 02 p95 +0%";
+        const char *args[] = { "a.jsonl", "b.jsonl", "--fail-on", rule, "--quiet", NULL };
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+
+        g_assert_cmpint (compare_in (fixture->dir, args, &out, &err), ==, i == 0 ? 0 : 99);
+    }
+}
+
 /* Summary documents have no intervals: figures and rules, but no test. */
 static void
 test_summary_only (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -289,6 +312,8 @@ main (int argc, char **argv)
     g_test_init (&argc, &argv, NULL);
     g_test_add ("/compare/golden", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_golden,
                 throng_test_tmpdir_teardown);
+    g_test_add ("/compare/zero-limits", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_zero_limits, throng_test_tmpdir_teardown);
     g_test_add ("/compare/same", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_same,
                 throng_test_tmpdir_teardown);
     g_test_add ("/compare/summary-only", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
