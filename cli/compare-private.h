@@ -183,4 +183,9 @@ char *compare_junit (const CompareResult *result);
 /* compare-html.c */
 char *compare_html (const CompareResult *result);
 
+/* The key that matches a row across runs: kind, scenario, name and which of its name. */
+char *compare_row_key (CompareKind kind, const char *scenario, const char *name,
+                       guint occurrence);
+char *compare_row_key_of (const CompareRow *row);
+
 G_END_DECLS

@@ -36,12 +36,17 @@ series_free (Series *series)
     g_free (series);
 }
 
-/* The key that matches a row across runs: kind, scenario, name and which of its name. */
-static char *
-row_key (CompareKind kind, const char *scenario, const char *name, guint occurrence)
+char *
+compare_row_key (CompareKind kind, const char *scenario, const char *name, guint occurrence)
 {
     return g_strdup_printf ("%d\x1f%s\x1f%s\x1f%u", (int) kind, scenario != NULL ? scenario : "",
                             name != NULL ? name : "", occurrence);
+}
+
+char *
+compare_row_key_of (const CompareRow *row)
+{
+    return compare_row_key (row->kind, row->scenario, row->name, row->occurrence);
 }
 
 /* Adds one interval's median of @histogram (values × @scale) under @key. */
@@ -105,22 +110,22 @@ read_interval (GHashTable *table, const ThrongSummary *snapshot)
 {
     gdouble time_s = (gdouble) snapshot->elapsed_us / G_USEC_PER_SEC;
 
-    series_add (table, row_key (COMPARE_TOTAL, NULL, NULL, 0), snapshot->total.latency, 1.0,
+    series_add (table, compare_row_key (COMPARE_TOTAL, NULL, NULL, 0), snapshot->total.latency, 1.0,
                 time_s);
     for (guint s = 0; s < snapshot->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &snapshot->scenarios[s];
-        series_add (table, row_key (COMPARE_SCENARIO, scenario->name, NULL, 0),
+        series_add (table, compare_row_key (COMPARE_SCENARIO, scenario->name, NULL, 0),
                     scenario->stats.latency, 1.0, time_s);
         for (guint i = 0; i < scenario->n_steps; i++)
             series_add (table,
-                        row_key (row_kind_of_step (scenario, i), scenario->name,
+                        compare_row_key (row_kind_of_step (scenario, i), scenario->name,
                                  scenario->steps[i].label, step_occurrence (scenario, i)),
                         scenario->steps[i].stats.latency, 1.0, time_s);
     }
     for (guint m = 0; m < metric_count (snapshot); m++) {
         const ThrongCustomMetric *metric = &snapshot->metrics[m];
         if (metric->kind == THRONG_CUSTOM_TREND)
-            series_add (table, row_key (COMPARE_METRIC, NULL, metric->name, 0), metric->histogram,
+            series_add (table, compare_row_key (COMPARE_METRIC, NULL, metric->name, 0), metric->histogram,
                         THRONG_CUSTOM_TREND_SCALE, time_s);
     }
 }
@@ -191,7 +196,7 @@ row_new (CompareKind kind, const char *scenario, const char *name, guint occurre
 static void
 row_take_series (CompareRow *row, GHashTable *table)
 {
-    g_autofree char *key = row_key (row->kind, row->scenario, row->name, row->occurrence);
+    g_autofree char *key = compare_row_key (row->kind, row->scenario, row->name, row->occurrence);
     Series *series = g_hash_table_lookup (table, key);
     CompareSide *side = &row->side[0];
 

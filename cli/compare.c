@@ -69,14 +69,6 @@ parse_fraction (const char *text, gdouble *fraction)
     return TRUE;
 }
 
-static char *
-row_match_key (const CompareRow *row)
-{
-    return g_strdup_printf ("%d\x1f%s\x1f%s\x1f%u", (int) row->kind,
-                            row->scenario != NULL ? row->scenario : "",
-                            row->name != NULL ? row->name : "", row->occurrence);
-}
-
 /*
  * The baseline's rows with the current run's figures beside them, then
  * the rows the current run alone has; @current's rows are emptied.
@@ -89,10 +81,10 @@ match_rows (CompareRun *baseline, CompareRun *current)
 
     baseline->rows = g_ptr_array_new ();
     for (guint i = 0; i < rows->len; i++)
-        g_hash_table_insert (index, row_match_key (rows->pdata[i]), rows->pdata[i]);
+        g_hash_table_insert (index, compare_row_key_of (rows->pdata[i]), rows->pdata[i]);
     for (guint i = 0; i < current->rows->len; i++) {
         CompareRow *theirs = current->rows->pdata[i];
-        g_autofree char *key = row_match_key (theirs);
+        g_autofree char *key = compare_row_key_of (theirs);
         CompareRow *ours = g_hash_table_lookup (index, key);
         if (ours == NULL) {
             theirs->side[1] = theirs->side[0];

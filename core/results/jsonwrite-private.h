@@ -40,6 +40,12 @@ void jsonwrite_bool (JsonWrite *write, gboolean value);
 void jsonwrite_string (JsonWrite *write, const char *value);
 void jsonwrite_null (JsonWrite *write);
 
+/* A member and its value in one call: jsonwrite_member() then the value's writer. */
+void jsonwrite_member_int (JsonWrite *write, const char *name, gint64 value);
+void jsonwrite_member_double (JsonWrite *write, const char *name, gdouble value);
+void jsonwrite_member_bool (JsonWrite *write, const char *name, gboolean value);
+void jsonwrite_member_string (JsonWrite *write, const char *name, const char *value);
+
 /* @value in decimal appended to @out, outside any JsonWrite. */
 void jsonwrite_append_int (GString *out, gint64 value);
 /* @text as a JSON string (NULL: null) appended to @out, outside any JsonWrite. */

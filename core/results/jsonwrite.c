@@ -221,3 +221,31 @@ jsonwrite_append_string (GString *out, const char *text)
     }
     g_string_append_c (out, '"');
 }
+
+void
+jsonwrite_member_int (JsonWrite *write, const char *name, gint64 value)
+{
+    jsonwrite_member (write, name);
+    jsonwrite_int (write, value);
+}
+
+void
+jsonwrite_member_double (JsonWrite *write, const char *name, gdouble value)
+{
+    jsonwrite_member (write, name);
+    jsonwrite_double (write, value);
+}
+
+void
+jsonwrite_member_bool (JsonWrite *write, const char *name, gboolean value)
+{
+    jsonwrite_member (write, name);
+    jsonwrite_bool (write, value);
+}
+
+void
+jsonwrite_member_string (JsonWrite *write, const char *name, const char *value)
+{
+    jsonwrite_member (write, name);
+    jsonwrite_string (write, value);
+}

@@ -17,38 +17,6 @@ static const char *const outcome_names[] = {
     [THRONG_CAPACITY_INCOMPLETE] = "incomplete",
 };
 
-static void
-member_double (JsonWrite *out, const char *name, gdouble value)
-{
-    jsonwrite_member (out, name);
-    jsonwrite_double (out, value);
-}
-
-static void
-member_int (JsonWrite *out, const char *name, gint64 value)
-{
-    jsonwrite_member (out, name);
-    jsonwrite_int (out, value);
-}
-
-static void
-member_bool (JsonWrite *out, const char *name, gboolean value)
-{
-    jsonwrite_member (out, name);
-    jsonwrite_bool (out, value);
-}
-
-/* A string member, null when @value is NULL. */
-static void
-member_string (JsonWrite *out, const char *name, const char *value)
-{
-    jsonwrite_member (out, name);
-    if (value != NULL)
-        jsonwrite_string (out, value);
-    else
-        jsonwrite_null (out);
-}
-
 /*
  * "capacity": {"scenario", "outcome", "rate" (the highest passing rate,
  * per second; 0: none), "failing_rate", "generator_limit" (null unless the
@@ -69,10 +37,10 @@ throng_runfile_write_capacity (JsonWrite *out, const ThrongSummary *summary)
 
     jsonwrite_member (out, "capacity");
     jsonwrite_begin_object (out);
-    member_string (out, "scenario", result->scenario);
-    member_string (out, "outcome", outcome_names[outcome]);
-    member_double (out, "rate", result->rate);
-    member_double (out, "failing_rate", result->failing_rate);
+    jsonwrite_member_string (out, "scenario", result->scenario);
+    jsonwrite_member_string (out, "outcome", outcome_names[outcome]);
+    jsonwrite_member_double (out, "rate", result->rate);
+    jsonwrite_member_double (out, "failing_rate", result->failing_rate);
     jsonwrite_member (out, "generator_limit");
     if (result->outcome == THRONG_CAPACITY_GENERATOR_LIMIT)
         jsonwrite_double (out, result->generator_limit);
@@ -83,7 +51,7 @@ throng_runfile_write_capacity (JsonWrite *out, const ThrongSummary *summary)
     for (const char *const *o = result->objectives; o != NULL && *o != NULL; o++)
         jsonwrite_string (out, *o);
     jsonwrite_end_array (out);
-    member_string (out, "message", result->message);
+    jsonwrite_member_string (out, "message", result->message);
 
     jsonwrite_member (out, "curve");
     jsonwrite_begin_array (out);
@@ -91,18 +59,18 @@ throng_runfile_write_capacity (JsonWrite *out, const ThrongSummary *summary)
         const ThrongCapacityLevel *level = &result->levels[i];
 
         jsonwrite_begin_object (out);
-        member_double (out, "rate", level->rate);
-        member_double (out, "start_s", (gdouble) level->start_us / G_USEC_PER_SEC);
-        member_double (out, "window_s", (gdouble) level->window_us / G_USEC_PER_SEC);
-        member_int (out, "requests", (gint64) level->requests);
-        member_int (out, "errors", (gint64) level->errors);
-        member_double (out, "error_rate", level->error_rate);
-        member_int (out, "p50", level->p50_us);
-        member_int (out, "p99", level->p99_us);
-        member_int (out, "dropped", (gint64) level->dropped);
-        member_bool (out, "passed", level->passed);
-        member_bool (out, "saturated", level->saturated);
-        member_string (out, "failed", level->failed);
+        jsonwrite_member_double (out, "rate", level->rate);
+        jsonwrite_member_double (out, "start_s", (gdouble) level->start_us / G_USEC_PER_SEC);
+        jsonwrite_member_double (out, "window_s", (gdouble) level->window_us / G_USEC_PER_SEC);
+        jsonwrite_member_int (out, "requests", (gint64) level->requests);
+        jsonwrite_member_int (out, "errors", (gint64) level->errors);
+        jsonwrite_member_double (out, "error_rate", level->error_rate);
+        jsonwrite_member_int (out, "p50", level->p50_us);
+        jsonwrite_member_int (out, "p99", level->p99_us);
+        jsonwrite_member_int (out, "dropped", (gint64) level->dropped);
+        jsonwrite_member_bool (out, "passed", level->passed);
+        jsonwrite_member_bool (out, "saturated", level->saturated);
+        jsonwrite_member_string (out, "failed", level->failed);
         jsonwrite_end_object (out);
     }
     jsonwrite_end_array (out);

@@ -58,30 +58,6 @@ json_add_time (JsonWrite *builder, const char *name, gint64 wall_us)
     jsonwrite_string (builder, text);
 }
 
-static void
-json_add_int (JsonWrite *builder, const char *name, gint64 value)
-{
-    jsonwrite_member (builder, name);
-    jsonwrite_int (builder, value);
-}
-
-static void
-json_add_double (JsonWrite *builder, const char *name, gdouble value)
-{
-    jsonwrite_member (builder, name);
-    jsonwrite_double (builder, value);
-}
-
-static void
-json_add_string (JsonWrite *builder, const char *name, const char *value)
-{
-    jsonwrite_member (builder, name);
-    if (value != NULL)
-        jsonwrite_string (builder, value);
-    else
-        jsonwrite_null (builder);
-}
-
 /* {"min", "mean", "p50", "p90", "p95", "p99", "max", "histogram"}, all µs. */
 static void
 json_add_distribution (JsonWrite *builder, const char *name, const ThrongHistogram *histogram)
@@ -93,16 +69,16 @@ json_add_distribution (JsonWrite *builder, const char *name, const ThrongHistogr
 
     jsonwrite_member (builder, name);
     jsonwrite_begin_object (builder);
-    json_add_int (builder, "min", histogram != NULL ? throng_histogram_min (histogram) : 0);
-    json_add_double (builder, "mean", histogram != NULL ? throng_histogram_mean (histogram) : 0);
+    jsonwrite_member_int (builder, "min", histogram != NULL ? throng_histogram_min (histogram) : 0);
+    jsonwrite_member_double (builder, "mean", histogram != NULL ? throng_histogram_mean (histogram) : 0);
     for (gsize i = 0; i < G_N_ELEMENTS (percentiles); i++)
-        json_add_int (builder, percentiles[i].name,
+        jsonwrite_member_int (builder, percentiles[i].name,
                       histogram != NULL
                           ? throng_histogram_percentile (histogram, percentiles[i].percentile)
                           : 0);
-    json_add_int (builder, "max", histogram != NULL ? throng_histogram_max (histogram) : 0);
+    jsonwrite_member_int (builder, "max", histogram != NULL ? throng_histogram_max (histogram) : 0);
     g_autofree char *serialized = histogram != NULL ? throng_histogram_serialize (histogram) : NULL;
-    json_add_string (builder, "histogram", serialized);
+    jsonwrite_member_string (builder, "histogram", serialized);
     jsonwrite_end_object (builder);
 }
 
@@ -131,7 +107,7 @@ json_add_errors_by_class (JsonWrite *builder, const ThrongStats *stats)
     jsonwrite_member (builder, "errors_by_class");
     jsonwrite_begin_object (builder);
     for (guint i = 0; i < n; i++)
-        json_add_int (builder, names[i], (gint64) counts[i]);
+        jsonwrite_member_int (builder, names[i], (gint64) counts[i]);
     jsonwrite_end_object (builder);
 }
 
@@ -146,29 +122,29 @@ json_add_stats (JsonWrite *builder, const char *name, const ThrongStats *stats, 
 {
     jsonwrite_member (builder, name);
     jsonwrite_begin_object (builder);
-    json_add_int (builder, "requests", (gint64) stats->requests);
-    json_add_int (builder, "not_sent", (gint64) throng_stats_get_not_sent (stats));
-    json_add_int (builder, "errors", (gint64) stats->errors);
-    json_add_double (builder, "error_rate", throng_stats_get_error_rate (stats));
+    jsonwrite_member_int (builder, "requests", (gint64) stats->requests);
+    jsonwrite_member_int (builder, "not_sent", (gint64) throng_stats_get_not_sent (stats));
+    jsonwrite_member_int (builder, "errors", (gint64) stats->errors);
+    jsonwrite_member_double (builder, "error_rate", throng_stats_get_error_rate (stats));
     json_add_errors_by_class (builder, stats);
-    json_add_int (builder, "retry_attempts", (gint64) retry_attempts);
-    json_add_double (builder, "rps", seconds > 0 ? (gdouble) stats->requests / seconds : 0);
-    json_add_int (builder, "bytes_sent", (gint64) stats->bytes_sent);
-    json_add_int (builder, "bytes_received", (gint64) stats->bytes_received);
-    json_add_int (builder, "connections", (gint64) stats->connections);
-    json_add_int (builder, "retries", (gint64) stats->retries);
+    jsonwrite_member_int (builder, "retry_attempts", (gint64) retry_attempts);
+    jsonwrite_member_double (builder, "rps", seconds > 0 ? (gdouble) stats->requests / seconds : 0);
+    jsonwrite_member_int (builder, "bytes_sent", (gint64) stats->bytes_sent);
+    jsonwrite_member_int (builder, "bytes_received", (gint64) stats->bytes_received);
+    jsonwrite_member_int (builder, "connections", (gint64) stats->connections);
+    jsonwrite_member_int (builder, "retries", (gint64) stats->retries);
     if (stats->n_protocols > 0) {
         jsonwrite_member (builder, "protocols");
         jsonwrite_begin_object (builder);
         for (guint i = 0; i < stats->n_protocols; i++)
-            json_add_int (builder, stats->protocols[i].name,
+            jsonwrite_member_int (builder, stats->protocols[i].name,
                           (gint64) stats->protocols[i].requests);
         jsonwrite_end_object (builder);
     }
     jsonwrite_member (builder, "handshakes");
     jsonwrite_begin_object (builder);
-    json_add_int (builder, "full", (gint64) stats->handshakes_full);
-    json_add_int (builder, "resumed", (gint64) stats->handshakes_resumed);
+    jsonwrite_member_int (builder, "full", (gint64) stats->handshakes_full);
+    jsonwrite_member_int (builder, "resumed", (gint64) stats->handshakes_resumed);
     jsonwrite_end_object (builder);
     json_add_distribution (builder, "latency_us", stats->latency);
     json_add_distribution (builder, "handshake_us", stats->handshake);
@@ -183,8 +159,8 @@ json_add_stats (JsonWrite *builder, const char *name, const ThrongStats *stats, 
 static void
 json_add_dropped (JsonWrite *builder, guint64 dropped, guint64 iterations)
 {
-    json_add_int (builder, "dropped_iterations", (gint64) dropped);
-    json_add_double (builder, "dropped_iterations_rate",
+    jsonwrite_member_int (builder, "dropped_iterations", (gint64) dropped);
+    jsonwrite_member_double (builder, "dropped_iterations_rate",
                      dropped > 0 ? (gdouble) dropped / (gdouble) (dropped + iterations) : 0.0);
 }
 
@@ -202,9 +178,9 @@ json_add_checks (JsonWrite *builder, const ThrongScenarioSummary *scenario)
     throng_journey_checks_total (scenario, &passes, &fails);
     jsonwrite_member (builder, "checks");
     jsonwrite_begin_object (builder);
-    json_add_int (builder, "passes", (gint64)passes);
-    json_add_int (builder, "fails", (gint64)fails);
-    json_add_double (builder, "rate",
+    jsonwrite_member_int (builder, "passes", (gint64)passes);
+    jsonwrite_member_int (builder, "fails", (gint64)fails);
+    jsonwrite_member_double (builder, "rate",
                      passes + fails > 0 ? (gdouble)passes / (gdouble)(passes + fails) : 1.0);
     jsonwrite_member (builder, "list");
     jsonwrite_begin_array (builder);
@@ -212,9 +188,9 @@ json_add_checks (JsonWrite *builder, const ThrongScenarioSummary *scenario)
         const ThrongCheckSummary *check = &journey->checks[c];
 
         jsonwrite_begin_object (builder);
-        json_add_string (builder, "name", check->name);
-        json_add_int (builder, "passes", (gint64)check->passes);
-        json_add_int (builder, "fails", (gint64)check->fails);
+        jsonwrite_member_string (builder, "name", check->name);
+        jsonwrite_member_int (builder, "passes", (gint64)check->passes);
+        jsonwrite_member_int (builder, "fails", (gint64)check->fails);
         jsonwrite_end_object (builder);
     }
     jsonwrite_end_array (builder);
@@ -230,17 +206,17 @@ json_add_scenario (JsonWrite *builder, const ThrongScenarioSummary *scenario, gd
                    gboolean active, const char *target, gboolean with_target)
 {
     jsonwrite_begin_object (builder);
-    json_add_string (builder, "name", scenario->name);
+    jsonwrite_member_string (builder, "name", scenario->name);
     if (with_target)
-        json_add_string (builder, "target", target);
-    json_add_int (builder, "users", scenario->users);
+        jsonwrite_member_string (builder, "target", target);
+    jsonwrite_member_int (builder, "users", scenario->users);
     if (active)
-        json_add_int (builder, "active_users", scenario->active_users);
+        jsonwrite_member_int (builder, "active_users", scenario->active_users);
     if (active && scenario->has_scheduled) {
-        json_add_int (builder, "scheduled_users", scenario->scheduled_users);
-        json_add_double (builder, "scheduled_rate", scenario->scheduled_rate);
+        jsonwrite_member_int (builder, "scheduled_users", scenario->scheduled_users);
+        jsonwrite_member_double (builder, "scheduled_rate", scenario->scheduled_rate);
     }
-    json_add_int (builder, "iterations", (gint64) scenario->iterations);
+    jsonwrite_member_int (builder, "iterations", (gint64) scenario->iterations);
     json_add_dropped (builder, scenario->dropped_iterations, scenario->iterations);
     json_add_stats (builder, "stats", &scenario->stats, seconds,
                     throng_journey_retry_attempts (scenario));
@@ -250,12 +226,12 @@ json_add_scenario (JsonWrite *builder, const ThrongScenarioSummary *scenario, gd
         const ThrongStepSummary *step = &scenario->steps[s];
 
         jsonwrite_begin_object (builder);
-        json_add_string (builder, "label", step->label);
-        json_add_string (builder, "protocol", step->protocol);
-        json_add_string (builder, "kind",
+        jsonwrite_member_string (builder, "label", step->label);
+        jsonwrite_member_string (builder, "protocol", step->protocol);
+        jsonwrite_member_string (builder, "kind",
                          throng_step_kind_name (throng_journey_step_kind (scenario, s)));
-        json_add_int (builder, "parent", throng_journey_step_parent (scenario, s));
-        json_add_int (builder, "depth", throng_journey_step_depth (scenario, s));
+        jsonwrite_member_int (builder, "parent", throng_journey_step_parent (scenario, s));
+        jsonwrite_member_int (builder, "depth", throng_journey_step_depth (scenario, s));
         json_add_stats (builder, "stats", &step->stats, seconds,
                         throng_journey_step_retry_attempts (scenario, s));
         jsonwrite_end_object (builder);
@@ -311,9 +287,9 @@ json_add_self (JsonWrite *builder, const ThrongSummary *summary)
 {
     if (!THRONG_STRUCT_HAS (summary, ThrongSummary, saturated))
         return;
-    json_add_double (builder, "cpu_share", summary->cpu_share);
-    json_add_int (builder, "lag_p99_us", summary->lag_p99_us);
-    json_add_int (builder, "loop_delay_max_us", summary->loop_delay_max_us);
+    jsonwrite_member_double (builder, "cpu_share", summary->cpu_share);
+    jsonwrite_member_int (builder, "lag_p99_us", summary->lag_p99_us);
+    jsonwrite_member_int (builder, "loop_delay_max_us", summary->loop_delay_max_us);
     jsonwrite_member (builder, "saturated");
     jsonwrite_bool (builder, summary->saturated);
 }
@@ -323,29 +299,29 @@ static void
 json_add_shard_object (JsonWrite *builder, const ThrongShardSummary *shard, gboolean merged)
 {
     jsonwrite_begin_object (builder);
-    json_add_int (builder, "index", shard->index);
-    json_add_int (builder, "count", shard->count);
-    json_add_string (builder, "plan_sha256", shard->plan_sha256);
-    json_add_string (builder, "throng_version", shard->throng_version);
+    jsonwrite_member_int (builder, "index", shard->index);
+    jsonwrite_member_int (builder, "count", shard->count);
+    jsonwrite_member_string (builder, "plan_sha256", shard->plan_sha256);
+    jsonwrite_member_string (builder, "throng_version", shard->throng_version);
     json_add_time (builder, "start", shard->start_wall_us);
-    json_add_int (builder, "start_us", shard->start_wall_us);
+    jsonwrite_member_int (builder, "start_us", shard->start_wall_us);
     if (shard->start_at_wall_us > 0)
         json_add_time (builder, "start_at", shard->start_at_wall_us);
     else
-        json_add_string (builder, "start_at", NULL);
-    json_add_double (builder, "late_s", (gdouble) shard->late_us / G_USEC_PER_SEC);
-    json_add_string (builder, "clock", shard->clock);
+        jsonwrite_member_string (builder, "start_at", NULL);
+    jsonwrite_member_double (builder, "late_s", (gdouble) shard->late_us / G_USEC_PER_SEC);
+    jsonwrite_member_string (builder, "clock", shard->clock);
     if (merged) {
-        json_add_string (builder, "file", shard->file);
-        json_add_int (builder, "requests", (gint64) shard->requests);
-        json_add_int (builder, "workers", shard->workers);
+        jsonwrite_member_string (builder, "file", shard->file);
+        jsonwrite_member_int (builder, "requests", (gint64) shard->requests);
+        jsonwrite_member_int (builder, "workers", shard->workers);
         jsonwrite_member (builder, "cpu");
         jsonwrite_begin_object (builder);
-        json_add_double (builder, "user_s", (gdouble) shard->cpu_user_us / G_USEC_PER_SEC);
-        json_add_double (builder, "system_s", (gdouble) shard->cpu_system_us / G_USEC_PER_SEC);
+        jsonwrite_member_double (builder, "user_s", (gdouble) shard->cpu_user_us / G_USEC_PER_SEC);
+        jsonwrite_member_double (builder, "system_s", (gdouble) shard->cpu_system_us / G_USEC_PER_SEC);
         jsonwrite_end_object (builder);
-        json_add_double (builder, "cpu_share", shard->cpu_share);
-        json_add_int (builder, "lag_p99_us", shard->lag_p99_us);
+        jsonwrite_member_double (builder, "cpu_share", shard->cpu_share);
+        jsonwrite_member_int (builder, "lag_p99_us", shard->lag_p99_us);
         jsonwrite_member (builder, "saturated");
         jsonwrite_bool (builder, shard->saturated);
     } else {
@@ -400,34 +376,34 @@ json_add_custom_metrics (JsonWrite *builder, const ThrongSummary *summary, gdoub
         static const char *const kinds[] = { "counter", "gauge", "rate", "trend" };
 
         jsonwrite_begin_object (builder);
-        json_add_string (builder, "name", metric->name);
-        json_add_string (builder, "type",
+        jsonwrite_member_string (builder, "name", metric->name);
+        jsonwrite_member_string (builder, "type",
                          (guint) metric->kind < G_N_ELEMENTS (kinds) ? kinds[metric->kind] : "unknown");
-        json_add_int (builder, "count", (gint64) metric->count);
-        json_add_int (builder, "invalid", (gint64) metric->invalid);
-        json_add_double (builder, "sum", metric->sum);
-        json_add_double (builder, "min", metric->min);
-        json_add_double (builder, "max", metric->max);
+        jsonwrite_member_int (builder, "count", (gint64) metric->count);
+        jsonwrite_member_int (builder, "invalid", (gint64) metric->invalid);
+        jsonwrite_member_double (builder, "sum", metric->sum);
+        jsonwrite_member_double (builder, "min", metric->min);
+        jsonwrite_member_double (builder, "max", metric->max);
         switch (metric->kind) {
         case THRONG_CUSTOM_COUNTER:
-            json_add_double (builder, "rate", seconds > 0 ? metric->sum / seconds : 0);
+            jsonwrite_member_double (builder, "rate", seconds > 0 ? metric->sum / seconds : 0);
             break;
         case THRONG_CUSTOM_GAUGE:
-            json_add_double (builder, "value", metric->last);
-            json_add_int (builder, "value_time_us", metric->last_wall_us);
+            jsonwrite_member_double (builder, "value", metric->last);
+            jsonwrite_member_int (builder, "value_time_us", metric->last_wall_us);
             break;
         case THRONG_CUSTOM_RATE:
-            json_add_int (builder, "trues", (gint64) metric->trues);
-            json_add_double (builder, "rate",
+            jsonwrite_member_int (builder, "trues", (gint64) metric->trues);
+            jsonwrite_member_double (builder, "rate",
                              metric->count > 0 ? (gdouble) metric->trues / (gdouble) metric->count
                                                : 0);
             break;
         case THRONG_CUSTOM_TREND:
         default:
-            json_add_double (builder, "mean",
+            jsonwrite_member_double (builder, "mean",
                              metric->count > 0 ? metric->sum / (gdouble) metric->count : 0);
             for (gsize p = 0; p < G_N_ELEMENTS (percentiles); p++)
-                json_add_double (builder, percentiles[p].name,
+                jsonwrite_member_double (builder, percentiles[p].name,
                                  metric->histogram != NULL && metric->count > 0
                                      ? (gdouble) throng_histogram_percentile (
                                            metric->histogram, percentiles[p].percentile)
@@ -435,7 +411,7 @@ json_add_custom_metrics (JsonWrite *builder, const ThrongSummary *summary, gdoub
                                      : 0);
             if (metric->histogram != NULL) {
                 g_autofree char *serialized = throng_histogram_serialize (metric->histogram);
-                json_add_string (builder, "histogram", serialized);
+                jsonwrite_member_string (builder, "histogram", serialized);
             }
             break;
         }
@@ -466,33 +442,33 @@ json_document_summary (JsonWrite *builder, const ThrongSummary *summary, const c
 
     jsonwrite_begin_object (builder);
     if (type != NULL)
-        json_add_string (builder, "type", type);
+        jsonwrite_member_string (builder, "type", type);
     /* One version for the writer and the SDK's reader: bumped only when a field changes
      * meaning or disappears. */
-    json_add_int (builder, "version", THRONG_RUN_FILE_VERSION);
+    jsonwrite_member_int (builder, "version", THRONG_RUN_FILE_VERSION);
     jsonwrite_member (builder, "plan");
     jsonwrite_begin_object (builder);
-    json_add_string (builder, "name", summary->plan_name);
-    json_add_string (builder, "file", summary->plan_file);
-    json_add_string (builder, "sha256", plan_sha256);
+    jsonwrite_member_string (builder, "name", summary->plan_name);
+    jsonwrite_member_string (builder, "file", summary->plan_file);
+    jsonwrite_member_string (builder, "sha256", plan_sha256);
     jsonwrite_end_object (builder);
-    json_add_string (builder, "throng_version", THRONG_VERSION_STRING);
+    jsonwrite_member_string (builder, "throng_version", THRONG_VERSION_STRING);
     json_add_time (builder, "start", summary->start_wall_us);
     json_add_time (builder, "end", summary->end_wall_us);
-    json_add_double (builder, "duration_s", seconds);
-    json_add_double (builder, "load_s", load_seconds);
+    jsonwrite_member_double (builder, "duration_s", seconds);
+    jsonwrite_member_double (builder, "load_s", load_seconds);
     jsonwrite_member (builder, "interrupted");
     jsonwrite_bool (builder, summary->interrupted);
-    json_add_int (builder, "interrupted_iterations",
+    jsonwrite_member_int (builder, "interrupted_iterations",
                   THRONG_STRUCT_HAS (summary, ThrongSummary, interrupted_iterations)
                       ? (gint64) summary->interrupted_iterations : 0);
-    json_add_int (builder, "workers", summary->workers);
+    jsonwrite_member_int (builder, "workers", summary->workers);
 
     jsonwrite_member (builder, "cpu");
     jsonwrite_begin_object (builder);
-    json_add_double (builder, "user_s", (gdouble) summary->cpu_user_us / G_USEC_PER_SEC);
-    json_add_double (builder, "system_s", (gdouble) summary->cpu_system_us / G_USEC_PER_SEC);
-    json_add_double (builder, "per_request_us",
+    jsonwrite_member_double (builder, "user_s", (gdouble) summary->cpu_user_us / G_USEC_PER_SEC);
+    jsonwrite_member_double (builder, "system_s", (gdouble) summary->cpu_system_us / G_USEC_PER_SEC);
+    jsonwrite_member_double (builder, "per_request_us",
                      summary->total.requests > 0
                          ? (gdouble) cpu_us / (gdouble) summary->total.requests : 0);
     jsonwrite_end_object (builder);
@@ -523,14 +499,14 @@ json_document_summary (JsonWrite *builder, const ThrongSummary *summary, const c
         const ThrongThresholdResult *result = &summary->thresholds[i];
 
         jsonwrite_begin_object (builder);
-        json_add_string (builder, "expression", result->expression);
-        json_add_string (builder, "actual", result->actual);
+        jsonwrite_member_string (builder, "expression", result->expression);
+        jsonwrite_member_string (builder, "actual", result->actual);
         jsonwrite_member (builder, "passed");
         jsonwrite_bool (builder, result->passed);
         jsonwrite_end_object (builder);
     }
     jsonwrite_end_array (builder);
-    json_add_int (builder, "samples_dropped",
+    jsonwrite_member_int (builder, "samples_dropped",
                   THRONG_STRUCT_HAS (summary, ThrongSummary, samples_dropped)
                       ? (gint64) summary->samples_dropped : 0);
     json_add_shards (builder, summary);
@@ -550,19 +526,19 @@ json_document_interval (JsonWrite *builder, const ThrongSummary *snapshot)
         active += snapshot->scenarios[i].active_users;
 
     jsonwrite_begin_object (builder);
-    json_add_string (builder, "type", "interval");
+    jsonwrite_member_string (builder, "type", "interval");
     /* One version for the writer and the SDK's reader: bumped only when a field changes
      * meaning or disappears. */
-    json_add_int (builder, "version", THRONG_RUN_FILE_VERSION);
+    jsonwrite_member_int (builder, "version", THRONG_RUN_FILE_VERSION);
     json_add_time (builder, "time", snapshot->end_wall_us);
-    json_add_double (builder, "elapsed_s", (gdouble) snapshot->elapsed_us / G_USEC_PER_SEC);
-    json_add_double (builder, "interval_s", seconds);
-    json_add_int (builder, "active_users", active);
+    jsonwrite_member_double (builder, "elapsed_s", (gdouble) snapshot->elapsed_us / G_USEC_PER_SEC);
+    jsonwrite_member_double (builder, "interval_s", seconds);
+    jsonwrite_member_int (builder, "active_users", active);
     /* Over the interval, like every other figure of the line. */
     jsonwrite_member (builder, "cpu");
     jsonwrite_begin_object (builder);
-    json_add_double (builder, "user_s", (gdouble) snapshot->cpu_user_us / G_USEC_PER_SEC);
-    json_add_double (builder, "system_s", (gdouble) snapshot->cpu_system_us / G_USEC_PER_SEC);
+    jsonwrite_member_double (builder, "user_s", (gdouble) snapshot->cpu_user_us / G_USEC_PER_SEC);
+    jsonwrite_member_double (builder, "system_s", (gdouble) snapshot->cpu_system_us / G_USEC_PER_SEC);
     jsonwrite_end_object (builder);
     json_add_self (builder, snapshot);
     json_add_stats (builder, "total", &snapshot->total, seconds,
