@@ -271,6 +271,11 @@ json_row (JsonBuilder *b, const CompareRow *row)
         json_builder_add_string_value (b, row->name);
     else
         json_builder_add_null_value (b);
+    json_builder_set_member_name (b, "step_id");
+    if (row->step_id >= 0)
+        json_builder_add_int_value (b, row->step_id);
+    else
+        json_builder_add_null_value (b);
     json_builder_set_member_name (b, "verdict");
     json_builder_add_string_value (b, verdict_names[test->verdict]);
     json_builder_set_member_name (b, "why");

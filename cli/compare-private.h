@@ -79,8 +79,9 @@ typedef struct {
     CompareKind kind;
     char *scenario;         /* NULL for the total and a custom metric */
     char *name;             /* the step's label, the metric's name; NULL otherwise */
-    guint occurrence;       /* the n-th step of this label in its scenario, from 0 */
-    char *title;            /* "total", "browse", "browse / GET /", "metric cart_size" */
+    gint step_id;           /* a step's or group's index in its scenario; -1 otherwise */
+    char *shown;            /* a step's throng_step_display_name(), else @name: matched across runs */
+    char *title;            /* "total", "browse", "browse / GET /", "browse / GET / [2]", "metric cart_size" */
     CompareSide side[2];    /* 0 the baseline, 1 the current run */
     CompareTest test;
 } CompareRow;
@@ -183,9 +184,12 @@ char *compare_junit (const CompareResult *result);
 /* compare-html.c */
 char *compare_html (const CompareResult *result);
 
-/* The key that matches a row across runs: kind, scenario, name and which of its name. */
-char *compare_row_key (CompareKind kind, const char *scenario, const char *name,
-                       guint occurrence);
+/*
+ * The key that matches a row across runs: kind, scenario and name as
+ * shown, so a step by its label, and by its step_id too when another step
+ * of its scenario has that label (`GET / [2]`).
+ */
+char *compare_row_key (CompareKind kind, const char *scenario, const char *shown);
 char *compare_row_key_of (const CompareRow *row);
 
 G_END_DECLS

@@ -37,16 +37,16 @@ series_free (Series *series)
 }
 
 char *
-compare_row_key (CompareKind kind, const char *scenario, const char *name, guint occurrence)
+compare_row_key (CompareKind kind, const char *scenario, const char *shown)
 {
-    return g_strdup_printf ("%d\x1f%s\x1f%s\x1f%u", (int) kind, scenario != NULL ? scenario : "",
-                            name != NULL ? name : "", occurrence);
+    return g_strdup_printf ("%d\x1f%s\x1f%s", (int) kind, scenario != NULL ? scenario : "",
+                            shown != NULL ? shown : "");
 }
 
 char *
 compare_row_key_of (const CompareRow *row)
 {
-    return compare_row_key (row->kind, row->scenario, row->name, row->occurrence);
+    return compare_row_key (row->kind, row->scenario, row->shown);
 }
 
 /* Adds one interval's median of @histogram (values × @scale) under @key. */
@@ -81,17 +81,6 @@ step_kind (const ThrongScenarioSummary *scenario, guint step)
     return journey->step_info[step].kind;
 }
 
-/* How many steps before @step of @scenario share its label. */
-static guint
-step_occurrence (const ThrongScenarioSummary *scenario, guint step)
-{
-    guint n = 0;
-
-    for (guint i = 0; i < step; i++)
-        n += g_strcmp0 (scenario->steps[i].label, scenario->steps[step].label) == 0;
-    return n;
-}
-
 static CompareKind
 row_kind_of_step (const ThrongScenarioSummary *scenario, guint step)
 {
@@ -110,22 +99,22 @@ read_interval (GHashTable *table, const ThrongSummary *snapshot)
 {
     gdouble time_s = (gdouble) snapshot->elapsed_us / G_USEC_PER_SEC;
 
-    series_add (table, compare_row_key (COMPARE_TOTAL, NULL, NULL, 0), snapshot->total.latency, 1.0,
+    series_add (table, compare_row_key (COMPARE_TOTAL, NULL, NULL), snapshot->total.latency, 1.0,
                 time_s);
     for (guint s = 0; s < snapshot->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &snapshot->scenarios[s];
-        series_add (table, compare_row_key (COMPARE_SCENARIO, scenario->name, NULL, 0),
+        series_add (table, compare_row_key (COMPARE_SCENARIO, scenario->name, NULL),
                     scenario->stats.latency, 1.0, time_s);
-        for (guint i = 0; i < scenario->n_steps; i++)
-            series_add (table,
-                        compare_row_key (row_kind_of_step (scenario, i), scenario->name,
-                                 scenario->steps[i].label, step_occurrence (scenario, i)),
+        for (guint i = 0; i < scenario->n_steps; i++) {
+            g_autofree char *shown = throng_step_display_name (scenario, i);
+            series_add (table, compare_row_key (row_kind_of_step (scenario, i), scenario->name, shown),
                         scenario->steps[i].stats.latency, 1.0, time_s);
+        }
     }
     for (guint m = 0; m < metric_count (snapshot); m++) {
         const ThrongCustomMetric *metric = &snapshot->metrics[m];
         if (metric->kind == THRONG_CUSTOM_TREND)
-            series_add (table, compare_row_key (COMPARE_METRIC, NULL, metric->name, 0), metric->histogram,
+            series_add (table, compare_row_key (COMPARE_METRIC, NULL, metric->name), metric->histogram,
                         THRONG_CUSTOM_TREND_SCALE, time_s);
     }
 }
@@ -163,15 +152,17 @@ side_set_stats (CompareSide *side, const ThrongStats *stats, gdouble seconds)
     side_set_histogram (side, stats->latency, 1.0);
 }
 
+/* A row; a step's or group's needs its @step_id and @shown name, the others -1 and NULL. */
 static CompareRow *
-row_new (CompareKind kind, const char *scenario, const char *name, guint occurrence)
+row_new (CompareKind kind, const char *scenario, const char *name, gint step_id, char *shown)
 {
     CompareRow *row = g_new0 (CompareRow, 1);
 
     row->kind = kind;
     row->scenario = g_strdup (scenario);
     row->name = g_strdup (name);
-    row->occurrence = occurrence;
+    row->step_id = step_id;
+    row->shown = shown != NULL ? shown : g_strdup (name);
     switch (kind) {
     case COMPARE_TOTAL:
         row->title = g_strdup ("total");
@@ -181,9 +172,7 @@ row_new (CompareKind kind, const char *scenario, const char *name, guint occurre
         break;
     case COMPARE_STEP:
     case COMPARE_GROUP:
-        row->title = occurrence == 0 ? g_strdup_printf ("%s / %s", scenario, name)
-                                     : g_strdup_printf ("%s / %s #%u", scenario, name,
-                                                        occurrence + 1);
+        row->title = g_strdup_printf ("%s / %s", scenario, row->shown);
         break;
     case COMPARE_METRIC:
         row->title = g_strdup_printf ("metric %s", name);
@@ -196,7 +185,7 @@ row_new (CompareKind kind, const char *scenario, const char *name, guint occurre
 static void
 row_take_series (CompareRow *row, GHashTable *table)
 {
-    g_autofree char *key = compare_row_key (row->kind, row->scenario, row->name, row->occurrence);
+    g_autofree char *key = compare_row_key_of (row);
     Series *series = g_hash_table_lookup (table, key);
     CompareSide *side = &row->side[0];
 
@@ -261,28 +250,29 @@ read_rows (CompareRun *run, const ThrongSummary *summary, GHashTable *table)
 {
     gint64 load_us = summary->load_us > 0 ? summary->load_us : summary->elapsed_us;
     gdouble seconds = (gdouble) load_us / G_USEC_PER_SEC;
-    CompareRow *row = row_new (COMPARE_TOTAL, NULL, NULL, 0);
+    CompareRow *row = row_new (COMPARE_TOTAL, NULL, NULL, -1, NULL);
 
     side_set_stats (&row->side[0], &summary->total, seconds);
     row_take_series (row, table);
     g_ptr_array_add (run->rows, row);
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
-        row = row_new (COMPARE_SCENARIO, scenario->name, NULL, 0);
+        row = row_new (COMPARE_SCENARIO, scenario->name, NULL, -1, NULL);
         side_set_stats (&row->side[0], &scenario->stats, seconds);
         scenario_checks (scenario, &row->side[0]);
         row_take_series (row, table);
         g_ptr_array_add (run->rows, row);
         for (guint i = 0; i < scenario->n_steps; i++) {
             row = row_new (row_kind_of_step (scenario, i), scenario->name,
-                           scenario->steps[i].label, step_occurrence (scenario, i));
+                           scenario->steps[i].label, (gint) i,
+                           throng_step_display_name (scenario, i));
             side_set_stats (&row->side[0], &scenario->steps[i].stats, seconds);
             row_take_series (row, table);
             g_ptr_array_add (run->rows, row);
         }
     }
     for (guint m = 0; m < metric_count (summary); m++) {
-        row = row_new (COMPARE_METRIC, NULL, summary->metrics[m].name, 0);
+        row = row_new (COMPARE_METRIC, NULL, summary->metrics[m].name, -1, NULL);
         read_metric (row, &summary->metrics[m], seconds);
         row_take_series (row, table);
         g_ptr_array_add (run->rows, row);
@@ -366,6 +356,7 @@ compare_row_free (CompareRow *row)
     compare_side_clear (&row->side[1]);
     g_free (row->scenario);
     g_free (row->name);
+    g_free (row->shown);
     g_free (row->title);
     g_free (row);
 }

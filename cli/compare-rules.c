@@ -4,8 +4,9 @@
  * regressed", read with errors that point at the column, and judged on
  * the rows of a comparison.  A rule without WHERE reads every row that
  * has its figure in both runs (the total, scenarios, steps, groups); with
- * one, the row of that name as the table titles it.  docs/compare.md,
- * "Rules".
+ * one, the row of that name as the table titles it (a step whose label
+ * another step of its scenario has: `SCENARIO / LABEL [STEP_ID]`).
+ * docs/compare.md, "Rules".
  */
 #include "compare-private.h"
 
@@ -172,6 +173,46 @@ compare_rule_free (CompareRule *rule)
     g_free (rule);
 }
 
+/* @text without a last ` #N` or ` [N]` (N digits), or as is. */
+static char *
+without_index (const char *text)
+{
+    gsize length = strlen (text);
+    gboolean bracket = length > 0 && text[length - 1] == ']';
+    gsize end = bracket ? length - 1 : length, begin = end;
+
+    while (begin > 0 && g_ascii_isdigit (text[begin - 1]))
+        begin--;
+    if (begin == end || begin < 2 || text[begin - 1] != (bracket ? '[' : '#')
+        || text[begin - 2] != ' ')
+        return g_strdup (text);
+    return g_strndup (text, begin - 2);
+}
+
+/*
+ * Why no row is named @where, when it names a label that steps of its
+ * scenario share (alone, with a step_id that none of them has, or with
+ * the `#N` of before 0.5): those steps' names, `SCENARIO / LABEL
+ * [STEP_ID]`; else "".
+ */
+static char *
+shared_label_hint (const char *where, GPtrArray *rows)
+{
+    g_autofree char *bare = without_index (where);
+    g_autofree char *prefix = g_strconcat (bare, " [", NULL);
+    g_autoptr (GString) names = g_string_new (NULL);
+
+    for (guint i = 0; i < rows->len; i++) {
+        const CompareRow *row = rows->pdata[i];
+        if (row->step_id >= 0 && g_str_has_prefix (row->title, prefix))
+            g_string_append_printf (names, "%s'%s'", names->len > 0 ? ", " : "", row->title);
+    }
+    if (names->len == 0)
+        return g_strdup ("");
+    return g_strdup_printf ("; steps that share a label are named by their step_id (from 0): %s",
+                            names->str);
+}
+
 gboolean
 compare_rule_check (const CompareRule *rule, GPtrArray *rows, GError **error)
 {
@@ -181,10 +222,12 @@ compare_rule_check (const CompareRule *rule, GPtrArray *rows, GError **error)
         if (strcmp (((CompareRow *) rows->pdata[i])->title, rule->where) == 0)
             return TRUE;
     const char *at = strstr (rule->text, rule->where);
+    g_autofree char *hint = shared_label_hint (rule->where, rows);
     rule_error (error, rule->text, at != NULL ? (gsize) (at - rule->text) : 0,
                 strlen (rule->where),
                 "neither run has a row '%s' (name rows as the table does: total, SCENARIO, "
-                "'SCENARIO / STEP', 'metric NAME')", rule->where);
+                "'SCENARIO / STEP', 'SCENARIO / STEP [STEP_ID]', 'metric NAME')%s", rule->where,
+                hint);
     return FALSE;
 }
 

@@ -126,3 +126,24 @@ throng_step_protocol_is_group (const char *protocol)
 {
     return protocol == NULL || strcmp (protocol, "group") == 0;
 }
+
+/* A NULL label is the empty one. */
+static const char *
+step_label (const ThrongScenarioSummary *scenario, guint step)
+{
+    return scenario->steps[step].label != NULL ? scenario->steps[step].label : "";
+}
+
+char *
+throng_step_display_name (const ThrongScenarioSummary *scenario, guint step)
+{
+    g_return_val_if_fail (scenario != NULL, NULL);
+    g_return_val_if_fail (step < scenario->n_steps, NULL);
+
+    const char *label = step_label (scenario, step);
+
+    for (guint i = 0; i < scenario->n_steps; i++)
+        if (i != step && strcmp (step_label (scenario, i), label) == 0)
+            return g_strdup_printf ("%s%s[%u]", label, *label != '\0' ? " " : "", step);
+    return g_strdup (label);
+}

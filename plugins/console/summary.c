@@ -231,40 +231,19 @@ scenario_heading (const ThrongScenarioSummary *scenario)
 }
 
 /*
- * " (step_id N)" when another step of the scenario has the label of step
- * @index (a HAR import has two `GET /static/app.css`), so that their rows
- * are told apart; "" otherwise.
- */
-static char *
-step_id_suffix (const ThrongScenarioSummary *scenario, guint index)
-{
-    const char *label = scenario->steps[index].label;
-
-    for (guint i = 0; i < scenario->n_steps; i++)
-        if (i != index && g_strcmp0 (scenario->steps[i].label, label) == 0)
-            return g_strdup_printf (" (step_id %u)", index);
-    return g_strdup ("");
-}
-
-/* A step's label, told apart from another step's of the same label. */
-static char *
-step_name (const ThrongScenarioSummary *scenario, guint index)
-{
-    g_autofree char *suffix = step_id_suffix (scenario, index);
-
-    return g_strconcat (scenario->steps[index].label, suffix, NULL);
-}
-
-/*
- * A step's label in the tables: indented by the groups around it, and a
- * group (a transaction) marked as one.
+ * A step's name in the tables: throng_step_display_name(), the one
+ * sections print in full, with its label shortened (never the ` [N]` that
+ * tells it from another step of that label), indented by the groups
+ * around it, and a group (a transaction) marked as one.
  */
 static char *
 step_label (const ThrongScenarioSummary *scenario, guint index)
 {
-    g_autofree char *suffix = step_id_suffix (scenario, index);
-    g_autofree char *short_label = shorten (scenario->steps[index].label);
-    g_autofree char *label = g_strconcat (short_label, suffix, NULL);
+    const char *plain = scenario->steps[index].label != NULL ? scenario->steps[index].label : "";
+    g_autofree char *name = throng_step_display_name (scenario, index);
+    g_autofree char *short_label = shorten (plain);
+    /* the display name is the label, then what tells it apart */
+    g_autofree char *label = g_strconcat (short_label, name + strlen (plain), NULL);
     g_autofree char *indent = g_strnfill (2 * throng_journey_step_depth (scenario, index), ' ');
 
     ThrongStepKind kind = throng_journey_step_kind (scenario, index);
@@ -396,7 +375,7 @@ print_errors (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style
             continue;
         }
         for (guint s = 0; s < scenario->n_steps; s++) {
-            g_autofree char *name = step_name (scenario, s);
+            g_autofree char *name = throng_step_display_name (scenario, s);
             g_autofree char *label = g_strdup_printf ("%s / %s", scenario->name, name);
             add_error_rows (rows, label, &scenario->steps[s].stats);
         }
@@ -549,7 +528,7 @@ print_retries (FILE *out, const ThrongSummary *summary, const ConsoleStyle *styl
             continue;
         }
         for (guint s = 0; s < scenario->n_steps; s++) {
-            g_autofree char *name = step_name (scenario, s);
+            g_autofree char *name = throng_step_display_name (scenario, s);
             g_autofree char *label = g_strdup_printf ("%s / %s", scenario->name, name);
             print_retries_row (out, label, &scenario->steps[s].stats);
         }
@@ -595,7 +574,7 @@ print_counts (FILE *out, const ThrongSummary *summary, const ConsoleStyle *style
         }
         for (guint s = 0; s < scenario->n_steps; s++) {
             if ((n = count (scenario, (gint) s)) > 0) {
-                g_autofree char *name = step_name (scenario, s);
+                g_autofree char *name = throng_step_display_name (scenario, s);
                 fprintf (out, "    %s / %s: %" G_GUINT64_FORMAT "\n", scenario->name, name, n);
             }
         }
@@ -650,7 +629,7 @@ print_protocols (FILE *out, const ThrongSummary *summary, const ConsoleStyle *st
             continue;
         }
         for (guint s = 0; s < scenario->n_steps; s++) {
-            g_autofree char *name = step_name (scenario, s);
+            g_autofree char *name = throng_step_display_name (scenario, s);
             g_autofree char *label = g_strdup_printf ("%s / %s", scenario->name, name);
             print_protocols_row (out, label, &scenario->steps[s].stats);
         }

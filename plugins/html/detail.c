@@ -348,7 +348,7 @@ html_by_step (GString *out, const ThrongSummary *summary, const HtmlGrid *grid)
     for (guint s = 0; s < summary->n_scenarios; s++) {
         const ThrongScenarioSummary *scenario = &summary->scenarios[s];
         for (guint i = 0; i < scenario->n_steps; i++) {
-            g_autofree char *step = html_step_name (scenario, i);
+            g_autofree char *step = throng_step_display_name (scenario, i);
             HtmlStepLine line = {
                 .unit = html_unit_of (summary, s) + 1 + i,
                 .requests = scenario->steps[i].stats.requests,

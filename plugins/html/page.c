@@ -76,17 +76,6 @@ html_errors_by_class (GString *out, const ThrongStats *stats)
         g_string_append (out, "—");
 }
 
-char *
-html_step_name (const ThrongScenarioSummary *scenario, guint step)
-{
-    const char *label = scenario->steps[step].label != NULL ? scenario->steps[step].label : "";
-
-    for (guint i = 0; i < scenario->n_steps; i++)
-        if (i != step && g_strcmp0 (scenario->steps[i].label, label) == 0)
-            return g_strdup_printf ("%s [%u]", label, step);
-    return g_strdup (label);
-}
-
 /* --- header, verdict, tables ---------------------------------------------------- */
 
 /* `setup:` or `teardown:` (NULL: none ran): a line of the header, outside every figure below. */
@@ -272,7 +261,7 @@ html_summary_table (GString *out, const ThrongSummary *summary)
                 = group || depth > 0
                       ? g_strdup_printf ("step%s depth%u", group ? " group" : "", depth)
                       : g_strdup ("step");
-            g_autofree char *name = html_step_name (scenario, i);
+            g_autofree char *name = throng_step_display_name (scenario, i);
             html_stats_row (out, css, name, &scenario->steps[i].stats, seconds);
         }
     }
@@ -340,7 +329,7 @@ html_errors_table (GString *out, const ThrongSummary *summary, GHashTable *messa
                 g_string_append (out, "<tr><td class=\"name\">");
                 html_text (out, scenario->name);
                 g_string_append (out, "</td><td class=\"name\">");
-                g_autofree char *name = html_step_name (scenario, i);
+                g_autofree char *name = throng_step_display_name (scenario, i);
                 html_text (out, name);
                 g_string_append_printf (out, "</td><td class=\"name\">%s</td><td>%"
                                         G_GUINT64_FORMAT "</td><td>",

@@ -63,11 +63,6 @@ gdouble html_rate (const HtmlPoint *point, guint64 count);
  * a line at its own value (page.c). */
 void html_chart_throughput (GString *out, const HtmlTime *time);
 
-/* A step's name in the page: its label, and its index (its step_id, from
- * 0) when another step of the scenario has the same label, so that the
- * two stay apart. */
-char *html_step_name (const ThrongScenarioSummary *scenario, guint step);
-
 /* detail.c: response codes per second, and the latency of successes apart
  * from failures, over time (from the samples). */
 void html_outcome_charts (GString *out, const HtmlPage *page, const HtmlTime *time);

@@ -245,7 +245,8 @@ append_threshold_case (GString *out, const char *classname, const JunitThreshold
 #define CHECK_STEPS_MAX 5
 
 /*
- * Where a check failed, by step: "GET /cart (step_id 2): 3".  A request
+ * Where a check failed, by step: "GET /cart: 3", "GET / [2]: 3" (a label
+ * another step of the scenario has: throng_step_display_name()).  A request
  * that failed a check has the class `check` unless an earlier failure
  * (an unexpected status) gave it its own; a check repeated in several
  * steps is one row of the summary, which does not say which of them
@@ -278,8 +279,8 @@ append_check_steps (GString *out, const ThrongScenarioSummary *scenario, gboolea
             g_string_append (out, ", with requests that failed already in ");
         else
             g_string_append (out, ", ");
-        g_string_append_printf (out, "%s (step_id %u): %" G_GUINT64_FORMAT,
-                                scenario->steps[i].label, i, failed);
+        g_autofree char *name = throng_step_display_name (scenario, i);
+        g_string_append_printf (out, "%s: %" G_GUINT64_FORMAT, name, failed);
         if (!by_check) {
             for (guint c = THRONG_ERROR_NONE + 1; c < THRONG_ERROR_CLASS_SLOTS; c++)
                 if (stats->errors_by_class[c] > 0)

@@ -116,9 +116,9 @@ import csv,sys
 rows=list(csv.DictReader(open(sys.argv[1])))
 print(sum(1 for r in rows if r.get("step_id")=="2") if rows and "step_id" in rows[0] else "no step_id column")' "$dir/report.csv")"
         echo "junit requests property|$(xmllint --xpath 'string(//testsuite[1]/properties/property[@name="requests"]/@value)' "$dir/run.xml")"
-        echo "junit failed check names its step|$(xmllint --xpath 'string(//failure[@type="check"]/@message)' "$dir/run.xml" | grep -c 'step_id 1' || true)"
+        echo "junit failed check names its step|$(xmllint --xpath 'string(//failure[@type="check"]/@message)' "$dir/run.xml" | grep -cE 'step_id 1|GET / \[1\]' || true)"
         echo "junit tests|$(xmllint --xpath 'string(/testsuites/@tests)' "$dir/run.xml")"
-        echo "console rows of the two GET / steps told apart|$(grep -c 'GET / (step_id' "$dir/console.txt" || true)"
+        echo "console rows of the two GET / steps told apart|$(grep -cE 'GET / (\(step_id|\[[0-9])' "$dir/console.txt" || true)"
         echo "html summary rows labelled GET /|$(grep -o '<td>GET /</td>\|>GET /<' "$dir/run.html" | wc -l)"
         echo "validate warnings|$(grep -c warning "$dir/validate.err" || true)"
         # junit of a plan with neither thresholds nor checks: no suite may say tests="0".

@@ -283,6 +283,59 @@ test_bad_rule (ThrongTestTmpdir *fixture, gconstpointer data)
     g_assert_true (g_str_has_suffix (err, caret));
 }
 
+/*
+ * Two steps of one label (`GET /`, step_ids 0 and 1; the second 20% slower
+ * in the current run): two rows named `shop / GET / [0]` and `shop / GET /
+ * [1]` as every reporter names them, matched by step_id, each with its own
+ * verdict; a rule names one by that name, and the label alone (or the
+ * `#2` of before 0.5) is refused with the names it could mean.
+ */
+static void
+test_shared_label (ThrongTestTmpdir *fixture, gconstpointer data)
+{
+    static const char *const labels[] = { "GET /", "GET /", "login" };
+    static const gdouble slower[] = { 1.0, 1.2, 1.0 };
+    ThrongTestRunSpec baseline = { .seed = 1, .n_steps = 3, .labels = labels };
+    ThrongTestRunSpec current = { .seed = 2, .n_steps = 3, .labels = labels, .scale = slower };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    write_run (fixture->dir, "a.jsonl", baseline);
+    write_run (fixture->dir, "b.jsonl", current);
+    const char *args[] = { "a.jsonl", "b.jsonl", "--fail-on", "shop / GET / [1] p95 +10%",
+                           "--fail-on", "shop / GET / [0] p95 +10%", "--fail-on",
+                           "shop / login p95 +10%", "--out", "json=c.json", NULL };
+    g_assert_cmpint (compare_in (fixture->dir, args, &out, &err), ==, 99);
+    g_assert_cmpstr (err, ==, "");
+    g_assert_nonnull (strstr (out, "\nshop / GET / [0]: no significant change"));
+    g_assert_nonnull (strstr (out, "\nshop / GET / [1]: regressed"));
+    g_assert_nonnull (strstr (out, "\nshop / login: no significant change"));
+    g_assert_nonnull (strstr (out, "rule 'shop / GET / [1] p95 +10%': FAILED: shop / GET / [1] p95"));
+    g_assert_nonnull (strstr (out, "rule 'shop / GET / [0] p95 +10%': passed: shop / GET / [0] p95"));
+    g_autofree char *json = read_output (fixture->dir, "c.json");
+    g_assert_nonnull (strstr (json, "\"title\" : \"shop / GET / [1]\",\n      \"scenario\" : \"shop\",\n"
+                                    "      \"name\" : \"GET /\",\n      \"step_id\" : 1,"));
+
+    static const char *const refused[][2] = {
+        { "shop / GET / p95 +10%", "neither run has a row 'shop / GET /'" },
+        { "shop / GET / #2 p95 +10%", "neither run has a row 'shop / GET / #2'" },
+        { "shop / GET / [2] p95 +10%", "neither run has a row 'shop / GET / [2]'" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+        const char *bad[] = { "a.jsonl", "b.jsonl", "--fail-on", refused[i][0], NULL };
+        g_clear_pointer (&out, g_free);
+        g_clear_pointer (&err, g_free);
+        g_assert_cmpint (compare_in (fixture->dir, bad, &out, &err), ==, 2);
+        g_test_message ("%s", err);
+        g_assert_cmpstr (out, ==, "");
+        g_assert_nonnull (strstr (err, refused[i][1]));
+        g_assert_nonnull (strstr (err, "steps that share a label are named by their step_id "
+                                       "(from 0): 'shop / GET / [0]', 'shop / GET / [1]'\n"));
+        g_autofree char *caret = g_strdup_printf ("\n  %s\n  ^", refused[i][0]);
+        g_assert_nonnull (strstr (err, caret));
+    }
+}
+
 /* Usage errors and unreadable files: 2 and 3. */
 static void
 test_usage (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -320,6 +373,8 @@ main (int argc, char **argv)
                 test_summary_only, throng_test_tmpdir_teardown);
     g_test_add ("/compare/refuse/plan", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
                 test_refuse_plan, throng_test_tmpdir_teardown);
+    g_test_add ("/compare/shared-label", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup,
+                test_shared_label, throng_test_tmpdir_teardown);
     g_test_add ("/compare/usage", ThrongTestTmpdir, NULL, throng_test_tmpdir_setup, test_usage,
                 throng_test_tmpdir_teardown);
     for (guint i = 0; i < G_N_ELEMENTS (not_comparable_cases); i++) {

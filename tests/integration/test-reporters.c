@@ -1420,7 +1420,8 @@ count_csv_step_ids (const char *path, guint64 *counts, guint n_counts)
  * Two steps of a scenario with one label (issue 33): the csv adds the
  * step_id column (step_id: auto), whose rows per step equal the JSON
  * summary's requests of each step, and so does the csv that `throng
- * report` writes from the jsonl samples, which name their step_id.
+ * report` writes from the jsonl samples, which name their step_id; the
+ * console's rows are named `GET / [0]` and `GET / [2]`.
  */
 static void
 test_e2e_repeated_labels (ThrongTestTmpdir *fixture, gconstpointer data)
@@ -1465,6 +1466,21 @@ test_e2e_repeated_labels (ThrongTestTmpdir *fixture, gconstpointer data)
     count_csv_step_ids (reported, counts, G_N_ELEMENTS (counts));
     for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
         g_assert_cmpuint (counts[i], ==, 30);
+
+    /* The console names the two `GET /` by step_id as every reporter does, the other by its label. */
+    g_autofree char *plain = g_strndup (yaml, (gsize) (strstr (yaml, "reporters:\n") - yaml));
+    g_autofree char *console_yaml = g_strconcat (plain, "reporters:\n  - console: {}\n", NULL);
+    g_autofree char *console_plan = g_build_filename (fixture->dir, "console.yaml", NULL);
+    g_assert_true (g_file_set_contents (console_plan, console_yaml, -1, NULL));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (throng_test_runv (60, &out, &err, "run", console_plan, NULL), ==, 0);
+    g_assert_cmpuint (throng_test_count (out, "    GET / [0] "), ==, 2);
+    g_assert_cmpuint (throng_test_count (out, "    GET / [2] "), ==, 2);
+    g_assert_cmpuint (throng_test_count (out, "    GET /status/404 "), ==, 2);
+    g_assert_null (strstr (out, "GET / [1]"));
+    g_assert_null (strstr (out, "GET /status/404 ["));
+    g_assert_null (strstr (out, "(step_id"));
 }
 
 /* A 2.1 s run against the built-in target, written as jsonl. */

@@ -190,9 +190,10 @@ throng_test_run_write (const ThrongTestRunSpec *spec)
     char **labels = g_new0 (char *, n_steps + 1);
     const char **protocols = g_new0 (const char *, n_steps + 1);
     for (guint i = 0; i < n_steps; i++) {
-        labels[i] = spec->group && i == 0 ? g_strdup ("browse")
-                                          : g_strdup_printf ("step %02u",
-                                                             i + 1 - (spec->group ? 1 : 0));
+        labels[i] = spec->labels != NULL            ? g_strdup (spec->labels[i])
+                    : spec->group && i == 0 ? g_strdup ("browse")
+                                            : g_strdup_printf ("step %02u",
+                                                               i + 1 - (spec->group ? 1 : 0));
         protocols[i] = spec->group && i == 0 ? "group" : "http";
     }
     const char *const names[] = { "shop" };

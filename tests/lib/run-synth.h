@@ -24,6 +24,8 @@ G_BEGIN_DECLS
  * @n_steps: steps "step 01"… of scenario "shop" (their latencies about
  *   10 ms × their number); 0: 2.
  * @scale: NULL, or @n_steps factors on each step's latencies.
+ * @labels: NULL, or @n_steps labels in place of "step 01"… (two may be
+ *   one label, as a HAR import's two `GET /static/app.css`).
  * @group: the steps are inside a group "browse" (its latency their sum).
  * @errors_every: 0, or the first step fails every Nth request.
  * @check: NULL, or a check "status is 200" that fails with the errors.
@@ -39,6 +41,7 @@ typedef struct {
     guint seed;
     guint n_steps;
     const gdouble *scale;
+    const char *const *labels;
     gboolean group;
     guint errors_every;
     gboolean check;

@@ -149,4 +149,23 @@ THRONG_API gboolean throng_step_kind_is_transaction (ThrongStepKind kind);
  */
 THRONG_API gboolean throng_step_protocol_is_group (const char *protocol);
 
+/**
+ * throng_step_display_name:
+ * @scenario: a scenario of a summary or snapshot
+ * @step: a step's index in it (its step_id, #ThrongSample.step)
+ *
+ * The name every reporter shows for a step: its label alone when no other
+ * step of @scenario has that label, else `LABEL [STEP_ID]` (`GET / [2]`),
+ * the step_id from 0 as the `step_id` column, label or tag of csv, json,
+ * prometheus, influxdb and remote_write carries it.  A %NULL label reads
+ * as the empty one (a repeated one gives `[2]`).  docs/reporters.md,
+ * "Steps that share a label".
+ *
+ * Returns: (transfer full): the name, to free with g_free(); %NULL when
+ *   @step is not a step of @scenario
+ *
+ * Since: 0.5
+ */
+THRONG_API char *throng_step_display_name (const ThrongScenarioSummary *scenario, guint step);
+
 G_END_DECLS
