@@ -20,6 +20,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "template-filter-private.h"
+
 /* A value shorter than this is not named in a comment ("1", "en", "42"). */
 #define NAMED_MIN 4
 /* Longer than this is not a token but a document. */
@@ -69,20 +71,20 @@ typedef struct {
 
 /* ---- values ----------------------------------------------------------------- */
 
-/* As `| urlencode` writes it (core/template-filter.c), and g_uri_escape_string() too. */
+/*
+ * @value as the filter @filter writes it at run time (core/template-filter.c,
+ * the same code): a value templated as `${vars.NAME | json}` or
+ * `| urlencode` is found in the recording only where the replay will send
+ * it back byte for byte.  (json_to_string() escaped as the filter does for
+ * every value worth_naming() lets through, but not for 0x1f and DEL.)
+ */
 static char *
-urlencode (const char *value)
+filtered (const char *value, ThrongTemplateFilter filter)
 {
-    return g_uri_escape_string (value, NULL, FALSE);
-}
+    GString *out = g_string_new (NULL);
 
-static char *
-json_escape (const char *value)
-{
-    g_autoptr (JsonNode) node = json_node_init_string (json_node_alloc (), value);
-    g_autofree char *quoted = json_to_string (node, FALSE);
-
-    return g_strndup (quoted + 1, strlen (quoted) - 2);
+    throng_template_filter_append (out, filter, value, strlen (value));
+    return g_string_free (out, FALSE);
 }
 
 /* Whether @value looks made up by a program, not typed or chosen by a person. */
@@ -254,8 +256,8 @@ mark_request (Correlator *c, guint index, guint var_index)
 {
     GPtrArray *fields = g_ptr_array_index (c->fields, index);
     const Var *var = g_ptr_array_index (c->vars, var_index);
-    g_autofree char *encoded = urlencode (var->value);
-    g_autofree char *escaped = json_escape (var->value);
+    g_autofree char *encoded = filtered (var->value, THRONG_TEMPLATE_FILTER_URLENCODE);
+    g_autofree char *escaped = filtered (var->value, THRONG_TEMPLATE_FILTER_JSON);
     guint marked = 0;
 
     for (guint f = 0; f < fields->len; f++) {
@@ -595,7 +597,7 @@ correlate_location (Correlator *c, guint index)
     gboolean made_up = FALSE;
     for (guint i = 0; i < candidates->len && !made_up; i++) {
         const char *value = ((Candidate *) g_ptr_array_index (candidates, i))->value;
-        g_autofree char *encoded = urlencode (value);
+        g_autofree char *encoded = filtered (value, THRONG_TEMPLATE_FILTER_URLENCODE);
         gboolean sent = FALSE;
         for (guint k = 0; k < index && !sent; k++)
             sent = request_sends (request_at (c, k), g_ptr_array_index (c->bodies, k), value,
@@ -649,7 +651,7 @@ correlate_value (Correlator *c, guint index, const Candidate *candidate)
         origin->first = G_MAXUINT;
         g_hash_table_insert (c->origins, g_strdup (value), origin);
     }
-    g_autofree char *encoded = urlencode (value);
+    g_autofree char *encoded = filtered (value, THRONG_TEMPLATE_FILTER_URLENCODE);
     for (; origin->scanned < index && origin->first == G_MAXUINT && !origin->client;
          origin->scanned++) {
         guint k = origin->scanned;

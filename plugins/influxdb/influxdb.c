@@ -72,7 +72,7 @@ typedef struct {
     guint *n_steps;
     guint64 *iterations;        /* per scenario, written so far */
     gint64 last_wall_us;
-    InfluxSender *sender;
+    PushSender *sender;
     GArray *metrics_written;    /* CustomWritten per plan metric, in the plan's order */
 } Influx;
 
@@ -84,9 +84,9 @@ influx_free (gpointer self)
     if (influx == NULL)
         return;
     if (influx->sender != NULL) {
-        InfluxSenderReport report;
+        PushSenderReport report;
 
-        influx_sender_finish (influx->sender, 0, &report);
+        push_sender_finish (influx->sender, 0, &report);
         g_free (report.last_error);
     }
     throng_options_clear (influx_options, &influx->options);
@@ -234,7 +234,8 @@ influx_open (gpointer self, const ThrongRunInfo *run, GError **error)
         influx->n_steps[s] = g_strv_length ((char **) run->step_labels[s]);
         g_ptr_array_add (influx->written, g_new0 (Written, influx->n_steps[s]));
     }
-    influx->sender = influx_sender_start (&(InfluxSenderOptions) {
+    influx->sender = push_sender_start (&(PushSenderOptions) {
+        .log_domain = G_LOG_DOMAIN,
         .url = url,
         .authorization = authorization,
         .timeout_us = influx->options.timeout_us,
@@ -475,7 +476,7 @@ influx_snapshot (gpointer self, const ThrongSummary *snapshot)
     points++;
     points += append_custom (out, influx, snapshot, when, FALSE);
 
-    influx_sender_push (influx->sender, g_string_free_to_bytes (out), points, requests);
+    push_sender_push (influx->sender, g_string_free_to_bytes (out), points, requests);
 }
 
 /*
@@ -534,7 +535,7 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
         return;
     }
     g_debug ("the summary adds %" G_GUINT64_FORMAT " requests to the snapshots'", requests);
-    influx_sender_push (influx->sender, g_string_free_to_bytes (out), points, requests);
+    push_sender_push (influx->sender, g_string_free_to_bytes (out), points, requests);
 }
 
 /*
@@ -542,16 +543,17 @@ push_remainder (Influx *influx, const ThrongSummary *summary)
  * sender, and returns how much was lost as a warning (NULL: nothing).
  */
 static char *
-influx_finish (Influx *influx, const ThrongSummary *summary)
+influx_finish (gpointer self, const ThrongSummary *summary)
 {
-    InfluxSenderReport report;
+    Influx *influx = self;
+    PushSenderReport report;
     gboolean started = !(THRONG_STRUCT_HAS (summary, ThrongSummary, never_started)
                          && summary->never_started);
     char *warning = NULL;
 
     if (started)
         push_remainder (influx, summary);
-    influx_sender_finish (g_steal_pointer (&influx->sender),
+    push_sender_finish (g_steal_pointer (&influx->sender),
                           started ? influx->options.flush_timeout_us : 0, &report);
     g_debug ("%" G_GUINT64_FORMAT " points written, %" G_GUINT64_FORMAT " failed writes",
              report.sent_points, report.failed_writes);
@@ -567,34 +569,16 @@ influx_finish (Influx *influx, const ThrongSummary *summary)
     return warning;
 }
 
-/* A run: the losses go into the summary's warnings, which every reporter shows. */
 static char **
 influx_drain (gpointer self, const ThrongSummary *summary)
 {
-    Influx *influx = self;
-
-    if (influx->sender == NULL)
-        return NULL;
-    char *warning = influx_finish (influx, summary);
-    if (warning == NULL)
-        return NULL;
-    char **warnings = g_new0 (char *, 2);
-    warnings[0] = warning;
-    return warnings;
+    return push_reporter_drain (self, ((Influx *) self)->sender, influx_finish, summary);
 }
 
 static gboolean
 influx_close (gpointer self, const ThrongSummary *summary, GError **error)
 {
-    Influx *influx = self;
-
-    /* Drained already in a run; `throng report` and `throng merge` do not drain. */
-    if (influx->sender == NULL)
-        return TRUE;
-    g_autofree char *warning = influx_finish (influx, summary);
-    if (warning != NULL)
-        g_printerr ("throng: warning: %s\n", warning);
-    return TRUE;
+    return push_reporter_close (self, ((Influx *) self)->sender, influx_finish, summary);
 }
 
 const ThrongReporter influxdb_reporter = {

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the influxdb plugin shared between its files: the
- * reporter's vtable (influxdb.c), the line protocol (lines.c) and the
- * sender that posts batches from a thread of its own (sender.c).
+ * reporter's vtable (influxdb.c) and the line protocol (lines.c).  The
+ * sender that posts batches from a thread of its own is plugins/common's
+ * push-sender.c, shared with the remote_write reporter.
  */
 #pragma once
 
 #include <throng/throng.h>
+
+#include "push-sender.h"
 
 extern const ThrongReporter influxdb_reporter;
 
@@ -30,48 +33,3 @@ void lines_append_float (GString *out, gboolean *first, const char *key, gdouble
 void lines_append_bool (GString *out, gboolean *first, const char *key, gboolean value);
 /* Ends the line with its timestamp in µs. */
 void lines_end (GString *out, gint64 wall_us);
-
-/* ---- sender.c -------------------------------------------------------- */
-
-typedef struct _InfluxSender InfluxSender;
-
-/*
- * How the sender posts: to @url (the whole write URL, query included),
- * with @authorization as the header's value (may be NULL), each attempt
- * bounded by @timeout_us; at most @max_points points wait to be sent
- * (older batches are dropped past that); a failed write is retried after
- * a backoff that doubles from 250 ms up to @backoff_max_us.
- */
-typedef struct {
-    const char *url;
-    const char *authorization;
-    gint64 timeout_us;
-    guint64 max_points;
-    gint64 backoff_max_us;
-    /* The remote_write reporter shares this sender: its body's type and more headers. */
-    const char *content_type;           /* NULL: line protocol's text/plain */
-    const char *const *headers;         /* NULL or NULL-terminated NAME, VALUE pairs */
-} InfluxSenderOptions;
-
-/* What became of the points the sender was given. */
-typedef struct {
-    guint64 sent_points;
-    guint64 dropped_points;     /* past the buffer's bound, refused by the database, or unsent at the end */
-    guint64 dropped_requests;   /* the requests those points counted */
-    guint64 failed_writes;      /* attempts that failed (each retried or dropped) */
-    char *last_error;           /* why the last attempt failed, or NULL */
-} InfluxSenderReport;
-
-InfluxSender *influx_sender_start (const InfluxSenderOptions *options);
-
-/*
- * Queues one batch of @n_points lines (transfer full) that count
- * @requests requests; never blocks on the network.
- */
-void influx_sender_push (InfluxSender *sender, GBytes *lines, guint n_points, guint64 requests);
-
-/*
- * Waits up to @timeout_us for everything queued to be written, then stops
- * the thread; fills @report (free its last_error).  Frees @sender.
- */
-void influx_sender_finish (InfluxSender *sender, gint64 timeout_us, InfluxSenderReport *report);

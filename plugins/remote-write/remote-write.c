@@ -16,8 +16,8 @@
  */
 #include <string.h>
 
-#include "influxdb.h"
 #include "prometheus.h"
+#include "push-sender.h"
 #include "remote-write.h"
 
 typedef struct {
@@ -60,7 +60,7 @@ typedef struct {
     GArray *edges_us;           /* gint64: the latency buckets' edges */
     PrometheusFigures *figures;
     RemoteChecks *checks;
-    InfluxSender *sender;
+    PushSender *sender;
     gint64 last_ms;             /* the last push's timestamp: each push's is later */
     guint64 pushes;
     guint64 unencoded;          /* pushes lost before they were sent: see push() */
@@ -74,9 +74,9 @@ remote_free (gpointer self)
     if (remote == NULL)
         return;
     if (remote->sender != NULL) {
-        InfluxSenderReport report;
+        PushSenderReport report;
 
-        influx_sender_finish (remote->sender, 0, &report);
+        push_sender_finish (remote->sender, 0, &report);
         g_free (report.last_error);
     }
     prometheus_figures_free (remote->figures);
@@ -283,7 +283,8 @@ remote_open (gpointer self, const ThrongRunInfo *run, GError **error)
     if (token != NULL && *token != '\0')
         authorization = g_strdup_printf ("Bearer %s", token);
 
-    InfluxSenderOptions sender = {
+    PushSenderOptions sender = {
+        .log_domain = G_LOG_DOMAIN,
         .url = remote->options.url,
         .authorization = authorization,
         .timeout_us = remote->options.timeout_us,
@@ -293,7 +294,7 @@ remote_open (gpointer self, const ThrongRunInfo *run, GError **error)
         .headers = (const char *const[]) { "Content-Encoding", "snappy",
                                            "X-Prometheus-Remote-Write-Version", "0.1.0", NULL },
     };
-    remote->sender = influx_sender_start (&sender);
+    remote->sender = push_sender_start (&sender);
     if (!run->quiet)
         g_printerr ("throng: remote_write: run_id=\"%s\"\n", remote->options.run_id);
     (void) error;
@@ -343,7 +344,7 @@ push (Remote *remote, guint64 requests)
     }
     remote->last_ms = now_ms;
     remote->pushes++;
-    influx_sender_push (remote->sender, body, n_series, requests);
+    push_sender_push (remote->sender, body, n_series, requests);
     return TRUE;
 }
 
@@ -361,9 +362,10 @@ remote_snapshot (gpointer self, const ThrongSummary *snapshot)
 
 /* Pushes the final figures, waits up to flush_timeout, and says what was lost (NULL: nothing). */
 static char *
-remote_finish (Remote *remote, const ThrongSummary *summary)
+remote_finish (gpointer self, const ThrongSummary *summary)
 {
-    InfluxSenderReport report;
+    Remote *remote = self;
+    PushSenderReport report;
     gboolean started = !(THRONG_STRUCT_HAS (summary, ThrongSummary, never_started)
                          && summary->never_started);
     guint64 requests = summary->total.requests;
@@ -376,7 +378,7 @@ remote_finish (Remote *remote, const ThrongSummary *summary)
         /* Never 0, so that dropped_requests tells whether the final push landed. */
         final_encoded = push (remote, MAX (requests, 1));
     }
-    influx_sender_finish (g_steal_pointer (&remote->sender),
+    push_sender_finish (g_steal_pointer (&remote->sender),
                           started ? remote->options.flush_timeout_us : 0, &report);
     g_debug ("%" G_GUINT64_FORMAT " samples written, %" G_GUINT64_FORMAT " failed pushes",
              report.sent_points, report.failed_writes);
@@ -407,30 +409,13 @@ remote_finish (Remote *remote, const ThrongSummary *summary)
 static char **
 remote_drain (gpointer self, const ThrongSummary *summary)
 {
-    Remote *remote = self;
-
-    if (remote->sender == NULL)
-        return NULL;
-    char *warning = remote_finish (remote, summary);
-    if (warning == NULL)
-        return NULL;
-    char **warnings = g_new0 (char *, 2);
-    warnings[0] = warning;
-    return warnings;
+    return push_reporter_drain (self, ((Remote *) self)->sender, remote_finish, summary);
 }
 
 static gboolean
 remote_close (gpointer self, const ThrongSummary *summary, GError **error)
 {
-    Remote *remote = self;
-
-    /* Drained already in a run; `throng report` and `throng merge` do not drain. */
-    if (remote->sender == NULL)
-        return TRUE;
-    g_autofree char *warning = remote_finish (remote, summary);
-    if (warning != NULL)
-        g_printerr ("throng: warning: %s\n", warning);
-    return TRUE;
+    return push_reporter_close (self, ((Remote *) self)->sender, remote_finish, summary);
 }
 
 const ThrongReporter remote_write_reporter = {

@@ -4,7 +4,8 @@
  * reporter's vtable (remote-write.c), the checks' counters (checks.c) and
  * the encoding of the exposition text as a compressed WriteRequest
  * (series.c).  The figures and their series' names are the prometheus
- * plugin's (exposition.c); the sender is the influxdb plugin's (sender.c).
+ * plugin's (exposition.c); the sender is the one shared with influxdb
+ * (plugins/common/push-sender.c).
  */
 #pragma once
 

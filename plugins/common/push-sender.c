@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sender: a thread with its own main context and SoupSession that
+ * The sender the influxdb and remote_write reporters share (each passes
+ * its log domain, which names the thread): a thread with its own main context and SoupSession that
  * posts queued batches one at a time, oldest first.  The main thread only
  * appends to the queue under a mutex and wakes the thread, so a slow or
  * dead database never slows the run.  The queue is bounded in points:
@@ -13,7 +14,7 @@
  */
 #include <libsoup/soup.h>
 
-#include "influxdb.h"
+#include "push-sender.h"
 
 #define BACKOFF_FIRST_US (250 * G_TIME_SPAN_MILLISECOND)
 
@@ -23,7 +24,8 @@ typedef struct {
     guint64 requests;
 } Batch;
 
-struct _InfluxSender {
+struct _PushSender {
+    char *log_domain;
     char *url;
     char *authorization;
     char *content_type;
@@ -51,7 +53,7 @@ struct _InfluxSender {
     guint64 queued_points;
     gboolean busy;              /* a batch is in flight */
     gboolean stopping;
-    InfluxSenderReport report;
+    PushSenderReport report;
 };
 
 static void
@@ -63,7 +65,7 @@ batch_free (Batch *batch)
 
 /* Counts @batch as lost and frees it; with the lock held. */
 static void
-drop_locked (InfluxSender *sender, Batch *batch)
+drop_locked (PushSender *sender, Batch *batch)
 {
     sender->report.dropped_points += batch->points;
     sender->report.dropped_requests += batch->requests;
@@ -75,7 +77,7 @@ drop_locked (InfluxSender *sender, Batch *batch)
  * the newest batch even when it alone is larger; with the lock held.
  */
 static void
-bound_locked (InfluxSender *sender)
+bound_locked (PushSender *sender)
 {
     while (sender->queued_points > sender->max_points && g_queue_get_length (&sender->queue) > 1) {
         Batch *oldest = g_queue_pop_head (&sender->queue);
@@ -85,12 +87,12 @@ bound_locked (InfluxSender *sender)
     }
 }
 
-static void send_next (InfluxSender *sender);
+static void send_next (PushSender *sender);
 
 static gboolean
 on_retry (gpointer data)
 {
-    InfluxSender *sender = data;
+    PushSender *sender = data;
 
     g_clear_pointer (&sender->retry, g_source_unref);
     send_next (sender);
@@ -98,7 +100,7 @@ on_retry (gpointer data)
 }
 
 static void
-schedule_retry (InfluxSender *sender)
+schedule_retry (PushSender *sender)
 {
     gint64 wait_us;
 
@@ -108,14 +110,15 @@ schedule_retry (InfluxSender *sender)
     /* The server's Retry-After is a floor, except once the run has ended (flush_timeout bounds it). */
     wait_us = sender->flushing ? sender->backoff_us
                                : MAX (sender->backoff_us, sender->retry_after_us);
-    g_debug ("retrying in %" G_GINT64_FORMAT " ms", wait_us / 1000);
+    g_log (sender->log_domain, G_LOG_LEVEL_DEBUG, "retrying in %" G_GINT64_FORMAT " ms",
+           wait_us / 1000);
     sender->retry = g_timeout_source_new ((guint) (wait_us / 1000));
     g_source_set_callback (sender->retry, on_retry, sender, NULL);
     g_source_attach (sender->retry, sender->context);
 }
 
 static void
-set_error_locked (InfluxSender *sender, char *message)
+set_error_locked (PushSender *sender, char *message)
 {
     g_free (sender->report.last_error);
     sender->report.last_error = message;
@@ -140,7 +143,7 @@ on_sent (GObject *source, GAsyncResult *result, gpointer data)
 {
     Batch *batch = data;
     SoupMessage *message = soup_session_get_async_result_message (SOUP_SESSION (source), result);
-    InfluxSender *sender = g_object_get_data (G_OBJECT (message), "throng-sender");
+    PushSender *sender = g_object_get_data (G_OBJECT (message), "throng-sender");
     g_autoptr (GError) error = NULL;
     g_autoptr (GBytes) answer = soup_session_send_and_read_finish (SOUP_SESSION (source), result,
                                                                    &error);
@@ -194,7 +197,7 @@ on_sent (GObject *source, GAsyncResult *result, gpointer data)
 
 /* Posts the oldest batch, unless one is in flight or a backoff runs.  On the sender's thread. */
 static void
-send_next (InfluxSender *sender)
+send_next (PushSender *sender)
 {
     Batch *batch;
 
@@ -237,7 +240,7 @@ on_wake (gpointer data)
 static gboolean
 on_flush (gpointer data)
 {
-    InfluxSender *sender = data;
+    PushSender *sender = data;
 
     sender->flushing = TRUE;
     if (sender->retry != NULL) {
@@ -254,7 +257,7 @@ on_flush (gpointer data)
  * thread not yet in its loop, say).
  */
 static void
-run_on_sender (InfluxSender *sender, GSourceFunc fn)
+run_on_sender (PushSender *sender, GSourceFunc fn)
 {
     GSource *source = g_idle_source_new ();
 
@@ -267,7 +270,7 @@ run_on_sender (InfluxSender *sender, GSourceFunc fn)
 static gboolean
 on_stop (gpointer data)
 {
-    InfluxSender *sender = data;
+    PushSender *sender = data;
     gboolean busy;
 
     g_mutex_lock (&sender->lock);
@@ -287,7 +290,7 @@ on_stop (gpointer data)
 static gpointer
 sender_main (gpointer data)
 {
-    InfluxSender *sender = data;
+    PushSender *sender = data;
 
     g_main_context_push_thread_default (sender->context);
     sender->session = soup_session_new_with_options (
@@ -299,11 +302,12 @@ sender_main (gpointer data)
     return NULL;
 }
 
-InfluxSender *
-influx_sender_start (const InfluxSenderOptions *options)
+PushSender *
+push_sender_start (const PushSenderOptions *options)
 {
-    InfluxSender *sender = g_new0 (InfluxSender, 1);
+    PushSender *sender = g_new0 (PushSender, 1);
 
+    sender->log_domain = g_strdup (options->log_domain != NULL ? options->log_domain : G_LOG_DOMAIN);
     sender->url = g_strdup (options->url);
     sender->authorization = g_strdup (options->authorization);
     sender->content_type = g_strdup (options->content_type != NULL ? options->content_type
@@ -319,12 +323,12 @@ influx_sender_start (const InfluxSenderOptions *options)
     sender->cancellable = g_cancellable_new ();
     sender->context = g_main_context_new ();
     sender->loop = g_main_loop_new (sender->context, FALSE);
-    sender->thread = g_thread_new (G_LOG_DOMAIN, sender_main, sender);
+    sender->thread = g_thread_new (sender->log_domain, sender_main, sender);
     return sender;
 }
 
 void
-influx_sender_push (InfluxSender *sender, GBytes *lines, guint n_points, guint64 requests)
+push_sender_push (PushSender *sender, GBytes *lines, guint n_points, guint64 requests)
 {
     Batch *batch = g_new0 (Batch, 1);
 
@@ -340,7 +344,7 @@ influx_sender_push (InfluxSender *sender, GBytes *lines, guint n_points, guint64
 }
 
 void
-influx_sender_finish (InfluxSender *sender, gint64 timeout_us, InfluxSenderReport *report)
+push_sender_finish (PushSender *sender, gint64 timeout_us, PushSenderReport *report)
 {
     gint64 deadline = g_get_monotonic_time () + timeout_us;
 
@@ -365,9 +369,36 @@ influx_sender_finish (InfluxSender *sender, gint64 timeout_us, InfluxSenderRepor
     g_object_unref (sender->cancellable);
     g_mutex_clear (&sender->lock);
     g_cond_clear (&sender->idle);
+    g_free (sender->log_domain);
     g_free (sender->url);
     g_free (sender->authorization);
     g_free (sender->content_type);
     g_strfreev (sender->headers);
     g_free (sender);
+}
+
+char **
+push_reporter_drain (gpointer reporter, PushSender *sender, PushFinishFunc finish,
+                     const ThrongSummary *summary)
+{
+    if (sender == NULL)
+        return NULL;
+    char *warning = finish (reporter, summary);
+    if (warning == NULL)
+        return NULL;
+    char **warnings = g_new0 (char *, 2);
+    warnings[0] = warning;
+    return warnings;
+}
+
+gboolean
+push_reporter_close (gpointer reporter, PushSender *sender, PushFinishFunc finish,
+                     const ThrongSummary *summary)
+{
+    if (sender == NULL)
+        return TRUE;
+    g_autofree char *warning = finish (reporter, summary);
+    if (warning != NULL)
+        g_printerr ("throng: warning: %s\n", warning);
+    return TRUE;
 }
