@@ -28,7 +28,11 @@ shot () {
 }
 
 shot overview 1000 'section#over-time,section#distribution,section#errors{display:none}'
-for chart in throughput latency users connections cpu lag histogram percentiles; do
-    shot "$chart" 400 "header,section>h2,section>p,section>table,#verdict,#summary,#errors,figure.chart{display:none}#$chart{display:block!important}"
+for chart in throughput latency users connections cpu lag histogram percentiles codes \
+    outcome-latency step-rps; do
+    height=400
+    # The step charts' legend has a line per step.
+    [ "$chart" = step-rps ] && height=460
+    shot "$chart" "$height" "header,h2,h3,section>p,section>table,#verdict,#summary,#errors,figure.chart{display:none}#$chart{display:block!important}"
 done
 ls -l "$outdir"/html-*.png
